@@ -1,0 +1,1 @@
+//! Monoids and semirings for kronograph (content comes with the semiring issue).

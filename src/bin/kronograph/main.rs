@@ -1,0 +1,37 @@
+//! The `kronograph` command-line tool.
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+mod info;
+
+/// GraphBLAS-style algebra over graphs and their Kronecker products.
+#[derive(Parser, Debug)]
+#[command(name = "kronograph", version, about)]
+struct Cli {
+    /// Print no progress bars.
+    #[arg(long, short, global = true)]
+    quiet: bool,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Summarize a data set: graphs, nodes, edges, label kinds, degrees.
+    Info(info::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Info(a) => info::run(a),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,22 @@
+//! # kronograph
+//!
+//! GraphBLAS-style algebra over graphs and their tensor (Kronecker)
+//! products, on CPU (rayon) and CUDA GPUs (cudarc + NVRTC).
+//!
+//! Data flows one way: files ([`graph::io`]) → [`graph::Graph`] → operators →
+//! solvers → results.
+//!
+//! ```
+//! use kronograph::graph::io::tu;
+//! let ds = tu::read_dataset(concat!(env!("CARGO_MANIFEST_DIR"), "/data/MUTAG")).unwrap();
+//! assert_eq!(ds.graphs.len(), 188);
+//! ```
+
+#![warn(missing_docs)]
+
+pub mod basekernel;
+pub mod error;
+pub mod graph;
+
+pub use error::{Error, Result};
+pub use kronograph_semirings as semirings;
