@@ -447,28 +447,45 @@ struct KWay<'a> {
     part: Vec<usize>,
     members: Vec<Vec<usize>>,
     counts: PairCounts,
-    /// Pending count changes of the rows of the two swapped parts, by other part.
-    drow: [Vec<i64>; 2],
-    touched: Vec<usize>,
-    mark: Vec<bool>,
+    /// For each node, its neighbours' parts with multiplicity, sorted by part.
+    conn: Vec<Vec<(usize, u32)>>,
+}
+
+/// Adds `d` to the count of part `q` in a sorted `(part, count)` list.
+fn bump(list: &mut Vec<(usize, u32)>, q: usize, d: i64) {
+    match list.binary_search_by_key(&q, |e| e.0) {
+        Ok(i) => {
+            let c = list[i].1 as i64 + d;
+            if c == 0 {
+                list.remove(i);
+            } else {
+                list[i].1 = c as u32;
+            }
+        }
+        Err(i) => list.insert(i, (q, d as u32)),
+    }
 }
 
 impl<'a> KWay<'a> {
     fn new(p: &'a Pattern, part: Vec<usize>, k: usize) -> Self {
         let mut members = vec![Vec::new(); k];
         let mut counts = PairCounts::new(k);
+        let mut conn = Vec::with_capacity(p.len());
         for v in 0..p.len() {
             members[part[v]].push(v);
             if p.self_loop[v] {
                 counts.add((part[v], part[v]), 1);
             }
+            let mut c: Vec<(usize, u32)> = Vec::new();
             for &w in p.neighbors(v) {
                 if v < w {
                     counts.add(key(part[v], part[w]), 1);
                 }
+                bump(&mut c, part[w], 1);
             }
+            conn.push(c);
         }
-        KWay { p, part, members, counts, drow: [vec![0; k], vec![0; k]], touched: Vec::new(), mark: vec![false; k] }
+        KWay { p, part, members, counts, conn }
     }
 
     /// The tile count of the current partition.
@@ -485,47 +502,68 @@ impl<'a> KWay<'a> {
     }
 
     /// Change of (tiles, inner edges) if `u` and `v` (in different parts)
-    /// swap parts; with `apply`, also makes the swap. `O(deg u + deg v)`.
+    /// swap parts; with `apply`, also makes the swap.
+    ///
+    /// With `c_u`, `c_v` the neighbour counts per part (the edge `u–v`, if
+    /// any, left out: it joins the two parts before and after), moving `u`
+    /// from `P` to `Q` and `v` from `Q` to `P` changes the count of the
+    /// pair `{P, R}` by `c_v[R] − c_u[R]` and of `{Q, R}` by the opposite,
+    /// for `R ∉ {P, Q}`; `{P, P}` by `c_v[P] − c_u[P]`, `{Q, Q}` by
+    /// `c_u[Q] − c_v[Q]`, `{P, Q}` by `c_v[Q] − c_u[Q] + c_u[P] − c_v[P]`
+    /// (and self-loops move with their nodes). Cost `O(|c_u| + |c_v|)`, the
+    /// numbers of distinct neighbour parts.
     fn swap(&mut self, u: usize, v: usize, apply: bool) -> (i64, i64) {
         let (pu, pv) = (self.part[u], self.part[v]);
-        // Row 0 is part pu, row 1 part pv; the pair (pv, pu) is kept in row 0.
-        let mut add = |drow: &mut [Vec<i64>; 2], x: usize, r: usize, d: i64| {
-            let (row, r) = if x == pv && r == pu { (0, pv) } else { ((x == pv) as usize, r) };
-            drow[row][r] += d;
-            if !self.mark[r] {
-                self.mark[r] = true;
-                self.touched.push(r);
+        let adjacent = self.p.neighbors(u).binary_search(&v).is_ok() as i64;
+        let (lu, lv) = (self.p.self_loop[u] as i64, self.p.self_loop[v] as i64);
+        let (mut dpp, mut dqq, mut dpq) = (lv - lu, lu - lv, 0i64);
+        let (mut dt, mut dinner) = (0i64, 0i64);
+        let (cu, cv) = (&self.conn[u], &self.conn[v]);
+        let (mut i, mut j) = (0, 0);
+        loop {
+            let r = match (cu.get(i), cv.get(j)) {
+                (None, None) => break,
+                (Some(a), None) => a.0,
+                (None, Some(b)) => b.0,
+                (Some(a), Some(b)) => a.0.min(b.0),
+            };
+            let mut a = 0i64;
+            if cu.get(i).is_some_and(|e| e.0 == r) {
+                a = cu[i].1 as i64;
+                i += 1;
             }
-        };
-        for (x, y, px, py) in [(u, v, pu, pv), (v, u, pv, pu)] {
-            for &w in self.p.neighbors(x) {
-                if w != y {
-                    let r = self.part[w];
-                    add(&mut self.drow, px, r, -1);
-                    add(&mut self.drow, py, r, 1);
+            let mut b = 0i64;
+            if cv.get(j).is_some_and(|e| e.0 == r) {
+                b = cv[j].1 as i64;
+                j += 1;
+            }
+            if r == pv {
+                a -= adjacent;
+            }
+            if r == pu {
+                b -= adjacent;
+            }
+            if r == pu {
+                dpp += b - a;
+                dpq += a - b;
+            } else if r == pv {
+                dqq += a - b;
+                dpq += b - a;
+            } else if a != b {
+                let pending = [(key(pu, r), b - a), (key(pv, r), a - b)];
+                for &(kk, d) in &pending {
+                    dt += self.tile_change(kk, d);
                 }
-            }
-            if self.p.self_loop[x] {
-                add(&mut self.drow, px, px, -1);
-                add(&mut self.drow, py, py, 1);
+                if apply {
+                    for &(kk, d) in &pending {
+                        self.counts.add(kk, d);
+                    }
+                }
             }
         }
-        let (mut dt, mut dinner) = (0i64, 0i64);
-        for &r in &self.touched {
-            self.mark[r] = false;
-            for (row, x) in [(0, pu), (1, pv)] {
-                let d = std::mem::take(&mut self.drow[row][r]);
-                if d == 0 {
-                    continue;
-                }
-                let kk = key(x, r);
-                let old = self.counts.get(kk) as i64;
-                let new = old + d;
-                if old == 0 && new > 0 {
-                    dt += weight(kk);
-                } else if old > 0 && new == 0 {
-                    dt -= weight(kk);
-                }
+        for (kk, d) in [((pu, pu), dpp), ((pv, pv), dqq), (key(pu, pv), dpq)] {
+            if d != 0 {
+                dt += self.tile_change(kk, d);
                 if kk.0 == kk.1 {
                     dinner += d;
                 }
@@ -534,7 +572,6 @@ impl<'a> KWay<'a> {
                 }
             }
         }
-        self.touched.clear();
         if apply {
             let iu = self.members[pu].iter().position(|&x| x == u).expect("u is in its part");
             let iv = self.members[pv].iter().position(|&x| x == v).expect("v is in its part");
@@ -542,8 +579,28 @@ impl<'a> KWay<'a> {
             self.members[pv][iv] = u;
             self.part[u] = pv;
             self.part[v] = pu;
+            for (x, from, to) in [(u, pu, pv), (v, pv, pu)] {
+                for &w in self.p.neighbors(x) {
+                    bump(&mut self.conn[w], from, -1);
+                    bump(&mut self.conn[w], to, 1);
+                }
+            }
         }
         (dt, dinner)
+    }
+
+    /// Change of the tile count if the pair count `kk` changes by `d`.
+    #[inline]
+    fn tile_change(&self, kk: (usize, usize), d: i64) -> i64 {
+        let old = self.counts.get(kk) as i64;
+        let new = old + d;
+        if old == 0 && new > 0 {
+            weight(kk)
+        } else if old > 0 && new == 0 {
+            -weight(kk)
+        } else {
+            0
+        }
     }
 
     /// Best-improvement swap passes; returns the refined partition and its tile count.
