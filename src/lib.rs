@@ -20,3 +20,8 @@ pub mod graph;
 
 pub use error::{Error, Result};
 pub use kronograph_semirings as semirings;
+
+/// The README's examples, compiled and run as doc tests.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
