@@ -1,0 +1,1 @@
+//! Lazy Kronecker products.
