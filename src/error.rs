@@ -20,6 +20,9 @@ pub enum Error {
     /// Labels that do not fit.
     #[error(transparent)]
     Label(#[from] LabelError),
+    /// An iterative solver failed.
+    #[error(transparent)]
+    Solver(#[from] crate::solver::SolverError),
 }
 
 /// `Result` with the crate's [`Error`].

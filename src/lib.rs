@@ -17,6 +17,9 @@
 pub mod basekernel;
 pub mod error;
 pub mod graph;
+pub mod kron;
+pub mod mgk;
+pub mod solver;
 
 pub use error::{Error, Result};
 pub use kronograph_semirings as semirings;

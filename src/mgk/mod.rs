@@ -1,0 +1,1 @@
+//! Marginalized graph kernel.
