@@ -358,7 +358,7 @@ fn read_table(path: &Path, rows: usize, why: &str, kind: Kind) -> Result<Table, 
                 path,
                 line,
                 format!("{} comma-separated {what}, as on line 1", t.cols),
-                format!("{} values in {}", fields.len(), show(l)),
+                format!("{} value{} in {}", fields.len(), if fields.len() == 1 { "" } else { "s" }, show(l)),
             ));
         }
         for f in &fields {
