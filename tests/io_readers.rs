@@ -438,7 +438,8 @@ fn mtx_bad_input() {
     check(e("%%MatrixMarket matrix array real general\n2 2\n".into()), "m.mtx", Some(1), &["coordinate"]);
     check(e(format!("{BANNER} complex general\n")), "m.mtx", Some(1), &["pattern, real or integer", "\"complex\""]);
     check(e(format!("{BANNER} real skew-symmetric\n")), "m.mtx", Some(1), &["general or symmetric"]);
-    check(e(format!("{BANNER} real general\n% only comments\n")), "m.mtx", Some(2), &["size line"]);
+    check(e(format!("{BANNER} real general\n% only comments\n")), "m.mtx", Some(3), &["size line", "end of the file"]);
+    check(e(format!("{BANNER} real general")), "m.mtx", Some(2), &["size line", "end of the file"]);
     check(e(format!("{BANNER} real general\n3 4 1\n")), "m.mtx", Some(2), &["square", "3 x 4"]);
     check(e(format!("{BANNER} real general\n3 3\n")), "m.mtx", Some(2), &["size line"]);
     check(e(format!("{BANNER} real general\n3 3 x\n")), "m.mtx", Some(2), &["size line"]);

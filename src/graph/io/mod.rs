@@ -85,8 +85,9 @@ pub enum IoError {
     /// A file whose number of data lines disagrees with another file (or
     /// with its own header).
     #[error(
-        "{}:{line}: expected {expected} data lines ({why}), found {found}{}",
+        "{}:{line}: expected {expected} data line{} ({why}), found {found}{}",
         path.display(),
+        if *expected == 1 { "" } else { "s" },
         if found < expected { " (the file ends too early)" } else { " (extra lines from here on)" }
     )]
     LineCount {

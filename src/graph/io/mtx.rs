@@ -90,7 +90,9 @@ pub fn read_with(path: impl AsRef<Path>, opts: &MtxOptions) -> Result<Graph<(), 
 
     // size line
     let mut size = None;
+    let mut seen = 1;
     for (line, l) in lines.by_ref() {
+        seen = line;
         if text::is_blank(l) || l.starts_with(b"%") {
             continue;
         }
@@ -109,13 +111,12 @@ pub fn read_with(path: impl AsRef<Path>, opts: &MtxOptions) -> Result<Graph<(), 
         break;
     }
     let Some((size_line, n, nnz)) = size else {
-        return Err(IoError::LineCount {
-            path: path.into(),
-            line: 2,
-            expected: 1,
-            found: 0,
-            why: "the size line \"rows cols entries\" after the banner".into(),
-        });
+        return Err(malformed(
+            path,
+            seen + 1,
+            "the size line \"rows cols entries\" after the banner",
+            "the end of the file",
+        ));
     };
 
     let undirected = symmetric || opts.symmetrize;

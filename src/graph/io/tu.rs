@@ -512,6 +512,25 @@ mod tests {
     }
 
     #[test]
+    fn several_label_columns_get_numbered_fields() {
+        let d = tempfile::tempdir().unwrap();
+        write(
+            d.path(),
+            &[
+                ("Y_A.txt", "1, 2\n2, 1\n"),
+                ("Y_graph_indicator.txt", "1\n1\n"),
+                ("Y_node_labels.txt", "0, 7\n1, 8\n"),
+                ("Y_edge_labels.txt", "3, 4\n3, 4\n"),
+            ],
+        );
+        let ds = read_dataset(d.path()).unwrap();
+        assert_eq!(ds.node_schema.describe(), "label0: int, label1: int");
+        assert_eq!(ds.edge_schema.describe(), "label0: int, label1: int");
+        assert_eq!(ds.graphs[0].node_labels()[1].values(), &[Value::Int(1), Value::Int(8)]);
+        assert_eq!(ds.graph_labels, None);
+    }
+
+    #[test]
     fn maps_builder_errors_to_lines() {
         let d = tempfile::tempdir().unwrap();
         write(d.path(), &[("X_A.txt", "1, 2\n2, 1\n1, 2\n"), ("X_graph_indicator.txt", "1\n1\n")]);
