@@ -20,6 +20,9 @@ pub enum Error {
     /// Labels that do not fit.
     #[error(transparent)]
     Label(#[from] LabelError),
+    /// Building, binding or parsing a base kernel.
+    #[error(transparent)]
+    Kernel(#[from] crate::basekernel::KernelError),
 }
 
 /// `Result` with the crate's [`Error`].
