@@ -355,12 +355,15 @@ fn record_kernels_are_symmetric_in_range_and_psd() {
 
 // ------------------------------------------------------------- gradients
 
-fn scalar_kernels(p: &[f64]) -> Vec<(&'static str, Box<dyn Fn(f64, f64) -> Result<(), TestCaseError>>)> {
+type GradientCheck = Box<dyn Fn(f64, f64) -> Result<(), TestCaseError>>;
+type ValuePair = Box<dyn Fn(&f64, &f64) -> (f64, f32)>;
+
+fn scalar_kernels(p: &[f64]) -> Vec<(&'static str, GradientCheck)> {
     let (a, b, c, d) = (p[0], p[1], p[2], p[3]);
     macro_rules! g {
         ($name:literal, $k:expr) => {{
             let k = $k;
-            ($name, Box::new(move |x: f64, y: f64| check_gradient($name, &k, &x, &y)) as Box<dyn Fn(f64, f64) -> _>)
+            ($name, Box::new(move |x: f64, y: f64| check_gradient($name, &k, &x, &y)) as GradientCheck)
         }};
     }
     vec![
@@ -423,7 +426,7 @@ proptest! {
 
     #[test]
     fn f32_agrees_with_f64(p in prop::array::uniform4(0.2f64..3.0), x in -2.0f64..2.0, y in -2.0f64..2.0) {
-        let ks: Vec<Box<dyn Fn(&f64, &f64) -> (f64, f32)>> = vec![
+        let ks: Vec<ValuePair> = vec![
             Box::new(move |a, b| { let k = SquareExponential::new(p[0]); (k.value(a, b), k.value_f32(a, b)) }),
             Box::new(move |a, b| { let k = RationalQuadratic::new(p[0], p[1]); (k.value(a, b), k.value_f32(a, b)) }),
             Box::new(move |a, b| { let k = normalize(Polynomial::new(p[2], 3)); (k.value(a, b), k.value_f32(a, b)) }),
