@@ -23,6 +23,9 @@ pub enum Error {
     /// An iterative solver failed.
     #[error(transparent)]
     Solver(#[from] crate::solver::SolverError),
+    /// Building, binding or parsing a base kernel.
+    #[error(transparent)]
+    Kernel(#[from] crate::basekernel::KernelError),
 }
 
 /// `Result` with the crate's [`Error`].
