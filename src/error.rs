@@ -20,6 +20,9 @@ pub enum Error {
     /// Labels that do not fit.
     #[error(transparent)]
     Label(#[from] LabelError),
+    /// A graph kernel failed.
+    #[error(transparent)]
+    Mgk(#[from] crate::mgk::MgkError),
     /// An iterative solver failed.
     #[error(transparent)]
     Solver(#[from] crate::solver::SolverError),
