@@ -15,6 +15,7 @@
 #![warn(missing_docs)]
 
 pub mod basekernel;
+pub mod cuda;
 pub mod error;
 pub mod graph;
 pub mod kron;
