@@ -4,6 +4,7 @@ use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
 mod info;
+mod reorder_stats;
 
 /// GraphBLAS-style algebra over graphs and their Kronecker products.
 #[derive(Parser, Debug)]
@@ -20,12 +21,15 @@ struct Cli {
 enum Command {
     /// Summarize a data set: graphs, nodes, edges, label kinds, degrees.
     Info(info::Args),
+    /// Non-empty 8×8 tiles, their density and the reordering time for the natural, RCM and PBR orders.
+    ReorderStats(reorder_stats::Args),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Info(a) => info::run(a),
+        Command::ReorderStats(a) => reorder_stats::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
