@@ -54,16 +54,16 @@ fn table(name: &str, stats: &[MethodStats]) -> String {
         let t = first.tiles;
         let _ = writeln!(s, "{name}: {} graphs, {} nodes, {} nonzeros; 8×8 tiles", t.graphs, t.nodes, t.nonzeros);
     }
-    let _ = writeln!(s, "{:<8} {:>10} {:>9} {:>11} {:>12}", "order", "tiles", "density", "seconds", "s/graph");
+    let _ = writeln!(s, "{:<8} {:>10} {:>9} {:>11} {:>11}", "order", "tiles", "density", "seconds", "µs/graph");
     for m in stats {
         let _ = writeln!(
             s,
-            "{:<8} {:>10} {:>9.3} {:>11.3e} {:>12.3e}",
+            "{:<8} {:>10} {:>9.3} {:>11.6} {:>11.2}",
             m.method.name(),
             m.tiles.tiles,
             m.tiles.density(),
             m.seconds,
-            m.seconds_per_graph()
+            1e6 * m.seconds_per_graph()
         );
     }
     let _ = writeln!(s, "(density: mean nonzeros per non-empty tile, of 64; seconds: reordering time, one core)");
