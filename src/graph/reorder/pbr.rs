@@ -689,9 +689,7 @@ impl<'a> KWay<'a> {
             for u in 0..n {
                 let pu = self.part[u];
                 parts.clear();
-                parts.extend(self.p.neighbors(u).iter().map(|&w| self.part[w]).filter(|&q| q != pu));
-                parts.sort_unstable();
-                parts.dedup();
+                parts.extend(self.conn[u].iter().map(|e| e.0).filter(|&q| q != pu));
                 let mut best: Option<(i64, i64, usize)> = None;
                 for &q in &parts {
                     cands.clear();
