@@ -167,9 +167,9 @@ fn values_match_the_formulas() {
     let k = 0.5 * KroneckerDelta::new(0.2) + 0.5;
     assert!((k.value(&1, &2) - 0.6).abs() < 1e-15);
     assert_eq!(BaseKernel::<i32>::range(&k), (0.6, 1.0));
-    let k = power(SquareExponential::new(0.8), 2.0);
+    let k = SquareExponential::new(0.8).pow(2.0);
     assert!((k.value(&x, &y) - se.value(&x, &y).powi(2)).abs() < 1e-15);
-    let k = normalize(Polynomial::new(1.0, 2));
+    let k = Polynomial::new(1.0, 2).normalized();
     let expect = (x * y + 1.0).powi(2) / ((x * x + 1.0) * (y * y + 1.0));
     assert!((k.value(&x, &y) - expect).abs() < 1e-15);
     assert!((k.value(&x, &x) - 1.0).abs() < 1e-15);
@@ -190,7 +190,7 @@ fn record_fields_and_paths() {
     let b = record(&s, 2, -0.5, [1.0, 1.0, 2.0], &[2]);
     let mut k = tensor_product((
         Field::new("label", KroneckerDelta::new(0.3)),
-        Field::new("x", SquareExponential::new(1.0)),
+        SquareExponential::new(1.0).on_field("x"),
         Field::new("v", RationalQuadratic::new(1.0, 2.0)),
         Field::new("s", RConvolution::sum(KroneckerDelta::new(0.5))),
     ));
