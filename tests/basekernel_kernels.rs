@@ -425,6 +425,27 @@ proptest! {
     }
 
     #[test]
+    fn random_hyperparameters_stay_psd(
+        p in prop::array::uniform4(0.2f64..3.0),
+        h in 0.0f64..=1.0,
+        xs in prop::collection::vec(-2.0f64..2.0, 2..10),
+        ls in prop::collection::vec(0i64..3, 2..10),
+        sets in prop::collection::vec(prop::collection::vec(0i64..4, 0..4), 2..8),
+    ) {
+        let l: Vec<&f64> = xs.iter().collect();
+        check_kernel("sqexp", &SquareExponential::new(p[0]), &l, true);
+        check_kernel("rq", &RationalQuadratic::new(p[0], p[1]), &l, true);
+        check_kernel("wendland", &CompactPolynomial::new(p[2]), &l, true);
+        check_kernel("normalize poly", &normalize(Polynomial::new(p[3], 3)), &l, true);
+        check_kernel("scaled sum", &(p[1] * SquareExponential::new(p[0]) + p[2]), &l, true);
+        let li: Vec<&i64> = ls.iter().collect();
+        check_kernel("delta", &KroneckerDelta::new(h), &li, true);
+        check_kernel("delta^3", &KroneckerDelta::new(h).pow(3.0), &li, true);
+        let lsets: Vec<&Vec<i64>> = sets.iter().collect();
+        check_kernel("rconv", &RConvolution::mean(KroneckerDelta::new(h) * SquareExponential::new(p[0])), &lsets, true);
+    }
+
+    #[test]
     fn f32_agrees_with_f64(p in prop::array::uniform4(0.2f64..3.0), x in -2.0f64..2.0, y in -2.0f64..2.0) {
         let ks: Vec<ValuePair> = vec![
             Box::new(move |a, b| { let k = SquareExponential::new(p[0]); (k.value(a, b), k.value_f32(a, b)) }),
