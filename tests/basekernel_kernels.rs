@@ -75,7 +75,12 @@ fn check_gradient<T: ?Sized, K: BaseKernel<T>>(name: &str, k: &K, a: &T, b: &T) 
         k.value(a, b)
     );
     let eps = 1e-6;
+    let hs = k.hyperparameters();
     for i in 0..m {
+        if !hs[i].is_active() {
+            prop_assert_eq!(grad[i], 0.0, "{}: fixed {} has a gradient", name, &hs[i].name);
+            continue;
+        }
         let eval = |s: f64| {
             let mut t = theta.clone();
             t[i] *= s.exp();
@@ -271,10 +276,14 @@ fn bounds_are_checked() {
     BaseKernel::<f64>::set_theta(&mut p, &[0.25, 3.0]).unwrap();
     assert_eq!(BaseKernel::<f64>::theta(&p), vec![0.25, 3.0]);
 
-    // Fixed hyperparameters accept any value in their domain but report it.
-    let f = KroneckerDelta::new(0.5).fixed();
+    // Fixed hyperparameters accept any value in their domain and have zero gradient.
+    let f = KroneckerDelta::new(0.5).fixed() * SquareExponential::new(1.0);
     let h = BaseKernel::<i64>::hyperparameters(&f);
-    assert!(!h[0].is_active());
+    assert!(!h[0].is_active() && h[1].is_active());
+    let mut g = [f64::NAN; 2];
+    f.gradient(&1, &3, &mut g);
+    assert_eq!(g[0], 0.0);
+    assert!(g[1] > 0.0);
 }
 
 #[test]
