@@ -20,6 +20,9 @@ pub enum Error {
     /// Labels that do not fit.
     #[error(transparent)]
     Label(#[from] LabelError),
+    /// Matrix and vector operations.
+    #[error(transparent)]
+    Matrix(#[from] crate::matrix::MatrixError),
 }
 
 /// `Result` with the crate's [`Error`].

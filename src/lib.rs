@@ -17,6 +17,7 @@
 pub mod basekernel;
 pub mod error;
 pub mod graph;
+pub mod matrix;
 
 pub use error::{Error, Result};
 pub use kronograph_semirings as semirings;
