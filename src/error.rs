@@ -24,6 +24,9 @@ pub enum Error {
     /// Matrix and vector operations.
     #[error(transparent)]
     Matrix(#[from] crate::matrix::MatrixError),
+    /// Graph algorithms (BFS, SSSP, triangles, components).
+    #[error(transparent)]
+    Algorithm(#[from] crate::algorithms::AlgorithmError),
     /// A graph kernel failed.
     #[error(transparent)]
     Mgk(#[from] crate::mgk::MgkError),

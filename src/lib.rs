@@ -14,6 +14,7 @@
 
 #![warn(missing_docs)]
 
+pub mod algorithms;
 pub mod basekernel;
 pub mod cuda;
 pub mod error;

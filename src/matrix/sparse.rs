@@ -212,18 +212,25 @@ impl<T: Element> SparseMatrix<T> {
         )
     }
 
-    /// The matrix of a graph's weighted adjacency (`A(i, j) = w_ij`).
-    pub fn from_graph<N: crate::graph::Label, E: crate::graph::Label>(
-        g: &crate::graph::Graph<N, E>,
-    ) -> SparseMatrix<f64> {
-        SparseMatrix::from_sprs(g.adjacency().clone())
-    }
-
     /// Rows, columns (as `(nrows, ncols)`), indptr, indices, values, consumed.
     pub fn into_csr_parts(self) -> ((usize, usize), Vec<usize>, Vec<usize>, Vec<T>) {
         let shape = (self.nrows(), self.ncols());
         let (ip, ind, val) = self.csr.into_raw_storage();
         (shape, ip, ind, val)
+    }
+}
+
+impl SparseMatrix<f64> {
+    /// The weighted adjacency of a graph, `A(i, j) = w_ij` (`O(nnz)` copy).
+    /// The transpose cache is filled at once: with the adjacency itself for
+    /// an undirected (symmetric) graph, with the graph's cached transpose
+    /// for a directed one.
+    pub fn from_graph<N: crate::graph::Label, E: crate::graph::Label>(g: &crate::graph::Graph<N, E>) -> Self {
+        let csr = g.adjacency().clone();
+        let t = if g.is_directed() { g.transpose().0.clone() } else { csr.clone() };
+        let transposed = OnceLock::new();
+        let _ = transposed.set(t);
+        SparseMatrix { csr, transposed }
     }
 }
 
