@@ -51,7 +51,8 @@ fn in_sorted(pattern: &[usize], cur: &mut usize, j: usize) -> bool {
     *cur < pattern.len() && pattern[*cur] == j
 }
 
-/// `C⟨M, replace⟩ = accum(C, T)` row by row.
+/// `C⟨M, replace⟩ = accum(C, T)` row by row, where `T` has no entries
+/// outside the mask (every kernel computes only allowed positions).
 pub(crate) fn write_matrix<T: Element>(
     c: &mut SparseMatrix<T>,
     mask: Option<&MatrixMask<'_>>,
@@ -59,10 +60,21 @@ pub(crate) fn write_matrix<T: Element>(
     replace: bool,
     t: SparseMatrix<T>,
 ) {
-    if c.nnz() == 0 && (mask.is_none() || !replace) {
-        *c = t; // T is already restricted to allowed positions.
+    if c.nnz() == 0 {
+        *c = t; // nothing to keep or accumulate
         return;
     }
+    write_matrix_general(c, mask, accum, replace, t)
+}
+
+/// `C⟨M, replace⟩ = accum(C, T)` row by row, for any `T`.
+fn write_matrix_general<T: Element>(
+    c: &mut SparseMatrix<T>,
+    mask: Option<&MatrixMask<'_>>,
+    accum: Accum<'_, T>,
+    replace: bool,
+    t: SparseMatrix<T>,
+) {
     let old = &*c;
     let out = build_rows(old.nrows(), old.ncols(), |i| {
         let (ci, cv) = old.row(i);
@@ -662,7 +674,7 @@ pub fn assign<T: Element>(
         e.sort_unstable_by_key(|t| t.0);
         e.into_iter().unzip()
     });
-    write_matrix(c, mask, None, desc.replace, z);
+    write_matrix_general(c, mask, None, desc.replace, z);
     Ok(())
 }
 

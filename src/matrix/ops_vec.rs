@@ -122,8 +122,9 @@ pub(crate) fn write_sparse<T: Element>(
     replace: bool,
     t: SparseVector<T>,
 ) {
-    if w.nnz() == 0 && (mask.is_none() || !replace) {
-        // Fast path: only T's entries (already restricted to allowed positions).
+    if w.nnz() == 0 {
+        // Nothing to keep or accumulate: T's entries (already restricted to
+        // allowed positions by every kernel).
         let n = w.len();
         let (_, ti, tv) = t.into_parts();
         *w = SparseVector::from_sorted(n, ti, tv);
