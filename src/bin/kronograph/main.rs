@@ -3,7 +3,9 @@
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
+mod bfs;
 mod info;
+mod triangles;
 
 /// GraphBLAS-style algebra over graphs and their Kronecker products.
 #[derive(Parser, Debug)]
@@ -20,12 +22,18 @@ struct Cli {
 enum Command {
     /// Summarize a data set: graphs, nodes, edges, label kinds, degrees.
     Info(info::Args),
+    /// Breadth-first search: reached nodes, depth, time and TEPS.
+    Bfs(bfs::Args),
+    /// Count the triangles of an undirected graph.
+    Triangles(triangles::Args),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Info(a) => info::run(a),
+        Command::Bfs(a) => bfs::run(a),
+        Command::Triangles(a) => triangles::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
