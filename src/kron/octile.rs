@@ -44,6 +44,11 @@ pub struct Octiles<T, E> {
     entries: Vec<TileEntry<T>>,
     labels: Vec<E>,
     self_loops: Vec<u32>,
+    /// CSR row pointers (row order copy of the weights, for the factorized
+    /// product with constant edge kernels).
+    row_ptr: Vec<u32>,
+    /// `(column, weight)` of the entries, row-major.
+    row_entries: Vec<(u32, T)>,
 }
 
 impl<T: Real, E: Label> Octiles<T, E> {
@@ -75,7 +80,16 @@ impl<T: Real, E: Label> Octiles<T, E> {
             entries.push(TileEntry { row: i, col: j, weight: T::of_f64(g.weights()[k]) });
             labels.push(g.edge_labels()[k].clone());
         }
-        Octiles { n, tiles, entries, labels, self_loops }
+        let mut row_ptr = Vec::with_capacity(n + 1);
+        let mut row_entries = Vec::with_capacity(g.num_entries());
+        row_ptr.push(0);
+        for i in 0..n {
+            for k in g.row_range(i) {
+                row_entries.push((g.indices()[k] as u32, T::of_f64(g.weights()[k])));
+            }
+            row_ptr.push(row_entries.len() as u32);
+        }
+        Octiles { n, tiles, entries, labels, self_loops, row_ptr, row_entries }
     }
 
     /// Number of nodes.
@@ -106,6 +120,12 @@ impl<T: Real, E: Label> Octiles<T, E> {
     #[inline]
     pub fn self_loops(&self) -> &[u32] {
         &self.self_loops
+    }
+
+    /// The `(column, weight)` entries of row `i`, sorted by column.
+    #[inline]
+    pub fn row(&self, i: usize) -> &[(u32, T)] {
+        &self.row_entries[self.row_ptr[i] as usize..self.row_ptr[i + 1] as usize]
     }
 
     /// The entries of tile `t`.

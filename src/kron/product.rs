@@ -5,6 +5,7 @@ use crate::basekernel::{BaseKernel, CudaGen, Hyperparameter, KernelError};
 use crate::graph::Label;
 use crate::solver::{LinOp, Real, SolverError};
 use rayon::prelude::*;
+use std::sync::Mutex;
 
 /// A scalar in which a [`KronProduct`] evaluates base kernels: `f64` calls
 /// [`BaseKernel::value`], `f32` calls [`BaseKernel::value_f32`].
@@ -73,6 +74,12 @@ impl<E: ?Sized> BaseKernel<E> for Unlabeled {
 /// `T` is the precision (`f64` or `f32`), `E` the edge label type and `K` the
 /// edge kernel, monomorphized into the inner loop.
 ///
+/// When the edge kernel is a constant `c` (its [`range`](BaseKernel::range)
+/// is a single point, as for [`Unlabeled`]), `A× = c W ⊗ W'` factorizes and
+/// the product is applied as `Y ← Y + α c W X W'ᵀ` (`X`, `Y` the `n × n'`
+/// matrices of `x`, `y`) in `O(n·nnz' + nnz·n')` instead of `O(nnz·nnz')`,
+/// with an `n·n'` scratch buffer held by the operator.
+///
 /// # Examples
 /// ```
 /// use kronograph::graph::{Direction, GraphBuilder};
@@ -90,14 +97,15 @@ pub struct KronProduct<'a, T, E, K> {
     a: &'a Octiles<T, E>,
     b: &'a Octiles<T, E>,
     kernel: &'a K,
+    constant: Option<T>,
+    scratch: Mutex<Vec<T>>,
 }
 
-impl<T, E, K> Clone for KronProduct<'_, T, E, K> {
+impl<T: Copy, E, K> Clone for KronProduct<'_, T, E, K> {
     fn clone(&self) -> Self {
-        *self
+        KronProduct { a: self.a, b: self.b, kernel: self.kernel, constant: self.constant, scratch: Mutex::default() }
     }
 }
-impl<T, E, K> Copy for KronProduct<'_, T, E, K> {}
 
 /// (row block, first tile, end tile) of the tiles of one row block.
 type RowGroup = (usize, usize, usize);
@@ -110,7 +118,64 @@ impl<'a, T: KronScalar, E: Label, K: BaseKernel<E>> KronProduct<'a, T, E, K> {
     /// The product of the packed graphs `a` (`G`) and `b` (`G'`) with edge
     /// kernel `kernel`. `O(1)`.
     pub fn new(a: &'a Octiles<T, E>, b: &'a Octiles<T, E>, kernel: &'a K) -> Self {
-        KronProduct { a, b, kernel }
+        let (lo, hi) = kernel.range();
+        let constant = (lo == hi && lo.is_finite()).then(|| T::of_f64(lo));
+        KronProduct { a, b, kernel, constant, scratch: Mutex::default() }
+    }
+
+    /// Whether the edge kernel is constant, so that the factorized
+    /// `W X W'ᵀ` form is used.
+    pub fn is_factorized(&self) -> bool {
+        self.constant.is_some()
+    }
+
+    /// `y ← y + α c vec(W X W'ᵀ)` (constant edge kernel `c`).
+    fn apply_factorized(&self, alpha: T, c: T, x: &[T], y: &mut [T]) {
+        let (n, m) = (self.a.num_nodes(), self.b.num_nodes());
+        let mut guard = self.scratch.try_lock();
+        let mut local = Vec::new();
+        let tmp: &mut Vec<T> = match guard {
+            Ok(ref mut g) => g,
+            Err(_) => &mut local,
+        };
+        tmp.resize(n * m, T::zero());
+        let par = n * m >= PAR_DIM;
+        // tmp[j, i'] = Σ_j' W'[i', j'] X[j, j']
+        let first = |(xr, tr): (&[T], &mut [T])| {
+            for (ip, t) in tr.iter_mut().enumerate() {
+                let mut s = T::zero();
+                for &(jp, w) in self.b.row(ip) {
+                    s += w * xr[jp as usize];
+                }
+                *t = s;
+            }
+        };
+        if m == 0 {
+            return;
+        }
+        let scale = alpha * c;
+        if par {
+            x.par_chunks(m).zip(tmp.par_chunks_mut(m)).for_each(first);
+            let tmp: &[T] = tmp;
+            y.par_chunks_mut(m).enumerate().for_each(|(i, yr)| self.second_factor_row(scale, i, tmp, yr));
+        } else {
+            x.chunks(m).zip(tmp.chunks_mut(m)).for_each(first);
+            let tmp: &[T] = tmp;
+            y.chunks_mut(m).enumerate().for_each(|(i, yr)| self.second_factor_row(scale, i, tmp, yr));
+        }
+    }
+
+    /// `Y[i, :] += s Σ_j W[i, j] tmp[j, :]`.
+    #[inline]
+    fn second_factor_row(&self, s: T, i: usize, tmp: &[T], yr: &mut [T]) {
+        let m = yr.len();
+        for &(j, w) in self.a.row(i) {
+            let f = s * w;
+            let tr = &tmp[j as usize * m..(j as usize + 1) * m];
+            for (yv, &tv) in yr.iter_mut().zip(tr) {
+                *yv += f * tv;
+            }
+        }
     }
 
     /// The first factor.
@@ -185,6 +250,10 @@ impl<T: KronScalar, E: Label, K: BaseKernel<E>> KronApply<T> for KronProduct<'_,
         let dim = self.dim();
         assert_eq!(x.len(), dim, "KronProduct: x length");
         assert_eq!(y.len(), dim, "KronProduct: y length");
+        if let Some(c) = self.constant {
+            self.apply_factorized(alpha, c, x, y);
+            return;
+        }
         let nb = self.b.num_nodes();
         let tiles = self.a.tiles();
         // groups of tiles of one row block: they write rows 8bi..8bi+8 of G
