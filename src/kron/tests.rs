@@ -99,6 +99,14 @@ proptest! {
         for r in 0..n * m {
             prop_assert!((y32[r] as f64 - ax[r]).abs() <= 1e-4 * (1.0 + ax[r].abs()));
         }
+        // cached entry values give the same product
+        let mut vals = Vec::new();
+        k.edge_values(&mut vals);
+        let mut yc = y0.clone();
+        CachedKron::new(&k, &vals).apply_add(0.5, &x, &mut yc);
+        for r in 0..n * m {
+            prop_assert!((yc[r] - y[r]).abs() <= 1e-12 * (1.0 + y[r].abs()));
+        }
         // diagonal
         let mut d = vec![0.0; n * m];
         k.diagonal_add(1.0, &mut d);
