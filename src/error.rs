@@ -4,6 +4,7 @@
 //! act (the file and line of bad input, the parameter and its valid range,
 //! …); [`Error`] gathers them so that applications can use one `?`.
 
+use crate::cuda::CudaError;
 use crate::graph::io::IoError;
 use crate::graph::{GraphError, LabelError};
 
@@ -26,6 +27,25 @@ pub enum Error {
     /// An iterative solver failed.
     #[error(transparent)]
     Solver(#[from] crate::solver::SolverError),
+    /// Building, binding or parsing a base kernel.
+    #[error(transparent)]
+    Kernel(#[from] crate::basekernel::KernelError),
+    /// The CUDA backend (see [`CudaError`]; [`CudaError::NotCompiled`]
+    /// converts to [`Error::CudaNotCompiled`]).
+    #[error(transparent)]
+    Cuda(CudaError),
+    /// A GPU computation was asked of a library built without the `cuda` feature.
+    #[error("kronograph was built without CUDA support (enable the `cuda` feature)")]
+    CudaNotCompiled,
+}
+
+impl From<CudaError> for Error {
+    fn from(e: CudaError) -> Self {
+        match e {
+            CudaError::NotCompiled => Error::CudaNotCompiled,
+            e => Error::Cuda(e),
+        }
+    }
 }
 
 /// `Result` with the crate's [`Error`].

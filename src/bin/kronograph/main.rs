@@ -3,7 +3,10 @@
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
+mod gram;
 mod info;
+mod progress;
+mod rw;
 
 /// GraphBLAS-style algebra over graphs and their Kronecker products.
 #[derive(Parser, Debug)]
@@ -20,12 +23,18 @@ struct Cli {
 enum Command {
     /// Summarize a data set: graphs, nodes, edges, label kinds, degrees.
     Info(info::Args),
+    /// Gram matrix of the marginalized graph kernel over a data set.
+    Gram(gram::Args),
+    /// Gram matrix of the geometric random-walk kernel over a data set.
+    Rw(rw::Args),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Info(a) => info::run(a),
+        Command::Gram(a) => gram::run(a, cli.quiet),
+        Command::Rw(a) => rw::run(a, cli.quiet),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,0 +1,241 @@
+//! Benchmark of the GPU marginalized graph kernel on the reference data sets.
+//!
+//! ```text
+//! bench_gpu [--data DIR] [--precision f32|f64] [--repeats 5] [--sets NWS96,BA96,…] [--check K] [--cpu-f32 K]
+//! ```
+//!
+//! For each set it prints: pairs, first-call time (JIT included unless the
+//! kernel is in the disk cache: the `jit` column says which), the median of
+//! `--repeats` further calls, pairs/s, mean PCG iterations and the XMV's
+//! effective GFLOP/s (2 flops per nonzero of the Kronecker operator applied,
+//! counted over all iterations of all pairs, divided by the median time).
+//!
+//! Reference set-up (GraphDot-compatible): q = 0.05, p = 1; unlabeled sets
+//! κv = κe = 1; labeled sets κv = KroneckerDelta(0.5) on the node label, κe =
+//! KroneckerDelta(0.5) on the edge label × SquareExponential(0.1) on the
+//! second edge attribute, weights from the first edge attribute; MUTAG and
+//! NCI1 κv = κe = KroneckerDelta(0.5) on the labels.
+
+use kronograph::basekernel::BaseKernel;
+use kronograph::cuda::reference::mgk_pair;
+use kronograph::cuda::stand_in_kernels::{Constant, FieldDelta, FieldSqExp, Product};
+use kronograph::cuda::{tu_min, GpuGram, MgkParams, Precision};
+use kronograph::graph::{Graph, Record};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+struct Args {
+    data: PathBuf,
+    precision: Precision,
+    repeats: usize,
+    sets: Vec<String>,
+    check: usize,
+    cpu_f32: usize,
+}
+
+fn parse() -> Result<Args, String> {
+    let mut a = Args {
+        data: PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/data")),
+        precision: Precision::F32,
+        repeats: 5,
+        sets: ["NWS96", "NWS96L", "BA96", "BA96L", "MUTAG", "NCI1"].iter().map(|s| s.to_string()).collect(),
+        check: 0,
+        cpu_f32: 0,
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(k) = it.next() {
+        let mut v = || it.next().ok_or(format!("{k} needs a value"));
+        match k.as_str() {
+            "--data" => a.data = PathBuf::from(v()?),
+            "--precision" => a.precision = v()?.parse()?,
+            "--repeats" => a.repeats = v()?.parse().map_err(|e| format!("--repeats: {e}"))?,
+            "--sets" => a.sets = v()?.split(',').map(str::to_string).collect(),
+            "--check" => a.check = v()?.parse().map_err(|e| format!("--check: {e}"))?,
+            "--cpu-f32" => a.cpu_f32 = v()?.parse().map_err(|e| format!("--cpu-f32: {e}"))?,
+            "-h" | "--help" => {
+                return Err("usage: bench_gpu [--data DIR] [--precision f32|f64] [--repeats N] [--sets A,B] \
+                            [--check K] [--cpu-f32 K]"
+                    .into())
+            }
+            _ => return Err(format!("unknown argument {k}")),
+        }
+    }
+    Ok(a)
+}
+
+fn set_dir(data: &Path, set: &str) -> PathBuf {
+    if set.starts_with("NWS") || set.starts_with("BA") {
+        data.join("synthetic").join(set)
+    } else {
+        data.join(set)
+    }
+}
+
+struct Row {
+    set: String,
+    graphs: usize,
+    pairs: usize,
+    upload: f64,
+    first: f64,
+    jit: String,
+    median: f64,
+    iters: f64,
+    gflops: f64,
+    check: Option<f64>,
+}
+
+fn run<KN: BaseKernel<Record>, KE: BaseKernel<Record>>(
+    set: &str,
+    graphs: &[Graph<Record, Record>],
+    kn: KN,
+    ke: KE,
+    a: &Args,
+) -> Result<Row, String> {
+    let params = MgkParams { precision: a.precision, ..Default::default() };
+    if a.cpu_f32 > 0 {
+        let k = a.cpu_f32.min(graphs.len());
+        let p64 = MgkParams { precision: Precision::F64, tol: Some(1e-13), ..params };
+        let mut worst = 0.0f64;
+        let mut its = 0.0;
+        for i in 0..k {
+            for j in i..k {
+                let r = mgk_pair::<f64, _, _, _, _>(&graphs[i], &graphs[j], &kn, &ke, &p64).value;
+                let s = mgk_pair::<f32, _, _, _, _>(&graphs[i], &graphs[j], &kn, &ke, &params);
+                its += s.iterations as f64;
+                worst = worst.max((s.value - r).abs() / r.abs());
+            }
+        }
+        println!(
+            "{set}: CPU f32 emulation over {k} graphs: worst rel err {worst:.2e}, mean iterations {:.1}",
+            its / (k * (k + 1) / 2) as f64
+        );
+        return Err("cpu only".into());
+    }
+    let gpu = GpuGram::new(0, kn.clone(), ke.clone(), params).map_err(|e| e.to_string())?;
+    let t = Instant::now();
+    let up = gpu.upload(graphs).map_err(|e| e.to_string())?;
+    let upload = t.elapsed().as_secs_f64();
+    let t = Instant::now();
+    let first = gpu.gram(&up).map_err(|e| e.to_string())?;
+    let first_t = t.elapsed().as_secs_f64();
+    let mut times = Vec::new();
+    let mut last = first.clone();
+    for _ in 0..a.repeats {
+        let t = Instant::now();
+        last = gpu.gram(&up).map_err(|e| e.to_string())?;
+        times.push(t.elapsed().as_secs_f64());
+    }
+    times.sort_by(f64::total_cmp);
+    let median = if times.is_empty() { first_t } else { times[times.len() / 2] };
+    let m = graphs.len();
+    let check = (a.check > 0).then(|| {
+        let k = a.check.min(m);
+        let p64 = MgkParams { precision: Precision::F64, tol: Some(1e-13), ..params };
+        let mut worst = 0.0f64;
+        for i in 0..k {
+            for j in i..k {
+                let r = mgk_pair::<f64, _, _, _, _>(&graphs[i], &graphs[j], &kn, &ke, &p64).value;
+                worst = worst.max((last.values[i * m + j] - r).abs() / r.abs());
+            }
+        }
+        worst
+    });
+    if last.values.iter().any(|v| !v.is_finite()) {
+        return Err(format!("{set}: non-finite values in the Gram matrix"));
+    }
+    Ok(Row {
+        set: set.to_string(),
+        graphs: m,
+        pairs: m * (m + 1) / 2,
+        upload,
+        first: first_t,
+        jit: format!("{:?}", first.kernel.1),
+        median,
+        iters: last.mean_iterations(),
+        gflops: 2.0 * last.xmv_products / median / 1e9,
+        check,
+    })
+}
+
+fn main() -> ExitCode {
+    let a = match parse() {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let mut rows = Vec::new();
+    let mut failed = false;
+    for set in &a.sets {
+        let labeled = set.ends_with('L');
+        let graphs = match tu_min::read(&set_dir(&a.data, set), labeled) {
+            Ok(g) => g,
+            Err(e) => {
+                eprintln!("{set}: {e}");
+                failed = true;
+                continue;
+            }
+        };
+        let r = if set.starts_with("NWS") || set.starts_with("BA") {
+            if labeled {
+                let ke = Product(FieldDelta::new("label", 0.5), FieldSqExp::new("attr1", 0.1));
+                run(set, &graphs, FieldDelta::new("label", 0.5), ke, &a)
+            } else {
+                run(set, &graphs, Constant(1.0), Constant(1.0), &a)
+            }
+        } else {
+            run(set, &graphs, FieldDelta::new("label", 0.5), FieldDelta::new("label", 0.5), &a)
+        };
+        match r {
+            Ok(r) => {
+                eprintln!("{} done: median {:.4} s", r.set, r.median);
+                rows.push(r)
+            }
+            Err(e) if e == "cpu only" => {}
+            Err(e) => {
+                eprintln!("{set}: {e}");
+                failed = true;
+            }
+        }
+    }
+    if !rows.is_empty() {
+        println!("precision {:?}, q = 0.05, {} timed calls after the first", a.precision, a.repeats);
+        println!(
+            "{:<8} {:>6} {:>8} {:>8} {:>9} {:>8} {:>9} {:>11} {:>7} {:>8} {:>9}",
+            "set",
+            "graphs",
+            "pairs",
+            "upload",
+            "first(s)",
+            "jit",
+            "median(s)",
+            "pairs/s",
+            "iters",
+            "GFLOP/s",
+            "max err"
+        );
+        for r in &rows {
+            println!(
+                "{:<8} {:>6} {:>8} {:>8.4} {:>9.4} {:>8} {:>9.4} {:>11.0} {:>7.1} {:>8.1} {:>9}",
+                r.set,
+                r.graphs,
+                r.pairs,
+                r.upload,
+                r.first,
+                r.jit,
+                r.median,
+                r.pairs as f64 / r.median,
+                r.iters,
+                r.gflops,
+                r.check.map_or("-".to_string(), |c| format!("{c:.1e}"))
+            );
+        }
+    }
+    if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}

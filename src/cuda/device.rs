@@ -1,0 +1,132 @@
+//! Device discovery at run time and the per-device state (context, stream,
+//! loaded kernels).
+
+use super::{Backend, CudaError};
+use cudarc::driver::{sys, CudaContext, CudaFunction, CudaStream, DriverError};
+use std::collections::HashMap;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::{Arc, Mutex, Once, OnceLock, RwLock};
+
+/// What the driver reports about a device.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeviceInfo {
+    /// Device ordinal.
+    pub ordinal: usize,
+    /// Marketing name (e.g. `NVIDIA H100 80GB HBM3`).
+    pub name: String,
+    /// Compute capability (major, minor); (9, 0) on H100/H200.
+    pub compute_capability: (i32, i32),
+    /// Number of streaming multiprocessors.
+    pub multiprocessors: usize,
+    /// Most shared memory one block may use (after opting in), bytes.
+    pub max_shared_per_block: usize,
+    /// Global memory, bytes.
+    pub total_memory: usize,
+}
+
+/// Runs a driver call, mapping its error (and a panic from a missing symbol
+/// in the dynamically loaded library) to [`CudaError`].
+pub(crate) fn check<T>(context: &str, f: impl FnOnce() -> Result<T, DriverError>) -> Result<T, CudaError> {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(Ok(v)) => Ok(v),
+        Ok(Err(e)) => Err(CudaError::Driver { context: context.to_string(), message: e.to_string() }),
+        Err(panic) => Err(CudaError::LibraryNotFound { library: "libcuda", detail: panic_message(&panic) }),
+    }
+}
+
+pub(crate) fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
+    p.downcast_ref::<String>().cloned().or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_default()
+}
+
+/// Whether the driver library (libcuda) can be loaded.
+fn driver_present() -> bool {
+    static PRESENT: OnceLock<bool> = OnceLock::new();
+    // SAFETY: only tries to open the library with libloading.
+    *PRESENT.get_or_init(|| catch_unwind(|| unsafe { sys::is_culib_present() }).unwrap_or(false))
+}
+
+/// Number of CUDA devices.
+///
+/// # Errors
+/// [`CudaError::LibraryNotFound`] without the driver library;
+/// [`CudaError::Driver`] when the driver fails to initialize.
+pub fn device_count() -> Result<usize, CudaError> {
+    if !driver_present() {
+        return Err(CudaError::LibraryNotFound { library: "libcuda", detail: "not found by the loader".into() });
+    }
+    check("counting devices", CudaContext::device_count).map(|n| n.max(0) as usize)
+}
+
+/// Resolves a [`Backend`] to a device ordinal, or `None` for the CPU.
+///
+/// `Auto` picks device 0 when a device can be used and the CPU otherwise,
+/// saying why on standard error once per process.
+///
+/// # Errors
+/// For `Cuda(i)`: [`CudaError::LibraryNotFound`], [`CudaError::NoDevice`] or
+/// [`CudaError::Driver`] when device `i` cannot be used.
+pub fn resolve_backend(backend: Backend) -> Result<Option<usize>, CudaError> {
+    match backend {
+        Backend::Cpu => Ok(None),
+        Backend::Cuda(i) => {
+            device(i)?;
+            Ok(Some(i))
+        }
+        Backend::Auto => match device(0) {
+            Ok(_) => Ok(Some(0)),
+            Err(e) => {
+                static ONCE: Once = Once::new();
+                ONCE.call_once(|| eprintln!("kronograph: no usable CUDA device, running on the CPU ({e})"));
+                Ok(None)
+            }
+        },
+    }
+}
+
+/// A device in use: its context, stream, properties and loaded kernels.
+pub(crate) struct Device {
+    pub(crate) ctx: Arc<CudaContext>,
+    pub(crate) stream: Arc<CudaStream>,
+    pub(crate) info: DeviceInfo,
+    /// Loaded kernels by name (name = family + hash of the source).
+    pub(crate) functions: RwLock<HashMap<String, CudaFunction>>,
+}
+
+/// The device of `ordinal`, opened once per process.
+pub(crate) fn device(ordinal: usize) -> Result<Arc<Device>, CudaError> {
+    static DEVICES: OnceLock<Mutex<HashMap<usize, Arc<Device>>>> = OnceLock::new();
+    let map = DEVICES.get_or_init(Default::default);
+    let mut map = map.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(d) = map.get(&ordinal) {
+        return Ok(d.clone());
+    }
+    let count = device_count()?;
+    if ordinal >= count {
+        return Err(CudaError::NoDevice { requested: ordinal, available: count });
+    }
+    let ctx = check("creating a context", || CudaContext::new(ordinal))?;
+    let attr = |a: sys::CUdevice_attribute| check("reading device attributes", || ctx.attribute(a));
+    use sys::CUdevice_attribute as A;
+    let info = DeviceInfo {
+        ordinal,
+        name: check("reading the device name", || ctx.name())?,
+        compute_capability: (
+            attr(A::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)?,
+            attr(A::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?,
+        ),
+        multiprocessors: attr(A::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)? as usize,
+        max_shared_per_block: attr(A::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)? as usize,
+        total_memory: check("reading the memory size", || ctx.total_mem())?,
+    };
+    let stream = check("creating a stream", || ctx.new_stream())?;
+    let dev = Arc::new(Device { ctx, stream, info, functions: RwLock::new(HashMap::new()) });
+    map.insert(ordinal, dev.clone());
+    Ok(dev)
+}
+
+impl Device {
+    /// Properties of this device.
+    pub(crate) fn info(&self) -> &DeviceInfo {
+        &self.info
+    }
+}

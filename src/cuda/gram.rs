@@ -1,0 +1,419 @@
+//! [`GpuGram`]: Gram matrices of the marginalized graph kernel on a GPU.
+
+use super::codegen::{mgk_source, MGK_BLOCK};
+use super::device::{check, device, Device, DeviceInfo};
+use super::jit::compile_cached;
+use super::label::{GpuLabel, LabelLayout};
+use super::pack::{pack_graphs, PackedBatch};
+use super::{CudaError, GramOutput, MgkParams, Origin, Precision};
+use crate::basekernel::BaseKernel;
+use crate::graph::Graph;
+use cudarc::driver::{CudaFunction, CudaSlice, DevicePtr, DeviceRepr, LaunchConfig, PushKernelArg};
+use std::marker::PhantomData;
+use std::sync::{Arc, Mutex};
+
+/// Graphs packed in octile form and uploaded to one device, for one
+/// precision. Upload once, use in many calls.
+pub struct GpuGraphs {
+    dev: Arc<Device>,
+    precision: Precision,
+    node_layout: LabelLayout,
+    edge_layout: LabelLayout,
+    num_nodes: Vec<usize>,
+    nnz: Vec<usize>,
+    set: GraphSet,
+    _bufs: Vec<CudaSlice<u8>>,
+}
+
+impl std::fmt::Debug for GpuGraphs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GpuGraphs")
+            .field("device", &self.dev.info.ordinal)
+            .field("precision", &self.precision)
+            .field("graphs", &self.num_nodes.len())
+            .finish()
+    }
+}
+
+impl GpuGraphs {
+    /// Number of graphs.
+    pub fn len(&self) -> usize {
+        self.num_nodes.len()
+    }
+
+    /// Whether there are no graphs.
+    pub fn is_empty(&self) -> bool {
+        self.num_nodes.is_empty()
+    }
+
+    /// Number of nodes of each graph.
+    pub fn num_nodes(&self) -> &[usize] {
+        &self.num_nodes
+    }
+
+    /// Number of stored entries (arcs) of each graph.
+    pub fn num_entries(&self) -> &[usize] {
+        &self.nnz
+    }
+
+    /// The precision the graphs were uploaded for.
+    pub fn precision(&self) -> Precision {
+        self.precision
+    }
+}
+
+/// Device pointers of one uploaded batch, as the kernel's `GraphSet`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+struct GraphSet {
+    node_off: u64,
+    tile_off: u64,
+    tile_ij: u64,
+    tile_bm: u64,
+    tile_nz: u64,
+    nz_pos: u64,
+    nz_w: u64,
+    nz_e: u64,
+    deg: u64,
+    vlab: u64,
+    start: u64,
+}
+
+// SAFETY: plain old data, laid out as the kernel's `struct GraphSet` (11 pointers).
+unsafe impl DeviceRepr for GraphSet {}
+
+/// The marginalized graph kernel on a CUDA device: node kernel `KN` on node
+/// labels `N`, edge kernel `KE` on edge labels `E`.
+///
+/// The kernels' CUDA forms are compiled once per distinct source (cached in
+/// memory and on disk); their hyperparameters go to the device with each
+/// call, so [`kernels_mut`](Self::kernels_mut) followed by another call does
+/// not recompile.
+pub struct GpuGram<N, E, KN, KE> {
+    dev: Arc<Device>,
+    node_kernel: KN,
+    edge_kernel: KE,
+    params: MgkParams,
+    scratch: Mutex<Option<CudaSlice<u8>>>,
+    _labels: PhantomData<fn(&N, &E)>,
+}
+
+impl<N, E, KN, KE> std::fmt::Debug for GpuGram<N, E, KN, KE> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GpuGram").field("device", &self.dev.info).field("params", &self.params).finish()
+    }
+}
+
+fn real_bytes(v: &[f64], p: Precision) -> Vec<u8> {
+    match p {
+        Precision::F32 => v.iter().flat_map(|&x| (x as f32).to_le_bytes()).collect(),
+        Precision::F64 => v.iter().flat_map(|&x| x.to_le_bytes()).collect(),
+    }
+}
+
+fn pod_bytes<T: Copy>(v: &[T], f: impl Fn(T) -> Vec<u8>) -> Vec<u8> {
+    v.iter().flat_map(|&x| f(x)).collect()
+}
+
+impl<N, E, KN, KE> GpuGram<N, E, KN, KE>
+where
+    N: GpuLabel,
+    E: GpuLabel,
+    KN: BaseKernel<N>,
+    KE: BaseKernel<E>,
+{
+    /// The kernel on device `ordinal`.
+    ///
+    /// # Errors
+    /// [`CudaError::InvalidParameter`] for bad `params`;
+    /// [`CudaError::KernelRange`] when κv is not within (0, 1] or κe not
+    /// within [0, 1] (the system would not be positive definite);
+    /// device errors from opening the device.
+    pub fn new(ordinal: usize, node_kernel: KN, edge_kernel: KE, params: MgkParams) -> Result<Self, CudaError> {
+        params.validate()?;
+        check_ranges(&node_kernel, &edge_kernel)?;
+        let dev = device(ordinal)?;
+        Ok(GpuGram { dev, node_kernel, edge_kernel, params, scratch: Mutex::new(None), _labels: PhantomData })
+    }
+
+    /// The device.
+    pub fn device(&self) -> &DeviceInfo {
+        self.dev.info()
+    }
+
+    /// The parameters.
+    pub fn params(&self) -> &MgkParams {
+        &self.params
+    }
+
+    /// The node and edge kernels, to change hyperparameters between calls.
+    pub fn kernels_mut(&mut self) -> (&mut KN, &mut KE) {
+        (&mut self.node_kernel, &mut self.edge_kernel)
+    }
+
+    /// Packs `graphs` into octiles and uploads them for this kernel's precision.
+    ///
+    /// # Errors
+    /// [`CudaError::UnsupportedGraph`] / [`CudaError::Label`] from packing;
+    /// [`CudaError::Driver`] from the copies.
+    pub fn upload(&self, graphs: &[Graph<N, E>]) -> Result<GpuGraphs, CudaError> {
+        let packed = pack_graphs(graphs, self.params.precision)?;
+        self.upload_packed(&packed)
+    }
+
+    /// Uploads an already packed batch.
+    ///
+    /// # Errors
+    /// [`CudaError::Driver`] from the copies.
+    pub fn upload_packed(&self, b: &PackedBatch) -> Result<GpuGraphs, CudaError> {
+        let p = b.precision;
+        let i32b = |v: &[i32]| pod_bytes(v, |x| x.to_le_bytes().to_vec());
+        let host: [Vec<u8>; 11] = [
+            i32b(&b.node_offsets),
+            i32b(&b.tile_offsets),
+            pod_bytes(&b.tile_ij, |x| x.to_le_bytes().to_vec()),
+            pod_bytes(&b.tile_bitmap, |x| x.to_le_bytes().to_vec()),
+            i32b(&b.tile_start),
+            b.nz_pos.clone(),
+            real_bytes(&b.nz_weight, p),
+            b.nz_label.clone(),
+            real_bytes(&b.degree, p),
+            b.node_label.clone(),
+            real_bytes(&b.start, p),
+        ];
+        let stream = &self.dev.stream;
+        let mut bufs = Vec::with_capacity(11);
+        let mut ptrs = [0u64; 11];
+        for (k, h) in host.iter().enumerate() {
+            // never allocate zero bytes
+            let data: &[u8] = if h.is_empty() { &[0u8; 8] } else { h };
+            let d = check("uploading graphs", || stream.clone_htod(data))?;
+            ptrs[k] = d.device_ptr(stream).0;
+            bufs.push(d);
+        }
+        let set = GraphSet {
+            node_off: ptrs[0],
+            tile_off: ptrs[1],
+            tile_ij: ptrs[2],
+            tile_bm: ptrs[3],
+            tile_nz: ptrs[4],
+            nz_pos: ptrs[5],
+            nz_w: ptrs[6],
+            nz_e: ptrs[7],
+            deg: ptrs[8],
+            vlab: ptrs[9],
+            start: ptrs[10],
+        };
+        Ok(GpuGraphs {
+            dev: self.dev.clone(),
+            precision: p,
+            node_layout: b.node_layout.clone(),
+            edge_layout: b.edge_layout.clone(),
+            num_nodes: (0..b.len()).map(|g| b.num_nodes(g)).collect(),
+            nnz: b.nnz.clone(),
+            set,
+            _bufs: bufs,
+        })
+    }
+
+    /// The Gram matrix K(G_i, G_j) of one batch (symmetric, `len × len`).
+    ///
+    /// # Errors
+    /// See [`gram_xy`](Self::gram_xy).
+    pub fn gram(&self, g: &GpuGraphs) -> Result<GramOutput, CudaError> {
+        let m = g.len();
+        let jobs: Vec<(usize, usize)> = (0..m).flat_map(|i| (i..m).map(move |j| (i, j))).collect();
+        let (vals, its, work, kernel) = self.run(g, g, &jobs)?;
+        let mut values = vec![f64::NAN; m * m];
+        let mut iterations = vec![0; m * m];
+        for (k, &(i, j)) in jobs.iter().enumerate() {
+            values[i * m + j] = vals[k];
+            values[j * m + i] = vals[k];
+            iterations[i * m + j] = its[k];
+            iterations[j * m + i] = its[k];
+        }
+        Ok(GramOutput { values, rows: m, cols: m, iterations, xmv_products: work, kernel })
+    }
+
+    /// The cross Gram matrix K(X_i, Y_j) (`x.len() × y.len()`).
+    ///
+    /// # Errors
+    /// [`CudaError::Mismatch`] when the batches were uploaded for another
+    /// precision, label layout or device; [`CudaError::PairTooLarge`] when
+    /// a pair does not fit in shared memory; [`CudaError::Compile`] /
+    /// [`CudaError::Driver`] from compiling and running.
+    pub fn gram_xy(&self, x: &GpuGraphs, y: &GpuGraphs) -> Result<GramOutput, CudaError> {
+        let (m, n) = (x.len(), y.len());
+        let jobs: Vec<(usize, usize)> = (0..m).flat_map(|i| (0..n).map(move |j| (i, j))).collect();
+        let (values, iterations, work, kernel) = self.run(x, y, &jobs)?;
+        Ok(GramOutput { values, rows: m, cols: n, iterations, xmv_products: work, kernel })
+    }
+
+    /// The diagonal K(G_i, G_i) (`1 × len`).
+    ///
+    /// # Errors
+    /// See [`gram_xy`](Self::gram_xy).
+    pub fn diag(&self, g: &GpuGraphs) -> Result<GramOutput, CudaError> {
+        let jobs: Vec<(usize, usize)> = (0..g.len()).map(|i| (i, i)).collect();
+        let (values, iterations, work, kernel) = self.run(g, g, &jobs)?;
+        Ok(GramOutput { values, rows: 1, cols: g.len(), iterations, xmv_products: work, kernel })
+    }
+
+    fn check_batch(&self, g: &GpuGraphs, layouts: (&LabelLayout, &LabelLayout)) -> Result<(), CudaError> {
+        let expected = format!("{:?} on device {}", self.params.precision, self.dev.info.ordinal);
+        if g.precision != self.params.precision || !Arc::ptr_eq(&g.dev, &self.dev) {
+            return Err(CudaError::Mismatch {
+                uploaded: format!("{:?} on device {}", g.precision, g.dev.info.ordinal),
+                expected,
+            });
+        }
+        if (&g.node_layout, &g.edge_layout) != layouts {
+            return Err(CudaError::Mismatch {
+                uploaded: format!("labels {:?} / {:?}", g.node_layout, g.edge_layout),
+                expected: format!("labels {:?} / {:?}", layouts.0, layouts.1),
+            });
+        }
+        Ok(())
+    }
+
+    fn function(&self, name: &str, source: &str) -> Result<(CudaFunction, Origin), CudaError> {
+        if let Some(f) = self.dev.functions.read().unwrap_or_else(|e| e.into_inner()).get(name) {
+            return Ok((f.clone(), Origin::Memory));
+        }
+        let cc = self.dev.info.compute_capability;
+        let compiled = compile_cached(source, name, cc)?;
+        let module = check("loading the compiled kernel", || {
+            self.dev.ctx.load_module(cudarc::nvrtc::Ptx::from_binary(compiled.image.to_vec()))
+        })?;
+        let f = check("finding the kernel in its module", || module.load_function(name))?;
+        let max_dyn = self.dev.info.max_shared_per_block.saturating_sub(f.shared_size_bytes().unwrap_or(0) as usize);
+        check("raising the kernel's shared-memory limit", || {
+            f.set_attribute(
+                cudarc::driver::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                max_dyn as i32,
+            )
+        })?;
+        self.dev.functions.write().unwrap_or_else(|e| e.into_inner()).insert(name.to_string(), f.clone());
+        Ok((f, compiled.origin))
+    }
+
+    #[allow(clippy::type_complexity)]
+    fn run(
+        &self,
+        a: &GpuGraphs,
+        b: &GpuGraphs,
+        jobs: &[(usize, usize)],
+    ) -> Result<(Vec<f64>, Vec<u32>, f64, (String, Origin)), CudaError> {
+        check_ranges(&self.node_kernel, &self.edge_kernel)?;
+        let src =
+            mgk_source(&self.node_kernel, &self.edge_kernel, &a.node_layout, &a.edge_layout, self.params.precision)?;
+        self.check_batch(a, (&a.node_layout, &a.edge_layout))?;
+        self.check_batch(b, (&a.node_layout, &a.edge_layout))?;
+        let (func, origin) = self.function(&src.name, &src.source)?;
+        if jobs.is_empty() {
+            return Ok((Vec::new(), Vec::new(), 0.0, (src.name, origin)));
+        }
+        let precision = self.params.precision;
+        let rs = precision.size();
+        // largest pair, in shared memory: p and y
+        let (mut max_nn, mut big) = (0usize, (0, 0));
+        for &(i, j) in jobs {
+            let nn = a.num_nodes[i] * b.num_nodes[j];
+            if nn > max_nn {
+                max_nn = nn;
+                big = (a.num_nodes[i], b.num_nodes[j]);
+            }
+        }
+        let smem = 2 * max_nn.max(1) * rs;
+        let static_smem = func.shared_size_bytes().unwrap_or(0) as usize;
+        if smem + static_smem > self.dev.info.max_shared_per_block || max_nn > i32::MAX as usize {
+            return Err(CudaError::PairTooLarge {
+                n1: big.0,
+                n2: big.1,
+                needed: smem + static_smem,
+                available: self.dev.info.max_shared_per_block,
+            });
+        }
+        // biggest jobs first, for load balance
+        let mut order: Vec<usize> = (0..jobs.len()).collect();
+        let cost = |k: usize| {
+            let (i, j) = jobs[k];
+            (a.nnz[i] as u64 + 1) * (b.nnz[j] as u64 + 1) + (a.num_nodes[i] * b.num_nodes[j]) as u64
+        };
+        order.sort_by_key(|&k| std::cmp::Reverse(cost(k)));
+        let job_ids: Vec<i32> = order.iter().flat_map(|&k| [jobs[k].0 as i32, jobs[k].1 as i32]).collect();
+
+        let per_sm = check("computing occupancy", || {
+            func.occupancy_max_active_blocks_per_multiprocessor(MGK_BLOCK, smem, None)
+        })?
+        .max(1) as usize;
+        let grid = (per_sm * self.dev.info.multiprocessors).min(jobs.len()).max(1);
+        let scratch_n = max_nn.max(1);
+        let scratch_bytes = grid * 4 * scratch_n * rs;
+
+        let stream = &self.dev.stream;
+        let mut scratch_guard = self.scratch.lock().unwrap_or_else(|e| e.into_inner());
+        if scratch_guard.as_ref().is_none_or(|s| s.len() < scratch_bytes) {
+            *scratch_guard = None;
+            *scratch_guard = Some(check("allocating PCG scratch", || stream.alloc_zeros::<u8>(scratch_bytes))?);
+        }
+        let scratch = scratch_guard.as_ref().expect("allocated above");
+        let jobs_d = check("uploading jobs", || stream.clone_htod(&job_ids))?;
+        let theta_d = check("uploading hyperparameters", || stream.clone_htod(&real_bytes(&src.theta, precision)))?;
+        let out_d = check("allocating output", || stream.clone_htod(&vec![f64::NAN; jobs.len()]))?;
+        let iters_d = check("allocating output", || stream.clone_htod(&vec![-1i32; jobs.len()]))?;
+        let counter_d = check("allocating the job counter", || stream.alloc_zeros::<u32>(1))?;
+
+        let q = self.params.q;
+        let dscale = 1.0 / ((1.0 - q) * (1.0 - q));
+        let tol = self.params.tolerance();
+        let (dscale32, tol32) = (dscale as f32, tol as f32);
+        let n_jobs = jobs.len() as i32;
+        let max_iter = self.params.max_iter.min(i32::MAX as u32) as i32;
+        let lmin = self.params.lmin as i32;
+        let scratch_n_arg = scratch_n as i64;
+        let cfg =
+            LaunchConfig { grid_dim: (grid as u32, 1, 1), block_dim: (MGK_BLOCK, 1, 1), shared_mem_bytes: smem as u32 };
+        let mut lb = stream.launch_builder(&func);
+        lb.arg(&a.set).arg(&b.set).arg(&jobs_d).arg(&n_jobs).arg(&theta_d);
+        match precision {
+            Precision::F32 => lb.arg(&dscale32).arg(&tol32),
+            Precision::F64 => lb.arg(&dscale).arg(&tol),
+        };
+        lb.arg(&max_iter).arg(&lmin).arg(scratch).arg(&scratch_n_arg).arg(&out_d).arg(&iters_d).arg(&counter_d);
+        // SAFETY: the arguments match the kernel's parameter list in kernels/mgk_pcg.cu; every
+        // buffer outlives the launch (the stream is synchronized below).
+        check("launching the batched PCG kernel", || unsafe { lb.launch(cfg) })?;
+        let out = check("reading results", || stream.clone_dtoh(&out_d))?;
+        let its = check("reading iteration counts", || stream.clone_dtoh(&iters_d))?;
+        check("synchronizing", || stream.synchronize())?;
+        drop(scratch_guard);
+
+        let mut values = vec![f64::NAN; jobs.len()];
+        let mut iterations = vec![0u32; jobs.len()];
+        let mut work = 0.0;
+        for (slot, &k) in order.iter().enumerate() {
+            values[k] = out[slot];
+            iterations[k] = its[slot].max(0) as u32;
+            let (i, j) = jobs[k];
+            work += iterations[k] as f64 * a.nnz[i] as f64 * b.nnz[j] as f64;
+        }
+        Ok((values, iterations, work, (src.name, origin)))
+    }
+}
+
+fn check_ranges<N, E, KN: BaseKernel<N>, KE: BaseKernel<E>>(kn: &KN, ke: &KE) -> Result<(), CudaError> {
+    let (vlo, vhi) = kn.range();
+    if !(vlo > 0.0 && vhi <= 1.0) {
+        return Err(CudaError::KernelRange(format!(
+            "the node kernel takes values in [{vlo}, {vhi}]; the marginalized graph kernel needs 0 < κv ≤ 1"
+        )));
+    }
+    let (elo, ehi) = ke.range();
+    if !(elo >= 0.0 && ehi <= 1.0) {
+        return Err(CudaError::KernelRange(format!(
+            "the edge kernel takes values in [{elo}, {ehi}]; the marginalized graph kernel needs 0 ≤ κe ≤ 1"
+        )));
+    }
+    Ok(())
+}

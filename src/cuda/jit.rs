@@ -1,0 +1,232 @@
+//! Run-time compilation with NVRTC, and the compiled-kernel caches.
+//!
+//! A source is compiled to a CUBIN for the device's architecture
+//! (`--gpu-architecture=sm_XY`, read from the device), so the driver loads it
+//! without a second JIT step. Compiled images are cached
+//! - in memory, per process, by key (source, options, architecture, NVRTC
+//!   version), and loaded kernels per device context (see `device.rs`);
+//! - on disk, under [`cache_dir`]`/jit/v1/<first 2 hex>/<hash>.cubin`. A
+//!   file holds the full key and the image; a file whose key differs (a hash
+//!   collision) or that cannot be read is ignored and rewritten. Files are
+//!   published by writing a temporary file in the same folder and renaming
+//!   it, so concurrent processes never read half a file.
+
+use super::codegen::hash_hex;
+use super::device::panic_message;
+use super::CudaError;
+pub use super::Origin;
+use cudarc::nvrtc::{result, sys};
+use std::collections::HashMap;
+use std::ffi::{CStr, CString};
+use std::io::Write;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::PathBuf;
+use std::sync::{Arc, OnceLock, RwLock};
+
+const MAGIC: &[u8; 16] = b"kronograph-jit-1";
+
+/// Whether libnvrtc can be loaded.
+pub fn nvrtc_available() -> bool {
+    static PRESENT: OnceLock<bool> = OnceLock::new();
+    // SAFETY: only tries to open the library with libloading.
+    *PRESENT.get_or_init(|| catch_unwind(|| unsafe { sys::is_culib_present() }).unwrap_or(false))
+}
+
+fn require_nvrtc() -> Result<(), CudaError> {
+    if nvrtc_available() {
+        Ok(())
+    } else {
+        Err(CudaError::LibraryNotFound { library: "libnvrtc", detail: "not found by the loader".into() })
+    }
+}
+
+fn nvrtc_call<T>(context: &str, f: impl FnOnce() -> Result<T, result::NvrtcError>) -> Result<T, CudaError> {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(Ok(v)) => Ok(v),
+        Ok(Err(e)) => Err(CudaError::Nvrtc { context: context.into(), message: format!("{e:?}") }),
+        Err(p) => Err(CudaError::LibraryNotFound { library: "libnvrtc", detail: panic_message(&p) }),
+    }
+}
+
+/// The NVRTC version (major, minor).
+///
+/// # Errors
+/// [`CudaError::LibraryNotFound`] without libnvrtc.
+pub fn nvrtc_version() -> Result<(i32, i32), CudaError> {
+    require_nvrtc()?;
+    nvrtc_call("reading the NVRTC version", || {
+        let (mut major, mut minor) = (0, 0);
+        // SAFETY: two valid out-pointers.
+        unsafe { sys::nvrtcVersion(&mut major, &mut minor) }.result()?;
+        Ok((major, minor))
+    })
+}
+
+/// The compile options for compute capability `arch`.
+pub fn options(arch: (i32, i32)) -> Vec<String> {
+    vec![format!("--gpu-architecture=sm_{}{}", arch.0, arch.1), "--std=c++17".into(), "-lineinfo".into()]
+}
+
+/// The disk cache folder: `$KRONOGRAPH_CACHE_DIR`, else
+/// `$XDG_CACHE_HOME/kronograph`, else `$HOME/.cache/kronograph`. `None`
+/// when none is set (or `KRONOGRAPH_CACHE_DIR` is empty: caching off).
+pub fn cache_dir() -> Option<PathBuf> {
+    if let Some(d) = std::env::var_os("KRONOGRAPH_CACHE_DIR") {
+        return if d.is_empty() { None } else { Some(PathBuf::from(d)) };
+    }
+    if let Some(d) = std::env::var_os("XDG_CACHE_HOME").filter(|d| !d.is_empty()) {
+        return Some(PathBuf::from(d).join("kronograph"));
+    }
+    std::env::var_os("HOME").filter(|d| !d.is_empty()).map(|h| PathBuf::from(h).join(".cache").join("kronograph"))
+}
+
+/// A compiled image and where it came from.
+#[derive(Clone, Debug)]
+pub struct Compiled {
+    /// The CUBIN.
+    pub image: Arc<Vec<u8>>,
+    /// Where it came from.
+    pub origin: Origin,
+}
+
+fn memory_cache() -> &'static RwLock<HashMap<String, Arc<Vec<u8>>>> {
+    static CACHE: OnceLock<RwLock<HashMap<String, Arc<Vec<u8>>>>> = OnceLock::new();
+    CACHE.get_or_init(Default::default)
+}
+
+/// Compiles `source` (whose kernel is `name`) for `arch`, through the caches.
+///
+/// # Errors
+/// [`CudaError::LibraryNotFound`] without libnvrtc; [`CudaError::Compile`]
+/// with NVRTC's log when the source does not compile.
+pub fn compile_cached(source: &str, name: &str, arch: (i32, i32)) -> Result<Compiled, CudaError> {
+    let version = nvrtc_version()?;
+    let opts = options(arch);
+    let key = format!(
+        "name={name}\narch=sm_{}{}\nnvrtc={}.{}\noptions={}\n\n{source}",
+        arch.0,
+        arch.1,
+        version.0,
+        version.1,
+        opts.join(" ")
+    );
+    let hash = hash_hex(&[key.as_bytes()]);
+    if let Some(img) = memory_cache().read().unwrap_or_else(|e| e.into_inner()).get(&key) {
+        return Ok(Compiled { image: img.clone(), origin: Origin::Memory });
+    }
+    let path = cache_dir().map(|d| d.join("jit").join("v1").join(&hash[..2]).join(format!("{hash}.cubin")));
+    let mut origin = Origin::Compiled;
+    let image = match path.as_ref().and_then(|p| read_cache_file(p, &key)) {
+        Some(img) => {
+            origin = Origin::Disk;
+            img
+        }
+        None => {
+            let img = compile(source, name, &opts)?;
+            if let Some(p) = &path {
+                if let Err(e) = write_cache_file(p, &key, &img) {
+                    static ONCE: std::sync::Once = std::sync::Once::new();
+                    ONCE.call_once(|| eprintln!("kronograph: cannot write the JIT cache {}: {e}", p.display()));
+                }
+            }
+            img
+        }
+    };
+    let image = Arc::new(image);
+    memory_cache().write().unwrap_or_else(|e| e.into_inner()).insert(key, image.clone());
+    Ok(Compiled { image, origin })
+}
+
+fn read_cache_file(path: &std::path::Path, key: &str) -> Option<Vec<u8>> {
+    let data = std::fs::read(path).ok()?;
+    let rest = data.strip_prefix(MAGIC.as_slice())?;
+    let (len, rest) = rest.split_at_checked(8)?;
+    let len = u64::from_le_bytes(len.try_into().ok()?) as usize;
+    let (stored_key, image) = rest.split_at_checked(len)?;
+    (stored_key == key.as_bytes() && !image.is_empty()).then(|| image.to_vec())
+}
+
+fn write_cache_file(path: &std::path::Path, key: &str, image: &[u8]) -> std::io::Result<()> {
+    let dir = path.parent().expect("cache path has a parent");
+    std::fs::create_dir_all(dir)?;
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
+    let file_name = path.file_name().and_then(|f| f.to_str()).unwrap_or("kernel");
+    let tmp = dir.join(format!(".{file_name}.{}.{nanos}.tmp", std::process::id()));
+    let written = (|| {
+        let mut f = std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp)?;
+        f.write_all(MAGIC)?;
+        f.write_all(&(key.len() as u64).to_le_bytes())?;
+        f.write_all(key.as_bytes())?;
+        f.write_all(image)?;
+        f.sync_data()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written
+}
+
+/// Compiles `source` with NVRTC (no cache) and returns the CUBIN.
+///
+/// # Errors
+/// [`CudaError::LibraryNotFound`] without libnvrtc; [`CudaError::Compile`]
+/// with NVRTC's log when the source does not compile.
+pub fn compile(source: &str, name: &str, options: &[String]) -> Result<Vec<u8>, CudaError> {
+    require_nvrtc()?;
+    let src = CString::new(source).map_err(|_| CudaError::Nvrtc {
+        context: format!("preparing {name}"),
+        message: "the source holds a NUL byte".into(),
+    })?;
+    let cname = CString::new(format!("{name}.cu")).expect("kernel names hold no NUL");
+    let prog = nvrtc_call("creating an NVRTC program", || result::create_program(&src, Some(&cname)))?;
+    struct Guard(sys::nvrtcProgram);
+    impl Drop for Guard {
+        fn drop(&mut self) {
+            // SAFETY: created by create_program, destroyed once.
+            let _ = catch_unwind(AssertUnwindSafe(|| unsafe { result::destroy_program(self.0) }));
+        }
+    }
+    let prog = Guard(prog);
+    // SAFETY: a live program.
+    let compiled = nvrtc_call("compiling", || unsafe { result::compile_program(prog.0, options) });
+    if let Err(CudaError::Nvrtc { message, .. }) = compiled {
+        // SAFETY: a live program.
+        let log = nvrtc_call("reading the log", || unsafe { result::get_program_log(prog.0) })
+            .map(|l| {
+                // SAFETY: NVRTC writes a NUL-terminated string.
+                unsafe { CStr::from_ptr(l.as_ptr()) }.to_string_lossy().into_owned()
+            })
+            .unwrap_or_default();
+        return Err(CudaError::Compile {
+            kernel: name.into(),
+            options: options.to_vec(),
+            log: format!("{message}\n{log}"),
+        });
+    }
+    compiled?;
+    nvrtc_call("reading the CUBIN", || {
+        let mut size = 0usize;
+        // SAFETY: a compiled program; a buffer of the size NVRTC reports.
+        unsafe { sys::nvrtcGetCUBINSize(prog.0, &mut size) }.result()?;
+        let mut buf = vec![0u8; size];
+        unsafe { sys::nvrtcGetCUBIN(prog.0, buf.as_mut_ptr() as *mut std::ffi::c_char) }.result()?;
+        Ok(buf)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cache_file_round_trip_and_key_check() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("ab").join("x.cubin");
+        write_cache_file(&p, "key one", b"IMAGE").unwrap();
+        assert_eq!(read_cache_file(&p, "key one").as_deref(), Some(&b"IMAGE"[..]));
+        assert_eq!(read_cache_file(&p, "key two"), None);
+        std::fs::write(&p, b"garbage").unwrap();
+        assert_eq!(read_cache_file(&p, "key one"), None);
+    }
+}

@@ -1,0 +1,333 @@
+//! The CUDA backend: the batched marginalized graph kernel on NVIDIA GPUs.
+//!
+//! # What is here
+//! - [`Backend`]: `Auto | Cpu | Cuda(ordinal)`, resolved at run time by
+//!   [`resolve_backend`]. With no driver library or no device, `Auto` falls
+//!   back to the CPU with one log line on standard error; an explicit
+//!   `Cuda(i)` gives a typed [`CudaError`].
+//! - [`pack`]: octile packing of graphs (8×8 tiles, non-empty tiles only, a
+//!   64-bit nonzero bitmap per tile, nonzeros stored compactly in bitmap
+//!   order) into flat structure-of-arrays buffers, pure CPU.
+//! - [`codegen`]: the CUDA C++ source of the batched PCG kernel: a generated
+//!   preface (real type, label structs, `kappa_node` / `kappa_edge` from the
+//!   base kernels' CUDA forms) followed by the template `kernels/mgk_pcg.cu`.
+//!   Hyperparameters are read from a `theta` array passed at launch, never
+//!   baked into the source, so changing θ never recompiles.
+//! - [`jit`] (feature `cuda`): NVRTC compilation for the device's architecture,
+//!   cached in memory and on disk (see [`jit::cache_dir`]).
+//! - [`GpuGram`] (feature `cuda`): Gram matrices (`gram`, `gram_xy`, `diag`)
+//!   of graphs uploaded once as [`GpuGraphs`].
+//! - [`reference`]: a CPU implementation of exactly the algorithm the GPU runs
+//!   (same start vector, same preconditioner, same stopping rule), in f64 or
+//!   f32, used to check the GPU and as an executable specification.
+//!
+//! # The system solved per pair
+//! For graphs G (n nodes) and G′ (n′ nodes), with degrees d_i = Σ_j w_ij (1
+//! where that sum is 0), stop probability q and start probabilities p:
+//!
+//! (D× V×⁻¹ − (W ⊗ W′) ⊙ E×) r = D× 1,  D× = (D ⊗ D′)/(1 − q)²,
+//! V× = diag κv(v_i, v′_i′), E×[(i,i′),(j,j′)] = κe(e_ij, e′_i′j′),
+//!
+//! index (i, i′) ↦ i·n′ + i′, and K(G, G′) = Σ p_i p′_i′ r_ii′; with lmin = 1
+//! the length-one term Σ p_i p′_i′ κv(v_i, v′_i′) is subtracted.
+//!
+//! It is solved by preconditioned conjugate gradients with the Jacobi
+//! preconditioner M = D× V×⁻¹ (the diagonal of the operator for graphs
+//! without self-loops), started from x₀ = 0, stopped when
+//! ‖r_k‖ ≤ tol · ‖D× 1‖.
+//!
+//! With the `cuda` feature off, the same names exist and every GPU call
+//! returns [`Error::CudaNotCompiled`](crate::Error::CudaNotCompiled), so user
+//! code needs no `cfg`.
+
+pub mod codegen;
+pub mod label;
+pub mod pack;
+pub mod reference;
+pub mod stand_in_kernels;
+#[doc(hidden)]
+pub mod tu_min;
+
+#[cfg(feature = "cuda")]
+mod device;
+#[cfg(feature = "cuda")]
+mod gram;
+#[cfg(feature = "cuda")]
+pub mod jit;
+
+#[cfg(not(feature = "cuda"))]
+mod stub;
+
+#[cfg(feature = "cuda")]
+pub use self::device::{device_count, resolve_backend, DeviceInfo};
+#[cfg(feature = "cuda")]
+pub use self::gram::{GpuGram, GpuGraphs};
+#[cfg(not(feature = "cuda"))]
+pub use self::stub::{device_count, resolve_backend, DeviceInfo, GpuGram, GpuGraphs};
+
+pub use self::label::GpuLabel;
+
+use crate::basekernel::KernelError;
+
+/// Where a compiled image came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Origin {
+    /// The in-memory cache.
+    Memory,
+    /// The disk cache.
+    Disk,
+    /// A fresh NVRTC compilation.
+    Compiled,
+}
+
+/// Result of a Gram computation.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GramOutput {
+    /// Row-major `rows × cols` values (for `diag`, `rows = 1`).
+    pub values: Vec<f64>,
+    /// Rows.
+    pub rows: usize,
+    /// Columns.
+    pub cols: usize,
+    /// PCG iterations of each pair, in the layout of `values`.
+    pub iterations: Vec<u32>,
+    /// Effective XMV work: Σ over solved pairs of iterations · nnz · nnz′
+    /// (nonzeros of the Kronecker operator applied).
+    pub xmv_products: f64,
+    /// The kernel's name, and where its image came from.
+    pub kernel: (String, Origin),
+}
+
+impl GramOutput {
+    /// Mean PCG iterations per solved pair.
+    pub fn mean_iterations(&self) -> f64 {
+        if self.iterations.is_empty() {
+            return 0.0;
+        }
+        self.iterations.iter().map(|&i| i as f64).sum::<f64>() / self.iterations.len() as f64
+    }
+}
+
+/// Where a computation runs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Backend {
+    /// The first CUDA device when one can be used, else the CPU (with one log
+    /// line on standard error, printed once per process).
+    #[default]
+    Auto,
+    /// The CPU (rayon).
+    Cpu,
+    /// The CUDA device of this ordinal; an error when it cannot be used.
+    Cuda(usize),
+}
+
+impl std::str::FromStr for Backend {
+    type Err = String;
+
+    /// Parses `auto`, `cpu`, `cuda` (device 0) or `cuda:N`.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "auto" => Ok(Backend::Auto),
+            "cpu" => Ok(Backend::Cpu),
+            "cuda" | "gpu" => Ok(Backend::Cuda(0)),
+            _ => match s.strip_prefix("cuda:") {
+                Some(n) => n.parse().map(Backend::Cuda).map_err(|_| format!("bad device ordinal in {s:?}")),
+                None => Err(format!("unknown backend {s:?}: expected auto, cpu, cuda or cuda:N")),
+            },
+        }
+    }
+}
+
+/// Floating-point precision of the GPU computation.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Precision {
+    /// 32-bit floats (the default; relative error about 1e-6 in K).
+    #[default]
+    F32,
+    /// 64-bit floats.
+    F64,
+}
+
+impl Precision {
+    /// The C type name: `float` or `double`.
+    pub fn c_type(self) -> &'static str {
+        match self {
+            Precision::F32 => "float",
+            Precision::F64 => "double",
+        }
+    }
+
+    /// Size of one real in bytes.
+    pub fn size(self) -> usize {
+        match self {
+            Precision::F32 => 4,
+            Precision::F64 => 8,
+        }
+    }
+}
+
+impl std::str::FromStr for Precision {
+    type Err = String;
+
+    /// Parses `f32` / `float` or `f64` / `double`.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "f32" | "float" | "single" => Ok(Precision::F32),
+            "f64" | "double" => Ok(Precision::F64),
+            _ => Err(format!("unknown precision {s:?}: expected f32 or f64")),
+        }
+    }
+}
+
+/// Parameters of the marginalized graph kernel as the GPU computes it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MgkParams {
+    /// Stop probability q ∈ (0, 1).
+    pub q: f64,
+    /// 0: the full kernel; 1: subtract the length-one term Σ p p′ κv.
+    pub lmin: u32,
+    /// Relative residual tolerance of PCG (‖r‖ ≤ tol ‖b‖). `None`: 1e-7 in
+    /// f32, 1e-12 in f64.
+    pub tol: Option<f64>,
+    /// Most PCG iterations per pair.
+    pub max_iter: u32,
+    /// Precision of the GPU arithmetic.
+    pub precision: Precision,
+}
+
+impl Default for MgkParams {
+    fn default() -> Self {
+        MgkParams { q: 0.05, lmin: 0, tol: None, max_iter: 1000, precision: Precision::F32 }
+    }
+}
+
+impl MgkParams {
+    /// The tolerance in use: [`tol`](Self::tol) or the precision's default.
+    pub fn tolerance(&self) -> f64 {
+        self.tol.unwrap_or(match self.precision {
+            Precision::F32 => 1e-7,
+            Precision::F64 => 1e-12,
+        })
+    }
+
+    /// Checks `q ∈ (0, 1)`, `lmin ∈ {0, 1}`, `tol > 0`.
+    ///
+    /// # Errors
+    /// [`CudaError::InvalidParameter`] naming the parameter.
+    pub fn validate(&self) -> Result<(), CudaError> {
+        if !(self.q > 0.0 && self.q < 1.0) {
+            return Err(CudaError::InvalidParameter(format!("stop probability q = {} must lie in (0, 1)", self.q)));
+        }
+        if self.lmin > 1 {
+            return Err(CudaError::InvalidParameter(format!("lmin = {} must be 0 or 1", self.lmin)));
+        }
+        let tol = self.tolerance();
+        if !(tol > 0.0 && tol.is_finite()) {
+            return Err(CudaError::InvalidParameter(format!("tolerance {tol} must be positive and finite")));
+        }
+        Ok(())
+    }
+}
+
+/// Errors of the CUDA backend.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum CudaError {
+    /// A shared library of the CUDA toolkit or driver could not be loaded.
+    #[error(
+        "the CUDA library {library} could not be loaded ({detail}); install the NVIDIA driver \
+         (libcuda) or put the folder holding {library} on LD_LIBRARY_PATH (for NVRTC: pip install \
+         nvidia-cuda-nvrtc==13.0.88 and add site-packages/nvidia/cu13/lib)"
+    )]
+    LibraryNotFound {
+        /// `libcuda` or `libnvrtc`.
+        library: &'static str,
+        /// What the loader said.
+        detail: String,
+    },
+    /// The requested device ordinal does not exist.
+    #[error("CUDA device {requested} was requested, but {available} device(s) are visible")]
+    NoDevice {
+        /// Ordinal asked for.
+        requested: usize,
+        /// Number of devices the driver reports.
+        available: usize,
+    },
+    /// A CUDA driver call failed.
+    #[error("CUDA driver call failed while {context}: {message}")]
+    Driver {
+        /// What was being done.
+        context: String,
+        /// The driver's error.
+        message: String,
+    },
+    /// NVRTC rejected a generated kernel.
+    #[error("NVRTC could not compile kernel {kernel} (options {options:?}):\n{log}")]
+    Compile {
+        /// The kernel's name.
+        kernel: String,
+        /// Compile options.
+        options: Vec<String>,
+        /// NVRTC's log.
+        log: String,
+    },
+    /// An NVRTC call other than compilation failed.
+    #[error("NVRTC call failed while {context}: {message}")]
+    Nvrtc {
+        /// What was being done.
+        context: String,
+        /// NVRTC's error.
+        message: String,
+    },
+    /// A base kernel could not give its CUDA form.
+    #[error("base kernel for the {which} labels: {source}")]
+    Kernel {
+        /// `node` or `edge`.
+        which: &'static str,
+        /// The kernel's error.
+        source: KernelError,
+    },
+    /// A label type or value the GPU cannot hold.
+    #[error("label cannot go to the GPU: {0}")]
+    Label(String),
+    /// A pair of graphs too large for the batched kernel's shared memory.
+    #[error(
+        "graph pair of {n1} × {n2} nodes needs {needed} bytes of shared memory, the device allows \
+         {available}; use the CPU backend for graphs this large"
+    )]
+    PairTooLarge {
+        /// Nodes of the first graph.
+        n1: usize,
+        /// Nodes of the second graph.
+        n2: usize,
+        /// Bytes needed.
+        needed: usize,
+        /// Bytes available per block.
+        available: usize,
+    },
+    /// A graph the GPU kernel does not handle (directed, too many nodes, …).
+    #[error("graph {index}: {reason}")]
+    UnsupportedGraph {
+        /// Position of the graph in its batch.
+        index: usize,
+        /// Why.
+        reason: String,
+    },
+    /// Graphs uploaded for another precision or label layout.
+    #[error("graphs were uploaded for {uploaded}, but this kernel runs {expected}")]
+    Mismatch {
+        /// What the upload was made for.
+        uploaded: String,
+        /// What the kernel needs.
+        expected: String,
+    },
+    /// A base kernel's values lie outside the range the system needs.
+    #[error("{0}")]
+    KernelRange(String),
+    /// Invalid parameter.
+    #[error("invalid parameter: {0}")]
+    InvalidParameter(String),
+    /// The library was built without the `cuda` feature.
+    #[error("kronograph was built without CUDA support (enable the `cuda` feature)")]
+    NotCompiled,
+}

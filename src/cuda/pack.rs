@@ -1,0 +1,308 @@
+//! Octile packing: graphs as 8×8 tiles of their adjacency matrix, in flat
+//! structure-of-arrays buffers ready to upload.
+//!
+//! The adjacency of a graph of n nodes is cut into ⌈n/8⌉² tiles of 8×8;
+//! only tiles holding a nonzero are kept, as a list of tile coordinates
+//! `(I, J)` sorted row-major. Each tile has a 64-bit bitmap whose bit
+//! `8a + b` is set when entry `(8I + a, 8J + b)` is stored, and its nonzeros
+//! (weight, edge label, position byte `8a + b`) lie contiguously in the order
+//! of the bitmap's bits. Per node: the degree (1 where the weighted degree is
+//! 0), the label and the start probability, each an array of its own.
+//!
+//! A batch of graphs is packed into one set of arrays with offsets
+//! (`node_offsets`, `tile_offsets`), so the GPU kernel reaches graph g's data
+//! from two integers. Packing is O(nnz + n) per graph (plus a sort of the
+//! tiles).
+
+use super::label::{GpuLabel, LabelLayout};
+use super::{CudaError, Precision};
+use crate::graph::Graph;
+
+/// One non-empty 8×8 tile of an adjacency matrix.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Octile {
+    /// Tile row I (rows 8I..8I+8).
+    pub row: u32,
+    /// Tile column J (columns 8J..8J+8).
+    pub col: u32,
+    /// Bit 8a + b set when entry (8I + a, 8J + b) is stored.
+    pub bitmap: u64,
+    /// Index of the tile's first nonzero in the nonzero arrays.
+    pub start: u32,
+}
+
+impl Octile {
+    /// Number of nonzeros in the tile.
+    pub fn nnz(&self) -> usize {
+        self.bitmap.count_ones() as usize
+    }
+}
+
+/// The octiles of one graph, and for each nonzero (in tile order, then
+/// bitmap-bit order) the index of its stored entry in the graph's CSR
+/// arrays (`weights()`, `edge_labels()`).
+///
+/// Complexity O(nnz + t log t) for t tiles.
+pub fn octiles<N: crate::graph::Label, E: crate::graph::Label>(graph: &Graph<N, E>) -> (Vec<Octile>, Vec<usize>) {
+    let n = graph.num_nodes();
+    // (tile key, bit, entry) for every stored entry; sorting groups tiles and
+    // orders bits within a tile.
+    let mut items: Vec<(u64, u8, usize)> = Vec::with_capacity(graph.num_entries());
+    for i in 0..n {
+        for k in graph.row_range(i) {
+            let j = graph.indices()[k];
+            let key = ((i / 8) as u64) << 32 | (j / 8) as u64;
+            items.push((key, ((i % 8) * 8 + j % 8) as u8, k));
+        }
+    }
+    items.sort_unstable_by_key(|&(key, bit, _)| (key, bit));
+    let mut tiles: Vec<Octile> = Vec::new();
+    let mut entries = Vec::with_capacity(items.len());
+    for (idx, &(key, bit, k)) in items.iter().enumerate() {
+        let (row, col) = ((key >> 32) as u32, key as u32);
+        match tiles.last_mut() {
+            Some(t) if t.row == row && t.col == col => t.bitmap |= 1u64 << bit,
+            _ => tiles.push(Octile { row, col, bitmap: 1u64 << bit, start: idx as u32 }),
+        }
+        entries.push(k);
+    }
+    (tiles, entries)
+}
+
+/// A batch of graphs in octile form, in flat arrays (host side).
+///
+/// Labels are already laid out as the device structs for [`precision`](Self::precision).
+#[derive(Clone, Debug)]
+pub struct PackedBatch {
+    /// Precision the label bytes were written for.
+    pub precision: Precision,
+    /// Layout of node labels.
+    pub node_layout: LabelLayout,
+    /// Layout of edge labels.
+    pub edge_layout: LabelLayout,
+    /// Graph g's nodes are `node_offsets[g]..node_offsets[g+1]`.
+    pub node_offsets: Vec<i32>,
+    /// Graph g's tiles are `tile_offsets[g]..tile_offsets[g+1]`.
+    pub tile_offsets: Vec<i32>,
+    /// Per tile: `(I << 16) | J`.
+    pub tile_ij: Vec<u32>,
+    /// Per tile: the nonzero bitmap.
+    pub tile_bitmap: Vec<u64>,
+    /// Per tile: index of its first nonzero (global).
+    pub tile_start: Vec<i32>,
+    /// Per nonzero: `8a + b`, its place in the tile.
+    pub nz_pos: Vec<u8>,
+    /// Per nonzero: the weight.
+    pub nz_weight: Vec<f64>,
+    /// Per nonzero: the edge label bytes (`edge_layout`).
+    pub nz_label: Vec<u8>,
+    /// Per node: degree d_i = Σ_j w_ij, 1 where that is 0.
+    pub degree: Vec<f64>,
+    /// Per node: the node label bytes (`node_layout`).
+    pub node_label: Vec<u8>,
+    /// Per node: start probability (1 when the graph sets none).
+    pub start: Vec<f64>,
+    /// Per graph: number of stored entries.
+    pub nnz: Vec<usize>,
+}
+
+impl PackedBatch {
+    /// Number of graphs.
+    pub fn len(&self) -> usize {
+        self.node_offsets.len() - 1
+    }
+
+    /// Whether the batch holds no graph.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Number of nodes of graph g.
+    pub fn num_nodes(&self, g: usize) -> usize {
+        (self.node_offsets[g + 1] - self.node_offsets[g]) as usize
+    }
+
+    /// The largest number of nodes of any graph.
+    pub fn max_nodes(&self) -> usize {
+        (0..self.len()).map(|g| self.num_nodes(g)).max().unwrap_or(0)
+    }
+
+    /// The dense adjacency of graph g rebuilt from its tiles (row-major
+    /// n×n), for tests and debugging.
+    pub fn dense_adjacency(&self, g: usize) -> Vec<f64> {
+        let n = self.num_nodes(g);
+        let mut a = vec![0.0; n * n];
+        for t in self.tile_offsets[g] as usize..self.tile_offsets[g + 1] as usize {
+            let (ti, tj) = ((self.tile_ij[t] >> 16) as usize, (self.tile_ij[t] & 0xffff) as usize);
+            let mut k = self.tile_start[t] as usize;
+            for bit in 0..64 {
+                if self.tile_bitmap[t] >> bit & 1 == 1 {
+                    assert_eq!(self.nz_pos[k] as usize, bit);
+                    a[(ti * 8 + bit / 8) * n + tj * 8 + bit % 8] = self.nz_weight[k];
+                    k += 1;
+                }
+            }
+        }
+        a
+    }
+}
+
+/// Largest node count a packed graph may have (tile coordinates are 16-bit).
+pub const MAX_NODES: usize = 8 * 65536;
+
+/// Packs `graphs` into octile form for `precision`.
+///
+/// # Errors
+/// [`CudaError::UnsupportedGraph`] for a directed graph or one of more than
+/// [`MAX_NODES`] nodes; [`CudaError::Label`] for labels the GPU cannot hold.
+pub fn pack_graphs<N: GpuLabel, E: GpuLabel>(
+    graphs: &[Graph<N, E>],
+    precision: Precision,
+) -> Result<PackedBatch, CudaError> {
+    let first_nodes = graphs.iter().find(|g| g.num_nodes() > 0);
+    let first_edges = graphs.iter().find(|g| g.num_entries() > 0);
+    let node_layout = N::layout(first_nodes.map(|g| g.node_labels()).unwrap_or(&[]), precision)?;
+    let edge_layout = E::layout(first_edges.map(|g| g.edge_labels()).unwrap_or(&[]), precision)?;
+    let total_nodes: usize = graphs.iter().map(|g| g.num_nodes()).sum();
+    let total_nnz: usize = graphs.iter().map(|g| g.num_entries()).sum();
+    if total_nnz > i32::MAX as usize || total_nodes > i32::MAX as usize {
+        return Err(CudaError::UnsupportedGraph {
+            index: 0,
+            reason: "the batch has more than 2^31 nodes or edges; split it".into(),
+        });
+    }
+    let mut b = PackedBatch {
+        precision,
+        node_layout,
+        edge_layout,
+        node_offsets: vec![0],
+        tile_offsets: vec![0],
+        tile_ij: Vec::new(),
+        tile_bitmap: Vec::new(),
+        tile_start: Vec::new(),
+        nz_pos: Vec::with_capacity(total_nnz),
+        nz_weight: Vec::with_capacity(total_nnz),
+        nz_label: Vec::new(),
+        degree: Vec::with_capacity(total_nodes),
+        node_label: Vec::new(),
+        start: Vec::with_capacity(total_nodes),
+        nnz: Vec::with_capacity(graphs.len()),
+    };
+    for (index, g) in graphs.iter().enumerate() {
+        if g.is_directed() {
+            return Err(CudaError::UnsupportedGraph { index, reason: "directed graphs are not supported".into() });
+        }
+        let n = g.num_nodes();
+        if n > MAX_NODES {
+            return Err(CudaError::UnsupportedGraph {
+                index,
+                reason: format!("{n} nodes; the GPU kernel takes at most {MAX_NODES}"),
+            });
+        }
+        let (tiles, entries) = octiles(g);
+        let base = b.nz_weight.len() as u32;
+        for t in &tiles {
+            b.tile_ij.push(t.row << 16 | t.col);
+            b.tile_bitmap.push(t.bitmap);
+            b.tile_start.push((base + t.start) as i32);
+        }
+        for t in &tiles {
+            let mut bits = t.bitmap;
+            while bits != 0 {
+                b.nz_pos.push(bits.trailing_zeros() as u8);
+                bits &= bits - 1;
+            }
+        }
+        for &k in &entries {
+            b.nz_weight.push(g.weights()[k]);
+            g.edge_labels()[k].write(&b.edge_layout, precision, &mut b.nz_label)?;
+        }
+        for (i, &d) in g.degrees().iter().enumerate() {
+            b.degree.push(if d == 0.0 { 1.0 } else { d });
+            g.node_labels()[i].write(&b.node_layout, precision, &mut b.node_label)?;
+        }
+        match g.start_probabilities() {
+            Some(p) => b.start.extend_from_slice(p),
+            None => b.start.extend(std::iter::repeat_n(1.0, n)),
+        }
+        b.node_offsets.push(b.degree.len() as i32);
+        b.tile_offsets.push(b.tile_ij.len() as i32);
+        b.nnz.push(g.num_entries());
+    }
+    Ok(b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::graph::{Direction, GraphBuilder};
+    use proptest::prelude::*;
+
+    fn random_graph(n: usize, edges: &[(usize, usize, f64)]) -> Graph<i64, i64> {
+        let mut b = GraphBuilder::new(n, Direction::Undirected)
+            .node_labels((0..n as i64).collect())
+            .duplicates(crate::graph::Duplicates::KeepFirst);
+        for &(u, v, w) in edges {
+            b.push_edge(u % n, v % n, w, ((u * 7 + v * 7) % 5) as i64);
+        }
+        b.build().unwrap()
+    }
+
+    fn dense(g: &Graph<i64, i64>) -> Vec<f64> {
+        let n = g.num_nodes();
+        let mut a = vec![0.0; n * n];
+        for i in 0..n {
+            for k in g.row_range(i) {
+                a[i * n + g.indices()[k]] = g.weights()[k];
+            }
+        }
+        a
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+        #[test]
+        fn packed_tiles_rebuild_the_adjacency(
+            sizes in proptest::collection::vec(1usize..40, 1..4),
+            edges in proptest::collection::vec((0usize..40, 0usize..40, 0.1f64..4.0), 0..120),
+        ) {
+            let graphs: Vec<_> = sizes.iter().map(|&n| random_graph(n, &edges)).collect();
+            let b = pack_graphs(&graphs, Precision::F64).unwrap();
+            prop_assert_eq!(b.len(), graphs.len());
+            for (gi, g) in graphs.iter().enumerate() {
+                prop_assert_eq!(b.dense_adjacency(gi), dense(g));
+                let n0 = b.node_offsets[gi] as usize;
+                for i in 0..g.num_nodes() {
+                    let d = g.degrees()[i];
+                    prop_assert_eq!(b.degree[n0 + i], if d == 0.0 { 1.0 } else { d });
+                    prop_assert_eq!(&b.node_label[4 * (n0 + i)..4 * (n0 + i) + 4], &(i as i32).to_le_bytes()[..]);
+                }
+                // every tile non-empty, sorted row-major, labels follow the nonzeros
+                let ts = b.tile_offsets[gi] as usize..b.tile_offsets[gi + 1] as usize;
+                for t in ts.clone() {
+                    prop_assert!(b.tile_bitmap[t] != 0);
+                    if t > ts.start { prop_assert!(b.tile_ij[t - 1] < b.tile_ij[t]); }
+                    let mut k = b.tile_start[t] as usize;
+                    let (ti, tj) = ((b.tile_ij[t] >> 16) as usize, (b.tile_ij[t] & 0xffff) as usize);
+                    for bit in 0..64 {
+                        if b.tile_bitmap[t] >> bit & 1 == 1 {
+                            let e = g.find_entry(ti * 8 + bit / 8, tj * 8 + bit % 8).unwrap();
+                            let label = g.edge_labels()[e] as i32;
+                            prop_assert_eq!(&b.nz_label[4 * k..4 * k + 4], &label.to_le_bytes()[..]);
+                            k += 1;
+                        }
+                    }
+                }
+                prop_assert_eq!(b.nnz[gi], g.num_entries());
+            }
+            prop_assert_eq!(b.nz_weight.len(), graphs.iter().map(|g| g.num_entries()).sum::<usize>());
+        }
+    }
+
+    #[test]
+    fn directed_graphs_are_rejected() {
+        let g: Graph<i64, i64> =
+            GraphBuilder::new(2, Direction::Directed).node_labels(vec![0, 0]).arc(0, 1, 1.0, 0).build().unwrap();
+        assert!(matches!(pack_graphs(&[g], Precision::F32), Err(CudaError::UnsupportedGraph { index: 0, .. })));
+    }
+}

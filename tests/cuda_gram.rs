@@ -1,0 +1,200 @@
+//! The GPU marginalized graph kernel against the CPU f64 reference.
+//!
+//! Skips (passing, with a message) when no CUDA device can be used; fails
+//! instead when `KRONOGRAPH_REQUIRE_GPU=1`.
+#![cfg(feature = "cuda")]
+
+use kronograph::basekernel::BaseKernel;
+use kronograph::cuda::reference::mgk_pair;
+use kronograph::cuda::stand_in_kernels::{Constant, FieldDelta, FieldSqExp, Product};
+use kronograph::cuda::{device_count, resolve_backend, tu_min, Backend, CudaError, GpuGram, MgkParams, Precision};
+use kronograph::graph::{Direction, FieldKind, Graph, GraphBuilder, Record, Schema, Value};
+use rand::{Rng, SeedableRng};
+use std::path::Path;
+use std::sync::Arc;
+
+fn gpu_or_skip() -> Option<usize> {
+    let required = std::env::var("KRONOGRAPH_REQUIRE_GPU").is_ok_and(|v| v == "1");
+    match device_count() {
+        Ok(n) if n > 0 => Some(0),
+        other => {
+            assert!(!required, "KRONOGRAPH_REQUIRE_GPU=1 but no usable GPU: {other:?}");
+            eprintln!("skipping: no usable CUDA device ({other:?})");
+            None
+        }
+    }
+}
+
+type G = Graph<Record, Record>;
+
+fn random_graph(n: usize, p: f64, with_start: bool, rng: &mut impl Rng) -> G {
+    let vs = Arc::new(Schema::new().with("label", FieldKind::Int));
+    let es = Arc::new(Schema::new().with("label", FieldKind::Int).with("attr1", FieldKind::Float));
+    let labels = (0..n).map(|_| Record::new(vs.clone(), [Value::Int(rng.random_range(0..3))]).unwrap()).collect();
+    let mut b = GraphBuilder::new(n, Direction::Undirected).node_labels(labels);
+    if with_start {
+        b = b.start_probabilities((0..n).map(|_| rng.random_range(0.1..1.0)).collect());
+    }
+    for i in 0..n {
+        for j in i..n {
+            if rng.random::<f64>() < p {
+                let e =
+                    Record::new(es.clone(), [Value::Int(rng.random_range(0..2)), Value::Float(rng.random())]).unwrap();
+                b.push_edge(i, j, rng.random_range(0.5..2.0), e);
+            }
+        }
+    }
+    b.build().unwrap()
+}
+
+fn rel_err(a: f64, b: f64) -> f64 {
+    (a - b).abs() / b.abs().max(1e-300)
+}
+
+fn compare<KN: BaseKernel<Record>, KE: BaseKernel<Record>>(
+    dev: usize,
+    graphs: &[G],
+    kn: &KN,
+    ke: &KE,
+    params: MgkParams,
+    bound: f64,
+    what: &str,
+) {
+    let gpu = GpuGram::new(dev, kn.clone(), ke.clone(), params).unwrap();
+    let up = gpu.upload(graphs).unwrap();
+    let out = gpu.gram(&up).unwrap();
+    let m = graphs.len();
+    assert_eq!((out.rows, out.cols), (m, m));
+    let ref_params = MgkParams { precision: Precision::F64, tol: Some(1e-13), ..params };
+    let mut worst = 0.0f64;
+    for i in 0..m {
+        for j in i..m {
+            let r = mgk_pair::<f64, _, _, _, _>(&graphs[i], &graphs[j], kn, ke, &ref_params);
+            assert!(r.converged);
+            let v = out.values[i * m + j];
+            assert!(v.is_finite(), "{what}: K[{i},{j}] = {v} (not written?)");
+            let e = rel_err(v, r.value);
+            worst = worst.max(e);
+            assert!(e <= bound, "{what}: K[{i},{j}] = {v}, reference {} (rel err {e:e} > {bound:e})", r.value);
+        }
+    }
+    eprintln!("{what}: {m} graphs, worst rel err {worst:e}, mean iterations {:.1}", out.mean_iterations());
+}
+
+fn labeled_kernels() -> (FieldDelta, Product<FieldDelta, FieldSqExp>) {
+    (FieldDelta::new("label", 0.5), Product(FieldDelta::new("label", 0.5), FieldSqExp::new("attr1", 0.1)))
+}
+
+#[test]
+fn no_gpu_is_a_clean_error_or_fallback() {
+    // Never a panic: either a device, or typed errors and a CPU fallback.
+    match device_count() {
+        Ok(n) => {
+            assert_eq!(resolve_backend(Backend::Auto).unwrap(), if n > 0 { Some(0) } else { None });
+            assert!(matches!(resolve_backend(Backend::Cuda(n + 3)), Err(CudaError::NoDevice { .. })));
+        }
+        Err(e) => {
+            eprintln!("no GPU: {e}");
+            assert_eq!(resolve_backend(Backend::Auto).unwrap(), None);
+            assert!(resolve_backend(Backend::Cuda(0)).is_err());
+            let (kn, ke) = labeled_kernels();
+            let err = GpuGram::<Record, Record, _, _>::new(0, kn, ke, MgkParams::default()).unwrap_err();
+            assert!(!err.to_string().is_empty());
+        }
+    }
+    assert_eq!(resolve_backend(Backend::Cpu).unwrap(), None);
+}
+
+#[test]
+fn random_labeled_weighted_graphs_f32_and_f64() {
+    let Some(dev) = gpu_or_skip() else { return };
+    let (kn, ke) = labeled_kernels();
+    for (seed, precision, bound) in [(1u64, Precision::F32, 1e-5), (2, Precision::F64, 1e-10)] {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        // sizes cross tile boundaries: 1, 7, 8, 9, 17, … 40
+        let graphs: Vec<G> = [1usize, 7, 8, 9, 17, 23, 31, 40, 12, 3]
+            .iter()
+            .map(|&n| random_graph(n, rng.random_range(0.05..0.5), seed == 2, &mut rng))
+            .collect();
+        for lmin in [0, 1] {
+            let params = MgkParams { precision, lmin, ..Default::default() };
+            compare(dev, &graphs, &kn, &ke, params, bound, &format!("random {precision:?} lmin={lmin}"));
+        }
+    }
+}
+
+#[test]
+fn hyperparameter_change_reuses_the_kernel() {
+    let Some(dev) = gpu_or_skip() else { return };
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+    let graphs: Vec<G> = (0..6).map(|k| random_graph(5 + 3 * k, 0.3, false, &mut rng)).collect();
+    let (kn, ke) = labeled_kernels();
+    let params = MgkParams { precision: Precision::F64, ..Default::default() };
+    let mut gpu = GpuGram::new(dev, kn, ke, params).unwrap();
+    let up = gpu.upload(&graphs).unwrap();
+    let first = gpu.gram(&up).unwrap();
+    gpu.kernels_mut().0.h = 0.25;
+    gpu.kernels_mut().1 .1.length_scale = 0.3;
+    let second = gpu.gram(&up).unwrap();
+    assert_eq!(first.kernel.0, second.kernel.0, "same source, same kernel");
+    assert_eq!(second.kernel.1, kronograph::cuda::jit::Origin::Memory);
+    let (kn2, ke2) = gpu.kernels_mut();
+    let (kn2, ke2) = (kn2.clone(), ke2.clone());
+    let ref_params = MgkParams { tol: Some(1e-13), ..params };
+    let m = graphs.len();
+    for i in 0..m {
+        for j in 0..m {
+            let r = mgk_pair::<f64, _, _, _, _>(&graphs[i], &graphs[j], &kn2, &ke2, &ref_params).value;
+            assert!(rel_err(second.values[i * m + j], r) <= 1e-10);
+        }
+    }
+    // diag and gram_xy agree with gram
+    let d = gpu.diag(&up).unwrap();
+    let half = gpu.upload(&graphs[..3]).unwrap();
+    let xy = gpu.gram_xy(&half, &up).unwrap();
+    for i in 0..m {
+        assert!(rel_err(d.values[i], second.values[i * m + i]) <= 1e-12);
+    }
+    for i in 0..3 {
+        for j in 0..m {
+            assert!(rel_err(xy.values[i * m + j], second.values[i * m + j]) <= 1e-12);
+        }
+    }
+}
+
+fn dataset(name: &str, weights: bool) -> Vec<G> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("data").join(name);
+    tu_min::read(&dir, weights).unwrap()
+}
+
+#[test]
+fn mutag_matches_the_reference() {
+    let Some(dev) = gpu_or_skip() else { return };
+    let graphs = dataset("MUTAG", false);
+    let graphs = &graphs[..60];
+    let kn = FieldDelta::new("label", 0.5);
+    let ke = FieldDelta::new("label", 0.5);
+    compare(dev, graphs, &kn, &ke, MgkParams::default(), 1e-5, "MUTAG f32");
+    compare(dev, graphs, &kn, &ke, MgkParams { precision: Precision::F64, ..Default::default() }, 1e-10, "MUTAG f64");
+}
+
+#[test]
+fn synthetic_sets_match_the_reference() {
+    let Some(dev) = gpu_or_skip() else { return };
+    for (name, labeled) in
+        [("synthetic/NWS96", false), ("synthetic/BA96", false), ("synthetic/NWS96L", true), ("synthetic/BA96L", true)]
+    {
+        let graphs = dataset(name, labeled);
+        let graphs = &graphs[..6];
+        for (precision, bound) in [(Precision::F32, 1e-5), (Precision::F64, 1e-10)] {
+            let params = MgkParams { precision, ..Default::default() };
+            let what = format!("{name} {precision:?}");
+            if labeled {
+                let (kn, ke) = labeled_kernels();
+                compare(dev, graphs, &kn, &ke, params, bound, &what);
+            } else {
+                compare(dev, graphs, &Constant(1.0), &Constant(1.0), params, bound, &what);
+            }
+        }
+    }
+}

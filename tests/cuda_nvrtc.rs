@@ -1,0 +1,83 @@
+//! Every generated kernel source compiles with NVRTC, on machines without a GPU too.
+//!
+//! Needs libnvrtc (e.g. `pip install nvidia-cuda-nvrtc==13.0.88` and its
+//! `nvidia/cu13/lib` folder on `LD_LIBRARY_PATH`). Skips when it is absent,
+//! unless `KRONOGRAPH_REQUIRE_NVRTC=1` or `KRONOGRAPH_REQUIRE_GPU=1`.
+#![cfg(feature = "cuda")]
+
+use kronograph::basekernel::BaseKernel;
+use kronograph::cuda::codegen::mgk_source;
+use kronograph::cuda::jit::{compile, nvrtc_available, nvrtc_version, options};
+use kronograph::cuda::label::{CType, LabelLayout};
+use kronograph::cuda::stand_in_kernels::{Constant, FieldDelta, FieldSqExp, Product};
+use kronograph::cuda::{CudaError, Precision};
+use kronograph::graph::Record;
+
+fn required() -> bool {
+    ["KRONOGRAPH_REQUIRE_NVRTC", "KRONOGRAPH_REQUIRE_GPU"].iter().any(|v| std::env::var(v).is_ok_and(|s| s == "1"))
+}
+
+fn nvrtc_or_skip() -> bool {
+    if nvrtc_available() {
+        return true;
+    }
+    assert!(!required(), "libnvrtc is required (KRONOGRAPH_REQUIRE_NVRTC/GPU=1) but could not be loaded");
+    eprintln!("skipping: libnvrtc not found (put nvidia/cu13/lib of nvidia-cuda-nvrtc on LD_LIBRARY_PATH)");
+    false
+}
+
+fn compile_both<N: ?Sized, E: ?Sized>(
+    kn: &impl BaseKernel<N>,
+    ke: &impl BaseKernel<E>,
+    nl: &LabelLayout,
+    el: &LabelLayout,
+) {
+    for precision in [Precision::F32, Precision::F64] {
+        let src = mgk_source(kn, ke, nl, el, precision).unwrap();
+        for arch in [(9, 0), (8, 0)] {
+            let image = compile(&src.source, &src.name, &options(arch)).unwrap_or_else(|e| {
+                panic!("{precision:?} sm_{}{}: {e}\n--- source ---\n{}", arch.0, arch.1, src.source)
+            });
+            assert!(image.len() > 1000, "a CUBIN of {} bytes", image.len());
+        }
+    }
+}
+
+#[test]
+fn unlabeled_kernel_compiles() {
+    if !nvrtc_or_skip() {
+        return;
+    }
+    eprintln!("NVRTC {:?}", nvrtc_version().unwrap());
+    compile_both::<(), ()>(&Constant(1.0), &Constant(1.0), &LabelLayout::Empty, &LabelLayout::Empty);
+}
+
+#[test]
+fn labeled_kernels_compile() {
+    if !nvrtc_or_skip() {
+        return;
+    }
+    let nl = LabelLayout::record(&[("label".into(), CType::Int32)], Precision::F32);
+    for p in [Precision::F32, Precision::F64] {
+        let el = LabelLayout::record(&[("label".into(), CType::Int32), ("length".into(), CType::Real)], p);
+        compile_both::<Record, Record>(
+            &FieldDelta::new("label", 0.5),
+            &Product(FieldDelta::new("label", 0.5), FieldSqExp::new("length", 0.1)),
+            &nl,
+            &el,
+        );
+    }
+}
+
+#[test]
+fn compile_errors_carry_the_nvrtc_log() {
+    if !nvrtc_or_skip() {
+        return;
+    }
+    let e = compile("extern \"C\" __global__ void broken() { undefined_thing(); }", "broken", &options((9, 0)))
+        .unwrap_err();
+    match e {
+        CudaError::Compile { ref log, .. } => assert!(log.contains("undefined_thing"), "{log}"),
+        other => panic!("expected a compile error, got {other}"),
+    }
+}
