@@ -188,16 +188,25 @@ impl<'a, T: KronScalar, E: Label, K: BaseKernel<E>> KronProduct<'a, T, E, K> {
     pub fn edge_values(&self, out: &mut Vec<T>) {
         out.clear();
         out.reserve(self.a.entries().len() * self.b.entries().len());
-        let (ea, la) = (self.a.entries(), self.a.labels());
-        let (eb, lb) = (self.b.entries(), self.b.labels());
+        // κe once per pair of edges (not arcs): 4× fewer evaluations for
+        // undirected graphs, whose two arcs of an edge share its label
+        let (ma, mb) = (self.a.num_edge_ids(), self.b.num_edge_ids());
+        let mut table = Vec::with_capacity(ma * mb);
+        for ia in 0..ma as u32 {
+            let la = self.a.edge_label(ia);
+            table.extend((0..mb as u32).map(|ib| T::kernel_value(self.kernel, la, self.b.edge_label(ib))));
+        }
+        let (ea, ida) = (self.a.entries(), self.a.edge_ids());
+        let (eb, idb) = (self.b.entries(), self.b.edge_ids());
         for ta in self.a.tiles() {
             let ra = self.a.tile_range(ta);
             for tb in self.b.tiles() {
                 let rb = self.b.tile_range(tb);
                 for k in ra.clone() {
-                    let (wa, lab) = (ea[k].weight, &la[k]);
-                    for (f, l) in eb[rb.clone()].iter().zip(&lb[rb.clone()]) {
-                        out.push(wa * f.weight * T::kernel_value(self.kernel, lab, l));
+                    let wa = ea[k].weight;
+                    let row = &table[ida[k] as usize * mb..(ida[k] as usize + 1) * mb];
+                    for (f, &ib) in eb[rb.clone()].iter().zip(&idb[rb.clone()]) {
+                        out.push(wa * f.weight * row[ib as usize]);
                     }
                 }
             }
@@ -216,17 +225,18 @@ impl<'a, T: KronScalar, E: Label, K: BaseKernel<E>> KronProduct<'a, T, E, K> {
         assert_eq!(values.len(), self.a.entries().len() * self.b.entries().len(), "KronProduct: cached values");
         assert_eq!(x.len(), self.dim(), "KronProduct: x length");
         assert_eq!(y.len(), self.dim(), "KronProduct: y length");
-        let (ea, eb) = (self.a.entries(), self.b.entries());
+        let (ea, lpb) = (self.a.entries(), self.b.local_positions());
         let mut v = values.iter();
         for ta in self.a.tiles() {
             let ra = self.a.tile_range(ta);
             for tb in self.b.tiles() {
-                let ebt = &eb[self.b.tile_range(tb)];
+                let lbt = &lpb[self.b.tile_range(tb)];
+                let (ro, co) = (tb.bi as usize * 8, tb.bj as usize * 8);
                 for e in &ea[ra.clone()] {
-                    let yb = e.row as usize * nb;
-                    let xb = e.col as usize * nb;
-                    for (f, &val) in ebt.iter().zip(v.by_ref()) {
-                        let (yi, xi) = (yb + f.row as usize, xb + f.col as usize);
+                    let yb = e.row as usize * nb + ro;
+                    let xb = e.col as usize * nb + co;
+                    for (&rc, &val) in lbt.iter().zip(v.by_ref()) {
+                        let (yi, xi) = (yb + (rc >> 3) as usize, xb + (rc & 7) as usize);
                         debug_assert!(yi < y.len() && xi < x.len());
                         // SAFETY: as in `row_block`: indices are below n·n'
                         // by construction and the lengths are asserted above.
@@ -271,21 +281,22 @@ impl<'a, T: KronScalar, E: Label, K: BaseKernel<E>> KronProduct<'a, T, E, K> {
     fn row_block(&self, alpha: T, x: &[T], tiles_a: &[Tile], y_blk: &mut [T], y_off: usize) {
         let nb = self.b.num_nodes();
         let (ea, la) = (self.a.entries(), self.a.labels());
-        let (eb, lb) = (self.b.entries(), self.b.labels());
+        let (eb, lb, lpb) = (self.b.entries(), self.b.labels(), self.b.local_positions());
         for ta in tiles_a {
             let ra = self.a.tile_range(ta);
             for tb in self.b.tiles() {
                 let rb = self.b.tile_range(tb);
-                let (ebt, lbt) = (&eb[rb.clone()], &lb[rb]);
+                let (ebt, lbt, pbt) = (&eb[rb.clone()], &lb[rb.clone()], &lpb[rb]);
+                let (ro, co) = (tb.bi as usize * 8, tb.bj as usize * 8);
                 for k in ra.clone() {
                     let e = ea[k];
                     let lab = &la[k];
                     let aw = alpha * e.weight;
-                    let yb = e.row as usize * nb - y_off;
-                    let xb = e.col as usize * nb;
-                    for (f, l) in ebt.iter().zip(lbt) {
+                    let yb = e.row as usize * nb - y_off + ro;
+                    let xb = e.col as usize * nb + co;
+                    for ((f, l), &rc) in ebt.iter().zip(lbt).zip(pbt) {
                         let v = aw * f.weight * T::kernel_value(self.kernel, lab, l);
-                        let (yi, xi) = (yb + f.row as usize, xb + f.col as usize);
+                        let (yi, xi) = (yb + (rc >> 3) as usize, xb + (rc & 7) as usize);
                         debug_assert!(yi < y_blk.len() && xi < x.len());
                         // SAFETY: rows and columns of both packings are below
                         // their node counts (checked when packing), `x` has
