@@ -6,6 +6,9 @@ use std::process::ExitCode;
 mod bfs;
 mod info;
 mod triangles;
+mod gram;
+mod progress;
+mod rw;
 
 /// GraphBLAS-style algebra over graphs and their Kronecker products.
 #[derive(Parser, Debug)]
@@ -26,6 +29,10 @@ enum Command {
     Bfs(bfs::Args),
     /// Count the triangles of an undirected graph.
     Triangles(triangles::Args),
+    /// Gram matrix of the marginalized graph kernel over a data set.
+    Gram(gram::Args),
+    /// Gram matrix of the geometric random-walk kernel over a data set.
+    Rw(rw::Args),
 }
 
 fn main() -> ExitCode {
@@ -34,6 +41,8 @@ fn main() -> ExitCode {
         Command::Info(a) => info::run(a),
         Command::Bfs(a) => bfs::run(a),
         Command::Triangles(a) => triangles::run(a),
+        Command::Gram(a) => gram::run(a, cli.quiet),
+        Command::Rw(a) => rw::run(a, cli.quiet),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
