@@ -9,6 +9,7 @@ mod triangles;
 mod gram;
 mod progress;
 mod rw;
+mod reorder_stats;
 
 /// GraphBLAS-style algebra over graphs and their Kronecker products.
 #[derive(Parser, Debug)]
@@ -33,6 +34,8 @@ enum Command {
     Gram(gram::Args),
     /// Gram matrix of the geometric random-walk kernel over a data set.
     Rw(rw::Args),
+    /// Non-empty 8×8 tiles, their density and the reordering time for the natural, RCM and PBR orders.
+    ReorderStats(reorder_stats::Args),
 }
 
 fn main() -> ExitCode {
@@ -43,6 +46,7 @@ fn main() -> ExitCode {
         Command::Triangles(a) => triangles::run(a),
         Command::Gram(a) => gram::run(a, cli.quiet),
         Command::Rw(a) => rw::run(a, cli.quiet),
+        Command::ReorderStats(a) => reorder_stats::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
