@@ -4,12 +4,12 @@ use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
 mod bfs;
-mod info;
-mod triangles;
 mod gram;
+mod info;
 mod progress;
-mod rw;
 mod reorder_stats;
+mod rw;
+mod triangles;
 
 /// GraphBLAS-style algebra over graphs and their Kronecker products.
 #[derive(Parser, Debug)]
