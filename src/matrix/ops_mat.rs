@@ -41,6 +41,39 @@ pub(crate) fn build_rows<T: Element>(
     SparseMatrix::from_csr_parts(nrows, ncols, indptr, idx, val)
 }
 
+/// Builds a matrix whose row `i` is appended by `f(i, indices, values)`;
+/// rows are computed in parallel in contiguous chunks (no allocation per row).
+pub(crate) fn build_rows_into<T: Element>(
+    nrows: usize,
+    ncols: usize,
+    f: impl Fn(usize, &mut Vec<usize>, &mut Vec<T>) + Sync + Send,
+) -> SparseMatrix<T> {
+    let chunks = (rayon::current_num_threads() * 16).min(nrows.div_ceil(64)).max(1);
+    let parts: Vec<(Vec<usize>, Vec<usize>, Vec<T>)> = (0..chunks)
+        .into_par_iter()
+        .map(|c| {
+            let (lo, hi) = (c * nrows / chunks, (c + 1) * nrows / chunks);
+            let (mut ends, mut idx, mut val) = (Vec::with_capacity(hi - lo), Vec::new(), Vec::new());
+            for i in lo..hi {
+                f(i, &mut idx, &mut val);
+                ends.push(idx.len());
+            }
+            (ends, idx, val)
+        })
+        .collect();
+    let nnz = parts.iter().map(|p| p.1.len()).sum();
+    let mut indptr = Vec::with_capacity(nrows + 1);
+    indptr.push(0);
+    let (mut idx, mut val) = (Vec::with_capacity(nnz), Vec::with_capacity(nnz));
+    for (ends, i, v) in parts {
+        let base = idx.len();
+        indptr.extend(ends.iter().map(|e| base + e));
+        idx.extend(i);
+        val.extend(v);
+    }
+    SparseMatrix::from_csr_parts(nrows, ncols, indptr, idx, val)
+}
+
 /// Advances `cur` through the sorted `pattern` and says whether `j` is in it
 /// (`j` must not decrease between calls).
 #[inline]
@@ -185,7 +218,7 @@ where
     let t = if dot {
         // Columns of B' are the rows of B'ᵀ.
         let bt = if desc.transpose_second { Rows::of(b.as_sprs()) } else { Rows::of(b.transposed_csr()) };
-        build_rows(m, n, |i| {
+        build_rows_into(m, n, |i, oi, ov| {
             let (ai, av) = ar.row(i);
             let dot_at = |j: usize| -> Option<S::C> {
                 let (bi, bv) = bt.row(j);
@@ -209,7 +242,6 @@ where
                 }
                 acc
             };
-            let (mut oi, mut ov) = (Vec::new(), Vec::new());
             let mut emit = |j: usize| {
                 if let Some(v) = dot_at(j) {
                     oi.push(j);
@@ -229,7 +261,6 @@ where
                 }
                 None => (0..n).for_each(emit),
             }
-            (oi, ov)
         })
     } else {
         let rows: Vec<(Vec<usize>, Vec<S::C>)> = (0..m)
