@@ -6,7 +6,7 @@
 //! `KRONOGRAPH_REQUIRE_GPU=1` or `KRONOGRAPH_REQUIRE_NVRTC=1`.
 
 use kronograph::basekernel::*;
-use kronograph::graph::{FieldKind, Schema};
+use kronograph::graph::{FieldKind, Record, Schema};
 
 fn schema() -> Schema {
     Schema::new()
@@ -65,13 +65,18 @@ fn no_literals(source: &str, theta: &[f64]) {
     }
 }
 
-fn functions(real: &str) -> Vec<(String, CudaFunction, Vec<f64>)> {
+/// A Rust evaluator of a kernel on record labels.
+type Eval = Box<dyn Fn(&Record, &Record) -> f64>;
+
+/// (name, CUDA function, θ, Rust evaluator) for every SPEC and two static compositions.
+fn functions(real: &str) -> Vec<(String, CudaFunction, Vec<f64>, Eval)> {
     let s = schema();
     let mut out = Vec::new();
     for (i, spec) in SPECS.iter().enumerate() {
         let k = SpecKernel::parse_for(spec, &s).unwrap();
         let f = cuda_kappa_function(&format!("kappa_{i}"), "NodeLabel", &k, real).unwrap();
-        out.push((spec.to_string(), f, k.theta()));
+        let theta = k.theta();
+        out.push((spec.to_string(), f, theta, Box::new(move |x: &Record, y: &Record| k.value(x, y)) as Eval));
     }
     // Statically composed kernels.
     let mut t = tensor_product((
@@ -81,21 +86,23 @@ fn functions(real: &str) -> Vec<(String, CudaFunction, Vec<f64>)> {
     ));
     t.bind(&s).unwrap();
     let f = cuda_kappa_function("kappa_tensor", "NodeLabel", &t, real).unwrap();
-    out.push(("tensor_product".into(), f, BaseKernel::<kronograph::graph::Record>::theta(&t)));
+    let theta = BaseKernel::<Record>::theta(&t);
+    out.push(("tensor_product".into(), f, theta, Box::new(move |x: &Record, y: &Record| t.value(x, y))));
     let mut a = Additive::mean((
         Field::new("label", KroneckerDelta::new(0.3464)),
         Field::new("atoms", RConvolution::sum(KroneckerDelta::new(0.3465))),
     ));
     a.bind(&s).unwrap();
     let f = cuda_kappa_function("kappa_additive", "NodeLabel", &a, real).unwrap();
-    out.push(("additive".into(), f, BaseKernel::<kronograph::graph::Record>::theta(&a)));
+    let theta = BaseKernel::<Record>::theta(&a);
+    out.push(("additive".into(), f, theta, Box::new(move |x: &Record, y: &Record| a.value(x, y))));
     out
 }
 
 #[test]
 fn expressions_are_balanced_and_read_theta() {
     for real in ["float", "double"] {
-        for (name, f, theta) in functions(real) {
+        for (name, f, theta, _) in functions(real) {
             assert!(balanced(&f.source), "{name}: unbalanced\n{}", f.source);
             assert!(balanced(&f.expression), "{name}: unbalanced {}", f.expression);
             assert_eq!(f.params, theta, "{name}: parameter slots differ from theta");
@@ -178,7 +185,7 @@ fn nvrtc_compiles_every_generated_function() {
         let mut src = cuda_label_struct("NodeLabel", &schema(), real).unwrap();
         src += "struct Atom { unsigned char element; float charge; };\n";
         let mut calls = String::new();
-        for (_, f, _) in functions(real) {
+        for (_, f, _, _) in functions(real) {
             src += &f.source;
             calls += &format!("  acc += {}(x[0], x[1], theta);\n", f.name);
         }
@@ -204,4 +211,100 @@ fn nvrtc_compiles_every_generated_function() {
             Err(e) => panic!("NVRTC ({real}) failed: {e:?}\n--- source ---\n{src}"),
         }
     }
+}
+
+/// The generated `double` code, compiled for the host by a C++ compiler
+/// (`$CXX`, else `c++`) with `__device__` defined away, computes the same
+/// values as the Rust kernels. Skipped when no C++ compiler runs.
+#[test]
+fn generated_code_matches_rust_on_the_host() {
+    use kronograph::graph::Value;
+    use rand::{Rng, SeedableRng};
+    use std::sync::Arc;
+    let cxx = std::env::var("CXX").unwrap_or_else(|_| "c++".to_string());
+    if std::process::Command::new(&cxx).arg("--version").output().is_err() {
+        eprintln!("skipped: no C++ compiler ({cxx})");
+        return;
+    }
+    let s = Arc::new(schema());
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+    let n = 6;
+    let mut labels = Vec::new();
+    let (mut c_labels, mut set_values) = (Vec::new(), Vec::<i64>::new());
+    for _ in 0..n {
+        let (label, a0, a1) =
+            (rng.random_range(0..3i64), rng.random_range(-1.0..1.0f64), rng.random_range(-1.0..1.0f64));
+        let coords: [f64; 3] = [rng.random(), rng.random(), rng.random()];
+        let mut set: Vec<i64> = (0..rng.random_range(0..4)).map(|_| rng.random_range(0..3)).collect();
+        set.sort_unstable();
+        let (bond, int) = (rng.random_range(0..2i64), rng.random_range(0.0..2.0f64));
+        c_labels.push(format!(
+            "{{{label}, {a0:?}, {a1:?}, {{{:?}, {:?}, {:?}}}, {{{}, {}}}, {bond}, {int:?}}}",
+            coords[0],
+            coords[1],
+            coords[2],
+            set_values.len(),
+            set.len()
+        ));
+        set_values.extend(&set);
+        labels.push(
+            Record::new(
+                s.clone(),
+                [
+                    Value::Int(label),
+                    Value::Float(a0),
+                    Value::Float(a1),
+                    Value::Array(coords.iter().copied().collect()),
+                    Value::Set(set.into_iter().collect()),
+                    Value::Int(bond),
+                    Value::Float(int),
+                ],
+            )
+            .unwrap(),
+        );
+    }
+    let mut src =
+        "#include <cmath>\n#include <cstdio>\n#define __device__\nusing std::exp; using std::pow; using std::sqrt;\n"
+            .to_string();
+    src += &cuda_label_struct("NodeLabel", &s, "double").unwrap();
+    let fs = functions("double");
+    let mut main = format!(
+        "int main() {{\n  static const int32_t sv[] = {{{}0}};\n  NodeLabel_set_values = sv;\n  \
+         const NodeLabel L[{n}] = {{{}}};\n",
+        set_values.iter().map(|v| format!("{v}, ")).collect::<String>(),
+        c_labels.join(", ")
+    );
+    for (i, (_, f, theta, _)) in fs.iter().enumerate() {
+        src += &f.source;
+        main += &format!(
+            "  {{ const double t[] = {{{}0}};\n    for (int i = 0; i < {n}; ++i) for (int j = 0; j < {n}; ++j)\n      \
+             printf(\"{i} %d %d %.17g\\n\", i, j, {}(L[i], L[j], t)); }}\n",
+            theta.iter().map(|v| format!("{v:?}, ")).collect::<String>(),
+            f.name
+        );
+    }
+    src += &main;
+    src += "  return 0;\n}\n";
+    let dir = tempfile::tempdir().unwrap();
+    let (cpp, exe) = (dir.path().join("k.cpp"), dir.path().join("k"));
+    std::fs::write(&cpp, &src).unwrap();
+    let out = std::process::Command::new(&cxx).arg("-O1").arg("-o").arg(&exe).arg(&cpp).output().unwrap();
+    assert!(out.status.success(), "{}\n--- source ---\n{src}", String::from_utf8_lossy(&out.stderr));
+    let run = std::process::Command::new(&exe).output().unwrap();
+    assert!(run.status.success());
+    let text = String::from_utf8(run.stdout).unwrap();
+    let mut checked = 0;
+    for line in text.lines() {
+        let w: Vec<&str> = line.split_whitespace().collect();
+        let (f, i, j): (usize, usize, usize) = (w[0].parse().unwrap(), w[1].parse().unwrap(), w[2].parse().unwrap());
+        let got: f64 = w[3].parse().unwrap();
+        let want = (fs[f].3)(&labels[i], &labels[j]);
+        assert!(
+            (got - want).abs() <= 1e-12 * (1.0 + want.abs()),
+            "{}: C++ {got} vs Rust {want} on labels {i}, {j}",
+            fs[f].0
+        );
+        checked += 1;
+    }
+    assert_eq!(checked, fs.len() * n * n);
 }

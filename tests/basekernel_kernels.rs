@@ -75,7 +75,12 @@ fn check_gradient<T: ?Sized, K: BaseKernel<T>>(name: &str, k: &K, a: &T, b: &T) 
         k.value(a, b)
     );
     let eps = 1e-6;
+    let hs = k.hyperparameters();
     for i in 0..m {
+        if !hs[i].is_active() {
+            prop_assert_eq!(grad[i], 0.0, "{}: fixed {} has a gradient", name, &hs[i].name);
+            continue;
+        }
         let eval = |s: f64| {
             let mut t = theta.clone();
             t[i] *= s.exp();
@@ -167,9 +172,9 @@ fn values_match_the_formulas() {
     let k = 0.5 * KroneckerDelta::new(0.2) + 0.5;
     assert!((k.value(&1, &2) - 0.6).abs() < 1e-15);
     assert_eq!(BaseKernel::<i32>::range(&k), (0.6, 1.0));
-    let k = power(SquareExponential::new(0.8), 2.0);
+    let k = SquareExponential::new(0.8).pow(2.0);
     assert!((k.value(&x, &y) - se.value(&x, &y).powi(2)).abs() < 1e-15);
-    let k = normalize(Polynomial::new(1.0, 2));
+    let k = Polynomial::new(1.0, 2).normalized();
     let expect = (x * y + 1.0).powi(2) / ((x * x + 1.0) * (y * y + 1.0));
     assert!((k.value(&x, &y) - expect).abs() < 1e-15);
     assert!((k.value(&x, &x) - 1.0).abs() < 1e-15);
@@ -190,7 +195,7 @@ fn record_fields_and_paths() {
     let b = record(&s, 2, -0.5, [1.0, 1.0, 2.0], &[2]);
     let mut k = tensor_product((
         Field::new("label", KroneckerDelta::new(0.3)),
-        Field::new("x", SquareExponential::new(1.0)),
+        SquareExponential::new(1.0).on_field("x"),
         Field::new("v", RationalQuadratic::new(1.0, 2.0)),
         Field::new("s", RConvolution::sum(KroneckerDelta::new(0.5))),
     ));
@@ -271,10 +276,14 @@ fn bounds_are_checked() {
     BaseKernel::<f64>::set_theta(&mut p, &[0.25, 3.0]).unwrap();
     assert_eq!(BaseKernel::<f64>::theta(&p), vec![0.25, 3.0]);
 
-    // Fixed hyperparameters accept any value in their domain but report it.
-    let f = KroneckerDelta::new(0.5).fixed();
+    // Fixed hyperparameters accept any value in their domain and have zero gradient.
+    let f = KroneckerDelta::new(0.5).fixed() * SquareExponential::new(1.0);
     let h = BaseKernel::<i64>::hyperparameters(&f);
-    assert!(!h[0].is_active());
+    assert!(!h[0].is_active() && h[1].is_active());
+    let mut g = [f64::NAN; 2];
+    f.gradient(&1, &3, &mut g);
+    assert_eq!(g[0], 0.0);
+    assert!(g[1] > 0.0);
 }
 
 #[test]
@@ -422,6 +431,27 @@ proptest! {
             let k = SpecKernel::parse_for(spec, &s).unwrap();
             check_gradient(spec, &k, &r[0], &r[1])?;
         }
+    }
+
+    #[test]
+    fn random_hyperparameters_stay_psd(
+        p in prop::array::uniform4(0.2f64..3.0),
+        h in 0.0f64..=1.0,
+        xs in prop::collection::vec(-2.0f64..2.0, 2..10),
+        ls in prop::collection::vec(0i64..3, 2..10),
+        sets in prop::collection::vec(prop::collection::vec(0i64..4, 0..4), 2..8),
+    ) {
+        let l: Vec<&f64> = xs.iter().collect();
+        check_kernel("sqexp", &SquareExponential::new(p[0]), &l, true);
+        check_kernel("rq", &RationalQuadratic::new(p[0], p[1]), &l, true);
+        check_kernel("wendland", &CompactPolynomial::new(p[2]), &l, true);
+        check_kernel("normalize poly", &normalize(Polynomial::new(p[3], 3)), &l, true);
+        check_kernel("scaled sum", &(p[1] * SquareExponential::new(p[0]) + p[2]), &l, true);
+        let li: Vec<&i64> = ls.iter().collect();
+        check_kernel("delta", &KroneckerDelta::new(h), &li, true);
+        check_kernel("delta^3", &KroneckerDelta::new(h).pow(3.0), &li, true);
+        let lsets: Vec<&Vec<i64>> = sets.iter().collect();
+        check_kernel("rconv", &RConvolution::mean(KroneckerDelta::new(h) * SquareExponential::new(p[0])), &lsets, true);
     }
 
     #[test]

@@ -43,6 +43,9 @@ proptest! {
         // lmin = 1 subtracts a term of the same size: compare on the scale of K(lmin = 0)
         let (scale, _) = dense_mgk(&g, &hh, &Delta(h), &SqExp(l), q, &pg, &ph, 0);
         prop_assert!((got - want).abs() <= 1e-10 * scale, "{got} vs {want}");
+        // the same without the per-pair edge-value cache (κe on the fly)
+        let lazy = k.clone().with_edge_cache_limit(0).pair(&gs, &hs).unwrap();
+        prop_assert!((lazy - want).abs() <= 1e-10 * scale, "{lazy} vs {want}");
         let nodal = k.nodal(&gs, &hs).unwrap();
         prop_assert_eq!((nodal.rows(), nodal.cols()), (n, m));
         for (a, b) in nodal.as_slice().iter().zip(&want_nodal) {

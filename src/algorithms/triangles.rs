@@ -14,7 +14,7 @@ use crate::semirings::{Plus, PlusPair};
 /// `L`, and computes `C⟨L⟩ = L ·(plus, pair) Lᵀ` by masked dot products:
 /// `C(i, j) = |{k < j : k ~ i, k ~ j}|` for each edge `j < i`, so every
 /// triangle `k < j < i` is counted once; the count is `Σ C`.
-/// Cost `O(n log n + Σ_{(i,j) ∈ L} (|L(i,:)| + |L(j,:)|))`.
+/// Cost `O(n log n + nnz(L) + Σ_{(i,j) ∈ L} |L(j,:)|)`.
 ///
 /// # Errors
 /// [`GraphError::DirectedNotSupported`](crate::graph::GraphError) for a directed graph.

@@ -253,7 +253,7 @@ impl<T: ?Sized, K: BaseKernel<T>> BaseKernel<T> for Scaled<K> {
         let c = self.factor.value;
         let k = self.kernel.gradient(x, y, &mut grad[1..]);
         grad[1..].iter_mut().for_each(|g| *g *= c);
-        grad[0] = c * k;
+        grad[0] = self.factor.grad(c * k);
         c * k
     }
     fn bind(&mut self, schema: &Schema) -> Result<(), KernelError> {
@@ -381,7 +381,7 @@ impl<T: ?Sized, K: BaseKernel<T>> BaseKernel<T> for Power<K> {
             p * kp / k
         };
         grad[1..].iter_mut().for_each(|g| *g *= dk);
-        grad[0] = if k == 0.0 { 0.0 } else { p * k.abs().ln() * kp };
+        grad[0] = if k == 0.0 { 0.0 } else { self.exponent.grad(p * k.abs().ln() * kp) };
         kp
     }
     fn bind(&mut self, schema: &Schema) -> Result<(), KernelError> {

@@ -72,6 +72,17 @@ impl Param {
         Param { value, bounds: Bounds::Range(lo.min(value), hi.max(value)) }
     }
 
+    /// `g` for a trained hyperparameter, 0 for a fixed one (the gradient
+    /// contract of [`BaseKernel::gradient`](super::BaseKernel::gradient)).
+    #[inline(always)]
+    pub fn grad(&self, g: f64) -> f64 {
+        if matches!(self.bounds, Bounds::Fixed) {
+            0.0
+        } else {
+            g
+        }
+    }
+
     /// The public description under `name`.
     pub fn hyper(&self, name: &str) -> Hyperparameter {
         Hyperparameter::new(name, self.value, self.bounds)

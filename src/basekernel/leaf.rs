@@ -110,7 +110,7 @@ impl<T: ?Sized> BaseKernel<T> for Constant {
     }
     #[inline]
     fn gradient(&self, _a: &T, _b: &T, grad: &mut [f64]) -> f64 {
-        grad[0] = self.c.value;
+        grad[0] = self.c.grad(self.c.value);
         self.c.value
     }
     fn cuda(&self, _a: &str, _b: &str, gen: &mut CudaGen) -> Result<String, KernelError> {
@@ -199,7 +199,7 @@ impl<T: PartialEq + ?Sized> BaseKernel<T> for KroneckerDelta {
             grad[0] = 0.0;
             1.0
         } else {
-            grad[0] = self.h.value;
+            grad[0] = self.h.grad(self.h.value);
             self.h.value
         }
     }
@@ -290,7 +290,7 @@ impl<T: Point + ?Sized> BaseKernel<T> for SquareExponential {
     fn gradient(&self, a: &T, b: &T, grad: &mut [f64]) -> f64 {
         let d2 = a.sq_dist(b);
         let k = (d2 * self.coef).exp();
-        grad[0] = -2.0 * self.coef * d2 * k;
+        grad[0] = self.scale.grad(-2.0 * self.coef * d2 * k);
         k
     }
     fn cuda(&self, a: &str, b: &str, gen: &mut CudaGen) -> Result<String, KernelError> {
@@ -416,8 +416,8 @@ impl<T: Point + ?Sized> BaseKernel<T> for RationalQuadratic {
         let d2 = a.sq_dist(b);
         let u = 1.0 + d2 * self.coef;
         let k = u.powf(-al);
-        grad[0] = k * d2 / (u * l * l);
-        grad[1] = k * al * ((u - 1.0) / u - u.ln());
+        grad[0] = self.scale.grad(k * d2 / (u * l * l));
+        grad[1] = self.alpha.grad(k * al * ((u - 1.0) / u - u.ln()));
         k
     }
     fn cuda(&self, a: &str, b: &str, gen: &mut CudaGen) -> Result<String, KernelError> {
@@ -520,7 +520,7 @@ impl<T: Point + ?Sized> BaseKernel<T> for Polynomial {
             return 1.0;
         }
         let p = s.powi(self.degree - 1);
-        grad[0] = c * self.degree as f64 * p;
+        grad[0] = self.offset.grad(c * self.degree as f64 * p);
         p * s
     }
     fn cuda(&self, a: &str, b: &str, gen: &mut CudaGen) -> Result<String, KernelError> {
@@ -612,7 +612,7 @@ impl<T: Point + ?Sized> BaseKernel<T> for CompactPolynomial {
         let r = a.sq_dist(b).sqrt() / self.radius.value;
         let t = (1.0 - r).max(0.0);
         let t3 = t * t * t;
-        grad[0] = 20.0 * r * r * t3;
+        grad[0] = self.radius.grad(20.0 * r * r * t3);
         t3 * t * (4.0 * r + 1.0)
     }
     fn cuda(&self, a: &str, b: &str, gen: &mut CudaGen) -> Result<String, KernelError> {

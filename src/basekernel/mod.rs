@@ -26,7 +26,7 @@
 //! | [`CompactPolynomial`] | Wendland φ₃,₁(‖x−y‖/R) | `radius` ∈ [1e-3, 1e3] | [0, 1] |
 //! | [`Product`] `k1 * k2`, [`Sum`] `k1 + k2` | k1·k2, k1+k2 | the children's | interval arithmetic |
 //! | [`Scaled`] `c * k` | c·k | `factor` ∈ [1e-3, 1e3] | c·range(k) |
-//! | [`Power`] `k.pow(p)` | k^p | `exponent` (fixed) | see type |
+//! | [`Power`] `k.pow(p)` ([`KernelExt`]) | k^p | `exponent` (fixed) | see type |
 //! | [`Normalize`] | k(x,y)/√(k(x,x)k(y,y)) | the child's | ⊂ [−1, 1] |
 //! | [`TensorProduct`], [`Additive`] | Π / Σ (or mean) over a tuple of kernels | the children's | interval arithmetic |
 //! | [`RConvolution`] | Σ (or mean) over element pairs of two sets | the child's | see type |
@@ -208,6 +208,25 @@ impl<T: ?Sized, K: BaseKernel<T>> BaseKernel<T> for Box<K> {
 /// The named constructors [`product`], [`sum`], [`scale`], [`power`] and
 /// [`normalize`] work for any kernel.
 pub trait KernelOps {}
+
+/// Method forms of the unary combinators, for every kernel with [`KernelOps`]:
+/// `k.pow(2.0)`, `k.normalized()`, `k.on_field("charge")`.
+pub trait KernelExt: KernelOps + Sized {
+    /// κ^p ([`power`]; panics unless p is finite and > 0).
+    fn pow(self, p: f64) -> Power<Self> {
+        power(self, p)
+    }
+    /// κ(x,y)/√(κ(x,x)κ(y,y)) ([`normalize`]).
+    fn normalized(self) -> Normalize<Self> {
+        normalize(self)
+    }
+    /// This kernel on the record field `name` ([`Field::new`]).
+    fn on_field(self, name: &str) -> Field<Self> {
+        Field::new(name, self)
+    }
+}
+
+impl<K: KernelOps> KernelExt for K {}
 
 /// Implements [`KernelOps`](crate::basekernel::KernelOps) and the operators
 /// `*` and `+` for a kernel type: `k * other`, `k + other`, `c * k` and

@@ -30,7 +30,7 @@ mod product;
 
 pub use self::matched::{ClassPacking, MatchedKron};
 pub use self::octile::{Octiles, Tile, TileEntry};
-pub use self::product::{KronProduct, KronScalar, Unlabeled};
+pub use self::product::{CachedKron, KronProduct, KronScalar, Unlabeled};
 
 use crate::solver::{LinOp, Real, SolverError};
 

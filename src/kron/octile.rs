@@ -44,6 +44,19 @@ pub struct Octiles<T, E> {
     entries: Vec<TileEntry<T>>,
     labels: Vec<E>,
     self_loops: Vec<u32>,
+    /// CSR row pointers (row order copy of the weights, for the factorized
+    /// product with constant edge kernels).
+    row_ptr: Vec<u32>,
+    /// `(column, weight)` of the entries, row-major.
+    row_entries: Vec<(u32, T)>,
+    /// Per entry (tile order): its position `8·r + c` inside its tile.
+    local: Vec<u8>,
+    /// Per entry (tile order): the id of its edge. Both arcs of an undirected
+    /// edge share one id (they carry the same label); arcs of a directed
+    /// graph each have their own.
+    edge_ids: Vec<u32>,
+    /// Per edge id: an entry (tile order) that carries its label.
+    edge_rep: Vec<u32>,
 }
 
 impl<T: Real, E: Label> Octiles<T, E> {
@@ -58,6 +71,32 @@ impl<T: Real, E: Label> Octiles<T, E> {
             }
         }
         keyed.sort_unstable();
+        // edge ids: undirected arcs i -> j and j -> i share the id of the i <= j arc
+        let undirected = !g.is_directed();
+        let mut csr_id = vec![u32::MAX; g.num_entries()];
+        let mut num_ids = 0u32;
+        for i in 0..n {
+            for k in g.row_range(i) {
+                let j = g.indices()[k];
+                if !undirected || i <= j {
+                    csr_id[k] = num_ids;
+                    num_ids += 1;
+                }
+            }
+        }
+        if undirected {
+            for i in 0..n {
+                for k in g.row_range(i) {
+                    let j = g.indices()[k];
+                    if i > j {
+                        csr_id[k] = g.find_entry(j, i).map_or(u32::MAX, |r| csr_id[r]);
+                    }
+                }
+            }
+        }
+        let mut edge_rep = vec![0u32; num_ids as usize];
+        let mut edge_ids = Vec::with_capacity(keyed.len());
+        let mut local = Vec::with_capacity(keyed.len());
         let mut tiles: Vec<Tile> = Vec::new();
         let mut entries = Vec::with_capacity(keyed.len());
         let mut labels = Vec::with_capacity(keyed.len());
@@ -72,10 +111,26 @@ impl<T: Real, E: Label> Octiles<T, E> {
             if i == j {
                 self_loops.push(entries.len() as u32);
             }
+            let id = csr_id[k];
+            debug_assert!(id != u32::MAX, "undirected graphs store both arcs");
+            if (i <= j || !undirected) && (id as usize) < edge_rep.len() {
+                edge_rep[id as usize] = entries.len() as u32;
+            }
+            edge_ids.push(id);
+            local.push(((i % 8) * 8 + j % 8) as u8);
             entries.push(TileEntry { row: i, col: j, weight: T::of_f64(g.weights()[k]) });
             labels.push(g.edge_labels()[k].clone());
         }
-        Octiles { n, tiles, entries, labels, self_loops }
+        let mut row_ptr = Vec::with_capacity(n + 1);
+        let mut row_entries = Vec::with_capacity(g.num_entries());
+        row_ptr.push(0);
+        for i in 0..n {
+            for k in g.row_range(i) {
+                row_entries.push((g.indices()[k] as u32, T::of_f64(g.weights()[k])));
+            }
+            row_ptr.push(row_entries.len() as u32);
+        }
+        Octiles { n, tiles, entries, labels, self_loops, row_ptr, row_entries, local, edge_ids, edge_rep }
     }
 
     /// Number of nodes.
@@ -106,6 +161,39 @@ impl<T: Real, E: Label> Octiles<T, E> {
     #[inline]
     pub fn self_loops(&self) -> &[u32] {
         &self.self_loops
+    }
+
+    /// The `(column, weight)` entries of row `i`, sorted by column.
+    #[inline]
+    pub fn row(&self, i: usize) -> &[(u32, T)] {
+        &self.row_entries[self.row_ptr[i] as usize..self.row_ptr[i + 1] as usize]
+    }
+
+    /// Per entry (tile order), its position `8·r + c` inside its tile (local
+    /// row `r`, local column `c`).
+    #[inline]
+    pub fn local_positions(&self) -> &[u8] {
+        &self.local
+    }
+
+    /// Per entry (tile order), the id of its edge: both arcs of an undirected
+    /// edge share one id (and one label).
+    #[inline]
+    pub fn edge_ids(&self) -> &[u32] {
+        &self.edge_ids
+    }
+
+    /// Number of distinct edges (undirected edges, or arcs of a directed
+    /// graph).
+    #[inline]
+    pub fn num_edge_ids(&self) -> usize {
+        self.edge_rep.len()
+    }
+
+    /// The label of edge `id`.
+    #[inline]
+    pub fn edge_label(&self, id: u32) -> &E {
+        &self.labels[self.edge_rep[id as usize] as usize]
     }
 
     /// The entries of tile `t`.

@@ -99,6 +99,14 @@ proptest! {
         for r in 0..n * m {
             prop_assert!((y32[r] as f64 - ax[r]).abs() <= 1e-4 * (1.0 + ax[r].abs()));
         }
+        // cached entry values give the same product
+        let mut vals = Vec::new();
+        k.edge_values(&mut vals);
+        let mut yc = y0.clone();
+        CachedKron::new(&k, &vals).apply_add(0.5, &x, &mut yc);
+        for r in 0..n * m {
+            prop_assert!((yc[r] - y[r]).abs() <= 1e-12 * (1.0 + y[r].abs()));
+        }
         // diagonal
         let mut d = vec![0.0; n * m];
         k.diagonal_add(1.0, &mut d);
@@ -213,5 +221,77 @@ fn shifted_kron_is_diag_minus_product() {
     assert!(op.diagonal(&mut dg).unwrap());
     for r in 0..35 {
         assert!((dg[r] - (d[r] - 0.5 * dense[r * 35 + r])).abs() < 1e-14);
+    }
+}
+
+/// κ ≡ 1 but with a declared range of [0, 1]: forces the tiled path.
+#[derive(Clone, Debug)]
+struct OneTiled;
+impl<E> BaseKernel<E> for OneTiled {
+    fn value(&self, _a: &E, _b: &E) -> f64 {
+        1.0
+    }
+    fn range(&self) -> (f64, f64) {
+        (0.0, 1.0)
+    }
+    fn hyperparameters(&self) -> Vec<Hyperparameter> {
+        vec![]
+    }
+    fn set_theta(&mut self, _t: &[f64]) -> Result<(), KernelError> {
+        Ok(())
+    }
+    fn gradient(&self, _a: &E, _b: &E, _g: &mut [f64]) -> f64 {
+        1.0
+    }
+    fn cuda(&self, _a: &str, _b: &str, _g: &mut CudaGen) -> Result<String, KernelError> {
+        Ok("1".into())
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+    #[test]
+    fn factorized_matches_tiled(n in 0usize..20, m in 0usize..20, seed in any::<u64>(), directed in any::<bool>()) {
+        let dir = if directed { Direction::Directed } else { Direction::Undirected };
+        let mk = |n: usize, s: u64| {
+            let mut rng = ChaCha8Rng::seed_from_u64(s);
+            let mut b = GraphBuilder::<u8, f64>::new(n, dir).node_labels(vec![0; n]);
+            for i in 0..n {
+                for j in 0..n {
+                    if (directed || j >= i) && rng.random_bool(0.3) {
+                        b.push_edge(i, j, rng.random_range(0.5..2.0), 0.0);
+                    }
+                }
+            }
+            b.build().unwrap()
+        };
+        let (g, h) = (mk(n, seed), mk(m, seed ^ 5));
+        let (pg, ph) = (Octiles::<f64, f64>::new(&g), Octiles::<f64, f64>::new(&h));
+        let fast = KronProduct::new(&pg, &ph, &Unlabeled);
+        let slow = KronProduct::new(&pg, &ph, &OneTiled);
+        prop_assert!(fast.is_factorized() && !slow.is_factorized());
+        let x: Vec<f64> = (0..n * m).map(|v| (v as f64 * 0.37).sin()).collect();
+        let (mut y1, mut y2) = (vec![1.0; n * m], vec![1.0; n * m]);
+        fast.apply_add(-0.7, &x, &mut y1);
+        slow.apply_add(-0.7, &x, &mut y2);
+        for (a, b) in y1.iter().zip(&y2) {
+            prop_assert!((a - b).abs() <= 1e-12 * (1.0 + b.abs()));
+        }
+    }
+}
+
+#[test]
+fn factorized_parallel_matches_tiled() {
+    let g = random_graph(400, 0.01, true, 3);
+    let h = random_graph(400, 0.01, true, 4);
+    let (pg, ph) = (Octiles::<f64, f64>::new(&g), Octiles::<f64, f64>::new(&h));
+    let fast = KronProduct::new(&pg, &ph, &Unlabeled);
+    let slow = KronProduct::new(&pg, &ph, &OneTiled);
+    let x: Vec<f64> = (0..fast.dim()).map(|v| (v as f64 * 0.11).cos()).collect();
+    let (mut y1, mut y2) = (vec![0.0; fast.dim()], vec![0.0; fast.dim()]);
+    fast.apply_add(1.0, &x, &mut y1);
+    slow.apply_add(1.0, &x, &mut y2);
+    for (a, b) in y1.iter().zip(&y2) {
+        assert!((a - b).abs() <= 1e-12 * (1.0 + b.abs()));
     }
 }

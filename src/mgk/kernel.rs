@@ -5,8 +5,8 @@ use super::system::{degrees, length_one_term, pair_diagonal, start_product};
 use super::{Gradient, Matrix, MgkError, Progress};
 use crate::basekernel::{BaseKernel, Bounds, Hyperparameter, KernelError};
 use crate::graph::{Graph, Label};
-use crate::kron::{Diag, KronProduct, KronScalar, Octiles, ShiftedKron};
-use crate::solver::{bicgstab, cg, BicgstabParams, CgParams, Preconditioner, SolveInfo, SolverError, Workspace};
+use crate::kron::{CachedKron, Diag, KronProduct, KronScalar, Octiles, ShiftedKron};
+use crate::solver::{bicgstab, cg, BicgstabParams, CgParams, LinOp, Preconditioner, SolveInfo, SolverError, Workspace};
 use rayon::prelude::*;
 use std::fmt;
 use std::marker::PhantomData;
@@ -82,6 +82,7 @@ pub struct MarginalizedGraphKernel<N, E, KV, KE> {
     precision: Precision,
     tol: Option<f64>,
     max_iters: usize,
+    edge_cache_limit: usize,
     progress: Option<Progress>,
     _labels: PhantomData<fn(&N, &E)>,
 }
@@ -98,6 +99,7 @@ impl<N, E, KV: Clone, KE: Clone> Clone for MarginalizedGraphKernel<N, E, KV, KE>
             precision: self.precision,
             tol: self.tol,
             max_iters: self.max_iters,
+            edge_cache_limit: self.edge_cache_limit,
             progress: self.progress.clone(),
             _labels: PhantomData,
         }
@@ -120,9 +122,13 @@ impl<N, E, KV: fmt::Debug, KE: fmt::Debug> fmt::Debug for MarginalizedGraphKerne
     }
 }
 
+/// Default of [`MarginalizedGraphKernel::with_edge_cache_limit`].
+const DEFAULT_EDGE_CACHE: usize = 1 << 21;
+
 /// Work memory of one worker thread, reused across pairs.
 struct PairWorkspace<T> {
     solver: Workspace<Vec<T>>,
+    values: Vec<T>,
     dx: Vec<T>,
     diag: Vec<T>,
     r: Vec<T>,
@@ -135,6 +141,7 @@ impl<T: KronScalar> PairWorkspace<T> {
     fn new() -> Self {
         PairWorkspace {
             solver: Workspace::new(),
+            values: Vec::new(),
             dx: Vec::new(),
             diag: Vec::new(),
             r: Vec::new(),
@@ -180,6 +187,7 @@ impl<N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>> MarginalizedGraph
             precision: Precision::F64,
             tol: None,
             max_iters: 10_000,
+            edge_cache_limit: DEFAULT_EDGE_CACHE,
             progress: None,
             _labels: PhantomData,
         };
@@ -254,6 +262,16 @@ impl<N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>> MarginalizedGraph
     /// Sets the iteration limit of each solve (default 10 000).
     pub fn with_max_iters(mut self, max_iters: usize) -> Self {
         self.max_iters = max_iters;
+        self
+    }
+
+    /// Sets the largest `nnz·nnz'` for which the entry values
+    /// `w w' κe` of a pair are computed once and cached for its solves
+    /// (default 2²¹ values, 16 MiB in `f64` per worker thread); 0 evaluates
+    /// κe on the fly in every iteration. Constant edge kernels never need
+    /// the cache (their product factorizes).
+    pub fn with_edge_cache_limit(mut self, values: usize) -> Self {
+        self.edge_cache_limit = values;
         self
     }
 
@@ -574,14 +592,23 @@ impl<N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>> MarginalizedGraph
         let (la, lb) = (a.g.node_labels(), b.g.node_labels());
         let (n, m) = (a.g.num_nodes(), b.g.num_nodes());
         let dim = n * m;
-        let PairWorkspace { solver, dx, diag, r, px, y, kgrad } = ws;
+        let PairWorkspace { solver, values, dx, diag, r, px, y, kgrad } = ws;
         pair_diagonal(&a.deg, &b.deg, la, lb, &self.node_kernel, self.q, dx, diag);
         start_product(&a.p, &b.p, px);
         let kron = KronProduct::new(&a.oct, &b.oct, &self.edge_kernel);
-        let op = ShiftedKron::new(Diag::Vec(diag), T::one(), &kron);
         r.resize(dim, T::zero());
         let directed = a.g.is_directed() || b.g.is_directed();
-        self.solve(&op, dx, r, solver, directed)?;
+        let pairs_nnz = a.oct.entries().len() * b.oct.entries().len();
+        let cached = !kron.is_factorized() && pairs_nnz <= self.edge_cache_limit && dim < (1 << 17);
+        if cached {
+            kron.edge_values(values);
+        }
+        let empty: [T; 0] = [];
+        let cached_op = CachedKron::new_unchecked(&kron, if cached { values } else { &empty });
+        let op_lazy = ShiftedKron::new(Diag::Vec(diag), T::one(), &kron);
+        let op_cached = ShiftedKron::new(Diag::Vec(diag), T::one(), &cached_op);
+        let op: &dyn LinOp<Vec<T>> = if cached { &op_cached } else { &op_lazy };
+        self.solve(op, dx, r, solver, directed)?;
         let lmin_term = if self.lmin == 1 { length_one_term(&a.p, &b.p, la, lb, &self.node_kernel) } else { 0.0 };
         let value = crate::solver::Vector::dot(px, r) - lmin_term;
         let nodal = nodal.then(|| {
@@ -606,7 +633,7 @@ impl<N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>> MarginalizedGraph
 
     fn solve<T: KronScalar>(
         &self,
-        op: &ShiftedKron<'_, T, KronProduct<'_, T, E, KE>>,
+        op: &dyn LinOp<Vec<T>>,
         rhs: &Vec<T>,
         x: &mut Vec<T>,
         ws: &mut Workspace<Vec<T>>,
@@ -620,10 +647,10 @@ impl<N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>> MarginalizedGraph
                 precond: Preconditioner::Jacobi,
                 ..Default::default()
             };
-            bicgstab(op, rhs, x, &p, ws)
+            bicgstab(&op, rhs, x, &p, ws)
         } else {
             let p = CgParams { tol, max_iters: self.max_iters, precond: Preconditioner::Jacobi, ..Default::default() };
-            cg(op, rhs, x, &p, ws)
+            cg(&op, rhs, x, &p, ws)
         }
     }
 
