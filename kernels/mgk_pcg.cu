@@ -18,13 +18,14 @@
 // output entries and sums over the nonzeros of one tile row of each graph, else the
 // sparse primitive, where lanes share out the nonzero pairs and add with shared atomics.
 
-#ifndef MGK_DENSE_MIN
-#define MGK_DENSE_MIN 128
+#ifndef MGK_MAX_THETA
+#define MGK_MAX_THETA 1
 #endif
 
 struct GraphSet {
     const int* node_off;                  // [graphs + 1]
     const int* tile_off;                  // [graphs + 1]
+    const int* nz_off;                    // [graphs + 1]
     const unsigned int* tile_ij;          // [tiles] (I << 16) | J
     const unsigned long long* tile_bm;    // [tiles] bit 8a+b: entry (8I+a, 8J+b)
     const int* tile_nz;                   // [tiles] first nonzero of the tile
@@ -86,23 +87,68 @@ static __device__ __forceinline__ void block_sum2(real& a, real& b, real* red) {
     b = red[65];
 }
 
-// y += ((W (x) W') .* E) p for the pair (ga in A, gb in B); p and y in shared memory.
-static __device__ __forceinline__ void xmv(const GraphSet& A, const GraphSet& B, int ga, int gb, int n2,
+// One graph's octiles and nonzeros, copied to shared memory for the pair being solved.
+struct Staged {
+    const unsigned long long* bm;
+    const real* w;
+    const edge_label* e;
+    const unsigned int* ij;
+    const int* nzs;         // first nonzero of each tile, relative to the graph
+    const unsigned char* pos;
+    int nt;
+};
+
+static __device__ __forceinline__ size_t align8(size_t x) { return (x + 7) & ~(size_t)7; }
+
+// Copies graph g of G to shared memory at base; returns the end (8-byte aligned).
+static __device__ __forceinline__ unsigned char* stage(const GraphSet& G, int g, unsigned char* base, Staged& S) {
+    const int t0 = G.tile_off[g], nt = G.tile_off[g + 1] - t0;
+    const int z0 = G.nz_off[g], nz = G.nz_off[g + 1] - z0;
+    size_t off = 0;
+    unsigned long long* bm = reinterpret_cast<unsigned long long*>(base);
+    off += 8 * (size_t)nt;
+    real* w = reinterpret_cast<real*>(base + off);
+    off = align8(off + sizeof(real) * (size_t)nz);
+    edge_label* e = reinterpret_cast<edge_label*>(base + off);
+    off = align8(off + sizeof(edge_label) * (size_t)nz);
+    unsigned int* ij = reinterpret_cast<unsigned int*>(base + off);
+    off += 4 * (size_t)nt;
+    int* nzs = reinterpret_cast<int*>(base + off);
+    off += 4 * (size_t)nt;
+    unsigned char* pos = base + off;
+    off = align8(off + (size_t)nz);
+    for (int i = threadIdx.x; i < nt; i += MGK_BLOCK) {
+        bm[i] = G.tile_bm[t0 + i];
+        ij[i] = G.tile_ij[t0 + i];
+        nzs[i] = G.tile_nz[t0 + i] - z0;
+    }
+    for (int i = threadIdx.x; i < nz; i += MGK_BLOCK) {
+        w[i] = G.nz_w[z0 + i];
+        e[i] = G.nz_e[z0 + i];
+        pos[i] = G.nz_pos[z0 + i];
+    }
+    S.bm = bm; S.w = w; S.e = e; S.ij = ij; S.nzs = nzs; S.pos = pos; S.nt = nt;
+    return base + off;
+}
+
+// y += ((W (x) W') .* E) p for the staged pair (A, B); p and y in shared memory.
+static __device__ __forceinline__ void xmv(const Staged& A, const Staged& B, int n2, const int dense_min,
                                            const real* __restrict__ p, real* y,
                                            const real* __restrict__ theta) {
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const int nwarps = MGK_BLOCK >> 5;
-    const int ta0 = A.tile_off[ga], nta = A.tile_off[ga + 1] - ta0;
-    const int tb0 = B.tile_off[gb], ntb = B.tile_off[gb + 1] - tb0;
+    const int nta = A.nt, ntb = B.nt;
     const int pairs = nta * ntb;
+    if (pairs == 0) return;
+    int ta = warp / ntb, tb = warp - (warp / ntb) * ntb;
+    const int step_a = nwarps / ntb, step_b = nwarps - step_a * ntb;
     for (int tp = warp; tp < pairs; tp += nwarps) {
-        const int ta = ta0 + tp / ntb, tb = tb0 + tp % ntb;
-        const unsigned int ija = __ldg(&A.tile_ij[ta]), ijb = __ldg(&B.tile_ij[tb]);
+        const unsigned int ija = A.ij[ta], ijb = B.ij[tb];
         const int I = ija >> 16, J = ija & 0xffff, I2 = ijb >> 16, J2 = ijb & 0xffff;
-        const unsigned long long bma = __ldg(&A.tile_bm[ta]), bmb = __ldg(&B.tile_bm[tb]);
-        const int za = __ldg(&A.tile_nz[ta]), zb = __ldg(&B.tile_nz[tb]);
+        const unsigned long long bma = A.bm[ta], bmb = B.bm[tb];
+        const int za = A.nzs[ta], zb = B.nzs[tb];
         const int nza = __popcll(bma), nzb = __popcll(bmb);
-        if (nza * nzb >= MGK_DENSE_MIN) {
+        if (nza * nzb >= dense_min) {
 #pragma unroll
             for (int h = 0; h < 2; ++h) {
                 const int c = lane + 32 * h;
@@ -115,13 +161,13 @@ static __device__ __forceinline__ void xmv(const GraphSet& A, const GraphSet& B,
                     real sum = 0;
                     for (; rowa != 0u; rowa &= rowa - 1u, ++ka) {
                         const int b = __ffs(rowa) - 1;
-                        const real wa = A.nz_w[ka];
-                        const edge_label ea = A.nz_e[ka];
+                        const real wa = A.w[ka];
+                        const edge_label ea = A.e[ka];
                         const real* pc = p + (J * 8 + b) * n2 + J2 * 8;
                         int kb = kb0;
                         for (unsigned int rb = rowb; rb != 0u; rb &= rb - 1u, ++kb) {
                             const int b2 = __ffs(rb) - 1;
-                            sum += wa * B.nz_w[kb] * kappa_edge(ea, B.nz_e[kb], theta) * pc[b2];
+                            sum += wa * B.w[kb] * kappa_edge(ea, B.e[kb], theta) * pc[b2];
                         }
                     }
                     atomicAdd(&y[(I * 8 + a) * n2 + I2 * 8 + a2], sum);
@@ -129,14 +175,27 @@ static __device__ __forceinline__ void xmv(const GraphSet& A, const GraphSet& B,
             }
         } else {
             const int total = nza * nzb;
+            int qa = lane / nzb, rb = lane - qa * nzb;
+            const int sq = 32 / nzb, sr = 32 - sq * nzb;
             for (int k = lane; k < total; k += 32) {
-                const int qa = k / nzb;
-                const int ka = za + qa, kb = zb + (k - qa * nzb);
-                const int pa = A.nz_pos[ka], pb = B.nz_pos[kb];
-                const real v = A.nz_w[ka] * B.nz_w[kb] * kappa_edge(A.nz_e[ka], B.nz_e[kb], theta) *
+                const int ka = za + qa, kb = zb + rb;
+                const int pa = A.pos[ka], pb = B.pos[kb];
+                const real v = A.w[ka] * B.w[kb] * kappa_edge(A.e[ka], B.e[kb], theta) *
                                p[(J * 8 + (pa & 7)) * n2 + J2 * 8 + (pb & 7)];
                 atomicAdd(&y[(I * 8 + (pa >> 3)) * n2 + I2 * 8 + (pb >> 3)], v);
+                rb += sr;
+                qa += sq;
+                if (rb >= nzb) {
+                    rb -= nzb;
+                    ++qa;
+                }
             }
+        }
+        ta += step_a;
+        tb += step_b;
+        if (tb >= ntb) {
+            tb -= ntb;
+            ++ta;
         }
     }
 }
@@ -145,11 +204,12 @@ extern "C" __global__ void __launch_bounds__(MGK_BLOCK) MGK_KERNEL_NAME(
     const GraphSet A, const GraphSet B,
     const int* __restrict__ jobs,        // [2 * n_jobs] (graph in A, graph in B)
     const int n_jobs,
-    const real* __restrict__ theta,      // hyperparameters
+    const real* __restrict__ theta_g,    // hyperparameters
     const real dscale,                   // 1 / (1 - q)^2
     const real tol,                      // relative residual tolerance
     const int max_iter,
     const int lmin,
+    const int dense_min,                 // nonzero products from which a tile pair uses the row primitive
     real* __restrict__ scratch,          // [gridDim.x * 4 * scratch_n]
     const long long scratch_n,           // largest N of any job
     double* __restrict__ out,            // [n_jobs] K
@@ -161,6 +221,8 @@ extern "C" __global__ void __launch_bounds__(MGK_BLOCK) MGK_KERNEL_NAME(
     __shared__ real red[66];
     __shared__ double redd[66];
     __shared__ int s_job;
+    __shared__ real s_theta[MGK_MAX_THETA];
+    for (int i = threadIdx.x; i < MGK_MAX_THETA; i += MGK_BLOCK) s_theta[i] = theta_g[i];
 
     real* x = scratch + (long long)blockIdx.x * 4 * scratch_n;
     real* r = x + scratch_n;
@@ -187,6 +249,13 @@ extern "C" __global__ void __launch_bounds__(MGK_BLOCK) MGK_KERNEL_NAME(
         }
         real* p = sp;
         real* y = sp + N;
+        const real* theta = s_theta;
+        Staged SA, SB;
+        {
+            unsigned char* base = reinterpret_cast<unsigned char*>(sp) + align8(2 * sizeof(real) * (size_t)N);
+            base = stage(A, ga, base, SA);
+            stage(B, gb, base, SB);
+        }
 
         // x0 = 0, r0 = b = D 1, z0 = M^-1 r0, p0 = z0.
         real rz = 0, bb = 0;
@@ -212,7 +281,7 @@ extern "C" __global__ void __launch_bounds__(MGK_BLOCK) MGK_KERNEL_NAME(
         int it = 0;
         while (it < max_iter) {
             __syncthreads();
-            xmv(A, B, ga, gb, n2, p, y, theta);
+            xmv(SA, SB, n2, dense_min, p, y, theta);
             __syncthreads();
             real pap = 0;
             for (int idx = tid; idx < N; idx += MGK_BLOCK) {

@@ -21,6 +21,12 @@ pub enum Error {
     /// Labels that do not fit.
     #[error(transparent)]
     Label(#[from] LabelError),
+    /// Matrix and vector operations.
+    #[error(transparent)]
+    Matrix(#[from] crate::matrix::MatrixError),
+    /// Graph algorithms (BFS, SSSP, triangles, components).
+    #[error(transparent)]
+    Algorithm(#[from] crate::algorithms::AlgorithmError),
     /// A graph kernel failed.
     #[error(transparent)]
     Mgk(#[from] crate::mgk::MgkError),

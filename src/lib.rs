@@ -14,11 +14,13 @@
 
 #![warn(missing_docs)]
 
+pub mod algorithms;
 pub mod basekernel;
 pub mod cuda;
 pub mod error;
 pub mod graph;
 pub mod kron;
+pub mod matrix;
 pub mod mgk;
 pub mod solver;
 

@@ -101,10 +101,7 @@ fn cuda_add_inf<T: Number>() -> String {
              if (b > 0 && a > {max} - b) return {max};\n    if (b < 0 && a < {min} - b) return {min};\n    return a + b;"
         )
     } else {
-        format!(
-            "if (a == {max} || b == {max}) return {max};\n    if (a == {min} || b == {min}) return {min};\n    \
-             kg_c_t r = a + b;\n    return r < a ? {max} : r;"
-        )
+        format!("if (a == {max} || b == {max}) return {max};\n    kg_c_t r = a + b;\n    return r < a ? {max} : r;")
     }
 }
 

@@ -34,8 +34,9 @@ pub trait Number: Copy + Send + Sync + Debug + PartialEq + PartialOrd + Default 
     fn add(self, b: Self) -> Self;
     /// `a · b` (wrapping for integers).
     fn mul(self, b: Self) -> Self;
-    /// `a + b` with `MAX_VALUE`/`MIN_VALUE` as `+∞`/`−∞` (an infinite operand
-    /// gives that infinity, `+∞` first) and, for integers, saturation.
+    /// `a + b` with `MAX_VALUE` as `+∞` and, for floats and signed integers,
+    /// `MIN_VALUE` as `−∞` (an infinite operand gives that infinity, `+∞`
+    /// first); integers saturate. For unsigned integers 0 is an ordinary value.
     fn add_inf(self, b: Self) -> Self;
     /// Lossy conversion from a small integer (tests, counting).
     fn from_i64(v: i64) -> Self;
@@ -132,7 +133,7 @@ macro_rules! int_number {
             fn add_inf(self, b: Self) -> Self {
                 if self == Self::MAX || b == Self::MAX {
                     Self::MAX
-                } else if self == Self::MIN || b == Self::MIN {
+                } else if $signed && (self == Self::MIN || b == Self::MIN) {
                     Self::MIN
                 } else {
                     self.saturating_add(b)

@@ -147,6 +147,12 @@ fn monoid_identities_and_terminals() {
     assert_eq!(Monoid::<f32>::terminal(&Times), None);
     assert!(Monoid::<f64>::is_idempotent(&Min));
     assert!(!Monoid::<f64>::is_idempotent(&Plus));
+    // 0 is an ordinary value for unsigned min-plus (labels, hop counts) ...
+    assert_eq!(MinPlus::<u64>::new().multiply(0, 5, p0()), 5);
+    assert_eq!(MinPlus::<u32>::new().multiply(u32::MAX, 0, p0()), u32::MAX);
+    // ... and −∞ for signed and float min-plus
+    assert_eq!(MinPlus::<i32>::new().multiply(i32::MIN, 5, p0()), i32::MIN);
+    assert_eq!(MinPlus::<f64>::new().multiply(f64::NEG_INFINITY, 5.0, p0()), f64::NEG_INFINITY);
 }
 
 fn all_cuda_forms() -> Vec<CudaSemiring> {

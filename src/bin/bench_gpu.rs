@@ -1,7 +1,7 @@
 //! Benchmark of the GPU marginalized graph kernel on the reference data sets.
 //!
 //! ```text
-//! bench_gpu [--data DIR] [--precision f32|f64] [--repeats 5] [--sets NWS96,BA96,…] [--check K] [--cpu-f32 K]
+//! bench_gpu [--data DIR] [--precision f32|f64] [--repeats 5] [--sets NWS96,BA96,…] [--check K] [--cpu-f32 K] [--tol T]
 //! ```
 //!
 //! For each set it prints: pairs, first-call time (JIT included unless the
@@ -32,6 +32,7 @@ struct Args {
     sets: Vec<String>,
     check: usize,
     cpu_f32: usize,
+    tol: Option<f64>,
 }
 
 fn parse() -> Result<Args, String> {
@@ -42,6 +43,7 @@ fn parse() -> Result<Args, String> {
         sets: ["NWS96", "NWS96L", "BA96", "BA96L", "MUTAG", "NCI1"].iter().map(|s| s.to_string()).collect(),
         check: 0,
         cpu_f32: 0,
+        tol: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(k) = it.next() {
@@ -52,10 +54,11 @@ fn parse() -> Result<Args, String> {
             "--repeats" => a.repeats = v()?.parse().map_err(|e| format!("--repeats: {e}"))?,
             "--sets" => a.sets = v()?.split(',').map(str::to_string).collect(),
             "--check" => a.check = v()?.parse().map_err(|e| format!("--check: {e}"))?,
+            "--tol" => a.tol = Some(v()?.parse().map_err(|e| format!("--tol: {e}"))?),
             "--cpu-f32" => a.cpu_f32 = v()?.parse().map_err(|e| format!("--cpu-f32: {e}"))?,
             "-h" | "--help" => {
                 return Err("usage: bench_gpu [--data DIR] [--precision f32|f64] [--repeats N] [--sets A,B] \
-                            [--check K] [--cpu-f32 K]"
+                            [--check K] [--cpu-f32 K] [--tol T]"
                     .into())
             }
             _ => return Err(format!("unknown argument {k}")),
@@ -92,7 +95,7 @@ fn run<KN: BaseKernel<Record>, KE: BaseKernel<Record>>(
     ke: KE,
     a: &Args,
 ) -> Result<Row, String> {
-    let params = MgkParams { precision: a.precision, ..Default::default() };
+    let params = MgkParams { precision: a.precision, tol: a.tol, ..Default::default() };
     if a.cpu_f32 > 0 {
         let k = a.cpu_f32.min(graphs.len());
         let p64 = MgkParams { precision: Precision::F64, tol: Some(1e-13), ..params };

@@ -1,6 +1,6 @@
 //! [`GpuGram`]: Gram matrices of the marginalized graph kernel on a GPU.
 
-use super::codegen::{mgk_source, MGK_BLOCK};
+use super::codegen::{mgk_block, mgk_source};
 use super::device::{check, device, Device, DeviceInfo};
 use super::jit::compile_cached;
 use super::label::{GpuLabel, LabelLayout};
@@ -20,6 +20,7 @@ pub struct GpuGraphs {
     node_layout: LabelLayout,
     edge_layout: LabelLayout,
     num_nodes: Vec<usize>,
+    num_tiles: Vec<usize>,
     nnz: Vec<usize>,
     set: GraphSet,
     _bufs: Vec<CudaSlice<u8>>,
@@ -62,12 +63,18 @@ impl GpuGraphs {
     }
 }
 
+/// Nonzero products (nnz · nnz′) from which a tile pair uses the
+/// row-structured primitive rather than the sparse one (tuning knob:
+/// `KRONOGRAPH_MGK_DENSE_MIN`).
+const DENSE_MIN: i32 = 128;
+
 /// Device pointers of one uploaded batch, as the kernel's `GraphSet`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 struct GraphSet {
     node_off: u64,
     tile_off: u64,
+    nz_off: u64,
     tile_ij: u64,
     tile_bm: u64,
     tile_nz: u64,
@@ -79,7 +86,7 @@ struct GraphSet {
     start: u64,
 }
 
-// SAFETY: plain old data, laid out as the kernel's `struct GraphSet` (11 pointers).
+// SAFETY: plain old data, laid out as the kernel's `struct GraphSet` (12 pointers).
 unsafe impl DeviceRepr for GraphSet {}
 
 /// The marginalized graph kernel on a CUDA device: node kernel `KN` on node
@@ -168,9 +175,10 @@ where
     pub fn upload_packed(&self, b: &PackedBatch) -> Result<GpuGraphs, CudaError> {
         let p = b.precision;
         let i32b = |v: &[i32]| pod_bytes(v, |x| x.to_le_bytes().to_vec());
-        let host: [Vec<u8>; 11] = [
+        let host: [Vec<u8>; 12] = [
             i32b(&b.node_offsets),
             i32b(&b.tile_offsets),
+            i32b(&b.nz_offsets),
             pod_bytes(&b.tile_ij, |x| x.to_le_bytes().to_vec()),
             pod_bytes(&b.tile_bitmap, |x| x.to_le_bytes().to_vec()),
             i32b(&b.tile_start),
@@ -182,8 +190,8 @@ where
             real_bytes(&b.start, p),
         ];
         let stream = &self.dev.stream;
-        let mut bufs = Vec::with_capacity(11);
-        let mut ptrs = [0u64; 11];
+        let mut bufs = Vec::with_capacity(12);
+        let mut ptrs = [0u64; 12];
         for (k, h) in host.iter().enumerate() {
             // never allocate zero bytes
             let data: &[u8] = if h.is_empty() { &[0u8; 8] } else { h };
@@ -194,15 +202,16 @@ where
         let set = GraphSet {
             node_off: ptrs[0],
             tile_off: ptrs[1],
-            tile_ij: ptrs[2],
-            tile_bm: ptrs[3],
-            tile_nz: ptrs[4],
-            nz_pos: ptrs[5],
-            nz_w: ptrs[6],
-            nz_e: ptrs[7],
-            deg: ptrs[8],
-            vlab: ptrs[9],
-            start: ptrs[10],
+            nz_off: ptrs[2],
+            tile_ij: ptrs[3],
+            tile_bm: ptrs[4],
+            tile_nz: ptrs[5],
+            nz_pos: ptrs[6],
+            nz_w: ptrs[7],
+            nz_e: ptrs[8],
+            deg: ptrs[9],
+            vlab: ptrs[10],
+            start: ptrs[11],
         };
         Ok(GpuGraphs {
             dev: self.dev.clone(),
@@ -210,6 +219,7 @@ where
             node_layout: b.node_layout.clone(),
             edge_layout: b.edge_layout.clone(),
             num_nodes: (0..b.len()).map(|g| b.num_nodes(g)).collect(),
+            num_tiles: (0..b.len()).map(|g| b.num_tiles(g)).collect(),
             nnz: b.nnz.clone(),
             set,
             _bufs: bufs,
@@ -315,16 +325,20 @@ where
         }
         let precision = self.params.precision;
         let rs = precision.size();
-        // largest pair, in shared memory: p and y
-        let (mut max_nn, mut big) = (0usize, (0, 0));
+        let block = mgk_block();
+        // shared memory per pair: p and y, then both graphs' octiles and nonzeros
+        let esize = a.edge_layout.size_align(precision).0;
+        let staged = |g: &GpuGraphs, i: usize| 16 * g.num_tiles[i] + (rs + esize + 1) * g.nnz[i] + 24;
+        let (mut smem, mut max_nn, mut big) = (0usize, 0usize, (0, 0));
         for &(i, j) in jobs {
             let nn = a.num_nodes[i] * b.num_nodes[j];
-            if nn > max_nn {
-                max_nn = nn;
+            let bytes = (2 * nn * rs).div_ceil(8) * 8 + staged(a, i) + staged(b, j);
+            if bytes > smem {
+                smem = bytes;
                 big = (a.num_nodes[i], b.num_nodes[j]);
             }
+            max_nn = max_nn.max(nn);
         }
-        let smem = 2 * max_nn.max(1) * rs;
         let static_smem = func.shared_size_bytes().unwrap_or(0) as usize;
         if smem + static_smem > self.dev.info.max_shared_per_block || max_nn > i32::MAX as usize {
             return Err(CudaError::PairTooLarge {
@@ -343,10 +357,9 @@ where
         order.sort_by_key(|&k| std::cmp::Reverse(cost(k)));
         let job_ids: Vec<i32> = order.iter().flat_map(|&k| [jobs[k].0 as i32, jobs[k].1 as i32]).collect();
 
-        let per_sm = check("computing occupancy", || {
-            func.occupancy_max_active_blocks_per_multiprocessor(MGK_BLOCK, smem, None)
-        })?
-        .max(1) as usize;
+        let per_sm =
+            check("computing occupancy", || func.occupancy_max_active_blocks_per_multiprocessor(block, smem, None))?
+                .max(1) as usize;
         let grid = (per_sm * self.dev.info.multiprocessors).min(jobs.len()).max(1);
         let scratch_n = max_nn.max(1);
         let scratch_bytes = grid * 4 * scratch_n * rs;
@@ -358,8 +371,10 @@ where
             *scratch_guard = Some(check("allocating PCG scratch", || stream.alloc_zeros::<u8>(scratch_bytes))?);
         }
         let scratch = scratch_guard.as_ref().expect("allocated above");
+        let mut theta = src.theta.clone();
+        theta.resize(theta.len().max(1), 0.0);
         let jobs_d = check("uploading jobs", || stream.clone_htod(&job_ids))?;
-        let theta_d = check("uploading hyperparameters", || stream.clone_htod(&real_bytes(&src.theta, precision)))?;
+        let theta_d = check("uploading hyperparameters", || stream.clone_htod(&real_bytes(&theta, precision)))?;
         let out_d = check("allocating output", || stream.clone_htod(&vec![f64::NAN; jobs.len()]))?;
         let iters_d = check("allocating output", || stream.clone_htod(&vec![-1i32; jobs.len()]))?;
         let counter_d = check("allocating the job counter", || stream.alloc_zeros::<u32>(1))?;
@@ -371,16 +386,25 @@ where
         let n_jobs = jobs.len() as i32;
         let max_iter = self.params.max_iter.min(i32::MAX as u32) as i32;
         let lmin = self.params.lmin as i32;
+        let dense_min: i32 =
+            std::env::var("KRONOGRAPH_MGK_DENSE_MIN").ok().and_then(|v| v.parse().ok()).unwrap_or(DENSE_MIN);
         let scratch_n_arg = scratch_n as i64;
         let cfg =
-            LaunchConfig { grid_dim: (grid as u32, 1, 1), block_dim: (MGK_BLOCK, 1, 1), shared_mem_bytes: smem as u32 };
+            LaunchConfig { grid_dim: (grid as u32, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: smem as u32 };
         let mut lb = stream.launch_builder(&func);
         lb.arg(&a.set).arg(&b.set).arg(&jobs_d).arg(&n_jobs).arg(&theta_d);
         match precision {
             Precision::F32 => lb.arg(&dscale32).arg(&tol32),
             Precision::F64 => lb.arg(&dscale).arg(&tol),
         };
-        lb.arg(&max_iter).arg(&lmin).arg(scratch).arg(&scratch_n_arg).arg(&out_d).arg(&iters_d).arg(&counter_d);
+        lb.arg(&max_iter)
+            .arg(&lmin)
+            .arg(&dense_min)
+            .arg(scratch)
+            .arg(&scratch_n_arg)
+            .arg(&out_d)
+            .arg(&iters_d)
+            .arg(&counter_d);
         // SAFETY: the arguments match the kernel's parameter list in kernels/mgk_pcg.cu; every
         // buffer outlives the launch (the stream is synchronized below).
         check("launching the batched PCG kernel", || unsafe { lb.launch(cfg) })?;

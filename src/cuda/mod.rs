@@ -186,7 +186,7 @@ pub struct MgkParams {
     pub q: f64,
     /// 0: the full kernel; 1: subtract the length-one term Σ p p′ κv.
     pub lmin: u32,
-    /// Relative residual tolerance of PCG (‖r‖ ≤ tol ‖b‖). `None`: 1e-7 in
+    /// Relative residual tolerance of PCG (‖r‖ ≤ tol ‖b‖). `None`: 1e-6 in
     /// f32, 1e-12 in f64.
     pub tol: Option<f64>,
     /// Most PCG iterations per pair.
@@ -205,7 +205,7 @@ impl MgkParams {
     /// The tolerance in use: [`tol`](Self::tol) or the precision's default.
     pub fn tolerance(&self) -> f64 {
         self.tol.unwrap_or(match self.precision {
-            Precision::F32 => 1e-7,
+            Precision::F32 => 1e-6,
             Precision::F64 => 1e-12,
         })
     }

@@ -84,6 +84,8 @@ pub struct PackedBatch {
     pub node_offsets: Vec<i32>,
     /// Graph g's tiles are `tile_offsets[g]..tile_offsets[g+1]`.
     pub tile_offsets: Vec<i32>,
+    /// Graph g's nonzeros are `nz_offsets[g]..nz_offsets[g+1]`.
+    pub nz_offsets: Vec<i32>,
     /// Per tile: `(I << 16) | J`.
     pub tile_ij: Vec<u32>,
     /// Per tile: the nonzero bitmap.
@@ -120,6 +122,11 @@ impl PackedBatch {
     /// Number of nodes of graph g.
     pub fn num_nodes(&self, g: usize) -> usize {
         (self.node_offsets[g + 1] - self.node_offsets[g]) as usize
+    }
+
+    /// Number of non-empty tiles of graph g.
+    pub fn num_tiles(&self, g: usize) -> usize {
+        (self.tile_offsets[g + 1] - self.tile_offsets[g]) as usize
     }
 
     /// The largest number of nodes of any graph.
@@ -177,6 +184,7 @@ pub fn pack_graphs<N: GpuLabel, E: GpuLabel>(
         edge_layout,
         node_offsets: vec![0],
         tile_offsets: vec![0],
+        nz_offsets: vec![0],
         tile_ij: Vec::new(),
         tile_bitmap: Vec::new(),
         tile_start: Vec::new(),
@@ -227,6 +235,7 @@ pub fn pack_graphs<N: GpuLabel, E: GpuLabel>(
         }
         b.node_offsets.push(b.degree.len() as i32);
         b.tile_offsets.push(b.tile_ij.len() as i32);
+        b.nz_offsets.push(b.nz_weight.len() as i32);
         b.nnz.push(g.num_entries());
     }
     Ok(b)
@@ -294,6 +303,7 @@ mod tests {
                     }
                 }
                 prop_assert_eq!(b.nnz[gi], g.num_entries());
+                prop_assert_eq!((b.nz_offsets[gi + 1] - b.nz_offsets[gi]) as usize, g.num_entries());
             }
             prop_assert_eq!(b.nz_weight.len(), graphs.iter().map(|g| g.num_entries()).sum::<usize>());
         }

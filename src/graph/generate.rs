@@ -344,8 +344,10 @@ impl Default for RmatParams {
 ///
 /// The graph is returned simple and undirected: each drawn edge is read
 /// as undirected, **self-loops are dropped and duplicate edges merged**, so
-/// the edge count is below `edge_factor · n` (for Graph500 parameters
-/// typically by a third or more, since hubs draw the same pairs often).
+/// the edge count is below `edge_factor · n`: with the Graph500
+/// parameters about 53%, 65%, 74%, 81% and 87% of the draws survive at
+/// scales 8, 10, 12, 14 and 16 (hubs draw the same pairs often, more so in
+/// small graphs).
 ///
 /// Cost: `O(edge_factor · n · scale)` time, `O(edge_factor · n)` memory.
 ///

@@ -28,8 +28,8 @@
 //! ```
 //! use kronograph::solver::{cg, CgParams, DenseOp, Workspace};
 //! // A = [[4, 1], [1, 3]], b = [1, 2]
-//! let a = DenseOp::new(2, vec![4.0f64, 1.0, 1.0, 3.0]);
-//! let b = vec![1.0f64, 2.0];
+//! let a = DenseOp::new(2, vec![4.0, 1.0, 1.0, 3.0]);
+//! let b = vec![1.0, 2.0];
 //! let mut x = vec![0.0f64; 2];
 //! let mut ws = Workspace::new();
 //! let info = cg(&a, &b, &mut x, &CgParams::default(), &mut ws).unwrap();
