@@ -153,7 +153,7 @@ fn run<KN: BaseKernel<Record>, KE: BaseKernel<Record>>(
         pairs: m * (m + 1) / 2,
         upload,
         first: first_t,
-        jit: format!("{:?}", first.kernel.1),
+        jit: format!("{:?} {:.3}", first.kernel.1, first.kernel.2),
         median,
         iters: last.mean_iterations(),
         gflops: 2.0 * last.xmv_products / median / 1e9,
@@ -206,7 +206,7 @@ fn main() -> ExitCode {
     if !rows.is_empty() {
         println!("precision {:?}, q = 0.05, {} timed calls after the first", a.precision, a.repeats);
         println!(
-            "{:<8} {:>6} {:>8} {:>8} {:>9} {:>8} {:>9} {:>11} {:>7} {:>8} {:>9}",
+            "{:<8} {:>6} {:>8} {:>8} {:>9} {:>15} {:>9} {:>11} {:>7} {:>8} {:>9}",
             "set",
             "graphs",
             "pairs",
@@ -221,7 +221,7 @@ fn main() -> ExitCode {
         );
         for r in &rows {
             println!(
-                "{:<8} {:>6} {:>8} {:>8.4} {:>9.4} {:>8} {:>9.4} {:>11.0} {:>7.1} {:>8.1} {:>9}",
+                "{:<8} {:>6} {:>8} {:>8.4} {:>9.4} {:>15} {:>9.4} {:>11.0} {:>7.1} {:>8.1} {:>9}",
                 r.set,
                 r.graphs,
                 r.pairs,

@@ -20,7 +20,7 @@ pub const MGK_PCG_TEMPLATE: &str = include_str!("../../kernels/mgk_pcg.cu");
 
 /// Threads per block of the batched kernel (unless `KRONOGRAPH_MGK_BLOCK`
 /// sets another multiple of 32 up to 1024, for tuning).
-pub const MGK_BLOCK: u32 = 256;
+pub const MGK_BLOCK: u32 = 512;
 
 /// Threads per block in use: [`MGK_BLOCK`] or `KRONOGRAPH_MGK_BLOCK`.
 pub fn mgk_block() -> u32 {

@@ -94,8 +94,10 @@ pub struct GramOutput {
     /// Effective XMV work: Σ over solved pairs of iterations · nnz · nnz′
     /// (nonzeros of the Kronecker operator applied).
     pub xmv_products: f64,
-    /// The kernel's name, and where its image came from.
-    pub kernel: (String, Origin),
+    /// The kernel's name, where its image came from, and the seconds spent
+    /// getting it ready in this call (compile and module load; ~0 when it
+    /// was already loaded).
+    pub kernel: (String, Origin, f64),
 }
 
 impl GramOutput {
