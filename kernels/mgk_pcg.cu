@@ -101,17 +101,24 @@ struct Staged {
 
 static __device__ __forceinline__ size_t align8(size_t x) { return (x + 7) & ~(size_t)7; }
 
-// Copies graph g of G to shared memory at base; returns the end (8-byte aligned).
-static __device__ __forceinline__ unsigned char* stage(const GraphSet& G, int g, unsigned char* base, Staged& S) {
+// Copies graph g of G to shared memory at base; returns the end (8-byte aligned). Without
+// stage_values, weights and edge labels stay in global memory (the operator cache holds their
+// products after the first iteration, so they are read once per pair).
+static __device__ __forceinline__ unsigned char* stage(const GraphSet& G, int g, unsigned char* base, Staged& S,
+                                                       const bool stage_values) {
     const int t0 = G.tile_off[g], nt = G.tile_off[g + 1] - t0;
     const int z0 = G.nz_off[g], nz = G.nz_off[g + 1] - z0;
     size_t off = 0;
     unsigned long long* bm = reinterpret_cast<unsigned long long*>(base);
     off += 8 * (size_t)nt;
-    real* w = reinterpret_cast<real*>(base + off);
-    off = align8(off + sizeof(real) * (size_t)nz);
-    edge_label* e = reinterpret_cast<edge_label*>(base + off);
-    off = align8(off + sizeof(edge_label) * (size_t)nz);
+    real* w = nullptr;
+    edge_label* e = nullptr;
+    if (stage_values) {
+        w = reinterpret_cast<real*>(base + off);
+        off = align8(off + sizeof(real) * (size_t)nz);
+        e = reinterpret_cast<edge_label*>(base + off);
+        off = align8(off + sizeof(edge_label) * (size_t)nz);
+    }
     unsigned int* ij = reinterpret_cast<unsigned int*>(base + off);
     off += 4 * (size_t)nt;
     int* nzs = reinterpret_cast<int*>(base + off);
@@ -124,11 +131,20 @@ static __device__ __forceinline__ unsigned char* stage(const GraphSet& G, int g,
         nzs[i] = G.tile_nz[t0 + i] - z0;
     }
     for (int i = threadIdx.x; i < nz; i += MGK_BLOCK) {
-        w[i] = G.nz_w[z0 + i];
-        e[i] = G.nz_e[z0 + i];
+        if (stage_values) {
+            w[i] = G.nz_w[z0 + i];
+            e[i] = G.nz_e[z0 + i];
+        }
         pos[i] = G.nz_pos[z0 + i];
     }
-    S.bm = bm; S.w = w; S.e = e; S.ij = ij; S.nzs = nzs; S.pos = pos; S.nt = nt; S.nz = nz;
+    S.bm = bm;
+    S.w = stage_values ? w : G.nz_w + z0;
+    S.e = stage_values ? e : G.nz_e + z0;
+    S.ij = ij;
+    S.nzs = nzs;
+    S.pos = pos;
+    S.nt = nt;
+    S.nz = nz;
     return base + off;
 }
 
@@ -271,8 +287,8 @@ extern "C" __global__ void __launch_bounds__(MGK_BLOCK) MGK_KERNEL_NAME(
         Staged SA, SB;
         {
             unsigned char* base = reinterpret_cast<unsigned char*>(sp) + align8(2 * sizeof(real) * (size_t)N);
-            base = stage(A, ga, base, SA);
-            stage(B, gb, base, SB);
+            base = stage(A, ga, base, SA, kcache_n == 0);
+            stage(B, gb, base, SB, kcache_n == 0);
         }
 
         // x0 = 0, r0 = b = D 1, z0 = M^-1 r0, p0 = z0.

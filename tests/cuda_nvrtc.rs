@@ -33,8 +33,8 @@ fn compile_both<N: ?Sized, E: ?Sized>(
     el: &LabelLayout,
 ) {
     for precision in [Precision::F32, Precision::F64] {
-        let src = mgk_source(kn, ke, nl, el, precision).unwrap();
-        for arch in [(9, 0), (8, 0)] {
+        for (arch, block) in [((9, 0), 1024), ((9, 0), 256), ((8, 0), 512)] {
+            let src = mgk_source(kn, ke, nl, el, precision, block).unwrap();
             let image = compile(&src.source, &src.name, &options(arch)).unwrap_or_else(|e| {
                 panic!("{precision:?} sm_{}{}: {e}\n--- source ---\n{}", arch.0, arch.1, src.source)
             });

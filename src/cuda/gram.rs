@@ -324,25 +324,53 @@ where
         jobs: &[(usize, usize)],
     ) -> Result<(Vec<f64>, Vec<u32>, f64, (String, Origin, f64)), CudaError> {
         check_ranges(&self.node_kernel, &self.edge_kernel)?;
-        let src =
-            mgk_source(&self.node_kernel, &self.edge_kernel, &a.node_layout, &a.edge_layout, self.params.precision)?;
         self.check_batch(a, (&a.node_layout, &a.edge_layout))?;
         self.check_batch(b, (&a.node_layout, &a.edge_layout))?;
-        let t_jit = std::time::Instant::now();
-        let (func, origin) = self.function(&src.name, &src.source)?;
-        let jit_seconds = t_jit.elapsed().as_secs_f64();
         if jobs.is_empty() {
-            return Ok((Vec::new(), Vec::new(), 0.0, (src.name, origin, jit_seconds)));
+            return Ok((Vec::new(), Vec::new(), 0.0, (String::new(), Origin::Memory, 0.0)));
         }
         let precision = self.params.precision;
         let rs = precision.size();
-        let block = mgk_block();
-        // shared memory per pair: p and y, then both graphs' octiles and nonzeros
-        let esize = a.edge_layout.size_align(precision).0;
-        let staged = |g: &GpuGraphs, i: usize| 16 * g.num_tiles[i] + (rs + esize + 1) * g.nnz[i] + 24;
-        let (mut smem, mut max_nn, mut big, mut max_prod) = (0usize, 0usize, (0, 0), 0usize);
+        // Threads per block: by the mean pair size (a block works on one pair).
+        let mut max_prod = 0usize;
+        let mut sum_nn = 0.0;
         for &(i, j) in jobs {
             max_prod = max_prod.max(a.nnz[i] * b.nnz[j]);
+            sum_nn += (a.num_nodes[i] * b.num_nodes[j]) as f64;
+        }
+        let mean_nn = sum_nn / jobs.len() as f64;
+        let block = mgk_block().unwrap_or(if mean_nn >= 4096.0 {
+            1024
+        } else if mean_nn >= 512.0 {
+            512
+        } else {
+            256
+        });
+        let src = mgk_source(
+            &self.node_kernel,
+            &self.edge_kernel,
+            &a.node_layout,
+            &a.edge_layout,
+            self.params.precision,
+            block,
+        )?;
+        let t_jit = std::time::Instant::now();
+        let (func, origin) = self.function(&src.name, &src.source)?;
+        let jit_seconds = t_jit.elapsed().as_secs_f64();
+        // Cache of the operator's weights w w' κe for labeled edges (computed in the first
+        // iteration, read in the others), when it fits in a quarter of the free memory even
+        // at full occupancy. With it, weights and labels need not be staged in shared memory.
+        let labeled = a.edge_layout != LabelLayout::Empty;
+        let kcache_on = std::env::var("KRONOGRAPH_MGK_KCACHE").map_or(true, |v| v != "0");
+        let max_grid = (2048 / block as usize) * self.dev.info.multiprocessors;
+        let free = check("reading free memory", || self.dev.ctx.mem_get_info())?.0;
+        let use_kcache = labeled && kcache_on && max_grid * max_prod.max(1) * rs <= free / 4;
+        // shared memory per pair: p and y, then both graphs' octiles (and nonzeros)
+        let esize = a.edge_layout.size_align(precision).0;
+        let per_nz = if use_kcache { 1 } else { rs + esize + 1 };
+        let staged = |g: &GpuGraphs, i: usize| 16 * g.num_tiles[i] + per_nz * g.nnz[i] + 24;
+        let (mut smem, mut max_nn, mut big) = (0usize, 0usize, (0, 0));
+        for &(i, j) in jobs {
             let nn = a.num_nodes[i] * b.num_nodes[j];
             let bytes = (2 * nn * rs).div_ceil(8) * 8 + staged(a, i) + staged(b, j);
             if bytes > smem {
@@ -383,13 +411,7 @@ where
             *scratch_guard = Some(check("allocating PCG scratch", || stream.alloc_zeros::<u8>(scratch_bytes))?);
         }
         let scratch = scratch_guard.as_ref().expect("allocated above");
-        // Cache of the operator's weights w w' κe for labeled edges (computed in the first
-        // iteration, read in the others), when it fits in a quarter of the free memory.
-        let labeled = a.edge_layout != LabelLayout::Empty;
-        let kcache_on = std::env::var("KRONOGRAPH_MGK_KCACHE").map_or(true, |v| v != "0");
         let kcache_bytes = grid * max_prod.max(1) * rs;
-        let free = check("reading free memory", || self.dev.ctx.mem_get_info())?.0;
-        let use_kcache = labeled && kcache_on && kcache_bytes <= free / 4;
         let mut kcache_guard = self.kcache.lock().unwrap_or_else(|e| e.into_inner());
         if use_kcache && kcache_guard.as_ref().is_none_or(|s| s.len() < kcache_bytes) {
             *kcache_guard = None;
