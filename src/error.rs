@@ -21,6 +21,21 @@ pub enum Error {
     /// Labels that do not fit.
     #[error(transparent)]
     Label(#[from] LabelError),
+    /// Matrix and vector operations.
+    #[error(transparent)]
+    Matrix(#[from] crate::matrix::MatrixError),
+    /// Graph algorithms (BFS, SSSP, triangles, components).
+    #[error(transparent)]
+    Algorithm(#[from] crate::algorithms::AlgorithmError),
+    /// A graph kernel failed.
+    #[error(transparent)]
+    Mgk(#[from] crate::mgk::MgkError),
+    /// An iterative solver failed.
+    #[error(transparent)]
+    Solver(#[from] crate::solver::SolverError),
+    /// Building, binding or parsing a base kernel.
+    #[error(transparent)]
+    Kernel(#[from] crate::basekernel::KernelError),
     /// The CUDA backend (see [`CudaError`]; [`CudaError::NotCompiled`]
     /// converts to [`Error::CudaNotCompiled`]).
     #[error(transparent)]

@@ -14,10 +14,20 @@
 
 #![warn(missing_docs)]
 
+pub mod algorithms;
 pub mod basekernel;
 pub mod cuda;
 pub mod error;
 pub mod graph;
+pub mod kron;
+pub mod matrix;
+pub mod mgk;
+pub mod solver;
 
 pub use error::{Error, Result};
 pub use kronograph_semirings as semirings;
+
+/// The README's examples, compiled and run as doc tests.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

@@ -58,3 +58,64 @@ impl Hyperparameter {
         self
     }
 }
+
+/// One scalar hyperparameter of a kernel: value and bounds (crate-internal helper).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Param {
+    pub value: f64,
+    pub bounds: Bounds,
+}
+
+impl Param {
+    /// A parameter with default bounds `[lo, hi]` widened to contain `value`.
+    pub fn widened(value: f64, lo: f64, hi: f64) -> Self {
+        Param { value, bounds: Bounds::Range(lo.min(value), hi.max(value)) }
+    }
+
+    /// `g` for a trained hyperparameter, 0 for a fixed one (the gradient
+    /// contract of [`BaseKernel::gradient`](super::BaseKernel::gradient)).
+    #[inline(always)]
+    pub fn grad(&self, g: f64) -> f64 {
+        if matches!(self.bounds, Bounds::Fixed) {
+            0.0
+        } else {
+            g
+        }
+    }
+
+    /// The public description under `name`.
+    pub fn hyper(&self, name: &str) -> Hyperparameter {
+        Hyperparameter::new(name, self.value, self.bounds)
+    }
+
+    /// Checks `v` against the bounds (and against `valid`, the domain).
+    pub fn check(&self, name: &str, v: f64, valid: impl Fn(f64) -> bool) -> Result<(), super::KernelError> {
+        if !self.bounds.contains(v) || !valid(v) {
+            return Err(super::KernelError::OutOfBounds { name: name.to_string(), value: v, bounds: self.bounds });
+        }
+        Ok(())
+    }
+
+    /// New bounds, checked: `lo <= value <= hi` and within the domain `valid`.
+    pub fn rebound(
+        &mut self,
+        name: &str,
+        bounds: Bounds,
+        valid: impl Fn(f64) -> bool,
+    ) -> Result<(), super::KernelError> {
+        if let Bounds::Range(lo, hi) = bounds {
+            if lo.is_nan() || hi.is_nan() || lo > hi || !valid(lo) || !(valid(hi) || hi == f64::INFINITY) {
+                return Err(super::KernelError::InvalidParameter(format!(
+                    "bounds {bounds} for {name} are not a valid interval of the domain"
+                )));
+            }
+        }
+        let old = self.bounds;
+        self.bounds = bounds;
+        if let Err(e) = self.check(name, self.value, valid) {
+            self.bounds = old;
+            return Err(e);
+        }
+        Ok(())
+    }
+}

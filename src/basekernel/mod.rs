@@ -13,12 +13,58 @@
 //! Kernels compose in Rust (`k1 * k2`, `k1 + k2`, `c * k`, …) into a concrete
 //! type, so the CPU hot loop is monomorphized: no dynamic dispatch per matrix
 //! element. Users write their own kernel by implementing [`BaseKernel`].
+//!
+//! # The kernels
+//!
+//! | kernel | κ(x, y) | hyperparameters (default bounds) | range |
+//! | --- | --- | --- | --- |
+//! | [`Constant`] | c | `constant` ∈ [1e-3, 1e3] | (c, c) |
+//! | [`KroneckerDelta`] | 1 if x = y else h | `h` ∈ [1e-3, 1] | (h, 1) |
+//! | [`SquareExponential`] | exp(−‖x−y‖²/(2ℓ²)) | `scale` ∈ [1e-3, 1e3] | [0, 1] |
+//! | [`RationalQuadratic`] | (1 + ‖x−y‖²/(2αℓ²))^(−α) | `scale`, `alpha` ∈ [1e-3, 1e3] | [0, 1] |
+//! | [`Polynomial`] | (x·y + c)^d, integer d | `offset` ∈ [1e-3, 1e3] | see type |
+//! | [`CompactPolynomial`] | Wendland φ₃,₁(‖x−y‖/R) | `radius` ∈ [1e-3, 1e3] | [0, 1] |
+//! | [`Product`] `k1 * k2`, [`Sum`] `k1 + k2` | k1·k2, k1+k2 | the children's | interval arithmetic |
+//! | [`Scaled`] `c * k` | c·k | `factor` ∈ [1e-3, 1e3] | c·range(k) |
+//! | [`Power`] `k.pow(p)` ([`KernelExt`]) | k^p | `exponent` (fixed) | see type |
+//! | [`Normalize`] | k(x,y)/√(k(x,x)k(y,y)) | the child's | ⊂ [−1, 1] |
+//! | [`TensorProduct`], [`Additive`] | Π / Σ (or mean) over a tuple of kernels | the children's | interval arithmetic |
+//! | [`RConvolution`] | Σ (or mean) over element pairs of two sets | the child's | see type |
+//! | [`Field`], [`Project`] | κ on one field of a [`Record`](crate::graph::Record) / user struct | the child's, prefixed | the child's |
+//!
+//! Default bounds are widened to contain the initial value (so
+//! `KroneckerDelta::new(0.0)` has bounds `[0, 1]`); set others with
+//! `with_bounds` or freeze a hyperparameter with `fixed()`.
+//!
+//! Scalar kernels work on every [`Scalar`] type (`u8` … `i64`, `f32`, `f64`),
+//! on fixed arrays `[S; K]` and slices (Euclidean distance / dot product), and
+//! on record [`Value`](crate::graph::Value)s through [`Field`]. The CUDA form
+//! of a whole kernel on record labels is assembled by [`cuda_kappa_function`]
+//! together with [`cuda_label_struct`]. Kernels can also be parsed from a
+//! text SPEC ([`SpecKernel`], grammar in [`spec`]).
 
+mod codegen;
+mod combine;
 mod cuda;
+mod field;
 mod hyper;
+mod leaf;
+mod point;
+mod rconv;
+pub mod spec;
 
+pub use self::codegen::{c_identifier, cuda_kappa_function, cuda_label_struct, cuda_preamble, CudaFunction};
+pub use self::combine::{
+    additive, normalize, power, product, scale, sum, tensor_product, Additive, KernelTuple, Normalize, Power, Product,
+    Scaled, Sum, TensorProduct,
+};
 pub use self::cuda::CudaGen;
+pub use self::field::{Field, Project, ValueKernel};
 pub use self::hyper::{Bounds, Hyperparameter};
+pub use self::leaf::{CompactPolynomial, Constant, KroneckerDelta, Polynomial, RationalQuadratic, SquareExponential};
+pub use self::point::{Point, Scalar};
+pub use self::rconv::{RConvolution, Reduction};
+pub use self::spec::{ElementKernel, SpecError, SpecKernel};
 
 use crate::graph::Schema;
 use std::fmt::Debug;
@@ -90,7 +136,176 @@ pub trait BaseKernel<T: ?Sized>: Clone + Debug + Send + Sync {
     /// # Errors
     /// [`KernelError::NoCudaForm`] for a kernel that has none.
     fn cuda(&self, a: &str, b: &str, gen: &mut CudaGen) -> Result<String, KernelError>;
+
+    /// Sets the hyperparameter at path `name` (as listed by
+    /// [`hyperparameters`](Self::hyperparameters); the first one if a path
+    /// repeats) to `value`.
+    ///
+    /// # Errors
+    /// [`KernelError::UnknownHyperparameter`] for an unknown path (naming the
+    /// known ones), [`KernelError::OutOfBounds`] for a value outside its bounds.
+    fn set_hyperparameter(&mut self, name: &str, value: f64) -> Result<(), KernelError> {
+        let hs = self.hyperparameters();
+        let Some(i) = hs.iter().position(|h| h.name == name) else {
+            return Err(KernelError::UnknownHyperparameter {
+                name: name.to_string(),
+                available: hs.iter().map(|h| h.name.as_str()).collect::<Vec<_>>().join(", "),
+            });
+        };
+        let mut theta: Vec<f64> = hs.iter().map(|h| h.value).collect();
+        theta[i] = value;
+        self.set_theta(&theta)
+    }
 }
+
+/// Boxed kernels forward to the kernel inside (used by recursive kernel
+/// trees such as [`SpecKernel`]).
+impl<T: ?Sized, K: BaseKernel<T>> BaseKernel<T> for Box<K> {
+    #[inline]
+    fn value(&self, a: &T, b: &T) -> f64 {
+        (**self).value(a, b)
+    }
+    #[inline]
+    fn value_f32(&self, a: &T, b: &T) -> f32 {
+        (**self).value_f32(a, b)
+    }
+    fn range(&self) -> (f64, f64) {
+        (**self).range()
+    }
+    fn hyperparameters(&self) -> Vec<Hyperparameter> {
+        (**self).hyperparameters()
+    }
+    fn num_hyperparameters(&self) -> usize {
+        (**self).num_hyperparameters()
+    }
+    fn theta(&self) -> Vec<f64> {
+        (**self).theta()
+    }
+    fn set_theta(&mut self, theta: &[f64]) -> Result<(), KernelError> {
+        (**self).set_theta(theta)
+    }
+    #[inline]
+    fn gradient(&self, a: &T, b: &T, grad: &mut [f64]) -> f64 {
+        (**self).gradient(a, b, grad)
+    }
+    fn bind(&mut self, schema: &Schema) -> Result<(), KernelError> {
+        (**self).bind(schema)
+    }
+    fn cuda(&self, a: &str, b: &str, gen: &mut CudaGen) -> Result<String, KernelError> {
+        (**self).cuda(a, b, gen)
+    }
+}
+
+/// Marker for kernel types that take part in the `*` and `+` operators
+/// (`k1 * k2` → [`Product`], `k1 + k2` → [`Sum`], `c * k` / `k * c` →
+/// [`Scaled`], `k + c` / `c + k` → a [`Sum`] with a [`Constant`]).
+///
+/// Every built-in kernel implements it. For a kernel of your own, use
+/// [`kernel_ops!`](crate::kernel_ops): it implements this marker (so that
+/// `builtin * mine` works) and gives your type `mine * k`, `mine + k`,
+/// `c * mine` and `c + mine`. (`mine * c` with an `f64` on the right is
+/// reserved to built-ins by Rust's coherence rules; write `c * mine`.)
+/// The named constructors [`product`], [`sum`], [`scale`], [`power`] and
+/// [`normalize`] work for any kernel.
+pub trait KernelOps {}
+
+/// Method forms of the unary combinators, for every kernel with [`KernelOps`]:
+/// `k.pow(2.0)`, `k.normalized()`, `k.on_field("charge")`.
+pub trait KernelExt: KernelOps + Sized {
+    /// κ^p ([`power`]; panics unless p is finite and > 0).
+    fn pow(self, p: f64) -> Power<Self> {
+        power(self, p)
+    }
+    /// κ(x,y)/√(κ(x,x)κ(y,y)) ([`normalize`]).
+    fn normalized(self) -> Normalize<Self> {
+        normalize(self)
+    }
+    /// This kernel on the record field `name` ([`Field::new`]).
+    fn on_field(self, name: &str) -> Field<Self> {
+        Field::new(name, self)
+    }
+}
+
+impl<K: KernelOps> KernelExt for K {}
+
+/// Implements [`KernelOps`](crate::basekernel::KernelOps) and the operators
+/// `*` and `+` for a kernel type: `k * other`, `k + other`, `c * k` and
+/// `c + k` with `c: f64`. Generic parameters go in the brackets, each
+/// followed by a comma: `kernel_ops!(impl[A, B,] Pair<A, B>)`.
+///
+/// ```
+/// use kronograph::basekernel::*;
+/// #[derive(Clone, Debug)]
+/// struct Mine;
+/// kronograph::kernel_ops!(impl[] Mine);
+/// let _k = Mine * KroneckerDelta::new(0.5);
+/// let _k2 = 2.0 * Mine + KroneckerDelta::new(0.5);
+/// let _k3 = 1.0 + Mine;
+/// ```
+#[macro_export]
+macro_rules! kernel_ops {
+    (impl[$($g:tt)*] $t:ty) => {
+        impl<$($g)*> $crate::basekernel::KernelOps for $t {}
+        impl<$($g)* __R: $crate::basekernel::KernelOps> ::std::ops::Mul<__R> for $t {
+            type Output = $crate::basekernel::Product<Self, __R>;
+            #[inline]
+            fn mul(self, rhs: __R) -> Self::Output {
+                $crate::basekernel::product(self, rhs)
+            }
+        }
+        impl<$($g)* __R: $crate::basekernel::KernelOps> ::std::ops::Add<__R> for $t {
+            type Output = $crate::basekernel::Sum<Self, __R>;
+            #[inline]
+            fn add(self, rhs: __R) -> Self::Output {
+                $crate::basekernel::sum(self, rhs)
+            }
+        }
+        impl<$($g)*> ::std::ops::Mul<$t> for f64 {
+            type Output = $crate::basekernel::Scaled<$t>;
+            /// `c * k`: [`scale`]($crate::basekernel::scale)
+            /// (panics unless `c` is finite and > 0).
+            #[inline]
+            fn mul(self, k: $t) -> Self::Output {
+                $crate::basekernel::scale(self, k)
+            }
+        }
+        impl<$($g)*> ::std::ops::Add<$t> for f64 {
+            type Output = $crate::basekernel::Sum<$crate::basekernel::Constant, $t>;
+            /// `c + k`: adds the [`Constant`]($crate::basekernel::Constant) kernel `c`
+            /// (panics unless `c` is finite and > 0).
+            #[inline]
+            fn add(self, k: $t) -> Self::Output {
+                $crate::basekernel::sum($crate::basekernel::Constant::new(self), k)
+            }
+        }
+    };
+}
+
+/// [`kernel_ops!`] plus `k * c` and `k + c` with `c: f64` on the right
+/// (possible for the crate's own types only).
+macro_rules! builtin_ops {
+    (impl[$($g:tt)*] $t:ty) => {
+        $crate::kernel_ops!(impl[$($g)*] $t);
+        impl<$($g)*> ::std::ops::Mul<f64> for $t {
+            type Output = $crate::basekernel::Scaled<Self>;
+            /// `k * c`: [`scale`]($crate::basekernel::scale) (panics unless `c` is finite and > 0).
+            #[inline]
+            fn mul(self, c: f64) -> Self::Output {
+                $crate::basekernel::scale(c, self)
+            }
+        }
+        impl<$($g)*> ::std::ops::Add<f64> for $t {
+            type Output = $crate::basekernel::Sum<Self, $crate::basekernel::Constant>;
+            /// `k + c`: adds the [`Constant`]($crate::basekernel::Constant) kernel `c`
+            /// (panics unless `c` is finite and > 0).
+            #[inline]
+            fn add(self, c: f64) -> Self::Output {
+                $crate::basekernel::sum(self, $crate::basekernel::Constant::new(c))
+            }
+        }
+    };
+}
+pub(crate) use builtin_ops;
 
 /// Errors in building, binding or evaluating base kernels.
 #[derive(Debug, thiserror::Error, Clone, PartialEq)]
@@ -123,4 +338,24 @@ pub enum KernelError {
     /// A kernel without a CUDA form.
     #[error("kernel {0} has no CUDA form")]
     NoCudaForm(String),
+    /// A hyperparameter path that the kernel does not have.
+    #[error("no hyperparameter {name:?}; the kernel has {available}")]
+    UnknownHyperparameter {
+        /// The path asked for.
+        name: String,
+        /// The kernel's hyperparameter paths, comma-separated.
+        available: String,
+    },
+    /// A kernel SPEC that does not parse.
+    #[error(transparent)]
+    Spec(#[from] SpecError),
+}
+
+/// Checks that `theta` has `expected` entries.
+#[inline]
+pub(crate) fn check_len(theta: &[f64], expected: usize) -> Result<(), KernelError> {
+    if theta.len() != expected {
+        return Err(KernelError::ThetaLength { expected, found: theta.len() });
+    }
+    Ok(())
 }

@@ -6,6 +6,7 @@
 
 mod builder;
 mod core;
+mod dataset;
 pub mod generate;
 pub mod io;
 pub mod label;
@@ -14,6 +15,7 @@ pub mod reorder;
 
 pub use self::builder::{Duplicates, GraphBuilder};
 pub use self::core::{Direction, Graph};
+pub use self::dataset::{CountStats, Dataset, FieldSummary, FieldValues, GraphLabels, NodeFeatures};
 pub use self::label::{FieldKind, Label, LabelError, Record, Schema, Value};
 
 /// Errors in building or transforming a graph.

@@ -20,7 +20,7 @@ impl<N: Label, E: Label> Graph<N, E> {
     /// let a = pg.add_node(6);
     /// let b = pg.add_node(8);
     /// pg.add_edge(a, b, 2.0);
-    /// let g = Graph::from_petgraph(&pg, |w| (*w, ())).unwrap();
+    /// let g = Graph::<u8, ()>::from_petgraph(&pg, |w| (*w, ())).unwrap();
     /// assert_eq!(g.num_edges(), 1);
     /// assert_eq!(g.degrees(), &[2.0, 2.0]);
     /// ```

@@ -3,7 +3,13 @@
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
+mod bfs;
+mod gram;
 mod info;
+mod progress;
+mod reorder_stats;
+mod rw;
+mod triangles;
 
 /// GraphBLAS-style algebra over graphs and their Kronecker products.
 #[derive(Parser, Debug)]
@@ -20,12 +26,27 @@ struct Cli {
 enum Command {
     /// Summarize a data set: graphs, nodes, edges, label kinds, degrees.
     Info(info::Args),
+    /// Breadth-first search: reached nodes, depth, time and TEPS.
+    Bfs(bfs::Args),
+    /// Count the triangles of an undirected graph.
+    Triangles(triangles::Args),
+    /// Gram matrix of the marginalized graph kernel over a data set.
+    Gram(gram::Args),
+    /// Gram matrix of the geometric random-walk kernel over a data set.
+    Rw(rw::Args),
+    /// Non-empty 8×8 tiles, their density and the reordering time for the natural, RCM and PBR orders.
+    ReorderStats(reorder_stats::Args),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Info(a) => info::run(a),
+        Command::Bfs(a) => bfs::run(a),
+        Command::Triangles(a) => triangles::run(a),
+        Command::Gram(a) => gram::run(a, cli.quiet),
+        Command::Rw(a) => rw::run(a, cli.quiet),
+        Command::ReorderStats(a) => reorder_stats::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,0 +1,123 @@
+//! KronProduct mxv: `y ← y + (W ⊗ W') ⊙ κe(E, E') x` on 96-node graphs shaped
+//! like the synthetic benchmark sets (Newman–Watts–Strogatz k = 3, p = 0.1
+//! and Barabási–Albert m = 6), unlabeled and with a Gaussian edge kernel on
+//! real edge labels, in f64 and f32.
+//!
+//! Run: `cargo bench --bench kron -- --warm-up-time 1 --measurement-time 3`
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use kronograph::basekernel::{BaseKernel, CudaGen, Hyperparameter, KernelError};
+use kronograph::graph::{Direction, Graph, GraphBuilder};
+use kronograph::kron::{KronApply, KronProduct, KronScalar, MatchedKron, Octiles, Unlabeled};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::hint::black_box;
+
+/// exp(−(a − b)² / (2 · 0.1²)) on real edge labels.
+#[derive(Clone, Debug)]
+struct Gauss;
+impl BaseKernel<f64> for Gauss {
+    #[inline]
+    fn value(&self, a: &f64, b: &f64) -> f64 {
+        (-(a - b) * (a - b) * 50.0).exp()
+    }
+    fn range(&self) -> (f64, f64) {
+        (0.0, 1.0)
+    }
+    fn hyperparameters(&self) -> Vec<Hyperparameter> {
+        vec![]
+    }
+    fn set_theta(&mut self, _t: &[f64]) -> Result<(), KernelError> {
+        Ok(())
+    }
+    fn gradient(&self, a: &f64, b: &f64, _g: &mut [f64]) -> f64 {
+        self.value(a, b)
+    }
+    fn cuda(&self, _a: &str, _b: &str, _g: &mut CudaGen) -> Result<String, KernelError> {
+        Err(KernelError::NoCudaForm("Gauss".into()))
+    }
+}
+
+fn nws(n: usize, seed: u64) -> Graph<u8, f64> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut b =
+        GraphBuilder::new(n, Direction::Undirected).node_labels((0..n).map(|_| rng.random_range(0..9)).collect());
+    for i in 0..n {
+        b.push_edge(i, (i + 1) % n, 1.0, rng.random_range(0.0..1.0));
+        if rng.random_bool(0.1) {
+            let j = (i + 2 + rng.random_range(0..n - 3)) % n;
+            if j != i && j != (i + 1) % n && (j + 1) % n != i {
+                b.push_edge(i, j, 1.0, rng.random_range(0.0..1.0));
+            }
+        }
+    }
+    b.duplicates(kronograph::graph::Duplicates::KeepFirst).build().unwrap()
+}
+
+fn ba(n: usize, m: usize, seed: u64) -> Graph<u8, f64> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut b =
+        GraphBuilder::new(n, Direction::Undirected).node_labels((0..n).map(|_| rng.random_range(0..9)).collect());
+    let mut ends: Vec<usize> = (0..m).collect();
+    for v in m..n {
+        let mut targets: Vec<usize> = Vec::new();
+        while targets.len() < m {
+            let t = ends[rng.random_range(0..ends.len())];
+            if !targets.contains(&t) {
+                targets.push(t);
+            }
+        }
+        for &t in &targets {
+            b.push_edge(v, t, 1.0, rng.random_range(0.0..1.0));
+            ends.push(t);
+            ends.push(v);
+        }
+    }
+    b.build().unwrap()
+}
+
+fn mxv<T: KronScalar, K: BaseKernel<f64>>(
+    c: &mut Criterion,
+    name: &str,
+    g: &Graph<u8, f64>,
+    h: &Graph<u8, f64>,
+    k: &K,
+) {
+    let (pg, ph) = (Octiles::<T, f64>::new(g), Octiles::<T, f64>::new(h));
+    let kron = KronProduct::new(&pg, &ph, k);
+    let x: Vec<T> = (0..kron.dim()).map(|i| T::of_f64((i % 7) as f64 * 0.1)).collect();
+    let mut y = vec![T::zero(); kron.dim()];
+    let mut grp = c.benchmark_group("kron_mxv");
+    grp.throughput(Throughput::Elements((g.num_entries() * h.num_entries()) as u64));
+    grp.bench_function(BenchmarkId::new(name, T::NAME), |b| b.iter(|| kron.apply_add(T::one(), black_box(&x), &mut y)));
+    grp.finish();
+}
+
+fn bench(c: &mut Criterion) {
+    let (g1, g2) = (nws(96, 1), nws(96, 2));
+    let (b1, b2) = (ba(96, 6, 1), ba(96, 6, 2));
+    use kronograph::solver::Real;
+    mxv::<f64, _>(c, "NWS96/unlabeled", &g1, &g2, &Unlabeled);
+    mxv::<f32, _>(c, "NWS96/unlabeled", &g1, &g2, &Unlabeled);
+    mxv::<f64, _>(c, "NWS96/gauss", &g1, &g2, &Gauss);
+    mxv::<f32, _>(c, "NWS96/gauss", &g1, &g2, &Gauss);
+    mxv::<f64, _>(c, "BA96/unlabeled", &b1, &b2, &Unlabeled);
+    mxv::<f32, _>(c, "BA96/unlabeled", &b1, &b2, &Unlabeled);
+    mxv::<f64, _>(c, "BA96/gauss", &b1, &b2, &Gauss);
+    mxv::<f32, _>(c, "BA96/gauss", &b1, &b2, &Gauss);
+    // node-label-matched product (labeled random walks), 9 classes
+    for (name, g, h) in [("NWS96", &g1, &g2), ("BA96", &b1, &b2)] {
+        let cg: Vec<u32> = g.node_labels().iter().map(|&l| l as u32).collect();
+        let ch: Vec<u32> = h.node_labels().iter().map(|&l| l as u32).collect();
+        let (pg, ph) =
+            (kronograph::kron::ClassPacking::<f64>::new(g, &cg), kronograph::kron::ClassPacking::<f64>::new(h, &ch));
+        let k = MatchedKron::new(&pg, &ph);
+        let x = vec![0.5; k.dim()];
+        let mut y = vec![0.0; k.dim()];
+        c.bench_function(&format!("matched_mxv/{name}/f64"), |b| b.iter(|| k.apply_add(1.0, black_box(&x), &mut y)));
+        let _ = f64::of_f64(0.0);
+    }
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

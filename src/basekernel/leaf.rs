@@ -1,0 +1,630 @@
+//! The leaf kernels: [`Constant`], [`KroneckerDelta`], [`SquareExponential`],
+//! [`RationalQuadratic`], [`Polynomial`] and [`CompactPolynomial`].
+
+use super::hyper::Param;
+use super::point::{point_helpers, real_suffix, Point};
+use super::{builtin_ops, check_len, BaseKernel, Bounds, CudaGen, Hyperparameter, KernelError};
+
+fn positive(v: f64) -> bool {
+    v.is_finite() && v > 0.0
+}
+
+fn unit(v: f64) -> bool {
+    (0.0..=1.0).contains(&v)
+}
+
+fn non_negative(v: f64) -> bool {
+    v.is_finite() && v >= 0.0
+}
+
+fn invalid(kernel: &str, name: &str, v: f64, domain: &str) -> KernelError {
+    KernelError::InvalidParameter(format!("{kernel}: {name} = {v} must be {domain}"))
+}
+
+/// Builder methods shared by the one-hyperparameter leaf kernels.
+macro_rules! one_param_builders {
+    ($t:ident, $field:ident, $hname:literal, $valid:ident) => {
+        impl $t {
+            /// The same kernel with bounds `bounds` for its hyperparameter.
+            ///
+            /// # Errors
+            /// [`KernelError::InvalidParameter`] for an empty interval or one outside
+            /// the domain, [`KernelError::OutOfBounds`] when the current value lies outside.
+            pub fn with_bounds(mut self, bounds: Bounds) -> Result<Self, KernelError> {
+                self.$field.rebound($hname, bounds, $valid)?;
+                Ok(self)
+            }
+
+            /// The same kernel with its hyperparameter fixed (not trained).
+            pub fn fixed(mut self) -> Self {
+                self.$field.bounds = Bounds::Fixed;
+                self
+            }
+        }
+    };
+}
+
+// ---------------------------------------------------------------- Constant
+
+/// The constant kernel κ(x, y) = c, c > 0, on any label type.
+///
+/// Hyperparameter `constant` (default bounds [1e-3, 1e3], widened to contain
+/// c). Range (c, c). CUDA: the parameter slot itself.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Constant {
+    c: Param,
+}
+
+impl Constant {
+    /// κ = c.
+    ///
+    /// # Panics
+    /// Unless c is finite and > 0 (use [`try_new`](Self::try_new) for user input).
+    pub fn new(c: f64) -> Self {
+        Self::try_new(c).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// κ = c.
+    ///
+    /// # Errors
+    /// [`KernelError::InvalidParameter`] unless c is finite and > 0.
+    pub fn try_new(c: f64) -> Result<Self, KernelError> {
+        if !positive(c) {
+            return Err(invalid("constant", "c", c, "finite and > 0"));
+        }
+        Ok(Constant { c: Param::widened(c, 1e-3, 1e3) })
+    }
+
+    /// The value c.
+    pub fn c(&self) -> f64 {
+        self.c.value
+    }
+}
+one_param_builders!(Constant, c, "constant", positive);
+builtin_ops!(impl[] Constant);
+
+impl<T: ?Sized> BaseKernel<T> for Constant {
+    #[inline(always)]
+    fn value(&self, _a: &T, _b: &T) -> f64 {
+        self.c.value
+    }
+    #[inline(always)]
+    fn value_f32(&self, _a: &T, _b: &T) -> f32 {
+        self.c.value as f32
+    }
+    fn range(&self) -> (f64, f64) {
+        (self.c.value, self.c.value)
+    }
+    fn hyperparameters(&self) -> Vec<Hyperparameter> {
+        vec![self.c.hyper("constant")]
+    }
+    #[inline]
+    fn num_hyperparameters(&self) -> usize {
+        1
+    }
+    fn set_theta(&mut self, theta: &[f64]) -> Result<(), KernelError> {
+        check_len(theta, 1)?;
+        self.c.check("constant", theta[0], positive)?;
+        self.c.value = theta[0];
+        Ok(())
+    }
+    #[inline]
+    fn gradient(&self, _a: &T, _b: &T, grad: &mut [f64]) -> f64 {
+        grad[0] = self.c.grad(self.c.value);
+        self.c.value
+    }
+    fn cuda(&self, _a: &str, _b: &str, gen: &mut CudaGen) -> Result<String, KernelError> {
+        Ok(gen.param(self.c.value))
+    }
+}
+
+// ---------------------------------------------------------- KroneckerDelta
+
+/// The Kronecker delta kernel κ(x, y) = 1 if x = y else h, 0 ≤ h ≤ 1
+/// (GraphDot's parameterization), on any `PartialEq` label (record `Int`
+/// fields through [`Field`](super::Field)).
+///
+/// Hyperparameter `h` (default bounds [1e-3, 1], widened to contain h).
+/// Range (h, 1). Positive semi-definite: h·J + (1 − h)·[x = y].
+/// CUDA: `(a == b ? 1 : h)`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct KroneckerDelta {
+    h: Param,
+}
+
+impl KroneckerDelta {
+    /// κ = 1 if equal else h.
+    ///
+    /// # Panics
+    /// Unless 0 ≤ h ≤ 1 (use [`try_new`](Self::try_new) for user input).
+    pub fn new(h: f64) -> Self {
+        Self::try_new(h).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// κ = 1 if equal else h.
+    ///
+    /// # Errors
+    /// [`KernelError::InvalidParameter`] unless 0 ≤ h ≤ 1.
+    pub fn try_new(h: f64) -> Result<Self, KernelError> {
+        if !unit(h) {
+            return Err(invalid("delta", "h", h, "in [0, 1]"));
+        }
+        Ok(KroneckerDelta { h: Param::widened(h, 1e-3, 1.0) })
+    }
+
+    /// The value h for unequal labels.
+    pub fn h(&self) -> f64 {
+        self.h.value
+    }
+}
+one_param_builders!(KroneckerDelta, h, "h", unit);
+builtin_ops!(impl[] KroneckerDelta);
+
+impl<T: PartialEq + ?Sized> BaseKernel<T> for KroneckerDelta {
+    #[inline(always)]
+    fn value(&self, a: &T, b: &T) -> f64 {
+        if a == b {
+            1.0
+        } else {
+            self.h.value
+        }
+    }
+    #[inline(always)]
+    fn value_f32(&self, a: &T, b: &T) -> f32 {
+        if a == b {
+            1.0
+        } else {
+            self.h.value as f32
+        }
+    }
+    fn range(&self) -> (f64, f64) {
+        (self.h.value, 1.0)
+    }
+    fn hyperparameters(&self) -> Vec<Hyperparameter> {
+        vec![self.h.hyper("h")]
+    }
+    #[inline]
+    fn num_hyperparameters(&self) -> usize {
+        1
+    }
+    fn set_theta(&mut self, theta: &[f64]) -> Result<(), KernelError> {
+        check_len(theta, 1)?;
+        self.h.check("h", theta[0], unit)?;
+        self.h.value = theta[0];
+        Ok(())
+    }
+    #[inline]
+    fn gradient(&self, a: &T, b: &T, grad: &mut [f64]) -> f64 {
+        if a == b {
+            grad[0] = 0.0;
+            1.0
+        } else {
+            grad[0] = self.h.grad(self.h.value);
+            self.h.value
+        }
+    }
+    fn cuda(&self, a: &str, b: &str, gen: &mut CudaGen) -> Result<String, KernelError> {
+        let h = gen.param(self.h.value);
+        Ok(format!("(({a}) == ({b}) ? {} : {h})", gen.lit(1.0)))
+    }
+}
+
+// ------------------------------------------------------- SquareExponential
+
+/// The square exponential kernel κ(x, y) = exp(−‖x − y‖²/(2ℓ²)), ℓ > 0, on
+/// any [`Point`] (scalars, arrays, numeric record values).
+///
+/// Hyperparameter `scale` = ℓ (default bounds [1e-3, 1e3], widened).
+/// Range [0, 1]. ℓ ∂κ/∂ℓ = κ ‖x − y‖²/ℓ².
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SquareExponential {
+    scale: Param,
+    /// −1/(2ℓ²), cached.
+    coef: f64,
+    coef32: f32,
+}
+
+impl SquareExponential {
+    /// κ = exp(−‖x − y‖²/(2ℓ²)).
+    ///
+    /// # Panics
+    /// Unless ℓ is finite and > 0 (use [`try_new`](Self::try_new) for user input).
+    pub fn new(scale: f64) -> Self {
+        Self::try_new(scale).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// κ = exp(−‖x − y‖²/(2ℓ²)).
+    ///
+    /// # Errors
+    /// [`KernelError::InvalidParameter`] unless ℓ is finite and > 0.
+    pub fn try_new(scale: f64) -> Result<Self, KernelError> {
+        if !positive(scale) {
+            return Err(invalid("sqexp", "scale", scale, "finite and > 0"));
+        }
+        let mut k = SquareExponential { scale: Param::widened(scale, 1e-3, 1e3), coef: 0.0, coef32: 0.0 };
+        k.cache();
+        Ok(k)
+    }
+
+    fn cache(&mut self) {
+        let l = self.scale.value;
+        self.coef = -0.5 / (l * l);
+        self.coef32 = -0.5 / ((l as f32) * (l as f32));
+    }
+
+    /// The length scale ℓ.
+    pub fn scale(&self) -> f64 {
+        self.scale.value
+    }
+}
+one_param_builders!(SquareExponential, scale, "scale", positive);
+builtin_ops!(impl[] SquareExponential);
+
+impl<T: Point + ?Sized> BaseKernel<T> for SquareExponential {
+    #[inline(always)]
+    fn value(&self, a: &T, b: &T) -> f64 {
+        (a.sq_dist(b) * self.coef).exp()
+    }
+    #[inline(always)]
+    fn value_f32(&self, a: &T, b: &T) -> f32 {
+        (a.sq_dist_f32(b) * self.coef32).exp()
+    }
+    fn range(&self) -> (f64, f64) {
+        (0.0, 1.0)
+    }
+    fn hyperparameters(&self) -> Vec<Hyperparameter> {
+        vec![self.scale.hyper("scale")]
+    }
+    #[inline]
+    fn num_hyperparameters(&self) -> usize {
+        1
+    }
+    fn set_theta(&mut self, theta: &[f64]) -> Result<(), KernelError> {
+        check_len(theta, 1)?;
+        self.scale.check("scale", theta[0], positive)?;
+        self.scale.value = theta[0];
+        self.cache();
+        Ok(())
+    }
+    #[inline]
+    fn gradient(&self, a: &T, b: &T, grad: &mut [f64]) -> f64 {
+        let d2 = a.sq_dist(b);
+        let k = (d2 * self.coef).exp();
+        grad[0] = self.scale.grad(-2.0 * self.coef * d2 * k);
+        k
+    }
+    fn cuda(&self, a: &str, b: &str, gen: &mut CudaGen) -> Result<String, KernelError> {
+        let (sqd, _) = point_helpers(gen);
+        let l = gen.param(self.scale.value);
+        Ok(format!("exp({} * {sqd}({a}, {b}) / ({l} * {l}))", gen.lit(-0.5)))
+    }
+}
+
+// ------------------------------------------------------- RationalQuadratic
+
+/// The rational quadratic kernel κ(x, y) = (1 + ‖x − y‖²/(2αℓ²))^(−α),
+/// ℓ, α > 0 (GraphDot's parameterization), on any [`Point`].
+///
+/// Hyperparameters `scale` = ℓ and `alpha` = α (default bounds [1e-3, 1e3],
+/// widened). Range [0, 1]. With u = 1 + ‖x − y‖²/(2αℓ²):
+/// ℓ ∂κ/∂ℓ = κ ‖x − y‖²/(u ℓ²), α ∂κ/∂α = κ α ((u − 1)/u − ln u).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RationalQuadratic {
+    scale: Param,
+    alpha: Param,
+    /// 1/(2αℓ²), cached.
+    coef: f64,
+    coef32: f32,
+}
+
+impl RationalQuadratic {
+    /// κ = (1 + ‖x − y‖²/(2αℓ²))^(−α).
+    ///
+    /// # Panics
+    /// Unless ℓ and α are finite and > 0 (use [`try_new`](Self::try_new) for user input).
+    pub fn new(scale: f64, alpha: f64) -> Self {
+        Self::try_new(scale, alpha).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// κ = (1 + ‖x − y‖²/(2αℓ²))^(−α).
+    ///
+    /// # Errors
+    /// [`KernelError::InvalidParameter`] unless ℓ and α are finite and > 0.
+    pub fn try_new(scale: f64, alpha: f64) -> Result<Self, KernelError> {
+        if !positive(scale) {
+            return Err(invalid("rq", "scale", scale, "finite and > 0"));
+        }
+        if !positive(alpha) {
+            return Err(invalid("rq", "alpha", alpha, "finite and > 0"));
+        }
+        let mut k = RationalQuadratic {
+            scale: Param::widened(scale, 1e-3, 1e3),
+            alpha: Param::widened(alpha, 1e-3, 1e3),
+            coef: 0.0,
+            coef32: 0.0,
+        };
+        k.cache();
+        Ok(k)
+    }
+
+    fn cache(&mut self) {
+        let (l, a) = (self.scale.value, self.alpha.value);
+        self.coef = 0.5 / (a * l * l);
+        self.coef32 = 0.5 / ((a as f32) * (l as f32) * (l as f32));
+    }
+
+    /// The same kernel with bounds for `scale` and `alpha`.
+    ///
+    /// # Errors
+    /// As [`SquareExponential::with_bounds`].
+    pub fn with_bounds(mut self, scale: Bounds, alpha: Bounds) -> Result<Self, KernelError> {
+        self.scale.rebound("scale", scale, positive)?;
+        self.alpha.rebound("alpha", alpha, positive)?;
+        Ok(self)
+    }
+
+    /// The same kernel with both hyperparameters fixed.
+    pub fn fixed(mut self) -> Self {
+        self.scale.bounds = Bounds::Fixed;
+        self.alpha.bounds = Bounds::Fixed;
+        self
+    }
+
+    /// The length scale ℓ.
+    pub fn scale(&self) -> f64 {
+        self.scale.value
+    }
+
+    /// The shape α.
+    pub fn alpha(&self) -> f64 {
+        self.alpha.value
+    }
+}
+builtin_ops!(impl[] RationalQuadratic);
+
+impl<T: Point + ?Sized> BaseKernel<T> for RationalQuadratic {
+    #[inline(always)]
+    fn value(&self, a: &T, b: &T) -> f64 {
+        (1.0 + a.sq_dist(b) * self.coef).powf(-self.alpha.value)
+    }
+    #[inline(always)]
+    fn value_f32(&self, a: &T, b: &T) -> f32 {
+        (1.0 + a.sq_dist_f32(b) * self.coef32).powf(-(self.alpha.value as f32))
+    }
+    fn range(&self) -> (f64, f64) {
+        (0.0, 1.0)
+    }
+    fn hyperparameters(&self) -> Vec<Hyperparameter> {
+        vec![self.scale.hyper("scale"), self.alpha.hyper("alpha")]
+    }
+    #[inline]
+    fn num_hyperparameters(&self) -> usize {
+        2
+    }
+    fn set_theta(&mut self, theta: &[f64]) -> Result<(), KernelError> {
+        check_len(theta, 2)?;
+        self.scale.check("scale", theta[0], positive)?;
+        self.alpha.check("alpha", theta[1], positive)?;
+        self.scale.value = theta[0];
+        self.alpha.value = theta[1];
+        self.cache();
+        Ok(())
+    }
+    #[inline]
+    fn gradient(&self, a: &T, b: &T, grad: &mut [f64]) -> f64 {
+        let (l, al) = (self.scale.value, self.alpha.value);
+        let d2 = a.sq_dist(b);
+        let u = 1.0 + d2 * self.coef;
+        let k = u.powf(-al);
+        grad[0] = self.scale.grad(k * d2 / (u * l * l));
+        grad[1] = self.alpha.grad(k * al * ((u - 1.0) / u - u.ln()));
+        k
+    }
+    fn cuda(&self, a: &str, b: &str, gen: &mut CudaGen) -> Result<String, KernelError> {
+        let (sqd, _) = point_helpers(gen);
+        let l = gen.param(self.scale.value);
+        let al = gen.param(self.alpha.value);
+        Ok(format!("pow({} + {sqd}({a}, {b}) / ({} * {al} * {l} * {l}), -{al})", gen.lit(1.0), gen.lit(2.0)))
+    }
+}
+
+// -------------------------------------------------------------- Polynomial
+
+/// The polynomial kernel κ(x, y) = (x·y + c)^d, c ≥ 0, integer d ≥ 0, on any
+/// [`Point`] (scalars and fixed-length vectors).
+///
+/// Hyperparameter `offset` = c (default bounds [1e-3, 1e3], widened; c = 0
+/// gives the homogeneous kernel); the degree d is structural, not a
+/// hyperparameter. c ∂κ/∂c = c d (x·y + c)^(d−1).
+///
+/// Range, since labels are unbounded: (1, 1) for d = 0, [0, ∞) for even d,
+/// (−∞, ∞) for odd d. Use [`Normalize`](super::Normalize) to bring it into
+/// [−1, 1] for the graph kernels.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Polynomial {
+    offset: Param,
+    degree: i32,
+}
+
+impl Polynomial {
+    /// κ = (x·y + c)^d.
+    ///
+    /// # Panics
+    /// Unless c is finite and ≥ 0 and d ≤ 64 (use [`try_new`](Self::try_new) for user input).
+    pub fn new(offset: f64, degree: u32) -> Self {
+        Self::try_new(offset, degree).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// κ = (x·y + c)^d.
+    ///
+    /// # Errors
+    /// [`KernelError::InvalidParameter`] unless c is finite and ≥ 0 and d ≤ 64.
+    pub fn try_new(offset: f64, degree: u32) -> Result<Self, KernelError> {
+        if !non_negative(offset) {
+            return Err(invalid("poly", "offset", offset, "finite and >= 0"));
+        }
+        if degree > 64 {
+            return Err(invalid("poly", "degree", degree as f64, "at most 64"));
+        }
+        Ok(Polynomial { offset: Param::widened(offset, 1e-3, 1e3), degree: degree as i32 })
+    }
+
+    /// The offset c.
+    pub fn offset(&self) -> f64 {
+        self.offset.value
+    }
+
+    /// The degree d.
+    pub fn degree(&self) -> u32 {
+        self.degree as u32
+    }
+}
+one_param_builders!(Polynomial, offset, "offset", non_negative);
+builtin_ops!(impl[] Polynomial);
+
+impl<T: Point + ?Sized> BaseKernel<T> for Polynomial {
+    #[inline(always)]
+    fn value(&self, a: &T, b: &T) -> f64 {
+        (a.dot(b) + self.offset.value).powi(self.degree)
+    }
+    #[inline(always)]
+    fn value_f32(&self, a: &T, b: &T) -> f32 {
+        (a.dot_f32(b) + self.offset.value as f32).powi(self.degree)
+    }
+    fn range(&self) -> (f64, f64) {
+        match self.degree {
+            0 => (1.0, 1.0),
+            d if d % 2 == 0 => (0.0, f64::INFINITY),
+            _ => (f64::NEG_INFINITY, f64::INFINITY),
+        }
+    }
+    fn hyperparameters(&self) -> Vec<Hyperparameter> {
+        vec![self.offset.hyper("offset")]
+    }
+    #[inline]
+    fn num_hyperparameters(&self) -> usize {
+        1
+    }
+    fn set_theta(&mut self, theta: &[f64]) -> Result<(), KernelError> {
+        check_len(theta, 1)?;
+        self.offset.check("offset", theta[0], non_negative)?;
+        self.offset.value = theta[0];
+        Ok(())
+    }
+    #[inline]
+    fn gradient(&self, a: &T, b: &T, grad: &mut [f64]) -> f64 {
+        let c = self.offset.value;
+        let s = a.dot(b) + c;
+        if self.degree == 0 {
+            grad[0] = 0.0;
+            return 1.0;
+        }
+        let p = s.powi(self.degree - 1);
+        grad[0] = self.offset.grad(c * self.degree as f64 * p);
+        p * s
+    }
+    fn cuda(&self, a: &str, b: &str, gen: &mut CudaGen) -> Result<String, KernelError> {
+        let (_, dot) = point_helpers(gen);
+        let c = gen.param(self.offset.value);
+        Ok(format!("pow({dot}({a}, {b}) + {c}, {})", gen.lit(self.degree as f64)))
+    }
+}
+
+// ------------------------------------------------------- CompactPolynomial
+
+/// A compactly supported, positive-definite radial polynomial: Wendland's
+/// φ₃,₁ with support radius R > 0,
+///
+/// κ(x, y) = (1 − r)₊⁴ (4r + 1),  r = ‖x − y‖ / R,
+///
+/// which is C² and positive definite on ℝ^D for D ≤ 3 (Wendland 1995); so
+/// [`Field`](super::Field) accepts scalar fields and arrays of length ≤ 3.
+/// κ = 0 for ‖x − y‖ ≥ R, so Gram matrices are sparse for small R.
+///
+/// Hyperparameter `radius` = R (default bounds [1e-3, 1e3], widened).
+/// Range [0, 1]. R ∂κ/∂R = 20 r² (1 − r)₊³.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CompactPolynomial {
+    radius: Param,
+}
+
+impl CompactPolynomial {
+    /// Wendland φ₃,₁ with support radius R.
+    ///
+    /// # Panics
+    /// Unless R is finite and > 0 (use [`try_new`](Self::try_new) for user input).
+    pub fn new(radius: f64) -> Self {
+        Self::try_new(radius).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// Wendland φ₃,₁ with support radius R.
+    ///
+    /// # Errors
+    /// [`KernelError::InvalidParameter`] unless R is finite and > 0.
+    pub fn try_new(radius: f64) -> Result<Self, KernelError> {
+        if !positive(radius) {
+            return Err(invalid("wendland", "radius", radius, "finite and > 0"));
+        }
+        Ok(CompactPolynomial { radius: Param::widened(radius, 1e-3, 1e3) })
+    }
+
+    /// The support radius R.
+    pub fn radius(&self) -> f64 {
+        self.radius.value
+    }
+}
+one_param_builders!(CompactPolynomial, radius, "radius", positive);
+builtin_ops!(impl[] CompactPolynomial);
+
+impl<T: Point + ?Sized> BaseKernel<T> for CompactPolynomial {
+    #[inline(always)]
+    fn value(&self, a: &T, b: &T) -> f64 {
+        let r = a.sq_dist(b).sqrt() / self.radius.value;
+        let t = (1.0 - r).max(0.0);
+        let t2 = t * t;
+        t2 * t2 * (4.0 * r + 1.0)
+    }
+    #[inline(always)]
+    fn value_f32(&self, a: &T, b: &T) -> f32 {
+        let r = a.sq_dist_f32(b).sqrt() / self.radius.value as f32;
+        let t = (1.0 - r).max(0.0);
+        let t2 = t * t;
+        t2 * t2 * (4.0 * r + 1.0)
+    }
+    fn range(&self) -> (f64, f64) {
+        (0.0, 1.0)
+    }
+    fn hyperparameters(&self) -> Vec<Hyperparameter> {
+        vec![self.radius.hyper("radius")]
+    }
+    #[inline]
+    fn num_hyperparameters(&self) -> usize {
+        1
+    }
+    fn set_theta(&mut self, theta: &[f64]) -> Result<(), KernelError> {
+        check_len(theta, 1)?;
+        self.radius.check("radius", theta[0], positive)?;
+        self.radius.value = theta[0];
+        Ok(())
+    }
+    #[inline]
+    fn gradient(&self, a: &T, b: &T, grad: &mut [f64]) -> f64 {
+        let r = a.sq_dist(b).sqrt() / self.radius.value;
+        let t = (1.0 - r).max(0.0);
+        let t3 = t * t * t;
+        grad[0] = self.radius.grad(20.0 * r * r * t3);
+        t3 * t * (4.0 * r + 1.0)
+    }
+    fn cuda(&self, a: &str, b: &str, gen: &mut CudaGen) -> Result<String, KernelError> {
+        let (sqd, _) = point_helpers(gen);
+        let s = real_suffix(gen);
+        let r = gen.real;
+        gen.helper(&format!(
+            "#ifndef KG_WENDLAND31_{s}\n#define KG_WENDLAND31_{s}\n\
+             __device__ inline {r} kg_wendland31_{s}({r} x) {{\n  {r} t = x < ({r})1 ? ({r})1 - x : ({r})0;\n  \
+             {r} t2 = t * t;\n  return t2 * t2 * (({r})4 * x + ({r})1);\n}}\n#endif\n"
+        ));
+        let rad = gen.param(self.radius.value);
+        Ok(format!("kg_wendland31_{s}(sqrt({sqd}({a}, {b})) / {rad})"))
+    }
+}

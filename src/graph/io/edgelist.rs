@@ -1,0 +1,161 @@
+//! SNAP-style edge lists: one edge per line, `u v` or `u v w`, separated by
+//! whitespace (spaces or tabs).
+//!
+//! - Lines starting with `#` or `%` (after optional whitespace) are
+//!   comments; blank lines are skipped.
+//! - Node ids are **0-based** by default (SNAP's convention), 1-based with
+//!   [`EdgeListOptions::one_based`]. The graph has `max id + 1` nodes
+//!   (`max id` when 1-based): ids are not renumbered, so unused ids are
+//!   isolated nodes.
+//! - Without a third column an edge weighs 1; a weight must be finite and
+//!   `>= 0`. Either all lines have a weight or none has.
+//! - [`Direction::Undirected`]: a line is the edge `{u, v}`; a line
+//!   repeating an edge, in either direction, is a duplicate, handled by
+//!   [`EdgeListOptions::duplicates`]. [`Direction::Directed`]: a line is the
+//!   arc `u → v`.
+
+use super::text::{self, malformed, show};
+use super::{read_bytes, IoError, MAX_NODES};
+use crate::graph::{Direction, Duplicates, Graph, GraphBuilder, GraphError};
+use std::path::Path;
+
+/// Options of [`read_with`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EdgeListOptions {
+    /// Undirected edges or directed arcs (default undirected).
+    pub direction: Direction,
+    /// Node ids start at 1 instead of 0 (default `false`).
+    pub one_based: bool,
+    /// What to do with an edge given more than once (default: reject).
+    pub duplicates: Duplicates,
+}
+
+impl Default for EdgeListOptions {
+    fn default() -> Self {
+        EdgeListOptions { direction: Direction::Undirected, one_based: false, duplicates: Duplicates::Reject }
+    }
+}
+
+/// Reads an edge list with 0-based ids, rejecting duplicates.
+///
+/// Cost: linear in the file size plus `O(m log m)` to sort the edges.
+///
+/// # Errors
+/// See [`read_with`].
+///
+/// # Examples
+/// ```
+/// use kronograph::graph::{io::edgelist, Direction};
+/// let dir = tempfile::tempdir().unwrap();
+/// let path = dir.path().join("triangle.txt");
+/// std::fs::write(&path, "# a triangle\n0 1\n1 2\n2 0\n").unwrap();
+/// let g = edgelist::read(&path, Direction::Undirected).unwrap();
+/// assert_eq!((g.num_nodes(), g.num_edges()), (3, 3));
+/// ```
+pub fn read(path: impl AsRef<Path>, direction: Direction) -> Result<Graph<(), ()>, IoError> {
+    read_with(path, &EdgeListOptions { direction, ..Default::default() })
+}
+
+/// Reads an edge list (see the module documentation).
+///
+/// # Errors
+/// - [`IoError::Os`] when the file cannot be read;
+/// - [`IoError::Empty`] for a file without a single edge;
+/// - [`IoError::Malformed`], naming the line, for a line that is not
+///   `u v` or `u v w`, a weight column on some lines only, an id that is not
+///   a non-negative integer (positive when 1-based) or would make more than
+///   [`MAX_NODES`] nodes, a negative or non-finite weight, or a duplicate
+///   (under [`Duplicates::Reject`]).
+pub fn read_with(path: impl AsRef<Path>, opts: &EdgeListOptions) -> Result<Graph<(), ()>, IoError> {
+    let path = path.as_ref();
+    let bytes = read_bytes(path)?;
+    let base = usize::from(opts.one_based);
+    let mut edges: Vec<(usize, usize, f64, usize)> = Vec::with_capacity(bytes.len() / 8);
+    let mut weighted: Option<(bool, usize)> = None; // (has weights, first line)
+    let mut max_id = 0usize;
+    let mut toks = Vec::new();
+    for (line, l) in text::lines(&bytes) {
+        let t = l.trim_ascii_start();
+        if t.is_empty() || t.starts_with(b"#") || t.starts_with(b"%") {
+            continue;
+        }
+        text::split_ws(l, &mut toks);
+        if !(2..=3).contains(&toks.len()) {
+            return Err(malformed(path, line, "an edge \"u v\" or \"u v weight\"", show(l)));
+        }
+        let has_w = toks.len() == 3;
+        match weighted {
+            None => weighted = Some((has_w, line)),
+            Some((w, first)) if w != has_w => {
+                let what = if w { "a weight" } else { "no weight" };
+                return Err(malformed(path, line, format!("{what} column, as on line {first}"), show(l)));
+            }
+            _ => {}
+        }
+        let mut ids = [0usize; 2];
+        for (x, tok) in ids.iter_mut().zip(&toks) {
+            *x = match text::parse_usize(tok) {
+                Some(v) if v >= base && v - base < MAX_NODES => v - base,
+                _ => {
+                    let range = if base == 1 { format!("1..={MAX_NODES}") } else { format!("0..{MAX_NODES}") };
+                    return Err(malformed(
+                        path,
+                        line,
+                        format!("a node id in {range}"),
+                        format!("{} in {}", show(tok), show(l)),
+                    ));
+                }
+            };
+        }
+        let w = if has_w {
+            match text::parse_f64(toks[2]).filter(|&w| w >= 0.0) {
+                Some(w) => w,
+                None => {
+                    return Err(malformed(
+                        path,
+                        line,
+                        "a finite weight >= 0",
+                        format!("{} in {}", show(toks[2]), show(l)),
+                    ))
+                }
+            }
+        } else {
+            1.0
+        };
+        max_id = max_id.max(ids[0]).max(ids[1]);
+        edges.push((ids[0], ids[1], w, line));
+    }
+    if edges.is_empty() {
+        return Err(IoError::Empty {
+            path: path.into(),
+            expected: "at least one edge line \"u v\" or \"u v weight\"".into(),
+        });
+    }
+    let n = max_id + 1;
+    let undirected = opts.direction == Direction::Undirected;
+    let mut b = GraphBuilder::<(), ()>::new(n, opts.direction).default_node_labels().duplicates(opts.duplicates);
+    b.reserve(if undirected { edges.len() * 2 } else { edges.len() });
+    for &(u, v, w, _) in &edges {
+        if undirected {
+            b.push_edge(u, v, w, ());
+        } else {
+            b.push_arc(u, v, w, ());
+        }
+    }
+    b.build().map_err(|e| match e {
+        GraphError::DuplicateEdge { from, to } => {
+            let mut hits =
+                edges.iter().filter(|&&(u, v, _, _)| (u, v) == (from, to) || (undirected && (v, u) == (from, to)));
+            match (hits.next(), hits.next()) {
+                (Some(a), Some(b)) => malformed(
+                    path,
+                    b.3,
+                    "each edge once (set EdgeListOptions::duplicates to merge duplicates)",
+                    format!("edge {} {} again (first on line {})", b.0 + base, b.1 + base, a.3),
+                ),
+                _ => IoError::Graph { path: path.into(), source: e },
+            }
+        }
+        other => IoError::Graph { path: path.into(), source: other },
+    })
+}

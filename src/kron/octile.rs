@@ -1,0 +1,214 @@
+//! Octile packing of one graph: 8×8 tiles, only non-empty ones.
+
+use crate::graph::{Graph, Label};
+use crate::solver::Real;
+
+/// One non-empty 8×8 tile of an adjacency matrix.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Tile {
+    /// Row block: the tile covers rows `8·bi .. 8·bi + 8`.
+    pub bi: u32,
+    /// Column block: the tile covers columns `8·bj .. 8·bj + 8`.
+    pub bj: u32,
+    /// Bit `8·r + c` is set when the tile has an entry at local `(r, c)`.
+    pub bitmap: u64,
+    /// First entry of the tile in [`Octiles::entries`].
+    pub start: u32,
+    /// Number of entries (the population count of `bitmap`).
+    pub len: u32,
+}
+
+/// One stored entry of a packed graph.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TileEntry<T> {
+    /// Global row `i`.
+    pub row: u32,
+    /// Global column `j`.
+    pub col: u32,
+    /// The weight `W_ij`.
+    pub weight: T,
+}
+
+/// A graph packed into octiles: the non-empty 8×8 tiles of its adjacency
+/// (sorted by row block, then column block), the entries in tile order
+/// (row-major inside a tile) with their weights in precision `T`, and the
+/// edge labels in the same order.
+///
+/// Packing costs `O(nnz log nnz)` and is done once per graph, then shared by
+/// every pair the graph takes part in. Memory: `O(nnz + tiles)` plus a clone
+/// of the edge labels.
+#[derive(Clone, Debug)]
+pub struct Octiles<T, E> {
+    n: usize,
+    tiles: Vec<Tile>,
+    entries: Vec<TileEntry<T>>,
+    labels: Vec<E>,
+    self_loops: Vec<u32>,
+    /// CSR row pointers (row order copy of the weights, for the factorized
+    /// product with constant edge kernels).
+    row_ptr: Vec<u32>,
+    /// `(column, weight)` of the entries, row-major.
+    row_entries: Vec<(u32, T)>,
+    /// Per entry (tile order): its position `8·r + c` inside its tile.
+    local: Vec<u8>,
+    /// Per entry (tile order): the id of its edge. Both arcs of an undirected
+    /// edge share one id (they carry the same label); arcs of a directed
+    /// graph each have their own.
+    edge_ids: Vec<u32>,
+    /// Per edge id: an entry (tile order) that carries its label.
+    edge_rep: Vec<u32>,
+}
+
+impl<T: Real, E: Label> Octiles<T, E> {
+    /// Packs the adjacency and edge labels of `g`.
+    pub fn new<N: Label>(g: &Graph<N, E>) -> Self {
+        let n = g.num_nodes();
+        let mut keyed: Vec<(u32, u32, u32, u32, usize)> = Vec::with_capacity(g.num_entries());
+        for i in 0..n {
+            for k in g.row_range(i) {
+                let j = g.indices()[k];
+                keyed.push(((i / 8) as u32, (j / 8) as u32, i as u32, j as u32, k));
+            }
+        }
+        keyed.sort_unstable();
+        // edge ids: undirected arcs i -> j and j -> i share the id of the i <= j arc
+        let undirected = !g.is_directed();
+        let mut csr_id = vec![u32::MAX; g.num_entries()];
+        let mut num_ids = 0u32;
+        for i in 0..n {
+            for k in g.row_range(i) {
+                let j = g.indices()[k];
+                if !undirected || i <= j {
+                    csr_id[k] = num_ids;
+                    num_ids += 1;
+                }
+            }
+        }
+        if undirected {
+            for i in 0..n {
+                for k in g.row_range(i) {
+                    let j = g.indices()[k];
+                    if i > j {
+                        csr_id[k] = g.find_entry(j, i).map_or(u32::MAX, |r| csr_id[r]);
+                    }
+                }
+            }
+        }
+        let mut edge_rep = vec![0u32; num_ids as usize];
+        let mut edge_ids = Vec::with_capacity(keyed.len());
+        let mut local = Vec::with_capacity(keyed.len());
+        let mut tiles: Vec<Tile> = Vec::new();
+        let mut entries = Vec::with_capacity(keyed.len());
+        let mut labels = Vec::with_capacity(keyed.len());
+        let mut self_loops = Vec::new();
+        for &(bi, bj, i, j, k) in &keyed {
+            match tiles.last_mut() {
+                Some(t) if t.bi == bi && t.bj == bj => t.len += 1,
+                _ => tiles.push(Tile { bi, bj, bitmap: 0, start: entries.len() as u32, len: 1 }),
+            }
+            let t = tiles.last_mut().expect("just pushed");
+            t.bitmap |= 1u64 << ((i % 8) * 8 + j % 8);
+            if i == j {
+                self_loops.push(entries.len() as u32);
+            }
+            let id = csr_id[k];
+            debug_assert!(id != u32::MAX, "undirected graphs store both arcs");
+            if (i <= j || !undirected) && (id as usize) < edge_rep.len() {
+                edge_rep[id as usize] = entries.len() as u32;
+            }
+            edge_ids.push(id);
+            local.push(((i % 8) * 8 + j % 8) as u8);
+            entries.push(TileEntry { row: i, col: j, weight: T::of_f64(g.weights()[k]) });
+            labels.push(g.edge_labels()[k].clone());
+        }
+        let mut row_ptr = Vec::with_capacity(n + 1);
+        let mut row_entries = Vec::with_capacity(g.num_entries());
+        row_ptr.push(0);
+        for i in 0..n {
+            for k in g.row_range(i) {
+                row_entries.push((g.indices()[k] as u32, T::of_f64(g.weights()[k])));
+            }
+            row_ptr.push(row_entries.len() as u32);
+        }
+        Octiles { n, tiles, entries, labels, self_loops, row_ptr, row_entries, local, edge_ids, edge_rep }
+    }
+
+    /// Number of nodes.
+    #[inline]
+    pub fn num_nodes(&self) -> usize {
+        self.n
+    }
+
+    /// The non-empty tiles.
+    #[inline]
+    pub fn tiles(&self) -> &[Tile] {
+        &self.tiles
+    }
+
+    /// The entries in tile order.
+    #[inline]
+    pub fn entries(&self) -> &[TileEntry<T>] {
+        &self.entries
+    }
+
+    /// The edge labels, in the order of [`entries`](Self::entries).
+    #[inline]
+    pub fn labels(&self) -> &[E] {
+        &self.labels
+    }
+
+    /// Indices (into [`entries`](Self::entries)) of the self-loops.
+    #[inline]
+    pub fn self_loops(&self) -> &[u32] {
+        &self.self_loops
+    }
+
+    /// The `(column, weight)` entries of row `i`, sorted by column.
+    #[inline]
+    pub fn row(&self, i: usize) -> &[(u32, T)] {
+        &self.row_entries[self.row_ptr[i] as usize..self.row_ptr[i + 1] as usize]
+    }
+
+    /// Per entry (tile order), its position `8·r + c` inside its tile (local
+    /// row `r`, local column `c`).
+    #[inline]
+    pub fn local_positions(&self) -> &[u8] {
+        &self.local
+    }
+
+    /// Per entry (tile order), the id of its edge: both arcs of an undirected
+    /// edge share one id (and one label).
+    #[inline]
+    pub fn edge_ids(&self) -> &[u32] {
+        &self.edge_ids
+    }
+
+    /// Number of distinct edges (undirected edges, or arcs of a directed
+    /// graph).
+    #[inline]
+    pub fn num_edge_ids(&self) -> usize {
+        self.edge_rep.len()
+    }
+
+    /// The label of edge `id`.
+    #[inline]
+    pub fn edge_label(&self, id: u32) -> &E {
+        &self.labels[self.edge_rep[id as usize] as usize]
+    }
+
+    /// The entries of tile `t`.
+    #[inline]
+    pub fn tile_range(&self, t: &Tile) -> std::ops::Range<usize> {
+        t.start as usize..(t.start + t.len) as usize
+    }
+
+    /// Average number of entries per non-empty tile (1 to 64): how dense the
+    /// packing is.
+    pub fn fill(&self) -> f64 {
+        if self.tiles.is_empty() {
+            0.0
+        } else {
+            self.entries.len() as f64 / self.tiles.len() as f64
+        }
+    }
+}

@@ -1,0 +1,297 @@
+use super::*;
+use crate::basekernel::{BaseKernel, CudaGen, Hyperparameter, KernelError};
+use crate::graph::{Direction, Graph, GraphBuilder};
+use proptest::prelude::*;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// κ(a, b) = exp(−(a − b)²) on real edge labels.
+#[derive(Clone, Debug)]
+struct Gauss;
+impl BaseKernel<f64> for Gauss {
+    fn value(&self, a: &f64, b: &f64) -> f64 {
+        (-(a - b) * (a - b)).exp()
+    }
+    fn range(&self) -> (f64, f64) {
+        (0.0, 1.0)
+    }
+    fn hyperparameters(&self) -> Vec<Hyperparameter> {
+        vec![]
+    }
+    fn set_theta(&mut self, _t: &[f64]) -> Result<(), KernelError> {
+        Ok(())
+    }
+    fn gradient(&self, a: &f64, b: &f64, _g: &mut [f64]) -> f64 {
+        self.value(a, b)
+    }
+    fn cuda(&self, _a: &str, _b: &str, _g: &mut CudaGen) -> Result<String, KernelError> {
+        Err(KernelError::NoCudaForm("Gauss".into()))
+    }
+}
+
+fn random_graph(n: usize, p: f64, loops: bool, seed: u64) -> Graph<u8, f64> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let labels = (0..n).map(|_| rng.random_range(0..3u8)).collect();
+    let mut b = GraphBuilder::new(n, Direction::Undirected).node_labels(labels);
+    for i in 0..n {
+        for j in i..n {
+            if (i != j || loops) && rng.random_bool(p) {
+                b.push_edge(i, j, rng.random_range(0.5..2.0), rng.random_range(0.0..1.0));
+            }
+        }
+    }
+    b.build().unwrap()
+}
+
+/// Dense reference from the graphs themselves (not through the packing).
+fn reference(g: &Graph<u8, f64>, h: &Graph<u8, f64>) -> Vec<f64> {
+    let (n, m) = (g.num_nodes(), h.num_nodes());
+    let d = n * m;
+    let mut a = vec![0.0; d * d];
+    for i in 0..n {
+        for j in 0..n {
+            let Some(k) = g.find_entry(i, j) else { continue };
+            for ip in 0..m {
+                for jp in 0..m {
+                    let Some(kp) = h.find_entry(ip, jp) else { continue };
+                    a[(i * m + ip) * d + j * m + jp] =
+                        g.weights()[k] * h.weights()[kp] * Gauss.value(&g.edge_labels()[k], &h.edge_labels()[kp]);
+                }
+            }
+        }
+    }
+    a
+}
+
+fn matvec(a: &[f64], x: &[f64]) -> Vec<f64> {
+    let d = x.len();
+    (0..d).map(|r| (0..d).map(|c| a[r * d + c] * x[c]).sum()).collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+    #[test]
+    fn kron_matches_dense(n in 1usize..20, m in 1usize..20, p in 0.05f64..0.6, seed in any::<u64>()) {
+        let g = random_graph(n, p, true, seed);
+        let h = random_graph(m, p, true, seed ^ 0xabc);
+        let (pg, ph) = (Octiles::<f64, f64>::new(&g), Octiles::<f64, f64>::new(&h));
+        let k = KronProduct::new(&pg, &ph, &Gauss);
+        let a = reference(&g, &h);
+        prop_assert_eq!(k.to_dense().len(), a.len());
+        for (u, v) in k.to_dense().iter().zip(&a) {
+            prop_assert!((u - v).abs() <= 1e-14);
+        }
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let x: Vec<f64> = (0..n * m).map(|_| rng.random_range(-1.0..1.0)).collect();
+        let y0: Vec<f64> = (0..n * m).map(|_| rng.random_range(-1.0..1.0)).collect();
+        let mut y = y0.clone();
+        k.apply_add(0.5, &x, &mut y);
+        let ax = matvec(&a, &x);
+        for r in 0..n * m {
+            prop_assert!((y[r] - (y0[r] + 0.5 * ax[r])).abs() <= 1e-12);
+        }
+        // f32 agrees to f32 precision
+        let (qg, qh) = (Octiles::<f32, f64>::new(&g), Octiles::<f32, f64>::new(&h));
+        let k32 = KronProduct::new(&qg, &qh, &Gauss);
+        let x32: Vec<f32> = x.iter().map(|&v| v as f32).collect();
+        let mut y32 = vec![0f32; n * m];
+        k32.apply_add(1.0, &x32, &mut y32);
+        for r in 0..n * m {
+            prop_assert!((y32[r] as f64 - ax[r]).abs() <= 1e-4 * (1.0 + ax[r].abs()));
+        }
+        // cached entry values give the same product
+        let mut vals = Vec::new();
+        k.edge_values(&mut vals);
+        let mut yc = y0.clone();
+        CachedKron::new(&k, &vals).apply_add(0.5, &x, &mut yc);
+        for r in 0..n * m {
+            prop_assert!((yc[r] - y[r]).abs() <= 1e-12 * (1.0 + y[r].abs()));
+        }
+        // diagonal
+        let mut d = vec![0.0; n * m];
+        k.diagonal_add(1.0, &mut d);
+        for r in 0..n * m {
+            prop_assert!((d[r] - a[r * n * m + r]).abs() <= 1e-14);
+        }
+    }
+
+    #[test]
+    fn matched_kron_matches_masked_dense(n in 1usize..16, m in 1usize..16, seed in any::<u64>()) {
+        let g = random_graph(n, 0.4, true, seed);
+        let h = random_graph(m, 0.4, true, seed ^ 7);
+        let cg: Vec<u32> = g.node_labels().iter().map(|&l| l as u32).collect();
+        let ch: Vec<u32> = h.node_labels().iter().map(|&l| l as u32).collect();
+        let (pg, ph) = (ClassPacking::<f64>::new(&g, &cg), ClassPacking::<f64>::new(&h, &ch));
+        let k = MatchedKron::new(&pg, &ph);
+        let (wg, wh) = (g.to_dense(), h.to_dense());
+        let pairs: Vec<(usize, usize)> =
+            (0..n).flat_map(|i| (0..m).map(move |ip| (i, ip))).filter(|&(i, ip)| cg[i] == ch[ip]).collect();
+        prop_assert_eq!(pairs.len(), k.dim());
+        let dense = k.to_dense();
+        let d = k.dim();
+        for &(i, ip) in &pairs {
+            for &(j, jp) in &pairs {
+                let r = k.index(i, ip).unwrap();
+                let c = k.index(j, jp).unwrap();
+                prop_assert!((dense[r * d + c] - wg[i * n + j] * wh[ip * m + jp]).abs() <= 1e-14);
+            }
+        }
+        let x: Vec<f64> = (0..d).map(|v| (v as f64).sin()).collect();
+        let mut y = vec![0.0; d];
+        k.apply_add(1.0, &x, &mut y);
+        let ax = matvec(&dense, &x);
+        for r in 0..d {
+            prop_assert!((y[r] - ax[r]).abs() <= 1e-12);
+        }
+        let mut diag = vec![0.0; d];
+        k.diagonal_add(1.0, &mut diag);
+        for r in 0..d {
+            prop_assert!((diag[r] - dense[r * d + r]).abs() <= 1e-14);
+        }
+    }
+}
+
+#[test]
+fn parallel_apply_matches_per_entry_loop() {
+    // product dimension 400·400 > PAR_DIM: the row-block parallel path
+    let g = random_graph(400, 0.01, true, 1);
+    let h = random_graph(400, 0.01, false, 2);
+    let (pg, ph) = (Octiles::<f64, f64>::new(&g), Octiles::<f64, f64>::new(&h));
+    let k = KronProduct::new(&pg, &ph, &Gauss);
+    assert!(k.dim() >= super::product_par_dim());
+    let x: Vec<f64> = (0..k.dim()).map(|v| ((v * 7919) % 1000) as f64 / 1000.0).collect();
+    let mut y = vec![0.0; k.dim()];
+    k.apply_add(1.0, &x, &mut y);
+    let mut z = vec![0.0; k.dim()];
+    let m = h.num_nodes();
+    for i in 0..g.num_nodes() {
+        for kk in g.row_range(i) {
+            let j = g.indices()[kk];
+            for ip in 0..m {
+                for kp in h.row_range(ip) {
+                    let jp = h.indices()[kp];
+                    z[i * m + ip] += g.weights()[kk]
+                        * h.weights()[kp]
+                        * Gauss.value(&g.edge_labels()[kk], &h.edge_labels()[kp])
+                        * x[j * m + jp];
+                }
+            }
+        }
+    }
+    for (a, b) in y.iter().zip(&z) {
+        assert!((a - b).abs() <= 1e-12 * (1.0 + b.abs()));
+    }
+}
+
+#[test]
+fn octiles_pack_tiles() {
+    let g = random_graph(30, 0.3, true, 5);
+    let p = Octiles::<f64, f64>::new(&g);
+    assert_eq!(p.entries().len(), g.num_entries());
+    let mut count = 0;
+    for t in p.tiles() {
+        assert_eq!(t.bitmap.count_ones(), t.len);
+        for e in &p.entries()[p.tile_range(t)] {
+            assert_eq!((e.row / 8, e.col / 8), (t.bi, t.bj));
+            count += 1;
+        }
+    }
+    assert_eq!(count, g.num_entries());
+    assert!(p.fill() >= 1.0 && p.fill() <= 64.0);
+    assert_eq!(p.self_loops().len(), g.self_loops());
+}
+
+#[test]
+fn shifted_kron_is_diag_minus_product() {
+    let g = random_graph(7, 0.5, true, 9);
+    let h = random_graph(5, 0.5, true, 10);
+    let (pg, ph) = (Octiles::<f64, f64>::new(&g), Octiles::<f64, f64>::new(&h));
+    let k = KronProduct::new(&pg, &ph, &Unlabeled);
+    let d: Vec<f64> = (0..35).map(|v| 10.0 + v as f64).collect();
+    let op = ShiftedKron::new(Diag::Vec(&d), 0.5, &k);
+    let dense = k.to_dense();
+    let x: Vec<f64> = (0..35).map(|v| (v as f64).cos()).collect();
+    let mut y = vec![0.0; 35];
+    op.apply(&x, &mut y).unwrap();
+    let ax = matvec(&dense, &x);
+    for r in 0..35 {
+        assert!((y[r] - (d[r] * x[r] - 0.5 * ax[r])).abs() < 1e-12);
+    }
+    let mut dg = vec![];
+    assert!(op.diagonal(&mut dg).unwrap());
+    for r in 0..35 {
+        assert!((dg[r] - (d[r] - 0.5 * dense[r * 35 + r])).abs() < 1e-14);
+    }
+}
+
+/// κ ≡ 1 but with a declared range of [0, 1]: forces the tiled path.
+#[derive(Clone, Debug)]
+struct OneTiled;
+impl<E> BaseKernel<E> for OneTiled {
+    fn value(&self, _a: &E, _b: &E) -> f64 {
+        1.0
+    }
+    fn range(&self) -> (f64, f64) {
+        (0.0, 1.0)
+    }
+    fn hyperparameters(&self) -> Vec<Hyperparameter> {
+        vec![]
+    }
+    fn set_theta(&mut self, _t: &[f64]) -> Result<(), KernelError> {
+        Ok(())
+    }
+    fn gradient(&self, _a: &E, _b: &E, _g: &mut [f64]) -> f64 {
+        1.0
+    }
+    fn cuda(&self, _a: &str, _b: &str, _g: &mut CudaGen) -> Result<String, KernelError> {
+        Ok("1".into())
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+    #[test]
+    fn factorized_matches_tiled(n in 0usize..20, m in 0usize..20, seed in any::<u64>(), directed in any::<bool>()) {
+        let dir = if directed { Direction::Directed } else { Direction::Undirected };
+        let mk = |n: usize, s: u64| {
+            let mut rng = ChaCha8Rng::seed_from_u64(s);
+            let mut b = GraphBuilder::<u8, f64>::new(n, dir).node_labels(vec![0; n]);
+            for i in 0..n {
+                for j in 0..n {
+                    if (directed || j >= i) && rng.random_bool(0.3) {
+                        b.push_edge(i, j, rng.random_range(0.5..2.0), 0.0);
+                    }
+                }
+            }
+            b.build().unwrap()
+        };
+        let (g, h) = (mk(n, seed), mk(m, seed ^ 5));
+        let (pg, ph) = (Octiles::<f64, f64>::new(&g), Octiles::<f64, f64>::new(&h));
+        let fast = KronProduct::new(&pg, &ph, &Unlabeled);
+        let slow = KronProduct::new(&pg, &ph, &OneTiled);
+        prop_assert!(fast.is_factorized() && !slow.is_factorized());
+        let x: Vec<f64> = (0..n * m).map(|v| (v as f64 * 0.37).sin()).collect();
+        let (mut y1, mut y2) = (vec![1.0; n * m], vec![1.0; n * m]);
+        fast.apply_add(-0.7, &x, &mut y1);
+        slow.apply_add(-0.7, &x, &mut y2);
+        for (a, b) in y1.iter().zip(&y2) {
+            prop_assert!((a - b).abs() <= 1e-12 * (1.0 + b.abs()));
+        }
+    }
+}
+
+#[test]
+fn factorized_parallel_matches_tiled() {
+    let g = random_graph(400, 0.01, true, 3);
+    let h = random_graph(400, 0.01, true, 4);
+    let (pg, ph) = (Octiles::<f64, f64>::new(&g), Octiles::<f64, f64>::new(&h));
+    let fast = KronProduct::new(&pg, &ph, &Unlabeled);
+    let slow = KronProduct::new(&pg, &ph, &OneTiled);
+    let x: Vec<f64> = (0..fast.dim()).map(|v| (v as f64 * 0.11).cos()).collect();
+    let (mut y1, mut y2) = (vec![0.0; fast.dim()], vec![0.0; fast.dim()]);
+    fast.apply_add(1.0, &x, &mut y1);
+    slow.apply_add(1.0, &x, &mut y2);
+    for (a, b) in y1.iter().zip(&y2) {
+        assert!((a - b).abs() <= 1e-12 * (1.0 + b.abs()));
+    }
+}

@@ -1,0 +1,107 @@
+//! Sparse matrices and vectors with GraphBLAS-style operations (CPU, rayon).
+//!
+//! Objects:
+//! - [`SparseMatrix<T>`]: CSR over `sprs`, with a cached CSR of the transpose
+//!   (equivalently a CSC view of the matrix, [`SparseMatrix::csc`]);
+//! - [`SparseVector<T>`]: sorted indices and their values;
+//! - [`DenseVector<T>`]: a value array with a presence bitmap (an entry may be
+//!   absent, as in GraphBLAS' bitmap format; [`DenseVector::full`] has all).
+//!
+//! Every operation has the GraphBLAS shape
+//! `op(output, mask, accum, operator/semiring, inputs…, descriptor)` and
+//! computes `T = op(inputs)`, then `Z = accum(C, T)` (union: `accum(c, t)`
+//! where both are present, the present one elsewhere) or `Z = T` without an
+//! accumulator, then `C⟨M⟩ = Z`: where the [`Mask`] allows, `C` takes `Z`'s
+//! entry (or becomes absent); elsewhere `C` keeps its entry, or loses it when
+//! the [`Descriptor`] says `replace`.
+//!
+//! # Order of ⊕
+//! An output entry `C(i, j) = ⊕_k A(i, k) ⊗ B(k, j)` is folded from its first
+//! term in increasing `k`: `((t_{k1} ⊕ t_{k2}) ⊕ t_{k3}) ⊕ …`, stopping early
+//! once the accumulated value is terminal. Every kernel (pull or push, each
+//! SpMSpV strategy, Gustavson or dot-product mxm) and every thread count
+//! uses this order, so parallel and sequential results are bitwise identical,
+//! floating point included. An entry with no terms is absent (not `0`).
+
+mod mask;
+mod ops_mat;
+mod ops_vec;
+mod sparse;
+mod vector;
+
+pub use mask::{Accum, Descriptor, Mask, MatrixMask, Truthy};
+pub use ops_mat::{
+    apply, assign, ewise_add, ewise_mult, extract, kronecker, mxm, reduce_rows, reduce_scalar, select, transpose,
+    MxmMethod,
+};
+pub use ops_vec::{
+    apply_vector, assign_vector, ewise_add_vector, ewise_mult_vector, extract_vector, mxv, mxv_sparse, reduce_vector,
+    select_vector, vxm, vxm_sparse, MergeStrategy, PushPull, SpmspvOptions,
+};
+pub use sparse::SparseMatrix;
+pub use vector::{DenseVector, SparseVector};
+
+use std::fmt::Debug;
+
+/// What a matrix or vector entry must be: plain data.
+pub trait Element: Copy + Send + Sync + Debug + PartialEq + Default + 'static {}
+impl<T: Copy + Send + Sync + Debug + PartialEq + Default + 'static> Element for T {}
+
+/// Errors of matrix and vector operations.
+#[derive(Debug, thiserror::Error, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum MatrixError {
+    /// Operand shapes do not fit.
+    #[error("{op}: dimension mismatch for {what}: expected {expected}, found {found}")]
+    DimensionMismatch {
+        /// The operation.
+        op: &'static str,
+        /// Which operand or dimension.
+        what: &'static str,
+        /// Expected size.
+        expected: usize,
+        /// Size given.
+        found: usize,
+    },
+    /// An index is out of range.
+    #[error("{what}: index {index} is out of range (size {size})")]
+    IndexOutOfBounds {
+        /// Where.
+        what: &'static str,
+        /// The index.
+        index: usize,
+        /// The size.
+        size: usize,
+    },
+    /// The same position is given twice.
+    #[error("{what}: index {index} is given more than once")]
+    DuplicateIndex {
+        /// Where.
+        what: &'static str,
+        /// The index.
+        index: usize,
+    },
+    /// Arrays of different lengths.
+    #[error("{what}: {a} and {b} entries do not match")]
+    LengthMismatch {
+        /// Which arrays.
+        what: &'static str,
+        /// First length.
+        a: usize,
+        /// Second length.
+        b: usize,
+    },
+}
+
+pub(crate) fn check_dim(
+    op: &'static str,
+    what: &'static str,
+    expected: usize,
+    found: usize,
+) -> Result<(), MatrixError> {
+    if expected == found {
+        Ok(())
+    } else {
+        Err(MatrixError::DimensionMismatch { op, what, expected, found })
+    }
+}

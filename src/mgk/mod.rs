@@ -1,0 +1,251 @@
+//! Graph kernels on the lazy Kronecker product: the marginalized graph
+//! kernel ([`MarginalizedGraphKernel`]) and the geometric random-walk kernel
+//! ([`RandomWalkKernel`]).
+//!
+//! # The marginalized graph kernel
+//!
+//! For graphs `G` (`n` nodes, symmetric weights `w_ij ≥ 0`, node labels
+//! `v_i`, edge labels `e_ij`) and `G'`, with degrees `d_i = Σ_j w_ij` (1 where
+//! that sum is 0), start probabilities `p_i` (default 1) and stop probability
+//! `q ∈ (0, 1)` (GraphDot 0.8.1's formulation):
+//!
+//! ```text
+//! D× = (D ⊗ D') / (1 − q)²,   V× = diag(κv(v_i, v'_i')),
+//! E×[(i,i'),(j,j')] = κe(e_ij, e'_i'j'),
+//! A r = D× 1  with  A = D× V×⁻¹ − (W ⊗ W') ⊙ E×,
+//! K(G, G') = Σ_{i,i'} p_i p'_i' r_ii'   −  lmin · Σ_{i,i'} p_i p'_i' κv(v_i, v'_i')
+//! ```
+//!
+//! (product node `(i, i')` at index `i·n' + i'`). When `0 < κv ≤ 1` and
+//! `0 ≤ κe ≤ 1`, `A` is symmetric and strictly diagonally dominant with a
+//! positive diagonal, hence positive definite: it is solved by conjugate
+//! gradients with the Jacobi preconditioner (the diagonal `D× V×⁻¹`, less
+//! self-loop terms, is known). The kernel's ranges and `q` are checked when
+//! the kernel is built. Directed graphs give a non-symmetric `A`, solved by
+//! BiCGSTAB.
+//!
+//! The nodal similarity is `K_ii' = p_i p'_i' r_ii' − lmin p_i p'_i' κv(v_i, v'_i')`;
+//! the normalized kernel is `K̃(G, G') = K(G, G') / √(K(G, G) K(G', G'))`.
+//!
+//! ## Gradient
+//!
+//! With `p× = p ⊗ p'` and `K = p×ᵀ r = p×ᵀ A⁻¹ b`, for a hyperparameter θ
+//! (derivatives with respect to `log θ`, written `∂`):
+//!
+//! ```text
+//! ∂K = p×ᵀ A⁻¹ (∂b − ∂A r) = yᵀ (∂b − ∂A r),   where  A y = p×
+//! ```
+//!
+//! (`A` is symmetric, so the adjoint solve `Aᵀ y = p×` is a second solve
+//! with the same operator: GraphDot's "duo" solve). Then
+//! - node kernel: `∂A = −D× V×⁻² ∂V×`, `∂b = 0`, so
+//!   `∂K = Σ y_ii' r_ii' D×_ii' ∂κv(v_i, v'_i') / κv² − lmin Σ p_i p'_i' ∂κv`;
+//! - edge kernel: `∂A = −(W ⊗ W') ⊙ ∂E×`, so
+//!   `∂K = Σ_{(i,j),(i',j')} y_ii' w_ij w'_i'j' ∂κe(e_ij, e'_i'j') r_jj'`;
+//! - `q` (when its bounds are not fixed): `∂D×/∂log q = 2q/(1−q) D×` and
+//!   `∂b = ∂D× 1`, so `∂K = 2q/(1−q) Σ y_ii' D×_ii' (1 − r_ii'/κv)`.
+//!
+//! Each pair costs one extra solve and `O(nnz·nnz'·h)` for `h` edge-kernel
+//! hyperparameters. Gradients of the normalized kernel follow from
+//! `∂K̃_ab = ∂K_ab / √(K_aa K_bb) − K̃_ab (∂K_aa / K_aa + ∂K_bb / K_bb) / 2`.
+//!
+//! ## Precision
+//!
+//! [`Precision::F64`] solves to a relative residual of `1e-12` by default;
+//! [`Precision::F32`] packs weights and vectors in `f32` (half the memory
+//! traffic) and defaults to `1e-5`: `f32` rounding (about `6e-8`) bounds
+//! how far the true residual can fall, and the kernel values then agree with
+//! `f64` to about `1e-5` relative. Reductions (dot products, `K`) accumulate
+//! in `f64` in both.
+//!
+//! ## Backends
+//!
+//! Everything that defines a pair's system (degrees, `D×`, `V×`, start
+//! vectors, the length-one term) is in [`system`], shared with other backends.
+
+mod kernel;
+mod rw;
+pub mod system;
+
+pub use self::kernel::{MarginalizedGraphKernel, Precision, StartProbability};
+pub use self::rw::{RandomWalkKernel, RwMethod};
+
+use crate::basekernel::KernelError;
+use crate::solver::SolverError;
+use std::sync::Arc;
+
+/// A progress callback: called with `(pairs done, pairs in total)` after
+/// each pair, from any worker thread.
+pub type Progress = Arc<dyn Fn(usize, usize) + Send + Sync>;
+
+/// A dense row-major matrix of kernel values.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Matrix {
+    rows: usize,
+    cols: usize,
+    data: Vec<f64>,
+}
+
+impl Matrix {
+    /// A `rows × cols` matrix of zeros.
+    pub fn zeros(rows: usize, cols: usize) -> Self {
+        Matrix { rows, cols, data: vec![0.0; rows * cols] }
+    }
+
+    /// Number of rows.
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+
+    /// Number of columns.
+    pub fn cols(&self) -> usize {
+        self.cols
+    }
+
+    /// Entry `(i, j)`.
+    ///
+    /// # Panics
+    /// If `(i, j)` is out of range.
+    #[inline]
+    pub fn get(&self, i: usize, j: usize) -> f64 {
+        assert!(i < self.rows && j < self.cols, "Matrix::get out of range");
+        self.data[i * self.cols + j]
+    }
+
+    /// Sets entry `(i, j)`.
+    ///
+    /// # Panics
+    /// If `(i, j)` is out of range.
+    #[inline]
+    pub fn set(&mut self, i: usize, j: usize, v: f64) {
+        assert!(i < self.rows && j < self.cols, "Matrix::set out of range");
+        self.data[i * self.cols + j] = v;
+    }
+
+    /// The entries, row-major.
+    pub fn as_slice(&self) -> &[f64] {
+        &self.data
+    }
+
+    /// The entries, row-major.
+    pub fn into_vec(self) -> Vec<f64> {
+        self.data
+    }
+}
+
+/// Gradients of a kernel matrix with respect to the log of each active
+/// hyperparameter: a `rows × cols × k` array (GraphDot's layout), entry
+/// `(i, j, t)` at `(i·cols + j)·k + t`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Gradient {
+    rows: usize,
+    cols: usize,
+    names: Vec<String>,
+    data: Vec<f64>,
+}
+
+impl Gradient {
+    /// Number of rows.
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+
+    /// Number of columns.
+    pub fn cols(&self) -> usize {
+        self.cols
+    }
+
+    /// The hyperparameter paths, in the order of the last axis
+    /// (e.g. `node.h`, `edge.length.scale`, `q`).
+    pub fn names(&self) -> &[String] {
+        &self.names
+    }
+
+    /// `∂K_ij / ∂ log θ_t`.
+    #[inline]
+    pub fn get(&self, i: usize, j: usize, t: usize) -> f64 {
+        let k = self.names.len();
+        assert!(i < self.rows && j < self.cols && t < k, "Gradient::get out of range");
+        self.data[(i * self.cols + j) * k + t]
+    }
+
+    /// The entries, in `(i, j, t)` order.
+    pub fn as_slice(&self) -> &[f64] {
+        &self.data
+    }
+}
+
+/// Errors of the graph kernels.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum MgkError {
+    /// The node kernel can leave `(0, 1]`.
+    #[error(
+        "the node kernel's range [{min}, {max}] is not inside (0, 1]: the marginalized graph kernel needs \
+         0 < κv ≤ 1 for its system to be positive definite (scale or normalize the node kernel)"
+    )]
+    NodeKernelRange {
+        /// Smallest value of κv.
+        min: f64,
+        /// Largest value of κv.
+        max: f64,
+    },
+    /// The edge kernel can leave `[0, 1]`.
+    #[error(
+        "the edge kernel's range [{min}, {max}] is not inside [0, 1]: the marginalized graph kernel needs \
+         0 ≤ κe ≤ 1 for its system to be positive definite (scale or normalize the edge kernel)"
+    )]
+    EdgeKernelRange {
+        /// Smallest value of κe.
+        min: f64,
+        /// Largest value of κe.
+        max: f64,
+    },
+    /// `q` outside `(0, 1)`.
+    #[error("stop probability q = {0} must lie strictly between 0 and 1")]
+    InvalidQ(f64),
+    /// `lmin` other than 0 or 1.
+    #[error("lmin = {0}: only 0 and 1 are supported")]
+    InvalidLmin(u32),
+    /// A start probability that is negative or not finite.
+    #[error("start probability of node {node} of graph {graph} is {value}; it must be finite and >= 0")]
+    InvalidStart {
+        /// Graph index in its list.
+        graph: usize,
+        /// Node.
+        node: usize,
+        /// Value found.
+        value: f64,
+    },
+    /// An invalid parameter.
+    #[error("invalid parameter: {0}")]
+    InvalidParameter(String),
+    /// Something not supported.
+    #[error("not supported: {0}")]
+    Unsupported(&'static str),
+    /// A base kernel refused (e.g. a hyperparameter outside its bounds).
+    #[error(transparent)]
+    Kernel(#[from] KernelError),
+    /// `λ` too large for the random-walk kernel: the series diverges.
+    #[error(
+        "random-walk λ = {lambda} is too large for pair ({}, {}): {detail}; the kernel needs \
+         λ < 1 / (ρ(W) ρ(W')) (see RandomWalkKernel::lambda_limit)", pair.0, pair.1
+    )]
+    LambdaTooLarge {
+        /// λ.
+        lambda: f64,
+        /// The pair of graphs.
+        pair: (usize, usize),
+        /// What was found.
+        detail: String,
+    },
+    /// The solver failed on a pair of graphs.
+    #[error("solving the pair ({}, {}): {source}", pair.0, pair.1)]
+    Solver {
+        /// Indices of the two graphs (in the first and second list).
+        pair: (usize, usize),
+        /// The solver's error.
+        #[source]
+        source: SolverError,
+    },
+}

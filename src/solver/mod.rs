@@ -1,0 +1,256 @@
+//! Matrix-free linear operators and iterative solvers.
+//!
+//! - [`LinOp`]: a linear operator `A` of size `nrows × ncols` that can apply
+//!   itself, `y ← A x`, and may know its diagonal.
+//! - [`Vector`]: the handful of vector operations the solvers need (copy,
+//!   fill, axpy, dot, norm, element-wise product). It is implemented for
+//!   `Vec<f64>` and `Vec<f32>`; a GPU backend implements it for its device
+//!   buffers and reuses the same solver code.
+//! - Solvers: preconditioned conjugate gradients [`cg`] (symmetric positive
+//!   definite `A`), [`fixed_point`] (preconditioned Richardson / Jacobi
+//!   iteration) and [`bicgstab`] (general non-singular `A`, e.g. directed
+//!   graphs). Each takes a parameter struct with [`Default`]
+//!   ([`CgParams`], [`FixedPointParams`], [`BicgstabParams`]), reports a
+//!   [`SolveInfo`] and fails with a typed [`SolverError`].
+//!
+//! All solvers stop when the relative residual `‖b − A x‖₂ / ‖b‖₂` drops to
+//! the tolerance `tol`. Scalars in the recurrences (α, β, ω, residual norms)
+//! are kept in `f64` whatever the vector precision.
+//!
+//! As in faer, the public functions take `&impl LinOp<V>` and forward at once
+//! to one inner function over `&dyn LinOp<V>`, so each solver is compiled once
+//! per vector type, not once per operator. Work vectors live in a
+//! caller-owned [`Workspace`], allocated (or grown) before the iteration and
+//! reused across solves; nothing is allocated inside the iteration loop
+//! (except the residual history when asked for).
+//!
+//! # Examples
+//! ```
+//! use kronograph::solver::{cg, CgParams, DenseOp, Workspace};
+//! // A = [[4, 1], [1, 3]], b = [1, 2]
+//! let a = DenseOp::new(2, vec![4.0, 1.0, 1.0, 3.0]);
+//! let b = vec![1.0, 2.0];
+//! let mut x = vec![0.0; 2];
+//! let mut ws = Workspace::new();
+//! let info = cg(&a, &b, &mut x, &CgParams::default(), &mut ws).unwrap();
+//! assert!(info.rel_residual <= 1e-12);
+//! assert!((x[0] - 1.0 / 11.0).abs() < 1e-12 && (x[1] - 7.0 / 11.0).abs() < 1e-12);
+//! ```
+
+mod bicgstab;
+mod cg;
+mod dense;
+mod fixed_point;
+mod vector;
+
+pub use self::bicgstab::{bicgstab, BicgstabParams};
+pub use self::cg::{cg, CgParams};
+pub use self::dense::{dense_solve, DenseOp};
+pub use self::fixed_point::{fixed_point, FixedPointParams};
+pub use self::vector::{Real, Vector};
+
+/// A linear operator `A`: `nrows × ncols`, applied matrix-free.
+///
+/// Object safe: the solvers work on `&dyn LinOp<V>`.
+pub trait LinOp<V: Vector>: Sync {
+    /// Number of rows of `A` (length of `y`).
+    fn nrows(&self) -> usize;
+
+    /// Number of columns of `A` (length of `x`).
+    fn ncols(&self) -> usize;
+
+    /// `y ← A x`. `x` has [`ncols`](Self::ncols) entries, `y`
+    /// [`nrows`](Self::nrows) (already of that length; its old content is
+    /// overwritten).
+    ///
+    /// # Errors
+    /// Whatever the operator reports, usually wrapped in
+    /// [`SolverError::Operator`].
+    fn apply(&self, x: &V, y: &mut V) -> Result<(), SolverError>;
+
+    /// Writes the diagonal of `A` into `d` (of length `nrows`) and returns
+    /// `true`, or returns `false` when the operator does not know it (the
+    /// default).
+    ///
+    /// # Errors
+    /// Whatever the operator reports.
+    fn diagonal(&self, _d: &mut V) -> Result<bool, SolverError> {
+        Ok(false)
+    }
+}
+
+impl<V: Vector, L: LinOp<V> + ?Sized> LinOp<V> for &L {
+    fn nrows(&self) -> usize {
+        (**self).nrows()
+    }
+    fn ncols(&self) -> usize {
+        (**self).ncols()
+    }
+    fn apply(&self, x: &V, y: &mut V) -> Result<(), SolverError> {
+        (**self).apply(x, y)
+    }
+    fn diagonal(&self, d: &mut V) -> Result<bool, SolverError> {
+        (**self).diagonal(d)
+    }
+}
+
+/// The preconditioner `M ≈ A` of a solver.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Preconditioner {
+    /// `M = I`: no preconditioning.
+    #[default]
+    Identity,
+    /// `M = diag(A)` (Jacobi). Needs [`LinOp::diagonal`]; every diagonal
+    /// entry must be non-zero.
+    Jacobi,
+}
+
+/// What a successful solve reports.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SolveInfo {
+    /// Iterations taken (applications of `A` for CG and fixed point; BiCGSTAB
+    /// applies `A` twice per iteration).
+    pub iterations: usize,
+    /// Final absolute residual `‖r‖₂` (the recurrence residual for CG and
+    /// BiCGSTAB, which equals `‖b − A x‖₂` up to rounding).
+    pub abs_residual: f64,
+    /// Final relative residual `‖r‖₂ / ‖b‖₂` (0 when `b = 0`).
+    pub rel_residual: f64,
+    /// Relative residual after each iteration, when
+    /// `record_history` was set in the parameters; else empty.
+    pub history: Vec<f64>,
+}
+
+/// Errors of the iterative solvers.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SolverError {
+    /// Vectors or operator of inconsistent sizes.
+    #[error("dimension mismatch: {what} has {found} entries, expected {expected}")]
+    DimensionMismatch {
+        /// Which vector or operator dimension.
+        what: &'static str,
+        /// Expected size.
+        expected: usize,
+        /// Size found.
+        found: usize,
+    },
+    /// The iteration limit was reached before the tolerance.
+    #[error(
+        "no convergence after {iterations} iterations: relative residual {rel_residual:e} \
+         (absolute {abs_residual:e}) did not reach the tolerance {tol:e}; raise max_iters or the tolerance"
+    )]
+    NoConvergence {
+        /// Iterations taken.
+        iterations: usize,
+        /// Absolute residual reached.
+        abs_residual: f64,
+        /// Relative residual reached.
+        rel_residual: f64,
+        /// The tolerance asked for.
+        tol: f64,
+    },
+    /// CG met a direction `p` with `pᵀ A p ≤ 0`: `A` is not symmetric
+    /// positive definite.
+    #[error(
+        "the operator is not positive definite: pᵀAp = {curvature:e} <= 0 at iteration {iteration} \
+         (CG needs a symmetric positive definite operator)"
+    )]
+    NonPositiveDefinite {
+        /// The iteration (0-based).
+        iteration: usize,
+        /// The value of `pᵀ A p` found.
+        curvature: f64,
+    },
+    /// A division by (near) zero in BiCGSTAB, or a non-finite value.
+    #[error("solver breakdown at iteration {iteration}: {what}")]
+    Breakdown {
+        /// The iteration (0-based).
+        iteration: usize,
+        /// What vanished or overflowed.
+        what: &'static str,
+    },
+    /// The Jacobi preconditioner was asked for but the operator does not know
+    /// its diagonal, or the diagonal has a zero.
+    #[error("Jacobi preconditioner unavailable: {0}")]
+    Preconditioner(&'static str),
+    /// The operator failed.
+    #[error("operator failed: {0}")]
+    Operator(#[source] Box<dyn std::error::Error + Send + Sync>),
+}
+
+/// Work vectors of the solvers, owned by the caller and reused across solves.
+///
+/// A solve grows the vectors to the system size (through
+/// [`Vector::resize`]) before iterating; later solves of the same or a
+/// smaller size allocate nothing.
+#[derive(Clone, Debug, Default)]
+pub struct Workspace<V> {
+    pub(crate) vecs: [V; 7],
+    pub(crate) inv_diag: V,
+}
+
+impl<V: Vector + Default> Workspace<V> {
+    /// An empty workspace (vectors are grown by the first solve).
+    pub fn new() -> Self {
+        Workspace { vecs: Default::default(), inv_diag: V::default() }
+    }
+
+    /// A workspace with room for systems of size `n`.
+    pub fn with_len(n: usize) -> Self {
+        let mut w = Self::new();
+        w.ensure(n, 7);
+        w.inv_diag.resize(n);
+        w
+    }
+}
+
+impl<V: Vector> Workspace<V> {
+    /// Resizes the first `k` work vectors to `n` entries.
+    pub(crate) fn ensure(&mut self, n: usize, k: usize) {
+        for v in self.vecs.iter_mut().take(k) {
+            v.resize(n);
+        }
+    }
+
+    /// Prepares `inv_diag` for the preconditioner: `1 / diag(A)` for Jacobi.
+    pub(crate) fn setup_precond(&mut self, op: &dyn LinOp<V>, pre: Preconditioner) -> Result<(), SolverError> {
+        if pre == Preconditioner::Jacobi {
+            self.inv_diag.resize(op.nrows());
+            if !op.diagonal(&mut self.inv_diag)? {
+                return Err(SolverError::Preconditioner("the operator does not know its diagonal"));
+            }
+            if !self.inv_diag.invert_elems() {
+                return Err(SolverError::Preconditioner("the diagonal has a zero or non-finite entry"));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `z ← M⁻¹ r` for the preconditioner.
+#[inline]
+pub(crate) fn precondition<V: Vector>(pre: Preconditioner, inv_diag: &V, r: &V, z: &mut V) {
+    match pre {
+        Preconditioner::Identity => z.copy_from(r),
+        Preconditioner::Jacobi => z.mul_elems(r, inv_diag),
+    }
+}
+
+/// Checks the sizes of `A`, `b` and `x` (square `A`).
+pub(crate) fn check_dims<V: Vector>(op: &dyn LinOp<V>, b: &V, x: &V) -> Result<usize, SolverError> {
+    let n = op.nrows();
+    if op.ncols() != n {
+        return Err(SolverError::DimensionMismatch { what: "operator columns", expected: n, found: op.ncols() });
+    }
+    if b.len() != n {
+        return Err(SolverError::DimensionMismatch { what: "right-hand side b", expected: n, found: b.len() });
+    }
+    if x.len() != n {
+        return Err(SolverError::DimensionMismatch { what: "solution x", expected: n, found: x.len() });
+    }
+    Ok(n)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,192 @@
+use super::*;
+use proptest::prelude::*;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// A random SPD matrix `B Bᵀ + n I · shift`, row-major.
+fn random_spd(n: usize, seed: u64, shift: f64) -> Vec<f64> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let b: Vec<f64> = (0..n * n).map(|_| rng.random_range(-1.0..1.0)).collect();
+    let mut a = vec![0.0; n * n];
+    for i in 0..n {
+        for j in 0..n {
+            a[i * n + j] = (0..n).map(|k| b[i * n + k] * b[j * n + k]).sum::<f64>();
+        }
+        a[i * n + i] += shift;
+    }
+    a
+}
+
+fn random_vec(n: usize, seed: u64) -> Vec<f64> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    (0..n).map(|_| rng.random_range(-1.0..1.0)).collect()
+}
+
+fn residual(a: &DenseOp<f64>, x: &Vec<f64>, b: &Vec<f64>) -> f64 {
+    let mut ax = vec![0.0; b.len()];
+    a.apply(x, &mut ax).unwrap();
+    let r: f64 = ax.iter().zip(b).map(|(p, q)| (p - q) * (p - q)).sum::<f64>().sqrt();
+    r / b.norm()
+}
+
+fn rel_err(x: &[f64], y: &[f64]) -> f64 {
+    let d: f64 = x.iter().zip(y).map(|(a, b)| (a - b) * (a - b)).sum::<f64>().sqrt();
+    d / y.iter().map(|v| v * v).sum::<f64>().sqrt()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+    #[test]
+    fn cg_matches_dense_solve(n in 1usize..24, seed in any::<u64>(), jacobi in any::<bool>()) {
+        let a = random_spd(n, seed, 0.5);
+        let b = random_vec(n, seed ^ 1);
+        let op = DenseOp::new(n, a.clone());
+        let mut x = vec![0.0; n];
+        let mut ws = Workspace::new();
+        let precond = if jacobi { Preconditioner::Jacobi } else { Preconditioner::Identity };
+        let params = CgParams { precond, record_history: true, ..Default::default() };
+        let info = cg(&op, &b, &mut x, &params, &mut ws).unwrap();
+        prop_assert!(info.rel_residual <= 1e-12);
+        prop_assert_eq!(info.history.len(), info.iterations);
+        prop_assert!(residual(&op, &x, &b) <= 1e-10);
+        let xd = dense_solve(n, &a, &b).unwrap();
+        prop_assert!(rel_err(&x, &xd) <= 1e-8, "{}", rel_err(&x, &xd));
+    }
+
+    #[test]
+    fn bicgstab_matches_dense_solve_nonsymmetric(n in 1usize..24, seed in any::<u64>(), jacobi in any::<bool>()) {
+        // diagonally dominant non-symmetric matrix
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let mut a: Vec<f64> = (0..n * n).map(|_| rng.random_range(-1.0..1.0)).collect();
+        for i in 0..n {
+            a[i * n + i] = n as f64 + 1.0 + rng.random_range(0.0..2.0);
+        }
+        let b = random_vec(n, seed ^ 2);
+        let op = DenseOp::new(n, a.clone());
+        let mut x = vec![0.0; n];
+        let mut ws = Workspace::new();
+        let precond = if jacobi { Preconditioner::Jacobi } else { Preconditioner::Identity };
+        let info = bicgstab(&op, &b, &mut x, &BicgstabParams { precond, ..Default::default() }, &mut ws).unwrap();
+        prop_assert!(info.rel_residual <= 1e-12);
+        prop_assert!(residual(&op, &x, &b) <= 1e-10);
+        let xd = dense_solve(n, &a, &b).unwrap();
+        prop_assert!(rel_err(&x, &xd) <= 1e-9);
+    }
+
+    #[test]
+    fn fixed_point_matches_dense_solve(n in 1usize..16, seed in any::<u64>()) {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let mut a: Vec<f64> = (0..n * n).map(|_| rng.random_range(-1.0..1.0)).collect();
+        for i in 0..n {
+            a[i * n + i] = 2.0 * n as f64;
+        }
+        let b = random_vec(n, seed ^ 3);
+        let op = DenseOp::new(n, a.clone());
+        let mut x = vec![0.0; n];
+        let mut ws = Workspace::new();
+        let info = fixed_point(&op, &b, &mut x, &FixedPointParams::default(), &mut ws).unwrap();
+        prop_assert!(info.rel_residual <= 1e-12);
+        let xd = dense_solve(n, &a, &b).unwrap();
+        prop_assert!(rel_err(&x, &xd) <= 1e-10);
+    }
+}
+
+#[test]
+fn cg_f32_reaches_f32_tolerance() {
+    let n = 20;
+    let a = random_spd(n, 7, 1.0);
+    let b: Vec<f32> = random_vec(n, 8).iter().map(|&v| v as f32).collect();
+    let op = DenseOp::new(n, a.iter().map(|&v| v as f32).collect());
+    let mut x = vec![0f32; n];
+    let mut ws = Workspace::new();
+    let params = CgParams { tol: 1e-5, precond: Preconditioner::Jacobi, ..Default::default() };
+    let info = cg(&op, &b, &mut x, &params, &mut ws).unwrap();
+    assert!(info.rel_residual <= 1e-5);
+    let xd = dense_solve(n, &a, &b.iter().map(|&v| v as f64).collect::<Vec<_>>()).unwrap();
+    let x64: Vec<f64> = x.iter().map(|&v| v as f64).collect();
+    assert!(rel_err(&x64, &xd) < 1e-3);
+}
+
+#[test]
+fn cg_reports_indefinite() {
+    // diag(1, -1)
+    let op = DenseOp::new(2, vec![1.0, 0.0, 0.0, -1.0]);
+    let b = vec![1.0, 1.0];
+    let mut x = vec![0.0; 2];
+    let err = cg(&op, &b, &mut x, &CgParams::default(), &mut Workspace::new()).unwrap_err();
+    assert!(matches!(err, SolverError::NonPositiveDefinite { curvature, .. } if curvature <= 0.0), "{err}");
+}
+
+#[test]
+fn cg_reports_no_convergence_with_residuals() {
+    let n = 30;
+    let a = random_spd(n, 3, 1e-3);
+    let b = random_vec(n, 4);
+    let op = DenseOp::new(n, a);
+    let mut x = vec![0.0; n];
+    let params = CgParams { max_iters: 2, ..Default::default() };
+    match cg(&op, &b, &mut x, &params, &mut Workspace::new()).unwrap_err() {
+        SolverError::NoConvergence { iterations, abs_residual, rel_residual, tol } => {
+            assert_eq!(iterations, 2);
+            assert!(rel_residual > tol && abs_residual > 0.0);
+            assert!((abs_residual / b.norm() - rel_residual).abs() < 1e-12);
+        }
+        e => panic!("unexpected {e}"),
+    }
+}
+
+#[test]
+fn dimension_and_preconditioner_errors() {
+    let op = DenseOp::new(2, vec![1.0, 0.0, 0.0, 1.0]);
+    let mut x = vec![0.0; 3];
+    let e = cg(&op, &vec![1.0, 1.0], &mut x, &CgParams::default(), &mut Workspace::new()).unwrap_err();
+    assert!(matches!(e, SolverError::DimensionMismatch { what: "solution x", expected: 2, found: 3 }));
+    // zero on the diagonal: Jacobi unavailable
+    let op = DenseOp::new(2, vec![0.0, 1.0, 1.0, 0.0]);
+    let mut x = vec![0.0; 2];
+    let p = BicgstabParams { precond: Preconditioner::Jacobi, ..Default::default() };
+    let e = bicgstab(&op, &vec![1.0, 1.0], &mut x, &p, &mut Workspace::new()).unwrap_err();
+    assert!(matches!(e, SolverError::Preconditioner(_)), "{e}");
+}
+
+#[test]
+fn fixed_point_diverges_with_breakdown_or_no_convergence() {
+    // Jacobi on a matrix that is not diagonally dominant diverges.
+    let op = DenseOp::new(2, vec![1.0, 3.0, 3.0, 1.0]);
+    let mut x = vec![0.0; 2];
+    let p = FixedPointParams { max_iters: 5000, ..Default::default() };
+    let e = fixed_point(&op, &vec![1.0, 0.5], &mut x, &p, &mut Workspace::new()).unwrap_err();
+    assert!(matches!(e, SolverError::Breakdown { .. } | SolverError::NoConvergence { .. }), "{e}");
+}
+
+#[test]
+fn bicgstab_breakdown_is_reported() {
+    // A = [[0, 1], [-1, 0]] (skew), b = e1: r̂ᵀ A r = 0 at once.
+    let op = DenseOp::new(2, vec![0.0, 1.0, -1.0, 0.0]);
+    let mut x = vec![0.0; 2];
+    let e = bicgstab(&op, &vec![1.0, 0.0], &mut x, &BicgstabParams::default(), &mut Workspace::new()).unwrap_err();
+    assert!(matches!(e, SolverError::Breakdown { .. }), "{e}");
+}
+
+#[test]
+fn zero_rhs_gives_zero() {
+    let op = DenseOp::new(2, vec![2.0, 0.0, 0.0, 2.0]);
+    let mut x = vec![5.0; 2];
+    let info = cg(&op, &vec![0.0, 0.0], &mut x, &CgParams::default(), &mut Workspace::new()).unwrap();
+    assert_eq!(info.iterations, 0);
+    assert_eq!(x, vec![0.0, 0.0]);
+}
+
+#[test]
+fn workspace_is_reused_without_growth() {
+    let n = 10;
+    let op = DenseOp::new(n, random_spd(n, 11, 1.0));
+    let mut ws = Workspace::<Vec<f64>>::with_len(n);
+    let ptr = ws.vecs[0].as_ptr();
+    for s in 0..3 {
+        let b = random_vec(n, s);
+        let mut x = vec![0.0; n];
+        cg(&op, &b, &mut x, &CgParams::default(), &mut ws).unwrap();
+    }
+    assert_eq!(ptr, ws.vecs[0].as_ptr());
+}

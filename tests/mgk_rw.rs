@@ -1,0 +1,105 @@
+//! Geometric random-walk kernels against dense inverses.
+#![allow(clippy::needless_range_loop)]
+
+mod mgk_common;
+
+use kronograph::graph::{Direction, Graph};
+use kronograph::mgk::{MgkError, RandomWalkKernel, RwMethod};
+use kronograph::solver::dense_solve;
+use mgk_common::*;
+use proptest::prelude::*;
+
+/// 1ᵀ (I − λ M)⁻¹ 1 for the dense product M restricted to `keep`.
+fn dense_rw(g: &Graph<u8, f64>, h: &Graph<u8, f64>, lambda: f64, labeled: bool) -> f64 {
+    let (n, m) = (g.num_nodes(), h.num_nodes());
+    let (wg, wh) = (g.to_dense(), h.to_dense());
+    let nodes: Vec<(usize, usize)> = (0..n)
+        .flat_map(|i| (0..m).map(move |ip| (i, ip)))
+        .filter(|&(i, ip)| !labeled || g.node_labels()[i] == h.node_labels()[ip])
+        .collect();
+    let d = nodes.len();
+    if d == 0 {
+        return 0.0;
+    }
+    let mut a = vec![0.0; d * d];
+    for (r, &(i, ip)) in nodes.iter().enumerate() {
+        for (c, &(j, jp)) in nodes.iter().enumerate() {
+            a[r * d + c] = if r == c { 1.0 } else { 0.0 } - lambda * wg[i * n + j] * wh[ip * m + jp];
+        }
+    }
+    dense_solve(d, &a, &vec![1.0; d]).unwrap().iter().sum()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+    #[test]
+    fn unlabeled_matches_dense_inverse(n in 1usize..10, m in 1usize..10, seed in any::<u64>(), frac in 0.05f64..0.9) {
+        let g = random_graph(n, 0.5, seed, Direction::Undirected);
+        let h = random_graph(m, 0.5, seed ^ 1, Direction::Undirected);
+        let lambda = frac * RandomWalkKernel::lambda_limit(&g, &h).min(1e3);
+        let want = dense_rw(&g, &h, lambda, false);
+        for method in [RwMethod::Auto, RwMethod::Series, RwMethod::Solver] {
+            let k = RandomWalkKernel::new(lambda).unwrap().with_method(method);
+            let got = k.pair(&g, &h).unwrap();
+            prop_assert!(close(got, want, 1e-10), "{method:?}: {got} vs {want}");
+        }
+    }
+
+    #[test]
+    fn labeled_matches_dense_inverse(n in 1usize..10, m in 1usize..10, seed in any::<u64>(), frac in 0.05f64..0.9) {
+        let g = random_graph(n, 0.5, seed, Direction::Undirected);
+        let h = random_graph(m, 0.5, seed ^ 2, Direction::Undirected);
+        let lambda = frac * RandomWalkKernel::lambda_limit(&g, &h).min(1e3);
+        let want = dense_rw(&g, &h, lambda, true);
+        let k = RandomWalkKernel::new(lambda).unwrap();
+        let got = k.gram_xy_labeled(std::slice::from_ref(&g), std::slice::from_ref(&h)).unwrap().get(0, 0);
+        prop_assert!(close(got, want, 1e-10), "{got} vs {want}");
+    }
+
+    #[test]
+    fn directed_unlabeled_matches_dense_inverse(n in 1usize..8, m in 1usize..8, seed in any::<u64>()) {
+        let g = random_graph(n, 0.4, seed, Direction::Directed);
+        let h = random_graph(m, 0.4, seed ^ 3, Direction::Directed);
+        let lambda = 0.02;
+        let want = dense_rw(&g, &h, lambda, false);
+        let got = RandomWalkKernel::new(lambda).unwrap().pair(&g, &h).unwrap();
+        prop_assert!(close(got, want, 1e-10), "{got} vs {want}");
+    }
+}
+
+#[test]
+fn gram_is_symmetric_and_matches_pairs() {
+    let xs: Vec<_> = (0..6).map(|k| random_graph(4 + k, 0.5, k as u64, Direction::Undirected)).collect();
+    let k = RandomWalkKernel::new(0.01).unwrap();
+    for labeled in [false, true] {
+        let g = if labeled { k.gram_labeled(&xs).unwrap() } else { k.gram(&xs).unwrap() };
+        for a in 0..xs.len() {
+            for b in 0..xs.len() {
+                assert_eq!(g.get(a, b), g.get(b, a));
+                assert!(close(g.get(a, b), dense_rw(&xs[a], &xs[b], 0.01, labeled), 1e-10));
+            }
+        }
+    }
+}
+
+#[test]
+fn lambda_too_large_is_a_clear_error() {
+    // complete graph K4: ρ = 3 (unit weights); λ ρ² = 4.5 > 1
+    let mut b = kronograph::graph::GraphBuilder::<u8, f64>::new(4, Direction::Undirected).node_labels(vec![0; 4]);
+    for i in 0..4 {
+        for j in i + 1..4 {
+            b.push_edge(i, j, 1.0, 0.0);
+        }
+    }
+    let g = b.build().unwrap();
+    assert!((RandomWalkKernel::spectral_radius_bound(&g) - 3.0).abs() < 1e-9);
+    for method in [RwMethod::Auto, RwMethod::Solver] {
+        let e = RandomWalkKernel::new(0.5).unwrap().with_method(method).gram(&[g.clone(), g.clone()]).unwrap_err();
+        assert!(matches!(e, MgkError::LambdaTooLarge { .. }), "{e}");
+        assert!(e.to_string().contains("λ < 1 / (ρ(W) ρ(W'))"), "{e}");
+    }
+    let e = RandomWalkKernel::new(0.5).unwrap().gram_labeled(std::slice::from_ref(&g)).unwrap_err();
+    assert!(matches!(e, MgkError::LambdaTooLarge { .. }), "{e}");
+    assert!(RandomWalkKernel::new(-1.0).is_err());
+    assert!(RandomWalkKernel::new(f64::NAN).is_err());
+}
