@@ -70,6 +70,29 @@ fn labeled_kernels_compile() {
 }
 
 #[test]
+fn library_kernels_on_bundled_data_compile() {
+    if !nvrtc_or_skip() {
+        return;
+    }
+    use kronograph::basekernel::spec::SpecKernel;
+    use kronograph::cuda::GpuLabel;
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/data/synthetic/BA96L");
+    let ds = kronograph::graph::io::load(dir).unwrap();
+    let kv = SpecKernel::parse_for("delta(label, 0.5)", &ds.node_schema).unwrap();
+    let ke =
+        SpecKernel::parse_for("delta(label, 0.5) * sqexp(attr1, 0.1) + 0.5 * rq(attr0, 1.0, 2.0)", &ds.edge_schema);
+    let ke =
+        ke.unwrap_or_else(|_| SpecKernel::parse_for("delta(label, 0.5) * sqexp(attr1, 0.1)", &ds.edge_schema).unwrap());
+    for p in [Precision::F32, Precision::F64] {
+        let nl = Record::layout(ds.graphs[0].node_labels(), p).unwrap();
+        let el = Record::layout(ds.graphs[0].edge_labels(), p).unwrap();
+        let src = mgk_source(&kv, &ke, &nl, &el, p, 512).unwrap();
+        compile(&src.source, &src.name, &options((9, 0)))
+            .unwrap_or_else(|e| panic!("{p:?}: {e}\n--- source ---\n{}", src.source));
+    }
+}
+
+#[test]
 fn compile_errors_carry_the_nvrtc_log() {
     if !nvrtc_or_skip() {
         return;

@@ -11,16 +11,16 @@
 //! counted over all iterations of all pairs, divided by the median time).
 //!
 //! Reference set-up (GraphDot-compatible): q = 0.05, p = 1; unlabeled sets
-//! κv = κe = 1; labeled sets κv = KroneckerDelta(0.5) on the node label, κe =
-//! KroneckerDelta(0.5) on the edge label × SquareExponential(0.1) on the
-//! second edge attribute, weights from the first edge attribute; MUTAG and
-//! NCI1 κv = κe = KroneckerDelta(0.5) on the labels.
+//! κv = κe = `constant(1)`; labeled sets κv = `delta(label, 0.5)`, κe =
+//! `delta(label, 0.5) * sqexp(attr1, 0.1)`, weights from `attr0`; MUTAG and
+//! NCI1 κv = `delta(label, 0.5)`, κe = `delta(label, 0.5)` where edges have
+//! labels, else `constant(1)`. Kernels are the library's [`SpecKernel`]s.
 
+use kronograph::basekernel::spec::SpecKernel;
 use kronograph::basekernel::BaseKernel;
 use kronograph::cuda::reference::mgk_pair;
-use kronograph::cuda::stand_in_kernels::{Constant, FieldDelta, FieldSqExp, Product};
-use kronograph::cuda::{tu_min, GpuGram, MgkParams, Precision};
-use kronograph::graph::{Graph, Record};
+use kronograph::cuda::{GpuGram, MgkParams, Precision};
+use kronograph::graph::{io, Graph, Record};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
@@ -173,23 +173,38 @@ fn main() -> ExitCode {
     let mut failed = false;
     for set in &a.sets {
         let labeled = set.ends_with('L');
-        let graphs = match tu_min::read(&set_dir(&a.data, set), labeled) {
-            Ok(g) => g,
+        let loaded = io::load(set_dir(&a.data, set)).map_err(|e| e.to_string()).and_then(|ds| {
+            if labeled {
+                ds.with_weights_from("attr0").map_err(|e| e.to_string())
+            } else {
+                Ok(ds)
+            }
+        });
+        let ds = match loaded {
+            Ok(d) => d,
             Err(e) => {
                 eprintln!("{set}: {e}");
                 failed = true;
                 continue;
             }
         };
-        let r = if set.starts_with("NWS") || set.starts_with("BA") {
+        let (node_spec, edge_spec) = if set.starts_with("NWS") || set.starts_with("BA") {
             if labeled {
-                let ke = Product(FieldDelta::new("label", 0.5), FieldSqExp::new("attr1", 0.1));
-                run(set, &graphs, FieldDelta::new("label", 0.5), ke, &a)
+                ("delta(label, 0.5)", "delta(label, 0.5) * sqexp(attr1, 0.1)")
             } else {
-                run(set, &graphs, Constant(1.0), Constant(1.0), &a)
+                ("constant(1)", "constant(1)")
             }
         } else {
-            run(set, &graphs, FieldDelta::new("label", 0.5), FieldDelta::new("label", 0.5), &a)
+            (
+                "delta(label, 0.5)",
+                if ds.edge_schema.index("label").is_some() { "delta(label, 0.5)" } else { "constant(1)" },
+            )
+        };
+        let kernels = SpecKernel::parse_for(node_spec, &ds.node_schema)
+            .and_then(|kv| Ok((kv, SpecKernel::parse_for(edge_spec, &ds.edge_schema)?)));
+        let r = match kernels {
+            Ok((kv, ke)) => run(set, &ds.graphs, kv, ke, &a),
+            Err(e) => Err(e.to_string()),
         };
         match r {
             Ok(r) => {

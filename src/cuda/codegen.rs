@@ -13,7 +13,7 @@
 
 use super::label::LabelLayout;
 use super::{CudaError, Precision};
-use crate::basekernel::{BaseKernel, CudaGen};
+use crate::basekernel::{cuda_preamble, BaseKernel, CudaGen};
 
 /// The kernel template: batched PCG over graph pairs.
 pub const MGK_PCG_TEMPLATE: &str = include_str!("../../kernels/mgk_pcg.cu");
@@ -68,6 +68,7 @@ pub fn mgk_source<N: ?Sized, E: ?Sized, KN: BaseKernel<N>, KE: BaseKernel<E>>(
 ) -> Result<KernelSource, CudaError> {
     let real = precision.c_type();
     let mut gen = CudaGen::new(real, "theta");
+    gen.helper(&cuda_preamble());
     let kv = node_kernel.cuda("a", "b", &mut gen).map_err(|source| CudaError::Kernel { which: "node", source })?;
     let ke = edge_kernel.cuda("a", "b", &mut gen).map_err(|source| CudaError::Kernel { which: "edge", source })?;
     let mut body = String::new();
