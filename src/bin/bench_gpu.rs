@@ -1,7 +1,8 @@
 //! Benchmark of the GPU marginalized graph kernel on the reference data sets.
 //!
 //! ```text
-//! bench_gpu [--data DIR] [--precision f32|f64] [--repeats 5] [--sets NWS96,BA96,…] [--check K] [--cpu-f32 K] [--tol T]
+//! bench_gpu [--data DIR] [--precision f32|f64] [--repeats 5] [--sets NWS96,BA96,…] [--check K] [--cpu-f32 K]
+//!           [--tol T] [--reorder natural|rcm|pbr]
 //! ```
 //!
 //! For each set it prints: pairs, first-call time (JIT included unless the
@@ -33,6 +34,7 @@ struct Args {
     check: usize,
     cpu_f32: usize,
     tol: Option<f64>,
+    reorder: kronograph::graph::reorder::Method,
 }
 
 fn parse() -> Result<Args, String> {
@@ -44,6 +46,7 @@ fn parse() -> Result<Args, String> {
         check: 0,
         cpu_f32: 0,
         tol: None,
+        reorder: MgkParams::default().reorder,
     };
     let mut it = std::env::args().skip(1);
     while let Some(k) = it.next() {
@@ -54,11 +57,12 @@ fn parse() -> Result<Args, String> {
             "--repeats" => a.repeats = v()?.parse().map_err(|e| format!("--repeats: {e}"))?,
             "--sets" => a.sets = v()?.split(',').map(str::to_string).collect(),
             "--check" => a.check = v()?.parse().map_err(|e| format!("--check: {e}"))?,
+            "--reorder" => a.reorder = v()?.parse()?,
             "--tol" => a.tol = Some(v()?.parse().map_err(|e| format!("--tol: {e}"))?),
             "--cpu-f32" => a.cpu_f32 = v()?.parse().map_err(|e| format!("--cpu-f32: {e}"))?,
             "-h" | "--help" => {
                 return Err("usage: bench_gpu [--data DIR] [--precision f32|f64] [--repeats N] [--sets A,B] \
-                            [--check K] [--cpu-f32 K] [--tol T]"
+                            [--check K] [--cpu-f32 K] [--tol T] [--reorder natural|rcm|pbr]"
                     .into())
             }
             _ => return Err(format!("unknown argument {k}")),
@@ -95,7 +99,7 @@ fn run<KN: BaseKernel<Record>, KE: BaseKernel<Record>>(
     ke: KE,
     a: &Args,
 ) -> Result<Row, String> {
-    let params = MgkParams { precision: a.precision, tol: a.tol, ..Default::default() };
+    let params = MgkParams { precision: a.precision, tol: a.tol, reorder: a.reorder, ..Default::default() };
     if a.cpu_f32 > 0 {
         let k = a.cpu_f32.min(graphs.len());
         let p64 = MgkParams { precision: Precision::F64, tol: Some(1e-13), ..params };
@@ -219,7 +223,10 @@ fn main() -> ExitCode {
         }
     }
     if !rows.is_empty() {
-        println!("precision {:?}, q = 0.05, {} timed calls after the first", a.precision, a.repeats);
+        println!(
+            "precision {:?}, reorder {}, q = 0.05, {} timed calls after the first",
+            a.precision, a.reorder, a.repeats
+        );
         println!(
             "{:<8} {:>6} {:>8} {:>8} {:>9} {:>15} {:>9} {:>11} {:>7} {:>8} {:>9}",
             "set",

@@ -167,13 +167,22 @@ where
         (&mut self.node_kernel, &mut self.edge_kernel)
     }
 
-    /// Packs `graphs` into octiles and uploads them for this kernel's precision.
+    /// Reorders each graph (by [`MgkParams::reorder`], in parallel), packs
+    /// the graphs into octiles and uploads them for this kernel's precision.
     ///
     /// # Errors
     /// [`CudaError::UnsupportedGraph`] / [`CudaError::Label`] from packing;
     /// [`CudaError::Driver`] from the copies.
     pub fn upload(&self, graphs: &[Graph<N, E>]) -> Result<GpuGraphs, CudaError> {
-        let packed = pack_graphs(graphs, self.params.precision)?;
+        use crate::graph::reorder::{reorder, Method};
+        use rayon::prelude::*;
+        let packed = match self.params.reorder {
+            Method::Natural => pack_graphs(graphs, self.params.precision)?,
+            m => {
+                let reordered: Vec<Graph<N, E>> = graphs.par_iter().map(|g| reorder(g, m).0).collect();
+                pack_graphs(&reordered, self.params.precision)?
+            }
+        };
         self.upload_packed(&packed)
     }
 

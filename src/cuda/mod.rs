@@ -195,11 +195,21 @@ pub struct MgkParams {
     pub max_iter: u32,
     /// Precision of the GPU arithmetic.
     pub precision: Precision,
+    /// Node reordering applied to each graph at upload, to pack its nonzeros
+    /// into fewer, denser octiles (K is invariant under it). Default PBR.
+    pub reorder: crate::graph::reorder::Method,
 }
 
 impl Default for MgkParams {
     fn default() -> Self {
-        MgkParams { q: 0.05, lmin: 0, tol: None, max_iter: 1000, precision: Precision::F32 }
+        MgkParams {
+            q: 0.05,
+            lmin: 0,
+            tol: None,
+            max_iter: 1000,
+            precision: Precision::F32,
+            reorder: crate::graph::reorder::Method::Pbr,
+        }
     }
 }
 
