@@ -96,21 +96,29 @@ struct Staged {
     const int* nzs;         // first nonzero of each tile, relative to the graph
     const unsigned char* pos;
     int nt;
+    int nz;
 };
 
 static __device__ __forceinline__ size_t align8(size_t x) { return (x + 7) & ~(size_t)7; }
 
-// Copies graph g of G to shared memory at base; returns the end (8-byte aligned).
-static __device__ __forceinline__ unsigned char* stage(const GraphSet& G, int g, unsigned char* base, Staged& S) {
+// Copies graph g of G to shared memory at base; returns the end (8-byte aligned). Without
+// stage_values, weights and edge labels stay in global memory (the operator cache holds their
+// products after the first iteration, so they are read once per pair).
+static __device__ __forceinline__ unsigned char* stage(const GraphSet& G, int g, unsigned char* base, Staged& S,
+                                                       const bool stage_values) {
     const int t0 = G.tile_off[g], nt = G.tile_off[g + 1] - t0;
     const int z0 = G.nz_off[g], nz = G.nz_off[g + 1] - z0;
     size_t off = 0;
     unsigned long long* bm = reinterpret_cast<unsigned long long*>(base);
     off += 8 * (size_t)nt;
-    real* w = reinterpret_cast<real*>(base + off);
-    off = align8(off + sizeof(real) * (size_t)nz);
-    edge_label* e = reinterpret_cast<edge_label*>(base + off);
-    off = align8(off + sizeof(edge_label) * (size_t)nz);
+    real* w = nullptr;
+    edge_label* e = nullptr;
+    if (stage_values) {
+        w = reinterpret_cast<real*>(base + off);
+        off = align8(off + sizeof(real) * (size_t)nz);
+        e = reinterpret_cast<edge_label*>(base + off);
+        off = align8(off + sizeof(edge_label) * (size_t)nz);
+    }
     unsigned int* ij = reinterpret_cast<unsigned int*>(base + off);
     off += 4 * (size_t)nt;
     int* nzs = reinterpret_cast<int*>(base + off);
@@ -123,18 +131,40 @@ static __device__ __forceinline__ unsigned char* stage(const GraphSet& G, int g,
         nzs[i] = G.tile_nz[t0 + i] - z0;
     }
     for (int i = threadIdx.x; i < nz; i += MGK_BLOCK) {
-        w[i] = G.nz_w[z0 + i];
-        e[i] = G.nz_e[z0 + i];
+        if (stage_values) {
+            w[i] = G.nz_w[z0 + i];
+            e[i] = G.nz_e[z0 + i];
+        }
         pos[i] = G.nz_pos[z0 + i];
     }
-    S.bm = bm; S.w = w; S.e = e; S.ij = ij; S.nzs = nzs; S.pos = pos; S.nt = nt;
+    S.bm = bm;
+    S.w = stage_values ? w : G.nz_w + z0;
+    S.e = stage_values ? e : G.nz_e + z0;
+    S.ij = ij;
+    S.nzs = nzs;
+    S.pos = pos;
+    S.nt = nt;
+    S.nz = nz;
     return base + off;
+}
+
+// The weight of one nonzero of the Kronecker operator, w_a w_b kappa_edge(e_a, e_b): computed
+// (kmode 0), computed and stored in the block's cache (kmode 1, first iteration) or read back
+// from it (kmode 2). kmode is the same for the whole block.
+static __device__ __forceinline__ real product_weight(const Staged& A, const Staged& B, int ka, int kb,
+                                                      real* __restrict__ kc, long long idx, int kmode,
+                                                      const real* __restrict__ theta) {
+    if (kmode == 2) return kc[idx];
+    const real v = A.w[ka] * B.w[kb] * kappa_edge(A.e[ka], B.e[kb], theta);
+    if (kmode == 1) kc[idx] = v;
+    return v;
 }
 
 // y += ((W (x) W') .* E) p for the staged pair (A, B); p and y in shared memory.
 static __device__ __forceinline__ void xmv(const Staged& A, const Staged& B, int n2, const int dense_min,
                                            const real* __restrict__ p, real* y,
-                                           const real* __restrict__ theta) {
+                                           const real* __restrict__ theta,
+                                           real* __restrict__ kc, const int kmode) {
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const int nwarps = MGK_BLOCK >> 5;
     const int nta = A.nt, ntb = B.nt;
@@ -148,6 +178,8 @@ static __device__ __forceinline__ void xmv(const Staged& A, const Staged& B, int
         const unsigned long long bma = A.bm[ta], bmb = B.bm[tb];
         const int za = A.nzs[ta], zb = B.nzs[tb];
         const int nza = __popcll(bma), nzb = __popcll(bmb);
+        // this tile pair's products in the cache: tiles before ta pair with all of B's nonzeros
+        const long long kbase = (long long)za * B.nz + (long long)nza * zb;
         if (nza * nzb >= dense_min) {
 #pragma unroll
             for (int h = 0; h < 2; ++h) {
@@ -161,13 +193,12 @@ static __device__ __forceinline__ void xmv(const Staged& A, const Staged& B, int
                     real sum = 0;
                     for (; rowa != 0u; rowa &= rowa - 1u, ++ka) {
                         const int b = __ffs(rowa) - 1;
-                        const real wa = A.w[ka];
-                        const edge_label ea = A.e[ka];
                         const real* pc = p + (J * 8 + b) * n2 + J2 * 8;
+                        const long long krow = kbase + (long long)(ka - za) * nzb - zb;
                         int kb = kb0;
                         for (unsigned int rb = rowb; rb != 0u; rb &= rb - 1u, ++kb) {
                             const int b2 = __ffs(rb) - 1;
-                            sum += wa * B.w[kb] * kappa_edge(ea, B.e[kb], theta) * pc[b2];
+                            sum += product_weight(A, B, ka, kb, kc, krow + kb, kmode, theta) * pc[b2];
                         }
                     }
                     atomicAdd(&y[(I * 8 + a) * n2 + I2 * 8 + a2], sum);
@@ -180,7 +211,7 @@ static __device__ __forceinline__ void xmv(const Staged& A, const Staged& B, int
             for (int k = lane; k < total; k += 32) {
                 const int ka = za + qa, kb = zb + rb;
                 const int pa = A.pos[ka], pb = B.pos[kb];
-                const real v = A.w[ka] * B.w[kb] * kappa_edge(A.e[ka], B.e[kb], theta) *
+                const real v = product_weight(A, B, ka, kb, kc, kbase + k, kmode, theta) *
                                p[(J * 8 + (pa & 7)) * n2 + J2 * 8 + (pb & 7)];
                 atomicAdd(&y[(I * 8 + (pa >> 3)) * n2 + I2 * 8 + (pb >> 3)], v);
                 rb += sr;
@@ -212,6 +243,8 @@ extern "C" __global__ void __launch_bounds__(MGK_BLOCK) MGK_KERNEL_NAME(
     const int dense_min,                 // nonzero products from which a tile pair uses the row primitive
     real* __restrict__ scratch,          // [gridDim.x * 4 * scratch_n]
     const long long scratch_n,           // largest N of any job
+    real* __restrict__ kcache,           // [gridDim.x * kcache_n] operator weights, or unused
+    const long long kcache_n,            // largest nnz * nnz' of any job; 0: no cache
     double* __restrict__ out,            // [n_jobs] K
     int* __restrict__ iters,             // [n_jobs] PCG iterations
     unsigned int* __restrict__ counter)  // job counter, 0 at launch
@@ -228,6 +261,7 @@ extern "C" __global__ void __launch_bounds__(MGK_BLOCK) MGK_KERNEL_NAME(
     real* r = x + scratch_n;
     real* minv = r + scratch_n;
     real* diag = minv + scratch_n;
+    real* kc = kcache_n > 0 ? kcache + (long long)blockIdx.x * kcache_n : nullptr;
     const int tid = threadIdx.x;
 
     for (;;) {
@@ -253,8 +287,8 @@ extern "C" __global__ void __launch_bounds__(MGK_BLOCK) MGK_KERNEL_NAME(
         Staged SA, SB;
         {
             unsigned char* base = reinterpret_cast<unsigned char*>(sp) + align8(2 * sizeof(real) * (size_t)N);
-            base = stage(A, ga, base, SA);
-            stage(B, gb, base, SB);
+            base = stage(A, ga, base, SA, kcache_n == 0);
+            stage(B, gb, base, SB, kcache_n == 0);
         }
 
         // x0 = 0, r0 = b = D 1, z0 = M^-1 r0, p0 = z0.
@@ -281,7 +315,7 @@ extern "C" __global__ void __launch_bounds__(MGK_BLOCK) MGK_KERNEL_NAME(
         int it = 0;
         while (it < max_iter) {
             __syncthreads();
-            xmv(SA, SB, n2, dense_min, p, y, theta);
+            xmv(SA, SB, n2, dense_min, p, y, theta, kc, kc == nullptr ? 0 : (it == 0 ? 1 : 2));
             __syncthreads();
             real pap = 0;
             for (int idx = tid; idx < N; idx += MGK_BLOCK) {

@@ -187,6 +187,21 @@ fn mutag_matches_the_reference() {
 }
 
 #[test]
+fn library_spec_kernels_on_labeled_synthetic_data() {
+    let Some(dev) = gpu_or_skip() else { return };
+    use kronograph::basekernel::spec::SpecKernel;
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/synthetic/NWS96L");
+    let ds = kronograph::graph::io::load(&dir).unwrap().with_weights_from("attr0").unwrap();
+    let kn = SpecKernel::parse_for("delta(label, 0.5)", &ds.node_schema).unwrap();
+    let ke = SpecKernel::parse_for("delta(label, 0.5) * sqexp(attr1, 0.1)", &ds.edge_schema).unwrap();
+    let graphs = &ds.graphs[..8];
+    for (precision, bound) in [(Precision::F32, 1e-5), (Precision::F64, 1e-10)] {
+        let params = MgkParams { precision, ..Default::default() };
+        compare(dev, graphs, &kn, &ke, params, bound, &format!("NWS96L SpecKernel {precision:?}"));
+    }
+}
+
+#[test]
 fn synthetic_sets_match_the_reference() {
     let Some(dev) = gpu_or_skip() else { return };
     for (name, labeled) in

@@ -33,8 +33,8 @@ fn compile_both<N: ?Sized, E: ?Sized>(
     el: &LabelLayout,
 ) {
     for precision in [Precision::F32, Precision::F64] {
-        let src = mgk_source(kn, ke, nl, el, precision).unwrap();
-        for arch in [(9, 0), (8, 0)] {
+        for (arch, block) in [((9, 0), 1024), ((9, 0), 256), ((8, 0), 512)] {
+            let src = mgk_source(kn, ke, nl, el, precision, block).unwrap();
             let image = compile(&src.source, &src.name, &options(arch)).unwrap_or_else(|e| {
                 panic!("{precision:?} sm_{}{}: {e}\n--- source ---\n{}", arch.0, arch.1, src.source)
             });
@@ -66,6 +66,29 @@ fn labeled_kernels_compile() {
             &nl,
             &el,
         );
+    }
+}
+
+#[test]
+fn library_kernels_on_bundled_data_compile() {
+    if !nvrtc_or_skip() {
+        return;
+    }
+    use kronograph::basekernel::spec::SpecKernel;
+    use kronograph::cuda::GpuLabel;
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/data/synthetic/BA96L");
+    let ds = kronograph::graph::io::load(dir).unwrap();
+    let kv = SpecKernel::parse_for("delta(label, 0.5)", &ds.node_schema).unwrap();
+    let ke =
+        SpecKernel::parse_for("delta(label, 0.5) * sqexp(attr1, 0.1) + 0.5 * rq(attr0, 1.0, 2.0)", &ds.edge_schema);
+    let ke =
+        ke.unwrap_or_else(|_| SpecKernel::parse_for("delta(label, 0.5) * sqexp(attr1, 0.1)", &ds.edge_schema).unwrap());
+    for p in [Precision::F32, Precision::F64] {
+        let nl = Record::layout(ds.graphs[0].node_labels(), p).unwrap();
+        let el = Record::layout(ds.graphs[0].edge_labels(), p).unwrap();
+        let src = mgk_source(&kv, &ke, &nl, &el, p, 512).unwrap();
+        compile(&src.source, &src.name, &options((9, 0)))
+            .unwrap_or_else(|e| panic!("{p:?}: {e}\n--- source ---\n{}", src.source));
     }
 }
 

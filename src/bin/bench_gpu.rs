@@ -1,7 +1,8 @@
 //! Benchmark of the GPU marginalized graph kernel on the reference data sets.
 //!
 //! ```text
-//! bench_gpu [--data DIR] [--precision f32|f64] [--repeats 5] [--sets NWS96,BA96,…] [--check K] [--cpu-f32 K] [--tol T]
+//! bench_gpu [--data DIR] [--precision f32|f64] [--repeats 5] [--sets NWS96,BA96,…] [--check K] [--cpu-f32 K]
+//!           [--tol T] [--reorder natural|rcm|pbr]
 //! ```
 //!
 //! For each set it prints: pairs, first-call time (JIT included unless the
@@ -11,16 +12,16 @@
 //! counted over all iterations of all pairs, divided by the median time).
 //!
 //! Reference set-up (GraphDot-compatible): q = 0.05, p = 1; unlabeled sets
-//! κv = κe = 1; labeled sets κv = KroneckerDelta(0.5) on the node label, κe =
-//! KroneckerDelta(0.5) on the edge label × SquareExponential(0.1) on the
-//! second edge attribute, weights from the first edge attribute; MUTAG and
-//! NCI1 κv = κe = KroneckerDelta(0.5) on the labels.
+//! κv = κe = `constant(1)`; labeled sets κv = `delta(label, 0.5)`, κe =
+//! `delta(label, 0.5) * sqexp(attr1, 0.1)`, weights from `attr0`; MUTAG and
+//! NCI1 κv = `delta(label, 0.5)`, κe = `delta(label, 0.5)` where edges have
+//! labels, else `constant(1)`. Kernels are the library's [`SpecKernel`]s.
 
+use kronograph::basekernel::spec::SpecKernel;
 use kronograph::basekernel::BaseKernel;
 use kronograph::cuda::reference::mgk_pair;
-use kronograph::cuda::stand_in_kernels::{Constant, FieldDelta, FieldSqExp, Product};
-use kronograph::cuda::{tu_min, GpuGram, MgkParams, Precision};
-use kronograph::graph::{Graph, Record};
+use kronograph::cuda::{GpuGram, MgkParams, Precision};
+use kronograph::graph::{io, Graph, Record};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
@@ -33,6 +34,7 @@ struct Args {
     check: usize,
     cpu_f32: usize,
     tol: Option<f64>,
+    reorder: kronograph::graph::reorder::Method,
 }
 
 fn parse() -> Result<Args, String> {
@@ -44,6 +46,7 @@ fn parse() -> Result<Args, String> {
         check: 0,
         cpu_f32: 0,
         tol: None,
+        reorder: MgkParams::default().reorder,
     };
     let mut it = std::env::args().skip(1);
     while let Some(k) = it.next() {
@@ -54,11 +57,12 @@ fn parse() -> Result<Args, String> {
             "--repeats" => a.repeats = v()?.parse().map_err(|e| format!("--repeats: {e}"))?,
             "--sets" => a.sets = v()?.split(',').map(str::to_string).collect(),
             "--check" => a.check = v()?.parse().map_err(|e| format!("--check: {e}"))?,
+            "--reorder" => a.reorder = v()?.parse()?,
             "--tol" => a.tol = Some(v()?.parse().map_err(|e| format!("--tol: {e}"))?),
             "--cpu-f32" => a.cpu_f32 = v()?.parse().map_err(|e| format!("--cpu-f32: {e}"))?,
             "-h" | "--help" => {
                 return Err("usage: bench_gpu [--data DIR] [--precision f32|f64] [--repeats N] [--sets A,B] \
-                            [--check K] [--cpu-f32 K] [--tol T]"
+                            [--check K] [--cpu-f32 K] [--tol T] [--reorder natural|rcm|pbr]"
                     .into())
             }
             _ => return Err(format!("unknown argument {k}")),
@@ -95,7 +99,7 @@ fn run<KN: BaseKernel<Record>, KE: BaseKernel<Record>>(
     ke: KE,
     a: &Args,
 ) -> Result<Row, String> {
-    let params = MgkParams { precision: a.precision, tol: a.tol, ..Default::default() };
+    let params = MgkParams { precision: a.precision, tol: a.tol, reorder: a.reorder, ..Default::default() };
     if a.cpu_f32 > 0 {
         let k = a.cpu_f32.min(graphs.len());
         let p64 = MgkParams { precision: Precision::F64, tol: Some(1e-13), ..params };
@@ -153,7 +157,7 @@ fn run<KN: BaseKernel<Record>, KE: BaseKernel<Record>>(
         pairs: m * (m + 1) / 2,
         upload,
         first: first_t,
-        jit: format!("{:?}", first.kernel.1),
+        jit: format!("{:?} {:.3}", first.kernel.1, first.kernel.2),
         median,
         iters: last.mean_iterations(),
         gflops: 2.0 * last.xmv_products / median / 1e9,
@@ -173,23 +177,38 @@ fn main() -> ExitCode {
     let mut failed = false;
     for set in &a.sets {
         let labeled = set.ends_with('L');
-        let graphs = match tu_min::read(&set_dir(&a.data, set), labeled) {
-            Ok(g) => g,
+        let loaded = io::load(set_dir(&a.data, set)).map_err(|e| e.to_string()).and_then(|ds| {
+            if labeled {
+                ds.with_weights_from("attr0").map_err(|e| e.to_string())
+            } else {
+                Ok(ds)
+            }
+        });
+        let ds = match loaded {
+            Ok(d) => d,
             Err(e) => {
                 eprintln!("{set}: {e}");
                 failed = true;
                 continue;
             }
         };
-        let r = if set.starts_with("NWS") || set.starts_with("BA") {
+        let (node_spec, edge_spec) = if set.starts_with("NWS") || set.starts_with("BA") {
             if labeled {
-                let ke = Product(FieldDelta::new("label", 0.5), FieldSqExp::new("attr1", 0.1));
-                run(set, &graphs, FieldDelta::new("label", 0.5), ke, &a)
+                ("delta(label, 0.5)", "delta(label, 0.5) * sqexp(attr1, 0.1)")
             } else {
-                run(set, &graphs, Constant(1.0), Constant(1.0), &a)
+                ("constant(1)", "constant(1)")
             }
         } else {
-            run(set, &graphs, FieldDelta::new("label", 0.5), FieldDelta::new("label", 0.5), &a)
+            (
+                "delta(label, 0.5)",
+                if ds.edge_schema.index("label").is_some() { "delta(label, 0.5)" } else { "constant(1)" },
+            )
+        };
+        let kernels = SpecKernel::parse_for(node_spec, &ds.node_schema)
+            .and_then(|kv| Ok((kv, SpecKernel::parse_for(edge_spec, &ds.edge_schema)?)));
+        let r = match kernels {
+            Ok((kv, ke)) => run(set, &ds.graphs, kv, ke, &a),
+            Err(e) => Err(e.to_string()),
         };
         match r {
             Ok(r) => {
@@ -204,9 +223,12 @@ fn main() -> ExitCode {
         }
     }
     if !rows.is_empty() {
-        println!("precision {:?}, q = 0.05, {} timed calls after the first", a.precision, a.repeats);
         println!(
-            "{:<8} {:>6} {:>8} {:>8} {:>9} {:>8} {:>9} {:>11} {:>7} {:>8} {:>9}",
+            "precision {:?}, reorder {}, q = 0.05, {} timed calls after the first",
+            a.precision, a.reorder, a.repeats
+        );
+        println!(
+            "{:<8} {:>6} {:>8} {:>8} {:>9} {:>15} {:>9} {:>11} {:>7} {:>8} {:>9}",
             "set",
             "graphs",
             "pairs",
@@ -221,7 +243,7 @@ fn main() -> ExitCode {
         );
         for r in &rows {
             println!(
-                "{:<8} {:>6} {:>8} {:>8.4} {:>9.4} {:>8} {:>9.4} {:>11.0} {:>7.1} {:>8.1} {:>9}",
+                "{:<8} {:>6} {:>8} {:>8.4} {:>9.4} {:>15} {:>9.4} {:>11.0} {:>7.1} {:>8.1} {:>9}",
                 r.set,
                 r.graphs,
                 r.pairs,

@@ -66,7 +66,7 @@ impl GpuGraphs {
 /// Nonzero products (nnz · nnz′) from which a tile pair uses the
 /// row-structured primitive rather than the sparse one (tuning knob:
 /// `KRONOGRAPH_MGK_DENSE_MIN`).
-const DENSE_MIN: i32 = 128;
+const DENSE_MIN: i32 = 64;
 
 /// Device pointers of one uploaded batch, as the kernel's `GraphSet`.
 #[repr(C)]
@@ -102,6 +102,7 @@ pub struct GpuGram<N, E, KN, KE> {
     edge_kernel: KE,
     params: MgkParams,
     scratch: Mutex<Option<CudaSlice<u8>>>,
+    kcache: Mutex<Option<CudaSlice<u8>>>,
     _labels: PhantomData<fn(&N, &E)>,
 }
 
@@ -140,7 +141,15 @@ where
         params.validate()?;
         check_ranges(&node_kernel, &edge_kernel)?;
         let dev = device(ordinal)?;
-        Ok(GpuGram { dev, node_kernel, edge_kernel, params, scratch: Mutex::new(None), _labels: PhantomData })
+        Ok(GpuGram {
+            dev,
+            node_kernel,
+            edge_kernel,
+            params,
+            scratch: Mutex::new(None),
+            kcache: Mutex::new(None),
+            _labels: PhantomData,
+        })
     }
 
     /// The device.
@@ -158,13 +167,22 @@ where
         (&mut self.node_kernel, &mut self.edge_kernel)
     }
 
-    /// Packs `graphs` into octiles and uploads them for this kernel's precision.
+    /// Reorders each graph (by [`MgkParams::reorder`], in parallel), packs
+    /// the graphs into octiles and uploads them for this kernel's precision.
     ///
     /// # Errors
     /// [`CudaError::UnsupportedGraph`] / [`CudaError::Label`] from packing;
     /// [`CudaError::Driver`] from the copies.
     pub fn upload(&self, graphs: &[Graph<N, E>]) -> Result<GpuGraphs, CudaError> {
-        let packed = pack_graphs(graphs, self.params.precision)?;
+        use crate::graph::reorder::{reorder, Method};
+        use rayon::prelude::*;
+        let packed = match self.params.reorder {
+            Method::Natural => pack_graphs(graphs, self.params.precision)?,
+            m => {
+                let reordered: Vec<Graph<N, E>> = graphs.par_iter().map(|g| reorder(g, m).0).collect();
+                pack_graphs(&reordered, self.params.precision)?
+            }
+        };
         self.upload_packed(&packed)
     }
 
@@ -313,22 +331,53 @@ where
         a: &GpuGraphs,
         b: &GpuGraphs,
         jobs: &[(usize, usize)],
-    ) -> Result<(Vec<f64>, Vec<u32>, f64, (String, Origin)), CudaError> {
+    ) -> Result<(Vec<f64>, Vec<u32>, f64, (String, Origin, f64)), CudaError> {
         check_ranges(&self.node_kernel, &self.edge_kernel)?;
-        let src =
-            mgk_source(&self.node_kernel, &self.edge_kernel, &a.node_layout, &a.edge_layout, self.params.precision)?;
         self.check_batch(a, (&a.node_layout, &a.edge_layout))?;
         self.check_batch(b, (&a.node_layout, &a.edge_layout))?;
-        let (func, origin) = self.function(&src.name, &src.source)?;
         if jobs.is_empty() {
-            return Ok((Vec::new(), Vec::new(), 0.0, (src.name, origin)));
+            return Ok((Vec::new(), Vec::new(), 0.0, (String::new(), Origin::Memory, 0.0)));
         }
         let precision = self.params.precision;
         let rs = precision.size();
-        let block = mgk_block();
-        // shared memory per pair: p and y, then both graphs' octiles and nonzeros
+        // Threads per block: by the mean pair size (a block works on one pair).
+        let mut max_prod = 0usize;
+        let mut sum_nn = 0.0;
+        for &(i, j) in jobs {
+            max_prod = max_prod.max(a.nnz[i] * b.nnz[j]);
+            sum_nn += (a.num_nodes[i] * b.num_nodes[j]) as f64;
+        }
+        let mean_nn = sum_nn / jobs.len() as f64;
+        let block = mgk_block().unwrap_or(if mean_nn >= 4096.0 {
+            1024
+        } else if mean_nn >= 512.0 {
+            512
+        } else {
+            256
+        });
+        let src = mgk_source(
+            &self.node_kernel,
+            &self.edge_kernel,
+            &a.node_layout,
+            &a.edge_layout,
+            self.params.precision,
+            block,
+        )?;
+        let t_jit = std::time::Instant::now();
+        let (func, origin) = self.function(&src.name, &src.source)?;
+        let jit_seconds = t_jit.elapsed().as_secs_f64();
+        // Cache of the operator's weights w w' κe for labeled edges (computed in the first
+        // iteration, read in the others), when it fits in a quarter of the free memory even
+        // at full occupancy. With it, weights and labels need not be staged in shared memory.
+        let labeled = a.edge_layout != LabelLayout::Empty;
+        let kcache_on = std::env::var("KRONOGRAPH_MGK_KCACHE").map_or(true, |v| v != "0");
+        let max_grid = (2048 / block as usize) * self.dev.info.multiprocessors;
+        let free = check("reading free memory", || self.dev.ctx.mem_get_info())?.0;
+        let use_kcache = labeled && kcache_on && max_grid * max_prod.max(1) * rs <= free / 4;
+        // shared memory per pair: p and y, then both graphs' octiles (and nonzeros)
         let esize = a.edge_layout.size_align(precision).0;
-        let staged = |g: &GpuGraphs, i: usize| 16 * g.num_tiles[i] + (rs + esize + 1) * g.nnz[i] + 24;
+        let per_nz = if use_kcache { 1 } else { rs + esize + 1 };
+        let staged = |g: &GpuGraphs, i: usize| 16 * g.num_tiles[i] + per_nz * g.nnz[i] + 24;
         let (mut smem, mut max_nn, mut big) = (0usize, 0usize, (0, 0));
         for &(i, j) in jobs {
             let nn = a.num_nodes[i] * b.num_nodes[j];
@@ -371,6 +420,17 @@ where
             *scratch_guard = Some(check("allocating PCG scratch", || stream.alloc_zeros::<u8>(scratch_bytes))?);
         }
         let scratch = scratch_guard.as_ref().expect("allocated above");
+        let kcache_bytes = grid * max_prod.max(1) * rs;
+        let mut kcache_guard = self.kcache.lock().unwrap_or_else(|e| e.into_inner());
+        if use_kcache && kcache_guard.as_ref().is_none_or(|s| s.len() < kcache_bytes) {
+            *kcache_guard = None;
+            *kcache_guard = Some(check("allocating the operator cache", || stream.alloc_zeros::<u8>(kcache_bytes))?);
+        }
+        if kcache_guard.is_none() {
+            *kcache_guard = Some(check("allocating the operator cache", || stream.alloc_zeros::<u8>(8))?);
+        }
+        let kcache = kcache_guard.as_ref().expect("allocated above");
+        let kcache_n: i64 = if use_kcache { max_prod.max(1) as i64 } else { 0 };
         let mut theta = src.theta.clone();
         theta.resize(theta.len().max(1), 0.0);
         let jobs_d = check("uploading jobs", || stream.clone_htod(&job_ids))?;
@@ -402,6 +462,8 @@ where
             .arg(&dense_min)
             .arg(scratch)
             .arg(&scratch_n_arg)
+            .arg(kcache)
+            .arg(&kcache_n)
             .arg(&out_d)
             .arg(&iters_d)
             .arg(&counter_d);
@@ -412,6 +474,7 @@ where
         let its = check("reading iteration counts", || stream.clone_dtoh(&iters_d))?;
         check("synchronizing", || stream.synchronize())?;
         drop(scratch_guard);
+        drop(kcache_guard);
 
         let mut values = vec![f64::NAN; jobs.len()];
         let mut iterations = vec![0u32; jobs.len()];
@@ -422,7 +485,7 @@ where
             let (i, j) = jobs[k];
             work += iterations[k] as f64 * a.nnz[i] as f64 * b.nnz[j] as f64;
         }
-        Ok((values, iterations, work, (src.name, origin)))
+        Ok((values, iterations, work, (src.name, origin, jit_seconds)))
     }
 }
 

@@ -1,17 +1,19 @@
 //! Labels on the GPU: the C layout of a label type and its bytes.
 //!
 //! A label type becomes either a scalar `typedef` (for integer and real
-//! labels) or a `struct` with one member per [`Record`] field, named after
-//! the field (characters other than ASCII letters, digits and `_` become
-//! `_`; a leading digit gets a `f_` prefix). Members are laid out with C's
-//! alignment rules in schema order, so the bytes written by
+//! labels) or a `struct` with one member per [`Record`] field, named as the
+//! base kernels' CUDA forms expect ([`c_identifier`] of the field name, with
+//! `_<position>` appended where two names would collide; the same members as
+//! [`cuda_label_struct`](crate::basekernel::cuda_label_struct)). Members are
+//! laid out with C's alignment rules in schema order, so the bytes written by
 //! [`GpuLabel::write`] are exactly the device struct.
 //!
 //! Base kernels' CUDA forms refer to label `a` as a whole (`a == b`) for
 //! scalar labels, and to a field as `a.name` for records.
 
 use super::{CudaError, Precision};
-use crate::graph::{FieldKind, Label, Record, Value};
+use crate::basekernel::c_identifier;
+use crate::graph::{FieldKind, Label, Record, Schema, Value};
 
 /// The C type of one label member.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -170,20 +172,33 @@ macro_rules! real_label {
 }
 real_label!(f32, f64);
 
-/// The C member name of a record field.
+/// The C member name of a record field on its own (no collision check):
+/// [`c_identifier`].
 pub fn member_name(field: &str) -> String {
-    let mut s: String = field.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' }).collect();
-    if s.is_empty() || s.starts_with(|c: char| c.is_ascii_digit()) {
-        s.insert_str(0, "f_");
+    c_identifier(field)
+}
+
+/// The C member names of a schema's fields, in order: [`c_identifier`] of
+/// each name, with `_<position>` appended where two would collide (as the
+/// base kernels' CUDA forms name them).
+pub fn member_names(schema: &Schema) -> Vec<String> {
+    let mut out: Vec<String> = Vec::with_capacity(schema.len());
+    for (i, (name, _)) in schema.fields().enumerate() {
+        let mut id = c_identifier(name);
+        if out.contains(&id) {
+            id = format!("{id}_{i}");
+        }
+        out.push(id);
     }
-    s
+    out
 }
 
 impl GpuLabel for Record {
     fn layout(labels: &[Self], precision: Precision) -> Result<LabelLayout, CudaError> {
         let Some(first) = labels.first() else { return Ok(LabelLayout::Struct(Vec::new())) };
         let mut fields = Vec::new();
-        for (name, kind) in first.schema().fields() {
+        let members = member_names(first.schema());
+        for ((name, kind), member) in first.schema().fields().zip(members) {
             let t = match kind {
                 FieldKind::Int => CType::Int32,
                 FieldKind::Float => CType::Real,
@@ -192,7 +207,7 @@ impl GpuLabel for Record {
                     return Err(CudaError::Label(format!("field {name:?} is a set; sets are not supported on the GPU")))
                 }
             };
-            fields.push((member_name(name), t));
+            fields.push((member, t));
         }
         Ok(LabelLayout::record(&fields, precision))
     }
@@ -254,6 +269,7 @@ mod tests {
     #[test]
     fn member_names_are_c_identifiers() {
         assert_eq!(member_name("bond type"), "bond_type");
-        assert_eq!(member_name("0"), "f_0");
+        let s = Schema::new().with("a b", FieldKind::Int).with("a_b", FieldKind::Float);
+        assert_eq!(member_names(&s), vec!["a_b".to_string(), "a_b_1".to_string()]);
     }
 }

@@ -94,8 +94,10 @@ pub struct GramOutput {
     /// Effective XMV work: Σ over solved pairs of iterations · nnz · nnz′
     /// (nonzeros of the Kronecker operator applied).
     pub xmv_products: f64,
-    /// The kernel's name, and where its image came from.
-    pub kernel: (String, Origin),
+    /// The kernel's name, where its image came from, and the seconds spent
+    /// getting it ready in this call (compile and module load; ~0 when it
+    /// was already loaded).
+    pub kernel: (String, Origin, f64),
 }
 
 impl GramOutput {
@@ -193,11 +195,21 @@ pub struct MgkParams {
     pub max_iter: u32,
     /// Precision of the GPU arithmetic.
     pub precision: Precision,
+    /// Node reordering applied to each graph at upload, to pack its nonzeros
+    /// into fewer, denser octiles (K is invariant under it). Default PBR.
+    pub reorder: crate::graph::reorder::Method,
 }
 
 impl Default for MgkParams {
     fn default() -> Self {
-        MgkParams { q: 0.05, lmin: 0, tol: None, max_iter: 1000, precision: Precision::F32 }
+        MgkParams {
+            q: 0.05,
+            lmin: 0,
+            tol: None,
+            max_iter: 1000,
+            precision: Precision::F32,
+            reorder: crate::graph::reorder::Method::Pbr,
+        }
     }
 }
 

@@ -44,6 +44,12 @@ pub struct Args {
     /// Write the Gram matrix (float64, N x N) to this .npy file.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Where to compute: auto (a CUDA GPU when one can be used, else the CPU), cpu, cuda or cuda:N.
+    #[arg(long, default_value = "auto")]
+    pub backend: kronograph::cuda::Backend,
+    /// Arithmetic precision, f32 or f64 (default f64; --f32 is --precision f32).
+    #[arg(long)]
+    pub precision: Option<kronograph::cuda::Precision>,
 }
 
 /// The default kernel SPEC for a label schema: a Kronecker delta on `label`
@@ -76,10 +82,14 @@ pub fn run(args: Args, quiet: bool) -> kronograph::Result<()> {
     let ke = SpecKernel::parse_for(&edge_spec, &ds.edge_schema)?;
     let n = ds.graphs.len();
     let pairs = n * (n + 1) / 2;
+    let single = args.f32 || args.precision == Some(kronograph::cuda::Precision::F32);
+    if let Some(device) = kronograph::cuda::resolve_backend(args.backend)? {
+        return run_gpu(&args, &ds, kv, ke, device, single, quiet);
+    }
     let bar = Bar::new(pairs as u64, quiet, "pairs");
     let mut mgk = MarginalizedGraphKernel::new(kv, ke, args.q)?
         .with_lmin(u32::from(args.lmin1))?
-        .with_precision(if args.f32 { Precision::F32 } else { Precision::F64 })
+        .with_precision(if single { Precision::F32 } else { Precision::F64 })
         .with_progress(bar.callback());
     if let Some(t) = args.tol {
         mgk = mgk.with_tolerance(t)?;
@@ -97,15 +107,61 @@ pub fn run(args: Args, quiet: bool) -> kronograph::Result<()> {
     let secs = t.elapsed().as_secs_f64();
     bar.finish();
     eprintln!("gram: {n} x {n}, {pairs} pairs in {secs:.3} s ({:.0} pairs/s)", pairs as f64 / secs.max(1e-12));
+    output(&args, n, k.as_slice())
+}
+
+/// Writes the `n × n` matrix `k` to `--out`, or its corner to standard output.
+fn output(args: &Args, n: usize, k: &[f64]) -> kronograph::Result<()> {
     match &args.out {
-        Some(path) => io::npy::write_matrix(path, n, n, k.as_slice())?,
+        Some(path) => io::npy::write_matrix(path, n, n, k)?,
         None => {
             let show = n.min(6);
             for a in 0..show {
-                let row: Vec<String> = (0..show).map(|b| format!("{:.6e}", k.get(a, b))).collect();
+                let row: Vec<String> = (0..show).map(|b| format!("{:.6e}", k[a * n + b])).collect();
                 println!("{}{}", row.join(" "), if n > show { " ..." } else { "" });
             }
         }
     }
     Ok(())
+}
+
+/// `gram` on CUDA device `device` (the batched GPU kernel).
+fn run_gpu(
+    args: &Args,
+    ds: &Dataset,
+    kv: SpecKernel,
+    ke: SpecKernel,
+    device: usize,
+    single: bool,
+    quiet: bool,
+) -> kronograph::Result<()> {
+    use kronograph::cuda::{GpuGram, MgkParams, Precision as GpuPrecision};
+    let precision = if single { GpuPrecision::F32 } else { GpuPrecision::F64 };
+    let params = MgkParams { q: args.q, lmin: u32::from(args.lmin1), tol: args.tol, precision, ..Default::default() };
+    let gpu = GpuGram::new(device, kv, ke, params)?;
+    let n = ds.graphs.len();
+    let t = Instant::now();
+    let up = gpu.upload(&ds.graphs)?;
+    let out = gpu.gram(&up)?;
+    let secs = t.elapsed().as_secs_f64();
+    let iterations = out.mean_iterations();
+    let mut k = out.values;
+    if args.normalize {
+        let d: Vec<f64> = (0..n).map(|i| k[i * n + i]).collect();
+        for a in 0..n {
+            for b in 0..n {
+                k[a * n + b] /= (d[a] * d[b]).sqrt();
+            }
+        }
+    }
+    let pairs = n * (n + 1) / 2;
+    if !quiet {
+        eprintln!("{}: on {} ({precision:?})", ds.name, gpu.device().name);
+    }
+    eprintln!(
+        "gram: {n} x {n}, {pairs} pairs in {secs:.3} s ({:.0} pairs/s, mean {:.1} PCG iterations)",
+        pairs as f64 / secs.max(1e-12),
+        iterations
+    );
+    output(args, n, &k)
 }
