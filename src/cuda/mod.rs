@@ -26,7 +26,7 @@
 //!   iteration and read back from a per-block global cache afterwards.
 //!   Not on the GPU yet: nodal output, gradients, the single-large-pair
 //!   solver (pairs must fit in shared memory: [`CudaError::PairTooLarge`]).
-//! - [`reference`]: a CPU implementation of exactly the algorithm the GPU runs
+//! - [`reference`](mod@reference): a CPU implementation of exactly the algorithm the GPU runs
 //!   (same start vector, same preconditioner, same stopping rule), in f64 or
 //!   f32, used to check the GPU and as an executable specification.
 //!
