@@ -13,7 +13,8 @@ Runs, in the same process run and on the same graphs and lambda:
 
 and prints pairs/s of both, their ratio, and the largest relative difference
 of the kernel values. Timings are medians of --repeat runs. GraKeL runs
-single-threaded (n_jobs=None); kronograph uses all cores (rayon).
+single-threaded (n_jobs=None, BLAS pinned to one thread: see below);
+kronograph uses all cores (rayon).
 
 Notes on the values:
   * GraKeL's unlabeled "fast" method stops CG after 20 iterations at a
@@ -37,6 +38,13 @@ Usage:
 
 import argparse
 import os
+
+# GraKeL's products are of small (n x n) matrices: a multi-threaded BLAS only
+# oversubscribes the cores (10x slower on a loaded 2-core machine). Pin it to
+# one thread, GraKeL's fastest set-up, unless the caller chose otherwise.
+for _v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_v, "1")
+
 import subprocess
 import sys
 import tempfile

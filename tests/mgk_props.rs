@@ -184,6 +184,16 @@ fn gradient_matches_central_differences() {
             for (u, v) in g.as_slice().iter().zip(plain.as_slice()) {
                 assert!(close(*u, *v, 1e-12), "{u} vs {v} normalized={normalized} lmin={lmin}");
             }
+            // the cross version agrees with the symmetric one
+            let (kxy, gxy) = k.gram_xy_with_gradient(&xs[..2], &xs, normalized).unwrap();
+            for a in 0..2 {
+                for b in 0..xs.len() {
+                    assert!(close(kxy.get(a, b), g.get(a, b), 1e-12));
+                    for t in 0..3 {
+                        assert!((gxy.get(a, b, t) - grad.get(a, b, t)).abs() <= 1e-10 * g.get(a, b).abs().max(1e-3));
+                    }
+                }
+            }
             let theta = k.theta();
             let eps = 1e-5;
             for t in 0..3 {

@@ -64,6 +64,10 @@ proptest! {
         let want = dense_rw(&g, &h, lambda, false);
         let got = RandomWalkKernel::new(lambda).unwrap().pair(&g, &h).unwrap();
         prop_assert!(close(got, want, 1e-10), "{got} vs {want}");
+        let want = dense_rw(&g, &h, lambda, true);
+        let k = RandomWalkKernel::new(lambda).unwrap();
+        let got = k.gram_xy_labeled(std::slice::from_ref(&g), std::slice::from_ref(&h)).unwrap().get(0, 0);
+        prop_assert!(close(got, want, 1e-10), "labeled: {got} vs {want}");
     }
 }
 

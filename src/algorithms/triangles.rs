@@ -14,7 +14,7 @@ use crate::semirings::{Plus, PlusPair};
 /// `L`, and computes `C⟨L⟩ = L ·(plus, pair) Lᵀ` by masked dot products:
 /// `C(i, j) = |{k < j : k ~ i, k ~ j}|` for each edge `j < i`, so every
 /// triangle `k < j < i` is counted once; the count is `Σ C`.
-/// Cost `O(n log n + Σ_{(i,j) ∈ L} (|L(i,:)| + |L(j,:)|))`.
+/// Cost `O(n log n + nnz(L) + Σ_{(i,j) ∈ L} |L(j,:)|)`.
 ///
 /// # Errors
 /// [`GraphError::DirectedNotSupported`](crate::graph::GraphError) for a directed graph.
@@ -39,18 +39,14 @@ pub fn triangle_count_matrix<T: Element>(a: &SparseMatrix<T>) -> Result<u64, Alg
     for (r, &v) in order.iter().enumerate() {
         rank[v] = r;
     }
-    // L = strictly lower triangle of the relabelled pattern, built row by row.
-    let (mut rows, mut cols) = (Vec::new(), Vec::new());
-    for u in 0..n {
-        for &v in a.row(u).0 {
-            if rank[v] < rank[u] {
-                rows.push(rank[u]);
-                cols.push(rank[v]);
-            }
-        }
-    }
-    let ones = vec![true; rows.len()];
-    let l = SparseMatrix::try_from_triplets(n, n, &rows, &cols, &ones)?;
+    // L = strictly lower triangle of the relabelled pattern, built row by row
+    // (row r is node order[r]; its neighbours of smaller rank, relabelled, sorted).
+    let l = SparseMatrix::from_rows_into(n, n, |r, idx, val| {
+        let start = idx.len();
+        idx.extend(a.row(order[r]).0.iter().map(|&v| rank[v]).filter(|&c| c < r));
+        idx[start..].sort_unstable();
+        val.resize(idx.len(), true);
+    });
     let mut c = SparseMatrix::<u64>::new(n, n);
     let mask = MatrixMask::structural(&l);
     mxm(

@@ -29,6 +29,7 @@ pub struct ClassPacking<T> {
     /// (class i, class j, start, end) into `arcs`, sorted.
     buckets: Vec<(u32, u32, u32, u32)>,
     self_loops: Vec<u32>,
+    directed: bool,
 }
 
 impl<T: Real> ClassPacking<T> {
@@ -72,12 +73,26 @@ impl<T: Real> ClassPacking<T> {
                 self_loops.push(k as u32);
             }
         }
-        ClassPacking { n, class: classes.to_vec(), rank, class_size, arcs, buckets, self_loops }
+        ClassPacking {
+            n,
+            class: classes.to_vec(),
+            rank,
+            class_size,
+            arcs,
+            buckets,
+            self_loops,
+            directed: g.is_directed(),
+        }
     }
 
     /// Number of nodes.
     pub fn num_nodes(&self) -> usize {
         self.n
+    }
+
+    /// Whether the packed graph is directed.
+    pub fn is_directed(&self) -> bool {
+        self.directed
     }
 
     /// Number of nodes of class `c`.

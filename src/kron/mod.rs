@@ -22,7 +22,7 @@
 //! class (the node-labeled random-walk kernel), in a compact index space.
 //!
 //! [`ShiftedKron`] is the system operator `diag(d) − s·A×` of the graph
-//! kernels, a [`LinOp`](crate::solver::LinOp) with a known diagonal.
+//! kernels, a [`LinOp`] with a known diagonal.
 
 mod matched;
 mod octile;

@@ -16,9 +16,11 @@ pub enum MxmMethod {
     /// Row-wise saxpy with a sparse accumulator: `O(flops)` per row (plus
     /// the mask row); only mask-allowed columns are accumulated.
     Gustavson,
-    /// `C(i, j) = A(i, :) · B(:, j)` by sorted merge, only at the mask's
-    /// positions (for a complemented mask or none: every other position,
-    /// `O(m·n)` candidates — meant for masks).
+    /// `C(i, j) = A(i, :) · B(:, j)` only at the mask's positions: `A(i, :)`
+    /// is scattered once into a marker, then each `B(:, j)` is walked in
+    /// increasing `k` probing it; `O(|A(i,:)| + Σ_j |B(:, j)|)` per row (for a
+    /// complemented mask or none: every other position, `O(m·n)`
+    /// candidates — meant for masks).
     Dot,
 }
 
@@ -37,6 +39,50 @@ pub(crate) fn build_rows<T: Element>(
         idx.extend(i);
         val.extend(v);
         indptr.push(idx.len());
+    }
+    SparseMatrix::from_csr_parts(nrows, ncols, indptr, idx, val)
+}
+
+/// Builds a matrix whose row `i` is appended by `f(i, indices, values)`;
+/// rows are computed in parallel in contiguous chunks (no allocation per row).
+pub(crate) fn build_rows_into<T: Element>(
+    nrows: usize,
+    ncols: usize,
+    f: impl Fn(usize, &mut Vec<usize>, &mut Vec<T>) + Sync + Send,
+) -> SparseMatrix<T> {
+    build_rows_with(nrows, ncols, || (), |i, _: &mut (), idx, val| f(i, idx, val))
+}
+
+/// [`build_rows_into`] with a workspace made by `init` once per chunk.
+pub(crate) fn build_rows_with<T: Element, W>(
+    nrows: usize,
+    ncols: usize,
+    init: impl Fn() -> W + Sync + Send,
+    f: impl Fn(usize, &mut W, &mut Vec<usize>, &mut Vec<T>) + Sync + Send,
+) -> SparseMatrix<T> {
+    let chunks = (rayon::current_num_threads() * 16).min(nrows.div_ceil(64)).max(1);
+    let parts: Vec<(Vec<usize>, Vec<usize>, Vec<T>)> = (0..chunks)
+        .into_par_iter()
+        .map(|c| {
+            let (lo, hi) = (c * nrows / chunks, (c + 1) * nrows / chunks);
+            let (mut ends, mut idx, mut val) = (Vec::with_capacity(hi - lo), Vec::new(), Vec::new());
+            let mut ws = init();
+            for i in lo..hi {
+                f(i, &mut ws, &mut idx, &mut val);
+                ends.push(idx.len());
+            }
+            (ends, idx, val)
+        })
+        .collect();
+    let nnz = parts.iter().map(|p| p.1.len()).sum();
+    let mut indptr = Vec::with_capacity(nrows + 1);
+    indptr.push(0);
+    let (mut idx, mut val) = (Vec::with_capacity(nnz), Vec::with_capacity(nnz));
+    for (ends, i, v) in parts {
+        let base = idx.len();
+        indptr.extend(ends.iter().map(|e| base + e));
+        idx.extend(i);
+        val.extend(v);
     }
     SparseMatrix::from_csr_parts(nrows, ncols, indptr, idx, val)
 }
@@ -149,8 +195,8 @@ fn oriented<T: Element>(a: &SparseMatrix<T>, transpose: bool) -> (Rows<'_, T>, (
 /// `C⟨M⟩ = accum(C, A ⊕.⊗ B)`: `T(i, j) = ⊕_k A(i, k) ⊗ B(k, j)` (with
 /// `Aᵀ`/`Bᵀ` by the descriptor), computed only where the mask allows.
 ///
-/// Gustavson: `O(flops + Σ mask row)`; dot-product: `O(Σ_{(i,j) ∈ M}
-/// (|A(i,:)| + |B(:,j)|))`. Both fold terms in increasing `k` and give
+/// Gustavson: `O(flops + Σ mask row)`; dot-product: `O(nnz(A) + Σ_{(i,j) ∈ M}
+/// |B(:,j)|)`. Both fold terms in increasing `k` and give
 /// identical results (see [`MxmMethod`]).
 ///
 /// # Errors
@@ -185,52 +231,57 @@ where
     let t = if dot {
         // Columns of B' are the rows of B'ᵀ.
         let bt = if desc.transpose_second { Rows::of(b.as_sprs()) } else { Rows::of(b.transposed_csr()) };
-        build_rows(m, n, |i| {
-            let (ai, av) = ar.row(i);
-            let dot_at = |j: usize| -> Option<S::C> {
-                let (bi, bv) = bt.row(j);
-                let (mut x, mut y) = (0, 0);
-                let mut acc: Option<S::C> = None;
-                while x < ai.len() && y < bi.len() {
-                    if ai[x] < bi[y] {
-                        x += 1;
-                    } else if ai[x] > bi[y] {
-                        y += 1;
-                    } else {
-                        let term = s.multiply(av[x], bv[y], Position::new(i, ai[x], j));
-                        let v = acc.map_or(term, |a| monoid.combine(a, term));
-                        acc = Some(v);
-                        if monoid.is_terminal(&v) {
-                            break;
-                        }
-                        x += 1;
-                        y += 1;
-                    }
+        // A'(i, :) is scattered into a marker (position + 1 of each k), so each
+        // dot product walks B'(:, j) alone, in increasing k, probing the marker.
+        build_rows_with(
+            m,
+            n,
+            || vec![0u32; p],
+            |i, mark: &mut Vec<u32>, oi, ov| {
+                let (ai, av) = ar.row(i);
+                for (x, &k) in ai.iter().enumerate() {
+                    mark[k] = x as u32 + 1;
                 }
-                acc
-            };
-            let (mut oi, mut ov) = (Vec::new(), Vec::new());
-            let mut emit = |j: usize| {
-                if let Some(v) = dot_at(j) {
-                    oi.push(j);
-                    ov.push(v);
-                }
-            };
-            match mask {
-                Some(mk) if !mk.is_complemented() => mk.row_pattern(i).iter().for_each(|&j| emit(j)),
-                Some(mk) => {
-                    let pat = mk.row_pattern(i);
-                    let mut cur = 0;
-                    for j in 0..n {
-                        if !in_sorted(pat, &mut cur, j) {
-                            emit(j);
+                let dot_at = |j: usize| -> Option<S::C> {
+                    let (bi, bv) = bt.row(j);
+                    let mut acc: Option<S::C> = None;
+                    for (&k, &y) in bi.iter().zip(bv) {
+                        let x = mark[k];
+                        if x != 0 {
+                            let term = s.multiply(av[x as usize - 1], y, Position::new(i, k, j));
+                            let v = acc.map_or(term, |a| monoid.combine(a, term));
+                            acc = Some(v);
+                            if monoid.is_terminal(&v) {
+                                break;
+                            }
                         }
                     }
+                    acc
+                };
+                let mut emit = |j: usize| {
+                    if let Some(v) = dot_at(j) {
+                        oi.push(j);
+                        ov.push(v);
+                    }
+                };
+                match mask {
+                    Some(mk) if !mk.is_complemented() => mk.row_pattern(i).iter().for_each(|&j| emit(j)),
+                    Some(mk) => {
+                        let pat = mk.row_pattern(i);
+                        let mut cur = 0;
+                        for j in 0..n {
+                            if !in_sorted(pat, &mut cur, j) {
+                                emit(j);
+                            }
+                        }
+                    }
+                    None => (0..n).for_each(emit),
                 }
-                None => (0..n).for_each(emit),
-            }
-            (oi, ov)
-        })
+                for &k in ai {
+                    mark[k] = 0;
+                }
+            },
+        )
     } else {
         let rows: Vec<(Vec<usize>, Vec<S::C>)> = (0..m)
             .into_par_iter()

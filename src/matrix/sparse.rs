@@ -95,6 +95,30 @@ impl<T: Element> SparseMatrix<T> {
         Ok(Self::from_csr_parts(nrows, ncols, indptr, indices, vals))
     }
 
+    /// A matrix whose row `i` is `row(i) = (column indices, values)`, rows
+    /// computed in parallel.
+    ///
+    /// # Panics
+    /// If a row's indices are not strictly increasing and below `ncols`, or
+    /// its two arrays differ in length (checked by `sprs`).
+    pub fn from_rows(nrows: usize, ncols: usize, row: impl Fn(usize) -> (Vec<usize>, Vec<T>) + Sync + Send) -> Self {
+        super::ops_mat::build_rows(nrows, ncols, row)
+    }
+
+    /// A matrix whose row `i` is appended by `row(i, indices, values)` (rows
+    /// computed in parallel in contiguous chunks, no allocation per row).
+    ///
+    /// # Panics
+    /// If a row's indices are not strictly increasing and below `ncols`, or
+    /// the two arrays differ in length (checked by `sprs`).
+    pub fn from_rows_into(
+        nrows: usize,
+        ncols: usize,
+        row: impl Fn(usize, &mut Vec<usize>, &mut Vec<T>) + Sync + Send,
+    ) -> Self {
+        super::ops_mat::build_rows_into(nrows, ncols, row)
+    }
+
     /// From a dense row-major array of `Option`s (tests, small matrices).
     pub fn from_dense_options(nrows: usize, ncols: usize, d: &[Option<T>]) -> Self {
         assert_eq!(d.len(), nrows * ncols, "from_dense_options: wrong length");

@@ -331,7 +331,7 @@ impl RandomWalkKernel {
             return Ok(0.0);
         }
         let op = ShiftedKron::new(Diag::Const(1.0), self.lambda, &kron);
-        self.solve_ones(&op, ws, false)
+        self.solve_ones(&op, ws, a.is_directed() || b.is_directed())
     }
 
     /// Solves `op x = 1` and returns `1ᵀ x`.

@@ -30,7 +30,7 @@
 //! // A = [[4, 1], [1, 3]], b = [1, 2]
 //! let a = DenseOp::new(2, vec![4.0, 1.0, 1.0, 3.0]);
 //! let b = vec![1.0, 2.0];
-//! let mut x = vec![0.0; 2];
+//! let mut x = vec![0.0f64; 2];
 //! let mut ws = Workspace::new();
 //! let info = cg(&a, &b, &mut x, &CgParams::default(), &mut ws).unwrap();
 //! assert!(info.rel_residual <= 1e-12);
