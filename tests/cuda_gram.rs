@@ -7,7 +7,7 @@
 use kronograph::basekernel::BaseKernel;
 use kronograph::cuda::reference::mgk_pair;
 use kronograph::cuda::stand_in_kernels::{Constant, FieldDelta, FieldSqExp, Product};
-use kronograph::cuda::{device_count, resolve_backend, tu_min, Backend, CudaError, GpuGram, MgkParams, Precision};
+use kronograph::cuda::{device_count, resolve_backend, Backend, CudaError, GpuGram, MgkParams, Precision};
 use kronograph::graph::{Direction, FieldKind, Graph, GraphBuilder, Record, Schema, Value};
 use rand::{Rng, SeedableRng};
 use std::path::Path;
@@ -172,7 +172,12 @@ fn hyperparameter_change_reuses_the_kernel() {
 
 fn dataset(name: &str, weights: bool) -> Vec<G> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("data").join(name);
-    tu_min::read(&dir, weights).unwrap()
+    let ds = kronograph::graph::io::load(&dir).unwrap();
+    if weights {
+        ds.with_weights_from("attr0").unwrap().graphs
+    } else {
+        ds.graphs
+    }
 }
 
 #[test]

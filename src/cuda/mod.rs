@@ -16,8 +16,17 @@
 //! - [`jit`] (feature `cuda`): NVRTC compilation for the device's architecture,
 //!   cached in memory and on disk (see [`jit::cache_dir`]).
 //! - [`GpuGram`] (feature `cuda`): Gram matrices (`gram`, `gram_xy`, `diag`)
-//!   of graphs uploaded once as [`GpuGraphs`].
-//! - [`reference`]: a CPU implementation of exactly the algorithm the GPU runs
+//!   of graphs uploaded once as [`GpuGraphs`] (reordered by PBR and packed
+//!   at upload). One launch per call: persistent blocks take pairs from an
+//!   atomic job counter (largest pairs first); a block stages both graphs'
+//!   octiles in shared memory, keeps the search direction and the product in
+//!   shared memory, and applies the operator tile pair by tile pair (one per
+//!   warp; a row-structured or a sparse primitive by nonzero count). For
+//!   labeled edges the operator's weights w w′ κe are computed in the first
+//!   iteration and read back from a per-block global cache afterwards.
+//!   Not on the GPU yet: nodal output, gradients, the single-large-pair
+//!   solver (pairs must fit in shared memory: [`CudaError::PairTooLarge`]).
+//! - [`reference`](mod@reference): a CPU implementation of exactly the algorithm the GPU runs
 //!   (same start vector, same preconditioner, same stopping rule), in f64 or
 //!   f32, used to check the GPU and as an executable specification.
 //!
@@ -44,9 +53,8 @@ pub mod codegen;
 pub mod label;
 pub mod pack;
 pub mod reference;
-pub mod stand_in_kernels;
 #[doc(hidden)]
-pub mod tu_min;
+pub mod stand_in_kernels;
 
 #[cfg(feature = "cuda")]
 mod device;

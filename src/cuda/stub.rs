@@ -60,6 +60,10 @@ impl<N: GpuLabel, E: GpuLabel, KN: BaseKernel<N>, KE: BaseKernel<E>> GpuGram<N, 
     pub fn new(_ordinal: usize, _kn: KN, _ke: KE, _params: MgkParams) -> Result<Self, CudaError> {
         Err(CudaError::NotCompiled)
     }
+    /// The device (never reached without `cuda`).
+    pub fn device(&self) -> &DeviceInfo {
+        unreachable!("a stand-in GpuGram is never constructed")
+    }
     /// # Errors
     /// Always [`CudaError::NotCompiled`].
     pub fn upload(&self, _graphs: &[Graph<N, E>]) -> Result<GpuGraphs, CudaError> {
