@@ -9,6 +9,12 @@
 //! newtype around the scalar is needed (the shape of SuiteSparse:GraphBLAS,
 //! not of `sprs`' `MulAcc`).
 //!
+//! The arithmetic semirings are generic over [`Number`] (`f32`, `f64`,
+//! `i32`, `i64`, `u32`, `u64`), a small trait of this crate rather than
+//! `num-traits`' because it also carries each type's infinities, wrapping
+//! and saturating arithmetic, and CUDA spelling; the crate has no
+//! dependencies.
+//!
 //! The multiply receives the [`Position`] `(i, k, j)` of its operands
 //! `a = A(i, k)`, `b = B(k, j)`, so that positional semirings such as
 //! [`AnySecondi`] (BFS parents) are ordinary semirings.

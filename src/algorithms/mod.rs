@@ -1,5 +1,5 @@
 //! Graph algorithms on the semiring operations of [`crate::matrix`]:
-//! breadth-first search ([`bfs`]), single-source shortest paths ([`sssp`]),
+//! breadth-first search ([`bfs()`]), single-source shortest paths ([`sssp()`]),
 //! triangle counting ([`triangles`]) and connected components
 //! ([`components`]).
 //!

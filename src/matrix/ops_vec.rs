@@ -82,6 +82,11 @@ impl<'a, T> Rows<'a, T> {
     }
 }
 
+thread_local! {
+    /// Per-thread sparse-accumulator slots of the scatter strategy.
+    static SPA_SLOTS: std::cell::RefCell<Vec<usize>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 /// Minimum rows per rayon task.
 const MIN_LEN: usize = 256;
 
@@ -251,9 +256,14 @@ where
             (s + r.partition_point(|&j| j < lo), s + r.partition_point(|&j| j < hi))
         };
         match strategy {
-            MergeStrategy::Scatter => {
+            MergeStrategy::Scatter => SPA_SLOTS.with(|cell| {
+                // The slot array is kept per thread between calls (all zero
+                // between uses), so a call touches only the slots it needs.
+                let mut slot = cell.borrow_mut();
                 let m = hi - lo;
-                let mut slot = vec![0usize; m];
+                if slot.len() < m {
+                    slot.resize(m, 0);
+                }
                 let mut acc: Vec<(usize, C)> = Vec::new();
                 for (k, xv) in x.iter() {
                     let (s, e) = part(k);
@@ -274,20 +284,25 @@ where
                         }
                     }
                 }
-                if acc.len() * 16 >= m {
+                let out = if acc.len() * 16 >= m {
                     let (mut oi, mut ov) = (Vec::with_capacity(acc.len()), Vec::with_capacity(acc.len()));
-                    for (off, &sl) in slot.iter().enumerate() {
-                        if sl != 0 {
+                    for (off, sl) in slot[..m].iter_mut().enumerate() {
+                        if *sl != 0 {
                             oi.push(lo + off);
-                            ov.push(acc[sl - 1].1);
+                            ov.push(acc[*sl - 1].1);
+                            *sl = 0;
                         }
                     }
                     (oi, ov)
                 } else {
+                    for &(j, _) in &acc {
+                        slot[j - lo] = 0;
+                    }
                     acc.sort_unstable_by_key(|e| e.0);
                     acc.into_iter().unzip()
-                }
-            }
+                };
+                out
+            }),
             MergeStrategy::MergeSort | MergeStrategy::RadixSort => {
                 let mut terms: Vec<(usize, C)> = Vec::new();
                 for (k, xv) in x.iter() {
