@@ -331,6 +331,11 @@ impl<N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>> MarginalizedGraph
         self.precision
     }
 
+    /// The most solver iterations per pair.
+    pub fn max_iters(&self) -> usize {
+        self.max_iters
+    }
+
     /// The relative-residual tolerance in use.
     pub fn tolerance(&self) -> f64 {
         self.tol.unwrap_or(match self.precision {

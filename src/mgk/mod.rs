@@ -63,6 +63,7 @@
 //! Everything that defines a pair's system (degrees, `D×`, `V×`, start
 //! vectors, the length-one term) is in [`system`], shared with other backends.
 
+mod backend;
 mod kernel;
 mod rw;
 pub mod system;

@@ -1,0 +1,81 @@
+//! The marginalized graph kernel with the backend chosen per call
+//! (`gram_on`, `gram_xy_on`, `diag_on`). The CPU parts run everywhere; the
+//! GPU part skips without a GPU and fails instead when
+//! `KRONOGRAPH_REQUIRE_GPU=1`.
+
+use kronograph::basekernel::spec::SpecKernel;
+use kronograph::cuda::{device_count, Backend};
+use kronograph::graph::io;
+use kronograph::mgk::{MarginalizedGraphKernel, Precision, StartProbability};
+use std::sync::Arc;
+
+type Mgk = MarginalizedGraphKernel<kronograph::graph::Record, kronograph::graph::Record, SpecKernel, SpecKernel>;
+
+fn mutag(first: usize) -> (Vec<kronograph::graph::Graph<kronograph::graph::Record, kronograph::graph::Record>>, Mgk) {
+    let mut ds = io::load(format!("{}/data/MUTAG", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    ds.graphs.truncate(first);
+    let kv = SpecKernel::parse_for("delta(label, 0.5)", &ds.node_schema).unwrap();
+    let ke = SpecKernel::parse_for("delta(label, 0.5)", &ds.edge_schema).unwrap();
+    // a start probability that depends on the label, so that the GPU path
+    // must carry it over
+    let start = StartProbability::PerNode(Arc::new(|l: &kronograph::graph::Record| {
+        0.5 + 0.1 * l.at(0).as_f64().unwrap_or(0.0)
+    }));
+    let mgk = MarginalizedGraphKernel::new(kv, ke, 0.05).unwrap().with_lmin(1).unwrap().with_start(start).unwrap();
+    (ds.graphs, mgk)
+}
+
+fn gpu_or_skip() -> Option<usize> {
+    let required = std::env::var("KRONOGRAPH_REQUIRE_GPU").is_ok_and(|v| v == "1");
+    match device_count() {
+        Ok(n) if n > 0 => Some(0),
+        other => {
+            assert!(!required, "KRONOGRAPH_REQUIRE_GPU=1 but no usable GPU: {other:?}");
+            eprintln!("skipping: no usable CUDA device ({other:?})");
+            None
+        }
+    }
+}
+
+fn max_rel(a: &[f64], b: &[f64]) -> f64 {
+    assert_eq!(a.len(), b.len());
+    a.iter().zip(b).map(|(x, y)| (x - y).abs() / x.abs().max(y.abs()).max(f64::MIN_POSITIVE)).fold(0.0, f64::max)
+}
+
+#[test]
+fn cpu_backend_is_the_cpu_solver() {
+    let (x, mgk) = mutag(6);
+    let k = mgk.gram(&x).unwrap();
+    assert_eq!(mgk.gram_on(Backend::Cpu, &x).unwrap(), k);
+    assert_eq!(mgk.gram_xy_on(Backend::Cpu, &x[..2], &x[2..]).unwrap(), mgk.gram_xy(&x[..2], &x[2..]).unwrap());
+    assert_eq!(mgk.diag_on(Backend::Cpu, &x).unwrap(), mgk.diag(&x).unwrap());
+    if gpu_or_skip().is_none() {
+        // no GPU: Auto falls back to the CPU, an explicit CUDA device is an error
+        assert_eq!(mgk.gram_on(Backend::Auto, &x).unwrap(), k);
+        let err = mgk.gram_on(Backend::Cuda(0), &x).unwrap_err();
+        assert!(matches!(err, kronograph::Error::Cuda(_) | kronograph::Error::CudaNotCompiled), "{err}");
+    }
+}
+
+#[test]
+fn gpu_backend_agrees_with_the_cpu() {
+    let Some(device) = gpu_or_skip() else { return };
+    let (x, mgk) = mutag(24);
+    // f32 solves to a relative residual of 1e-6 (the CPU's f32 default is
+    // 1e-5) so that the values land within 1e-5 of the f64 reference
+    for (precision, solve_tol, tol) in [(Precision::F64, 1e-12, 1e-10), (Precision::F32, 1e-6, 1e-5)] {
+        let mgk = mgk.clone().with_precision(precision).with_tolerance(solve_tol).unwrap();
+        let cpu = mgk.clone().with_precision(Precision::F64).gram(&x).unwrap();
+        let gpu = mgk.gram_on(Backend::Cuda(device), &x).unwrap();
+        let err = max_rel(cpu.as_slice(), gpu.as_slice());
+        assert!(err <= tol, "{precision:?}: gram relative error {err:e}");
+        let xy = mgk.gram_xy_on(Backend::Cuda(device), &x[..5], &x[5..]).unwrap();
+        let cpu_xy = mgk.clone().with_precision(Precision::F64).gram_xy(&x[..5], &x[5..]).unwrap();
+        let err = max_rel(cpu_xy.as_slice(), xy.as_slice());
+        assert!(err <= tol, "{precision:?}: gram_xy relative error {err:e}");
+        let d = mgk.diag_on(Backend::Cuda(device), &x).unwrap();
+        let cpu_d = mgk.clone().with_precision(Precision::F64).diag(&x).unwrap();
+        let err = max_rel(&cpu_d, &d);
+        assert!(err <= tol, "{precision:?}: diag relative error {err:e}");
+    }
+}
