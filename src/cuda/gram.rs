@@ -208,9 +208,11 @@ where
         check_ranges(&self.node_kernel, &self.edge_kernel)?;
         let (reordered, perms): (Vec<_>, Vec<_>) = graphs.iter().map(|g| reorder(g, self.params.reorder)).unzip();
         let up = self.upload_packed(&pack_graphs(&reordered, self.params.precision)?)?;
+        let max_n = pairs.iter().map(|&(i, j)| up.num_nodes[i] * up.num_nodes[j]).max().unwrap_or(0);
+        let mut work = self.large_work(&up, max_n, true)?;
         let mut out = Vec::with_capacity(pairs.len());
         for &(i, j) in pairs {
-            let (s, _) = self.solve_large(&up, i, &up, j, true)?;
+            let s = self.solve_large(&mut work, &up, i, &up, j)?;
             let y = s.nodal.expect("nodal output requested");
             let values = perms[i]
                 .apply_inverse_pairs(&perms[j], &y)
@@ -432,18 +434,17 @@ where
             work += w;
             kernel = kn;
         }
+        let max_n = big.iter().map(|&k| a.num_nodes[jobs[k].0] * b.num_nodes[jobs[k].1]).max().unwrap_or(0);
+        let mut lw = self.large_work(a, max_n, false)?;
+        if small.is_empty() {
+            kernel = lw.kernel.clone();
+        }
         for &k in &big {
             let (i, j) = jobs[k];
-            let (s, kn) = self.solve_large(a, i, b, j, false)?;
+            let s = self.solve_large(&mut lw, a, i, b, j)?;
             values[k] = s.value;
             iterations[k] = s.iterations;
             work += s.iterations as f64 * a.nnz[i] as f64 * b.nnz[j] as f64;
-            if small.is_empty() {
-                kernel.2 += kn.2;
-                if kernel.0.is_empty() {
-                    kernel = kn;
-                }
-            }
         }
         Ok((values, iterations, work, kernel))
     }

@@ -61,6 +61,20 @@ fn first_of(counts: &[usize], i: usize) -> i32 {
 
 const BLOCK: u32 = 256;
 
+/// Kernels, vectors and reduction slots of the large-pair path, reused over
+/// the large pairs of one call.
+pub(super) struct LargeWork {
+    fs: Vec<CudaFunction>,
+    /// The module's name, where its image came from, seconds to get it ready.
+    pub(super) kernel: (String, Origin, f64),
+    /// x, r, p, M⁻¹, diag(A), y: `n` reals each.
+    vecs: [CudaSlice<u8>; 6],
+    acc: CudaSlice<f64>,
+    theta_d: CudaSlice<u8>,
+    nodal: Option<CudaSlice<f64>>,
+    n: usize,
+}
+
 impl<N, E, KN, KE> GpuGram<N, E, KN, KE>
 where
     N: GpuLabel,
@@ -99,28 +113,46 @@ where
         Ok((fs, src.name, compiled.origin, src.theta))
     }
 
+    /// A workspace for pairs of up to `n` product nodes (kernels loaded,
+    /// vectors allocated once for all the large pairs of a call).
+    pub(super) fn large_work(&self, a: &GpuGraphs, n: usize, nodal: bool) -> Result<LargeWork, CudaError> {
+        let t_jit = std::time::Instant::now();
+        let (fs, name, origin, theta) = self.large_functions(a)?;
+        let jit_seconds = t_jit.elapsed().as_secs_f64();
+        let precision = self.params.precision;
+        let stream = &self.dev.stream;
+        let len = n.max(1) * precision.size();
+        let alloc = || check("allocating large-pair vectors", || stream.alloc_zeros::<u8>(len));
+        let vecs = [alloc()?, alloc()?, alloc()?, alloc()?, alloc()?, alloc()?];
+        let acc = check("allocating reductions", || stream.alloc_zeros::<f64>(8))?;
+        let mut theta = theta;
+        theta.resize(theta.len().max(1), 0.0);
+        let theta_d = check("uploading hyperparameters", || stream.clone_htod(&real_bytes(&theta, precision)))?;
+        let nodal =
+            if nodal { Some(check("allocating nodal output", || stream.alloc_zeros::<f64>(n.max(1)))?) } else { None };
+        Ok(LargeWork { fs, kernel: (name, origin, jit_seconds), vecs, acc, theta_d, nodal, n })
+    }
+
     /// Solves the pair (graph `i` of `a`, graph `j` of `b`) by the host PCG
-    /// loop over device vectors; with `nodal`, also reads back the nodal
-    /// similarity. Cost per iteration O(tile pairs · 64 + n n′) on the device.
+    /// loop over device vectors; with a nodal buffer in `w`, also reads back
+    /// the nodal similarity. Cost per iteration O(tile pairs · 64 + n n′) on
+    /// the device.
     pub(super) fn solve_large(
         &self,
+        w: &mut LargeWork,
         a: &GpuGraphs,
         i: usize,
         b: &GpuGraphs,
         j: usize,
-        nodal: bool,
-    ) -> Result<(LargeSolve, (String, Origin, f64)), CudaError> {
-        let t_jit = std::time::Instant::now();
-        let (fs, name, origin, theta) = self.large_functions(a)?;
-        let jit_seconds = t_jit.elapsed().as_secs_f64();
+    ) -> Result<LargeSolve, CudaError> {
         let (n1, n2) = (a.num_nodes[i], b.num_nodes[j]);
         let n = n1 * n2;
+        let want_nodal = w.nodal.is_some();
         if n == 0 {
-            let nodal = nodal.then(Vec::new);
-            return Ok((LargeSolve { value: 0.0, iterations: 0, nodal }, (name, origin, jit_seconds)));
+            return Ok(LargeSolve { value: 0.0, iterations: 0, nodal: want_nodal.then(Vec::new) });
         }
-        if n > i32::MAX as usize {
-            return Err(CudaError::PairTooLarge { n1, n2, needed: n, available: i32::MAX as usize });
+        if n > i32::MAX as usize || n > w.n {
+            return Err(CudaError::PairTooLarge { n1, n2, needed: n, available: w.n.min(i32::MAX as usize) });
         }
         let info = PairInfo {
             na0: first_of(&a.num_nodes, i),
@@ -137,17 +169,9 @@ where
             nzb: b.nnz[j] as i32,
         };
         let precision = self.params.precision;
-        let rs = precision.size();
         let stream = &self.dev.stream;
-        let alloc = || check("allocating large-pair vectors", || stream.alloc_zeros::<u8>(n * rs));
-        let (x, r, mut p, minv, diag, mut y) = (alloc()?, alloc()?, alloc()?, alloc()?, alloc()?, alloc()?);
-        let mut acc: CudaSlice<f64> = check("allocating reductions", || stream.alloc_zeros::<f64>(8))?;
-        let mut theta = theta;
-        theta.resize(theta.len().max(1), 0.0);
-        let theta_d = check("uploading hyperparameters", || stream.clone_htod(&real_bytes(&theta, precision)))?;
-        let mut nodal_d: Option<CudaSlice<f64>> =
-            if nodal { Some(check("allocating nodal output", || stream.alloc_zeros::<f64>(n))?) } else { None };
-
+        let LargeWork { fs, vecs, acc, theta_d, nodal: nodal_d, .. } = w;
+        let [x, r, p, minv, diag, y] = vecs;
         let q = self.params.q;
         let dscale = 1.0 / ((1.0 - q) * (1.0 - q));
         let tol = self.params.tolerance();
@@ -185,44 +209,44 @@ where
         let dscale32 = dscale as f32;
         {
             let mut lb = stream.launch_builder(f_init);
-            lb.arg(&a.set).arg(&b.set).arg(&info).arg(&theta_d);
+            lb.arg(&a.set).arg(&b.set).arg(&info).arg(&*theta_d);
             real_arg!(lb, &dscale, &dscale32);
-            lb.arg(&x).arg(&r).arg(&p).arg(&minv).arg(&diag).arg(&mut acc);
+            lb.arg(&*x).arg(&*r).arg(&*p).arg(&*minv).arg(&*diag).arg(&mut *acc);
             check("launching the large-pair set-up", || unsafe { lb.launch(ew) })?;
         }
-        let init = read_acc(&acc)?;
+        let init = read_acc(acc)?;
         let (mut rz, bb) = (init[0], init[1]);
         let thresh = tol * tol * bb;
         let mut it = 0u32;
         while it < self.params.max_iter {
-            check("clearing reductions", || stream.memset_zeros(&mut acc))?;
+            check("clearing reductions", || stream.memset_zeros(&mut *acc))?;
             {
                 let mut lb = stream.launch_builder(f_ap);
-                lb.arg(&n_arg).arg(&diag).arg(&p).arg(&mut y);
+                lb.arg(&n_arg).arg(&*diag).arg(&*p).arg(&mut *y);
                 check("launching the diagonal product", || unsafe { lb.launch(ew) })?;
             }
             {
                 let mut lb = stream.launch_builder(f_xmv);
-                lb.arg(&a.set).arg(&b.set).arg(&info).arg(&theta_d).arg(&dense_min).arg(&p).arg(&mut y);
+                lb.arg(&a.set).arg(&b.set).arg(&info).arg(&*theta_d).arg(&dense_min).arg(&*p).arg(&mut *y);
                 check("launching the large-pair XMV", || unsafe { lb.launch(xcfg) })?;
             }
             {
                 let mut lb = stream.launch_builder(f_dot);
-                lb.arg(&n_arg).arg(&p).arg(&y).arg(&mut acc);
+                lb.arg(&n_arg).arg(&*p).arg(&*y).arg(&mut *acc);
                 check("launching a dot product", || unsafe { lb.launch(ew) })?;
             }
-            let pap = read_acc(&acc)?[0];
+            let pap = read_acc(acc)?[0];
             let alpha = rz / pap;
             let alpha32 = alpha as f32;
-            check("clearing reductions", || stream.memset_zeros(&mut acc))?;
+            check("clearing reductions", || stream.memset_zeros(&mut *acc))?;
             {
                 let mut lb = stream.launch_builder(f_update);
                 lb.arg(&n_arg);
                 real_arg!(lb, &alpha, &alpha32);
-                lb.arg(&x).arg(&r).arg(&p).arg(&y).arg(&minv).arg(&mut acc);
+                lb.arg(&mut *x).arg(&mut *r).arg(&*p).arg(&*y).arg(&*minv).arg(&mut *acc);
                 check("launching the PCG update", || unsafe { lb.launch(ew) })?;
             }
-            let red = read_acc(&acc)?;
+            let red = read_acc(acc)?;
             let (rr, rzn) = (red[0], red[1]);
             it += 1;
             // stop also on NaN (a breakdown), as the batched kernel does
@@ -236,28 +260,32 @@ where
                 let mut lb = stream.launch_builder(f_dir);
                 lb.arg(&n_arg);
                 real_arg!(lb, &beta, &beta32);
-                lb.arg(&mut p).arg(&r).arg(&minv);
+                lb.arg(&mut *p).arg(&*r).arg(&*minv);
                 check("launching the direction update", || unsafe { lb.launch(ew) })?;
             }
         }
-        check("clearing reductions", || stream.memset_zeros(&mut acc))?;
+        check("clearing reductions", || stream.memset_zeros(&mut *acc))?;
         let null: u64 = 0;
         {
             let mut lb = stream.launch_builder(f_final);
-            lb.arg(&a.set).arg(&b.set).arg(&info).arg(&theta_d).arg(&lmin).arg(&x);
+            lb.arg(&a.set).arg(&b.set).arg(&info).arg(&*theta_d).arg(&lmin).arg(&*x);
             match nodal_d.as_mut() {
                 Some(d) => lb.arg(d),
                 None => lb.arg(&null),
             };
-            lb.arg(&mut acc);
+            lb.arg(&mut *acc);
             check("launching the large-pair result", || unsafe { lb.launch(ew) })?;
         }
-        let value = read_acc(&acc)?[0];
+        let value = read_acc(acc)?[0];
         let nodal = match nodal_d {
-            Some(d) => Some(check("reading nodal output", || stream.clone_dtoh(&d))?),
+            Some(d) => {
+                let mut v = check("reading nodal output", || stream.clone_dtoh(&*d))?;
+                v.truncate(n);
+                Some(v)
+            }
             None => None,
         };
         check("synchronizing", || stream.synchronize())?;
-        Ok((LargeSolve { value, iterations: it, nodal }, (name, origin, jit_seconds)))
+        Ok(LargeSolve { value, iterations: it, nodal })
     }
 }
