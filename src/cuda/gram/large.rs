@@ -207,6 +207,8 @@ where
         // kernels/mgk_large.cu; vectors hold n reals of the kernels' precision; every buffer
         // outlives the launches (the stream is synchronized at each read-back).
         let dscale32 = dscale as f32;
+        // the slots still hold the previous pair's result
+        check("clearing reductions", || stream.memset_zeros(&mut *acc))?;
         {
             let mut lb = stream.launch_builder(f_init);
             lb.arg(&a.set).arg(&b.set).arg(&info).arg(&*theta_d);
