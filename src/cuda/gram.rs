@@ -334,7 +334,8 @@ where
     /// # Errors
     /// [`CudaError::Mismatch`] when the batches were uploaded for another
     /// precision, label layout or device; [`CudaError::PairTooLarge`] when
-    /// a pair does not fit in shared memory; [`CudaError::Compile`] /
+    /// a pair has more than 2³¹ − 1 product nodes (pairs that do not fit in
+    /// shared memory go to the single-large-pair path); [`CudaError::Compile`] /
     /// [`CudaError::Driver`] from compiling and running.
     pub fn gram_xy(&self, x: &GpuGraphs, y: &GpuGraphs) -> Result<GramOutput, CudaError> {
         let (m, n) = (x.len(), y.len());

@@ -329,19 +329,23 @@ pub enum CudaError {
     /// A label type or value the GPU cannot hold.
     #[error("label cannot go to the GPU: {0}")]
     Label(String),
-    /// A pair of graphs too large for the batched kernel's shared memory.
+    /// A pair of graphs too large for the GPU: more than 2³¹ − 1 product
+    /// nodes (the large-pair path; `needed`/`available` count product nodes)
+    /// or, should the routing misjudge, for the batched kernel's shared memory
+    /// (`needed`/`available` in bytes).
     #[error(
-        "graph pair of {n1} × {n2} nodes needs {needed} bytes of shared memory, the device allows \
-         {available}; use the CPU backend for graphs this large"
+        "graph pair of {n1} × {n2} nodes needs {needed}, more than the {available} the GPU allows \
+         (product nodes on the large-pair path, bytes of shared memory in the batched kernel); use \
+         the CPU backend for graphs this large"
     )]
     PairTooLarge {
         /// Nodes of the first graph.
         n1: usize,
         /// Nodes of the second graph.
         n2: usize,
-        /// Bytes needed.
+        /// Bytes (batched kernel) or product nodes (large-pair path) needed.
         needed: usize,
-        /// Bytes available per block.
+        /// Bytes per block or product nodes allowed.
         available: usize,
     },
     /// A graph the GPU kernel does not handle (directed, too many nodes, …).
