@@ -188,6 +188,24 @@ mod tests {
     }
 
     #[test]
+    fn large_pair_source_names_every_kernel() {
+        let layout = LabelLayout::record(&[("label".into(), super::super::label::CType::Int32)], Precision::F64);
+        let kn = FieldDelta::new("label", 0.5);
+        let a = mgk_large_source::<Record, (), _, _>(&kn, &Constant(1.0), &layout, &LabelLayout::Empty, Precision::F64)
+            .unwrap();
+        assert!(a.name.starts_with("mgk_large_"));
+        assert!(a.source.contains(&format!("#define MGK_LARGE_NAME {}\n", a.name)));
+        for suffix in LARGE_KERNELS {
+            assert!(a.source.contains(&format!("MGK_CAT(MGK_LARGE_NAME, {suffix})")), "{suffix}");
+        }
+        assert!(!a.source.contains("0.5"), "hyperparameter values must not be in the source");
+        let batched =
+            mgk_source::<Record, (), _, _>(&kn, &Constant(1.0), &layout, &LabelLayout::Empty, Precision::F64, 256)
+                .unwrap();
+        assert_ne!(a.name, batched.name);
+    }
+
+    #[test]
     fn hash_separates_parts() {
         assert_ne!(hash_hex(&[b"ab", b"c"]), hash_hex(&[b"a", b"bc"]));
         assert_eq!(hash_hex(&[b"x"]).len(), 32);
