@@ -226,3 +226,176 @@ fn synthetic_sets_match_the_reference() {
         }
     }
 }
+
+/// The single-large-pair path (forced) against the CPU f64 reference.
+fn compare_large<KN: BaseKernel<Record>, KE: BaseKernel<Record>>(
+    dev: usize,
+    graphs: &[G],
+    kn: &KN,
+    ke: &KE,
+    params: MgkParams,
+    bound: f64,
+    what: &str,
+) {
+    let mut gpu = GpuGram::new(dev, kn.clone(), ke.clone(), params).unwrap();
+    gpu.set_large_pair_path(true);
+    let up = gpu.upload(graphs).unwrap();
+    let out = gpu.gram(&up).unwrap();
+    let m = graphs.len();
+    let ref_params = MgkParams { precision: Precision::F64, tol: Some(1e-13), ..params };
+    let full = MgkParams { lmin: 0, ..ref_params };
+    let mut worst = 0.0f64;
+    for i in 0..m {
+        for j in i..m {
+            let r = mgk_pair::<f64, _, _, _, _>(&graphs[i], &graphs[j], kn, ke, &ref_params);
+            let scale = mgk_pair::<f64, _, _, _, _>(&graphs[i], &graphs[j], kn, ke, &full).value.abs();
+            let v = out.values[i * m + j];
+            assert!(v.is_finite(), "{what}: K[{i},{j}] = {v}");
+            assert!(out.iterations[i * m + j] > 0 || graphs[i].num_nodes() * graphs[j].num_nodes() == 0);
+            worst = worst.max((v - r.value).abs() / scale.max(1e-300));
+        }
+    }
+    eprintln!("{what}: worst relative error {worst:.2e} over {} pairs", m * (m + 1) / 2);
+    assert!(worst <= bound, "{what}: worst relative error {worst:.2e} > {bound:.0e}");
+}
+
+#[test]
+fn large_pair_path_forced_matches_the_reference() {
+    let Some(dev) = gpu_or_skip() else { return };
+    let graphs = dataset("MUTAG", false);
+    let kn = FieldDelta::new("label", 0.5);
+    for (precision, bound) in [(Precision::F32, 1e-5), (Precision::F64, 1e-10)] {
+        let params = MgkParams { precision, ..Default::default() };
+        compare_large(dev, &graphs[..8], &kn, &kn, params, bound, &format!("large path MUTAG {precision:?}"));
+    }
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
+    let graphs: Vec<G> = (0..5).map(|k| random_graph(3 + 9 * k, 0.3, k % 2 == 0, &mut rng)).collect();
+    let (kn, ke) = labeled_kernels();
+    for (precision, bound) in [(Precision::F32, 1e-5), (Precision::F64, 1e-10)] {
+        for lmin in [0, 1] {
+            let params = MgkParams { precision, lmin, ..Default::default() };
+            compare_large(
+                dev,
+                &graphs,
+                &kn,
+                &ke,
+                params,
+                bound,
+                &format!("large path random {precision:?} lmin {lmin}"),
+            );
+        }
+    }
+}
+
+#[test]
+fn generated_pair_of_thousands_of_nodes() {
+    let Some(dev) = gpu_or_skip() else { return };
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+    // sparse random graphs (mean degree ~3) of 2000 and 1500 nodes
+    let graphs = [random_graph(2000, 1.5 / 2000.0, true, &mut rng), random_graph(1500, 1.5 / 1500.0, false, &mut rng)];
+    let (kn, ke) = labeled_kernels();
+    for (precision, bound) in [(Precision::F32, 1e-5), (Precision::F64, 1e-10)] {
+        let params = MgkParams { precision, ..Default::default() };
+        let gpu = GpuGram::new(dev, kn.clone(), ke.clone(), params).unwrap();
+        let x = gpu.upload(&graphs[..1]).unwrap();
+        let y = gpu.upload(&graphs[1..]).unwrap();
+        // routed automatically: this pair does not fit in shared memory
+        let out = gpu.gram_xy(&x, &y).unwrap();
+        let ref_params = MgkParams { precision: Precision::F64, tol: Some(1e-13), ..params };
+        let r = mgk_pair::<f64, _, _, _, _>(&graphs[0], &graphs[1], &kn, &ke, &ref_params);
+        let err = rel_err(out.values[0], r.value);
+        eprintln!(
+            "2000 x 1500 {precision:?}: K = {} ref {} rel err {err:.2e}, {} iterations",
+            out.values[0], r.value, out.iterations[0]
+        );
+        assert!(err <= bound, "{precision:?}: relative error {err:.2e}");
+    }
+}
+
+#[test]
+fn proteins_with_its_largest_graphs() {
+    let Some(dev) = gpu_or_skip() else { return };
+    let all = dataset("PROTEINS", false);
+    let mut by_size: Vec<usize> = (0..all.len()).collect();
+    by_size.sort_by_key(|&i| std::cmp::Reverse(all[i].num_nodes()));
+    // the two largest graphs and four small ones: a mix of both paths in one call
+    let pick: Vec<usize> = by_size[..2].iter().chain(&by_size[by_size.len() - 4..]).copied().collect();
+    let graphs: Vec<G> = pick.iter().map(|&i| all[i].clone()).collect();
+    assert!(graphs[0].num_nodes() >= 600, "largest PROTEINS graph has {} nodes", graphs[0].num_nodes());
+    let kn = FieldDelta::new("label", 0.5);
+    let ke = Constant(1.0);
+    for (precision, bound) in [(Precision::F32, 1e-5), (Precision::F64, 1e-10)] {
+        let params = MgkParams { precision, ..Default::default() };
+        let gpu = GpuGram::new(dev, kn.clone(), ke, params).unwrap();
+        let up = gpu.upload(&graphs).unwrap();
+        let gram = gpu.gram(&up).unwrap();
+        let diag = gpu.diag(&up).unwrap();
+        let ref_params = MgkParams { precision: Precision::F64, tol: Some(1e-13), ..params };
+        let m = graphs.len();
+        let mut worst = 0.0f64;
+        for i in 0..m {
+            for j in i..m {
+                let r = mgk_pair::<f64, _, _, _, _>(&graphs[i], &graphs[j], &kn, &ke, &ref_params).value;
+                worst = worst.max(rel_err(gram.values[i * m + j], r));
+                if i == j {
+                    worst = worst.max(rel_err(diag.values[i], r));
+                }
+            }
+        }
+        eprintln!("PROTEINS largest {precision:?}: worst relative error {worst:.2e}");
+        assert!(worst <= bound, "{precision:?}: worst relative error {worst:.2e}");
+    }
+}
+
+#[test]
+fn nodal_matches_the_cpu_kernel() {
+    let Some(dev) = gpu_or_skip() else { return };
+    use kronograph::mgk::{MarginalizedGraphKernel, StartProbability};
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(21);
+    // graphs with structure, so the PBR reordering is not the identity
+    let graphs: Vec<G> = (0..3).map(|k| random_graph(20 + 7 * k, 0.15, k != 1, &mut rng)).collect();
+    let (kn, ke) = labeled_kernels();
+    let cpu_kernel = |lmin: u32| {
+        MarginalizedGraphKernel::new(kn.clone(), ke.clone(), 0.05)
+            .unwrap()
+            .with_lmin(lmin)
+            .unwrap()
+            .with_start(StartProbability::FromGraph)
+            .unwrap()
+            .with_tolerance(1e-13)
+            .unwrap()
+    };
+    // errors are measured against the full kernel's largest |K_ii'| (with lmin = 1 the
+    // entries are differences that can cancel)
+    let full = cpu_kernel(0);
+    let scale_of = |g: &G, h: &G| full.nodal(g, h).unwrap().as_slice().iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    for lmin in [0u32, 1] {
+        let cpu = cpu_kernel(lmin);
+        for (precision, bound) in [(Precision::F32, 1e-5), (Precision::F64, 1e-10)] {
+            let params = MgkParams { precision, lmin, ..Default::default() };
+            let gpu = GpuGram::new(dev, kn.clone(), ke.clone(), params).unwrap();
+            let all = gpu.nodal_all(&graphs).unwrap();
+            let mut k = 0;
+            for i in 0..graphs.len() {
+                for j in i..graphs.len() {
+                    let c = cpu.nodal(&graphs[i], &graphs[j]).unwrap();
+                    let g = &all[k];
+                    k += 1;
+                    assert_eq!((g.rows, g.cols), (graphs[i].num_nodes(), graphs[j].num_nodes()));
+                    let scale = scale_of(&graphs[i], &graphs[j]);
+                    let worst = g.values.iter().zip(c.as_slice()).fold(0.0f64, |m, (a, b)| m.max((a - b).abs()));
+                    assert!(
+                        worst <= bound * scale,
+                        "nodal ({i},{j}) {precision:?} lmin {lmin}: max abs diff {worst:.2e}, max |K_ii'| {scale:.2e}"
+                    );
+                }
+            }
+            let one = gpu.nodal(&graphs[0], &graphs[2]).unwrap();
+            let c = cpu.nodal(&graphs[0], &graphs[2]).unwrap();
+            let scale = scale_of(&graphs[0], &graphs[2]);
+            for (a, b) in one.values.iter().zip(c.as_slice()) {
+                assert!((a - b).abs() <= bound * scale, "nodal pair {precision:?}: {a} vs {b}");
+            }
+        }
+    }
+}

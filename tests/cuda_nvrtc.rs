@@ -6,7 +6,7 @@
 #![cfg(feature = "cuda")]
 
 use kronograph::basekernel::BaseKernel;
-use kronograph::cuda::codegen::mgk_source;
+use kronograph::cuda::codegen::{mgk_large_source, mgk_source};
 use kronograph::cuda::jit::{compile, nvrtc_available, nvrtc_version, options};
 use kronograph::cuda::label::{CType, LabelLayout};
 use kronograph::cuda::stand_in_kernels::{Constant, FieldDelta, FieldSqExp, Product};
@@ -37,6 +37,13 @@ fn compile_both<N: ?Sized, E: ?Sized>(
             let src = mgk_source(kn, ke, nl, el, precision, block).unwrap();
             let image = compile(&src.source, &src.name, &options(arch)).unwrap_or_else(|e| {
                 panic!("{precision:?} sm_{}{}: {e}\n--- source ---\n{}", arch.0, arch.1, src.source)
+            });
+            assert!(image.len() > 1000, "a CUBIN of {} bytes", image.len());
+        }
+        for arch in [(9, 0), (8, 0)] {
+            let src = mgk_large_source(kn, ke, nl, el, precision).unwrap();
+            let image = compile(&src.source, &src.name, &options(arch)).unwrap_or_else(|e| {
+                panic!("large-pair {precision:?} sm_{}{}: {e}\n--- source ---\n{}", arch.0, arch.1, src.source)
             });
             assert!(image.len() > 1000, "a CUBIN of {} bytes", image.len());
         }
@@ -89,6 +96,9 @@ fn library_kernels_on_bundled_data_compile() {
         let src = mgk_source(&kv, &ke, &nl, &el, p, 512).unwrap();
         compile(&src.source, &src.name, &options((9, 0)))
             .unwrap_or_else(|e| panic!("{p:?}: {e}\n--- source ---\n{}", src.source));
+        let src = mgk_large_source(&kv, &ke, &nl, &el, p).unwrap();
+        compile(&src.source, &src.name, &options((9, 0)))
+            .unwrap_or_else(|e| panic!("large-pair {p:?}: {e}\n--- source ---\n{}", src.source));
     }
 }
 

@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! bench_gpu [--data DIR] [--precision f32|f64] [--repeats 5] [--sets NWS96,BA96,…] [--check K] [--cpu-f32 K]
-//!           [--tol T] [--reorder natural|rcm|pbr]
+//!           [--tol T] [--reorder natural|rcm|pbr] [--large]
 //! ```
 //!
 //! For each set it prints: pairs, first-call time (JIT included unless the
@@ -16,6 +16,9 @@
 //! `delta(label, 0.5) * sqexp(attr1, 0.1)`, weights from `attr0`; MUTAG and
 //! NCI1 κv = `delta(label, 0.5)`, κe = `delta(label, 0.5)` where edges have
 //! labels, else `constant(1)`. Kernels are the library's [`SpecKernel`]s.
+//!
+//! `--large` sends every pair to the single-large-pair path (host PCG loop,
+//! one XMV launch per iteration) instead of the batched kernel.
 
 use kronograph::basekernel::spec::SpecKernel;
 use kronograph::basekernel::BaseKernel;
@@ -35,6 +38,7 @@ struct Args {
     cpu_f32: usize,
     tol: Option<f64>,
     reorder: kronograph::graph::reorder::Method,
+    large: bool,
 }
 
 fn parse() -> Result<Args, String> {
@@ -47,6 +51,7 @@ fn parse() -> Result<Args, String> {
         cpu_f32: 0,
         tol: None,
         reorder: MgkParams::default().reorder,
+        large: false,
     };
     let mut it = std::env::args().skip(1);
     while let Some(k) = it.next() {
@@ -58,11 +63,12 @@ fn parse() -> Result<Args, String> {
             "--sets" => a.sets = v()?.split(',').map(str::to_string).collect(),
             "--check" => a.check = v()?.parse().map_err(|e| format!("--check: {e}"))?,
             "--reorder" => a.reorder = v()?.parse()?,
+            "--large" => a.large = true,
             "--tol" => a.tol = Some(v()?.parse().map_err(|e| format!("--tol: {e}"))?),
             "--cpu-f32" => a.cpu_f32 = v()?.parse().map_err(|e| format!("--cpu-f32: {e}"))?,
             "-h" | "--help" => {
                 return Err("usage: bench_gpu [--data DIR] [--precision f32|f64] [--repeats N] [--sets A,B] \
-                            [--check K] [--cpu-f32 K] [--tol T] [--reorder natural|rcm|pbr]"
+                            [--check K] [--cpu-f32 K] [--tol T] [--reorder natural|rcm|pbr] [--large]"
                     .into())
             }
             _ => return Err(format!("unknown argument {k}")),
@@ -119,7 +125,8 @@ fn run<KN: BaseKernel<Record>, KE: BaseKernel<Record>>(
         );
         return Err("cpu only".into());
     }
-    let gpu = GpuGram::new(0, kn.clone(), ke.clone(), params).map_err(|e| e.to_string())?;
+    let mut gpu = GpuGram::new(0, kn.clone(), ke.clone(), params).map_err(|e| e.to_string())?;
+    gpu.set_large_pair_path(a.large);
     let t = Instant::now();
     let up = gpu.upload(graphs).map_err(|e| e.to_string())?;
     let upload = t.elapsed().as_secs_f64();
@@ -224,8 +231,11 @@ fn main() -> ExitCode {
     }
     if !rows.is_empty() {
         println!(
-            "precision {:?}, reorder {}, q = 0.05, {} timed calls after the first",
-            a.precision, a.reorder, a.repeats
+            "precision {:?}, reorder {}, q = 0.05, {} timed calls after the first{}",
+            a.precision,
+            a.reorder,
+            a.repeats,
+            if a.large { ", every pair on the large-pair path" } else { "" }
         );
         println!(
             "{:<8} {:>6} {:>8} {:>8} {:>9} {:>15} {:>9} {:>11} {:>7} {:>8} {:>9}",

@@ -18,6 +18,11 @@ use crate::basekernel::{cuda_preamble, BaseKernel, CudaGen};
 /// The kernel template: batched PCG over graph pairs.
 pub const MGK_PCG_TEMPLATE: &str = include_str!("../../kernels/mgk_pcg.cu");
 
+/// The kernels of the single-large-pair path (appended after
+/// [`MGK_PCG_TEMPLATE`], whose device functions they reuse): PCG set-up, the
+/// on-the-fly XMV over all tile pairs, fused vector updates and reductions.
+pub const MGK_LARGE_TEMPLATE: &str = include_str!("../../kernels/mgk_large.cu");
+
 /// Threads per block forced by `KRONOGRAPH_MGK_BLOCK` (a multiple of 32 up
 /// to 1024; a tuning knob), if set.
 pub fn mgk_block() -> Option<u32> {
@@ -66,6 +71,38 @@ pub fn mgk_source<N: ?Sized, E: ?Sized, KN: BaseKernel<N>, KE: BaseKernel<E>>(
     precision: Precision,
     block: u32,
 ) -> Result<KernelSource, CudaError> {
+    generate(node_kernel, edge_kernel, node_layout, edge_layout, precision, block, false)
+}
+
+/// The source of the single-large-pair kernels (one module): the batched
+/// template's device functions plus `kernels/mgk_large.cu`. The module's
+/// kernels are named `<name>_init`, `_ap`, `_xmv`, `_dot`, `_update`,
+/// `_dir` and `_final` (see [`LARGE_KERNELS`]); `name` is `mgk_large_<hash>`.
+///
+/// # Errors
+/// [`CudaError::Kernel`] when a base kernel has no CUDA form.
+pub fn mgk_large_source<N: ?Sized, E: ?Sized, KN: BaseKernel<N>, KE: BaseKernel<E>>(
+    node_kernel: &KN,
+    edge_kernel: &KE,
+    node_layout: &LabelLayout,
+    edge_layout: &LabelLayout,
+    precision: Precision,
+) -> Result<KernelSource, CudaError> {
+    generate(node_kernel, edge_kernel, node_layout, edge_layout, precision, 256, true)
+}
+
+/// Suffixes of the kernels in a [`mgk_large_source`] module.
+pub const LARGE_KERNELS: [&str; 7] = ["_init", "_ap", "_xmv", "_dot", "_update", "_dir", "_final"];
+
+fn generate<N: ?Sized, E: ?Sized, KN: BaseKernel<N>, KE: BaseKernel<E>>(
+    node_kernel: &KN,
+    edge_kernel: &KE,
+    node_layout: &LabelLayout,
+    edge_layout: &LabelLayout,
+    precision: Precision,
+    block: u32,
+    large: bool,
+) -> Result<KernelSource, CudaError> {
     let real = precision.c_type();
     let mut gen = CudaGen::new(real, "theta");
     gen.helper(&cuda_preamble());
@@ -92,8 +129,16 @@ pub fn mgk_source<N: ?Sized, E: ?Sized, KN: BaseKernel<N>, KE: BaseKernel<E>>(
          const real* __restrict__ theta) {{\n    (void)a; (void)b; (void)theta;\n    return (real)({ke});\n}}\n"
     ));
     body.push_str(MGK_PCG_TEMPLATE);
-    let name = format!("mgk_pcg_{}", &hash_hex(&[body.as_bytes()])[..16]);
-    let source = format!("#define MGK_KERNEL_NAME {name}\n{body}");
+    if large {
+        body.push_str(MGK_LARGE_TEMPLATE);
+    }
+    let family = if large { "mgk_large" } else { "mgk_pcg" };
+    let name = format!("{family}_{}", &hash_hex(&[body.as_bytes()])[..16]);
+    let source = if large {
+        format!("#define MGK_KERNEL_NAME {name}_batched\n#define MGK_LARGE_NAME {name}\n{body}")
+    } else {
+        format!("#define MGK_KERNEL_NAME {name}\n{body}")
+    };
     Ok(KernelSource { name, source, theta: gen.params().to_vec() })
 }
 
@@ -140,6 +185,24 @@ mod tests {
         assert_ne!(a.name, c.name);
         assert!(a.source.contains("MGK_KERNEL_NAME mgk_pcg_"));
         assert!(!a.source.contains("0.5"), "hyperparameter values must not be in the source");
+    }
+
+    #[test]
+    fn large_pair_source_names_every_kernel() {
+        let layout = LabelLayout::record(&[("label".into(), super::super::label::CType::Int32)], Precision::F64);
+        let kn = FieldDelta::new("label", 0.5);
+        let a = mgk_large_source::<Record, (), _, _>(&kn, &Constant(1.0), &layout, &LabelLayout::Empty, Precision::F64)
+            .unwrap();
+        assert!(a.name.starts_with("mgk_large_"));
+        assert!(a.source.contains(&format!("#define MGK_LARGE_NAME {}\n", a.name)));
+        for suffix in LARGE_KERNELS {
+            assert!(a.source.contains(&format!("MGK_CAT(MGK_LARGE_NAME, {suffix})")), "{suffix}");
+        }
+        assert!(!a.source.contains("0.5"), "hyperparameter values must not be in the source");
+        let batched =
+            mgk_source::<Record, (), _, _>(&kn, &Constant(1.0), &layout, &LabelLayout::Empty, Precision::F64, 256)
+                .unwrap();
+        assert_ne!(a.name, batched.name);
     }
 
     #[test]

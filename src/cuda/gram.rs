@@ -12,6 +12,8 @@ use cudarc::driver::{CudaFunction, CudaSlice, DevicePtr, DeviceRepr, LaunchConfi
 use std::marker::PhantomData;
 use std::sync::{Arc, Mutex};
 
+mod large;
+
 /// Graphs packed in octile form and uploaded to one device, for one
 /// precision. Upload once, use in many calls.
 pub struct GpuGraphs {
@@ -103,6 +105,7 @@ pub struct GpuGram<N, E, KN, KE> {
     params: MgkParams,
     scratch: Mutex<Option<CudaSlice<u8>>>,
     kcache: Mutex<Option<CudaSlice<u8>>>,
+    force_large: bool,
     _labels: PhantomData<fn(&N, &E)>,
 }
 
@@ -148,6 +151,7 @@ where
             params,
             scratch: Mutex::new(None),
             kcache: Mutex::new(None),
+            force_large: false,
             _labels: PhantomData,
         })
     }
@@ -160,6 +164,68 @@ where
     /// The parameters.
     pub fn params(&self) -> &MgkParams {
         &self.params
+    }
+
+    /// With `true`, every pair goes to the single-large-pair path (a host PCG
+    /// loop over device vectors, one XMV launch over all tile pairs per
+    /// iteration), not only the pairs too large for the batched kernel's
+    /// shared memory. For testing and comparison; default `false`.
+    pub fn set_large_pair_path(&mut self, force: bool) {
+        self.force_large = force;
+    }
+
+    /// The nodal similarity of one pair on the GPU: the `n × n′` row-major
+    /// matrix `K_ii′ = p_i p′_i′ r_ii′ − lmin p_i p′_i′ κv(v_i, v′_i′)` in the
+    /// graphs' own node order (the reordering applied at upload is undone),
+    /// as `MarginalizedGraphKernel::nodal` on the CPU. Solved by the
+    /// single-large-pair path. Cost: one PCG solve, O(n n′) read back.
+    ///
+    /// # Errors
+    /// As [`upload`](Self::upload) and [`gram_xy`](Self::gram_xy).
+    pub fn nodal(&self, g: &Graph<N, E>, h: &Graph<N, E>) -> Result<super::NodalOutput, CudaError> {
+        let graphs = [g.clone(), h.clone()];
+        self.nodal_pairs(&graphs, &[(0, 1)]).map(|mut v| v.remove(0))
+    }
+
+    /// The nodal similarity of every pair `i ≤ j` of a (small) set, in the
+    /// order (0,0), (0,1), …, (0,m−1), (1,1), …; see [`nodal`](Self::nodal).
+    /// Cost: m(m+1)/2 solves.
+    ///
+    /// # Errors
+    /// As [`nodal`](Self::nodal).
+    pub fn nodal_all(&self, graphs: &[Graph<N, E>]) -> Result<Vec<super::NodalOutput>, CudaError> {
+        let m = graphs.len();
+        let pairs: Vec<(usize, usize)> = (0..m).flat_map(|i| (i..m).map(move |j| (i, j))).collect();
+        self.nodal_pairs(graphs, &pairs)
+    }
+
+    fn nodal_pairs(
+        &self,
+        graphs: &[Graph<N, E>],
+        pairs: &[(usize, usize)],
+    ) -> Result<Vec<super::NodalOutput>, CudaError> {
+        use crate::graph::reorder::reorder;
+        check_ranges(&self.node_kernel, &self.edge_kernel)?;
+        let (reordered, perms): (Vec<_>, Vec<_>) = graphs.iter().map(|g| reorder(g, self.params.reorder)).unzip();
+        let up = self.upload_packed(&pack_graphs(&reordered, self.params.precision)?)?;
+        let max_n = pairs.iter().map(|&(i, j)| up.num_nodes[i] * up.num_nodes[j]).max().unwrap_or(0);
+        let mut work = self.large_work(&up, max_n, true)?;
+        let mut out = Vec::with_capacity(pairs.len());
+        for &(i, j) in pairs {
+            let s = self.solve_large(&mut work, &up, i, &up, j)?;
+            let y = s.nodal.expect("nodal output requested");
+            let values = perms[i]
+                .apply_inverse_pairs(&perms[j], &y)
+                .map_err(|e| CudaError::InvalidParameter(format!("nodal output of pair ({i}, {j}): {e}")))?;
+            out.push(super::NodalOutput {
+                rows: graphs[i].num_nodes(),
+                cols: graphs[j].num_nodes(),
+                values,
+                value: s.value,
+                iterations: s.iterations,
+            });
+        }
+        Ok(out)
     }
 
     /// The node and edge kernels, to change hyperparameters between calls.
@@ -268,7 +334,8 @@ where
     /// # Errors
     /// [`CudaError::Mismatch`] when the batches were uploaded for another
     /// precision, label layout or device; [`CudaError::PairTooLarge`] when
-    /// a pair does not fit in shared memory; [`CudaError::Compile`] /
+    /// a pair has more than 2³¹ − 1 product nodes (pairs that do not fit in
+    /// shared memory go to the single-large-pair path); [`CudaError::Compile`] /
     /// [`CudaError::Driver`] from compiling and running.
     pub fn gram_xy(&self, x: &GpuGraphs, y: &GpuGraphs) -> Result<GramOutput, CudaError> {
         let (m, n) = (x.len(), y.len());
@@ -325,6 +392,9 @@ where
         Ok((f, compiled.origin))
     }
 
+    /// Runs the jobs: those that fit in shared memory by the batched kernel,
+    /// the others (or all, with [`set_large_pair_path`](Self::set_large_pair_path))
+    /// one by one by the single-large-pair path.
     #[allow(clippy::type_complexity)]
     fn run(
         &self,
@@ -335,6 +405,58 @@ where
         check_ranges(&self.node_kernel, &self.edge_kernel)?;
         self.check_batch(a, (&a.node_layout, &a.edge_layout))?;
         self.check_batch(b, (&a.node_layout, &a.edge_layout))?;
+        let precision = self.params.precision;
+        let rs = precision.size();
+        // Conservative shared-memory need of a job in the batched kernel (weights and labels
+        // staged, plus a margin for the kernel's static shared memory).
+        let esize = a.edge_layout.size_align(precision).0;
+        let staged = |g: &GpuGraphs, i: usize| 16 * g.num_tiles[i] + (rs + esize + 1) * g.nnz[i] + 24;
+        let limit = self.dev.info.max_shared_per_block.saturating_sub(4096);
+        let fits = |&(i, j): &(usize, usize)| {
+            let nn = a.num_nodes[i] * b.num_nodes[j];
+            (2 * nn * rs).div_ceil(8) * 8 + staged(a, i) + staged(b, j) <= limit
+        };
+        let (small, big): (Vec<usize>, Vec<usize>) =
+            (0..jobs.len()).partition(|&k| !self.force_large && fits(&jobs[k]));
+        if big.is_empty() {
+            return self.run_batched(a, b, jobs);
+        }
+        let mut values = vec![f64::NAN; jobs.len()];
+        let mut iterations = vec![0u32; jobs.len()];
+        let mut work = 0.0;
+        let mut kernel = (String::new(), Origin::Memory, 0.0);
+        if !small.is_empty() {
+            let sj: Vec<(usize, usize)> = small.iter().map(|&k| jobs[k]).collect();
+            let (v, it, w, kn) = self.run_batched(a, b, &sj)?;
+            for (s, &k) in small.iter().enumerate() {
+                values[k] = v[s];
+                iterations[k] = it[s];
+            }
+            work += w;
+            kernel = kn;
+        }
+        let max_n = big.iter().map(|&k| a.num_nodes[jobs[k].0] * b.num_nodes[jobs[k].1]).max().unwrap_or(0);
+        let mut lw = self.large_work(a, max_n, false)?;
+        if small.is_empty() {
+            kernel = lw.kernel.clone();
+        }
+        for &k in &big {
+            let (i, j) = jobs[k];
+            let s = self.solve_large(&mut lw, a, i, b, j)?;
+            values[k] = s.value;
+            iterations[k] = s.iterations;
+            work += s.iterations as f64 * a.nnz[i] as f64 * b.nnz[j] as f64;
+        }
+        Ok((values, iterations, work, kernel))
+    }
+
+    #[allow(clippy::type_complexity)]
+    fn run_batched(
+        &self,
+        a: &GpuGraphs,
+        b: &GpuGraphs,
+        jobs: &[(usize, usize)],
+    ) -> Result<(Vec<f64>, Vec<u32>, f64, (String, Origin, f64)), CudaError> {
         if jobs.is_empty() {
             return Ok((Vec::new(), Vec::new(), 0.0, (String::new(), Origin::Memory, 0.0)));
         }

@@ -24,8 +24,12 @@
 //!   warp; a row-structured or a sparse primitive by nonzero count). For
 //!   labeled edges the operator's weights w w′ κe are computed in the first
 //!   iteration and read back from a per-block global cache afterwards.
-//!   Not on the GPU yet: nodal output, gradients, the single-large-pair
-//!   solver (pairs must fit in shared memory: [`CudaError::PairTooLarge`]).
+//!   Pairs too large for shared memory go, one by one, to the
+//!   single-large-pair path: a host PCG loop over device vectors with one
+//!   on-the-fly XMV launch per iteration over all tile pairs of the two
+//!   graphs (`kernels/mgk_large.cu`). [`GpuGram::nodal`] /
+//!   [`GpuGram::nodal_all`] give the nodal similarity by that path, mapped
+//!   back to the graphs' own node order. Not on the GPU yet: gradients.
 //! - [`reference`](mod@reference): a CPU implementation of exactly the algorithm the GPU runs
 //!   (same start vector, same preconditioner, same stopping rule), in f64 or
 //!   f32, used to check the GPU and as an executable specification.
@@ -116,6 +120,21 @@ impl GramOutput {
         }
         self.iterations.iter().map(|&i| i as f64).sum::<f64>() / self.iterations.len() as f64
     }
+}
+
+/// Nodal similarity of one pair, from [`GpuGram::nodal`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct NodalOutput {
+    /// Nodes of the first graph.
+    pub rows: usize,
+    /// Nodes of the second graph.
+    pub cols: usize,
+    /// Row-major `rows × cols` values `K_ii′` in the graphs' own node order.
+    pub values: Vec<f64>,
+    /// K(G, G′) = Σ K_ii′.
+    pub value: f64,
+    /// PCG iterations.
+    pub iterations: u32,
 }
 
 /// Where a computation runs.
@@ -310,19 +329,23 @@ pub enum CudaError {
     /// A label type or value the GPU cannot hold.
     #[error("label cannot go to the GPU: {0}")]
     Label(String),
-    /// A pair of graphs too large for the batched kernel's shared memory.
+    /// A pair of graphs too large for the GPU: more than 2³¹ − 1 product
+    /// nodes (the large-pair path; `needed`/`available` count product nodes)
+    /// or, should the routing misjudge, for the batched kernel's shared memory
+    /// (`needed`/`available` in bytes).
     #[error(
-        "graph pair of {n1} × {n2} nodes needs {needed} bytes of shared memory, the device allows \
-         {available}; use the CPU backend for graphs this large"
+        "graph pair of {n1} × {n2} nodes needs {needed}, more than the {available} the GPU allows \
+         (product nodes on the large-pair path, bytes of shared memory in the batched kernel); use \
+         the CPU backend for graphs this large"
     )]
     PairTooLarge {
         /// Nodes of the first graph.
         n1: usize,
         /// Nodes of the second graph.
         n2: usize,
-        /// Bytes needed.
+        /// Bytes (batched kernel) or product nodes (large-pair path) needed.
         needed: usize,
-        /// Bytes available per block.
+        /// Bytes per block or product nodes allowed.
         available: usize,
     },
     /// A graph the GPU kernel does not handle (directed, too many nodes, …).

@@ -89,4 +89,16 @@ impl<N: GpuLabel, E: GpuLabel, KN: BaseKernel<N>, KE: BaseKernel<E>> GpuGram<N, 
     pub fn diag(&self, _g: &GpuGraphs) -> Result<GramOutput, CudaError> {
         Err(CudaError::NotCompiled)
     }
+    /// Does nothing without `cuda`.
+    pub fn set_large_pair_path(&mut self, _force: bool) {}
+    /// # Errors
+    /// Always [`CudaError::NotCompiled`].
+    pub fn nodal(&self, _g: &Graph<N, E>, _h: &Graph<N, E>) -> Result<super::NodalOutput, CudaError> {
+        Err(CudaError::NotCompiled)
+    }
+    /// # Errors
+    /// Always [`CudaError::NotCompiled`].
+    pub fn nodal_all(&self, _graphs: &[Graph<N, E>]) -> Result<Vec<super::NodalOutput>, CudaError> {
+        Err(CudaError::NotCompiled)
+    }
 }
