@@ -1,7 +1,8 @@
 //! `kronograph bfs GRAPH [--source S] [--out levels.npy]`.
 
+use crate::load_graph::load_graph;
 use kronograph::algorithms::{bfs_matrix, BfsOptions};
-use kronograph::graph::{io, GraphError};
+use kronograph::graph::io;
 use kronograph::matrix::SparseMatrix;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -28,15 +29,7 @@ pub struct Args {
 /// Runs `bfs`: loads the graph, builds its adjacency matrix (not timed),
 /// then times the search alone.
 pub fn run(args: Args) -> kronograph::Result<()> {
-    let ds = io::load(&args.graph)?;
-    let Some(g) = ds.graphs.get(args.graph_index) else {
-        return Err(GraphError::InvalidParameters(format!(
-            "--graph-index {} but the data set has {} graphs",
-            args.graph_index,
-            ds.graphs.len()
-        ))
-        .into());
-    };
+    let g = &load_graph(&args.graph, args.graph_index)?;
     let a = SparseMatrix::from_graph(g);
     let opts = BfsOptions::default();
     let mut times = Vec::new();

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 mod bfs;
 mod gram;
 mod info;
+mod load_graph;
 mod progress;
 mod reorder_stats;
 mod rw;

@@ -1,7 +1,7 @@
 //! `kronograph triangles GRAPH`.
 
+use crate::load_graph::load_graph;
 use kronograph::algorithms::triangle_count_matrix;
-use kronograph::graph::{io, GraphError};
 use kronograph::matrix::SparseMatrix;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -22,15 +22,7 @@ pub struct Args {
 /// Runs `triangles`: loads the graph, builds its adjacency matrix (not
 /// timed), then times the count (relabelling, `L`, masked product, sum).
 pub fn run(args: Args) -> kronograph::Result<()> {
-    let ds = io::load(&args.graph)?;
-    let Some(g) = ds.graphs.get(args.graph_index) else {
-        return Err(GraphError::InvalidParameters(format!(
-            "--graph-index {} but the data set has {} graphs",
-            args.graph_index,
-            ds.graphs.len()
-        ))
-        .into());
-    };
+    let g = &load_graph(&args.graph, args.graph_index)?;
     g.require_undirected("triangle counting")?;
     let a = SparseMatrix::from_graph(g);
     let mut times = Vec::new();
