@@ -53,6 +53,7 @@ mod point;
 mod rconv;
 pub mod spec;
 
+pub(crate) use self::codegen::schema_identifiers;
 pub use self::codegen::{c_identifier, cuda_kappa_function, cuda_label_struct, cuda_preamble, CudaFunction};
 pub use self::combine::{
     additive, normalize, power, product, scale, sum, tensor_product, Additive, KernelTuple, Normalize, Power, Product,

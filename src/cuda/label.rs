@@ -182,15 +182,7 @@ pub fn member_name(field: &str) -> String {
 /// each name, with `_<position>` appended where two would collide (as the
 /// base kernels' CUDA forms name them).
 pub fn member_names(schema: &Schema) -> Vec<String> {
-    let mut out: Vec<String> = Vec::with_capacity(schema.len());
-    for (i, (name, _)) in schema.fields().enumerate() {
-        let mut id = c_identifier(name);
-        if out.contains(&id) {
-            id = format!("{id}_{i}");
-        }
-        out.push(id);
-    }
-    out
+    crate::basekernel::schema_identifiers(schema)
 }
 
 impl GpuLabel for Record {
