@@ -1,6 +1,8 @@
 //! BiCGSTAB for general (non-symmetric) systems.
 
-use super::{check_dims, precondition, LinOp, Preconditioner, SolveInfo, SolverError, Vector, Workspace};
+use super::{
+    check_dims, krylov_start, precondition, LinOp, Preconditioner, SolveInfo, SolverError, Start, Vector, Workspace,
+};
 
 /// Parameters of [`bicgstab`].
 #[derive(Clone, Debug, PartialEq)]
@@ -67,24 +69,11 @@ fn bicgstab_impl<V: Vector>(
     ws.setup_precond(op, params.precond)?;
     let Workspace { vecs, inv_diag } = ws;
     let [r, rhat, p, v, s, t, y] = vecs;
+    let (bnorm, mut rnorm) = match krylov_start(op, b, x, r, v, params.zero_initial_guess, params.tol)? {
+        Start::Solved(info) => return Ok(info),
+        Start::Residual { bnorm, rnorm } => (bnorm, rnorm),
+    };
     let mut history = Vec::new();
-    let bnorm = b.norm();
-    if bnorm == 0.0 {
-        x.fill(num_traits::Zero::zero());
-        return Ok(SolveInfo { iterations: 0, abs_residual: 0.0, rel_residual: 0.0, history });
-    }
-    if params.zero_initial_guess {
-        x.fill(num_traits::Zero::zero());
-        r.copy_from(b);
-    } else {
-        op.apply(x, v)?;
-        r.copy_from(b);
-        r.axpy(-1.0, v);
-    }
-    let mut rnorm = r.norm();
-    if rnorm <= params.tol * bnorm {
-        return Ok(SolveInfo { iterations: 0, abs_residual: rnorm, rel_residual: rnorm / bnorm, history });
-    }
     rhat.copy_from(r);
     p.fill(num_traits::Zero::zero());
     v.fill(num_traits::Zero::zero());

@@ -1,6 +1,8 @@
 //! Preconditioned conjugate gradients.
 
-use super::{check_dims, precondition, LinOp, Preconditioner, SolveInfo, SolverError, Vector, Workspace};
+use super::{
+    check_dims, krylov_start, precondition, LinOp, Preconditioner, SolveInfo, SolverError, Start, Vector, Workspace,
+};
 
 /// Parameters of [`cg`].
 #[derive(Clone, Debug, PartialEq)]
@@ -72,25 +74,11 @@ fn cg_impl<V: Vector>(
     ws.setup_precond(op, params.precond)?;
     let Workspace { vecs, inv_diag } = ws;
     let [r, z, p, ap, ..] = vecs;
+    let (bnorm, mut rnorm) = match krylov_start(op, b, x, r, ap, params.zero_initial_guess, params.tol)? {
+        Start::Solved(info) => return Ok(info),
+        Start::Residual { bnorm, rnorm } => (bnorm, rnorm),
+    };
     let mut history = Vec::new();
-
-    let bnorm = b.norm();
-    if bnorm == 0.0 {
-        x.fill(num_traits::Zero::zero());
-        return Ok(SolveInfo { iterations: 0, abs_residual: 0.0, rel_residual: 0.0, history });
-    }
-    if params.zero_initial_guess {
-        x.fill(num_traits::Zero::zero());
-        r.copy_from(b);
-    } else {
-        op.apply(x, ap)?;
-        r.copy_from(b);
-        r.axpy(-1.0, ap);
-    }
-    let mut rnorm = r.norm();
-    if rnorm <= params.tol * bnorm {
-        return Ok(SolveInfo { iterations: 0, abs_residual: rnorm, rel_residual: rnorm / bnorm, history });
-    }
     precondition(params.precond, inv_diag, r, z);
     p.copy_from(z);
     let mut rz = r.dot(z);

@@ -1,6 +1,6 @@
 //! Fixed-point (preconditioned Richardson) iteration.
 
-use super::{check_dims, precondition, LinOp, Preconditioner, SolveInfo, SolverError, Vector, Workspace};
+use super::{check_dims, precondition, zero_rhs, LinOp, Preconditioner, SolveInfo, SolverError, Vector, Workspace};
 
 /// Parameters of [`fixed_point`].
 #[derive(Clone, Debug, PartialEq)]
@@ -72,9 +72,8 @@ fn fixed_point_impl<V: Vector>(
     let [r, z, ..] = vecs;
     let mut history = Vec::new();
     let bnorm = b.norm();
-    if bnorm == 0.0 {
-        x.fill(num_traits::Zero::zero());
-        return Ok(SolveInfo { iterations: 0, abs_residual: 0.0, rel_residual: 0.0, history });
+    if let Some(info) = zero_rhs(bnorm, x) {
+        return Ok(info);
     }
     if params.zero_initial_guess {
         x.fill(num_traits::Zero::zero());

@@ -238,6 +238,59 @@ pub(crate) fn precondition<V: Vector>(pre: Preconditioner, inv_diag: &V, r: &V, 
 }
 
 /// Checks the sizes of `A`, `b` and `x` (square `A`).
+/// How a Krylov solve starts: already solved, or with the norms of `b` and
+/// of the initial residual.
+pub(crate) enum Start {
+    /// `b = 0` (then `x = 0`), or the initial guess already meets the tolerance.
+    Solved(SolveInfo),
+    /// `‖b‖₂` and `‖r₀‖₂`, with `r₀ = b − A x₀` in the residual vector.
+    Residual { bnorm: f64, rnorm: f64 },
+}
+
+/// For `b = 0`: sets `x = 0` and returns the (exact) answer's info.
+pub(crate) fn zero_rhs<V: Vector>(bnorm: f64, x: &mut V) -> Option<SolveInfo> {
+    (bnorm == 0.0).then(|| {
+        x.fill(num_traits::Zero::zero());
+        SolveInfo { iterations: 0, abs_residual: 0.0, rel_residual: 0.0, history: Vec::new() }
+    })
+}
+
+/// The common start of CG and BiCGSTAB: handles `b = 0`, zeroes `x` when
+/// `zero_guess`, forms `r = b − A x` (using `scratch` for `A x`), and stops
+/// at once when `‖r‖ ≤ tol ‖b‖`.
+pub(crate) fn krylov_start<V: Vector>(
+    op: &dyn LinOp<V>,
+    b: &V,
+    x: &mut V,
+    r: &mut V,
+    scratch: &mut V,
+    zero_guess: bool,
+    tol: f64,
+) -> Result<Start, SolverError> {
+    let bnorm = b.norm();
+    if let Some(info) = zero_rhs(bnorm, x) {
+        return Ok(Start::Solved(info));
+    }
+    if zero_guess {
+        x.fill(num_traits::Zero::zero());
+        r.copy_from(b);
+    } else {
+        op.apply(x, scratch)?;
+        r.copy_from(b);
+        r.axpy(-1.0, scratch);
+    }
+    let rnorm = r.norm();
+    if rnorm <= tol * bnorm {
+        return Ok(Start::Solved(SolveInfo {
+            iterations: 0,
+            abs_residual: rnorm,
+            rel_residual: rnorm / bnorm,
+            history: Vec::new(),
+        }));
+    }
+    Ok(Start::Residual { bnorm, rnorm })
+}
+
 pub(crate) fn check_dims<V: Vector>(op: &dyn LinOp<V>, b: &V, x: &V) -> Result<usize, SolverError> {
     let n = op.nrows();
     if op.ncols() != n {

@@ -178,6 +178,45 @@ fn zero_rhs_gives_zero() {
 }
 
 #[test]
+fn zero_rhs_gives_zero_for_every_solver() {
+    let op = DenseOp::new(2, vec![2.0, 0.0, 0.0, 2.0]);
+    let b = vec![0.0, 0.0];
+    let mut x = vec![5.0; 2];
+    let info = bicgstab(&op, &b, &mut x, &BicgstabParams::default(), &mut Workspace::new()).unwrap();
+    assert_eq!((info.iterations, &x), (0, &vec![0.0, 0.0]));
+    let mut x = vec![5.0; 2];
+    let info = fixed_point(&op, &b, &mut x, &FixedPointParams::default(), &mut Workspace::new()).unwrap();
+    assert_eq!((info.iterations, &x), (0, &vec![0.0, 0.0]));
+}
+
+#[test]
+fn warm_start_is_used_and_checked() {
+    let n = 12;
+    let a = random_spd(n, 21, 1.0);
+    let b = random_vec(n, 22);
+    let op = DenseOp::new(n, a.clone());
+    let exact = dense_solve(n, &a, &b).unwrap();
+    // the exact answer as initial guess: no iteration at all
+    let mut x = exact.clone();
+    let cg_params = CgParams { zero_initial_guess: false, ..Default::default() };
+    let info = cg(&op, &b, &mut x, &cg_params, &mut Workspace::new()).unwrap();
+    assert_eq!(info.iterations, 0);
+    assert!(info.rel_residual <= 1e-12);
+    let mut x = exact.clone();
+    let bi_params = BicgstabParams { zero_initial_guess: false, ..Default::default() };
+    let info = bicgstab(&op, &b, &mut x, &bi_params, &mut Workspace::new()).unwrap();
+    assert_eq!(info.iterations, 0);
+    // a perturbed guess: the solvers start from it and still reach the answer
+    let guess: Vec<f64> = exact.iter().map(|v| v + 0.1).collect();
+    let mut x = guess.clone();
+    cg(&op, &b, &mut x, &cg_params, &mut Workspace::new()).unwrap();
+    assert!(rel_err(&x, &exact) < 1e-9);
+    let mut x = guess;
+    bicgstab(&op, &b, &mut x, &bi_params, &mut Workspace::new()).unwrap();
+    assert!(rel_err(&x, &exact) < 1e-9);
+}
+
+#[test]
 fn workspace_is_reused_without_growth() {
     let n = 10;
     let op = DenseOp::new(n, random_spd(n, 11, 1.0));
