@@ -85,6 +85,18 @@ impl Dataset {
         self.graphs.iter().map(|g| g.self_loops()).sum()
     }
 
+    /// The running sum of the graphs' node counts (`len() + 1` entries):
+    /// graph `g`'s nodes are rows `offsets[g]..offsets[g + 1]` of
+    /// [`node_features`](Self::node_features).
+    pub fn node_offsets(&self) -> Vec<usize> {
+        let mut o = Vec::with_capacity(self.graphs.len() + 1);
+        o.push(0);
+        for g in &self.graphs {
+            o.push(o[o.len() - 1] + g.num_nodes());
+        }
+        o
+    }
+
     /// Whether any graph is directed.
     pub fn is_directed(&self) -> bool {
         self.graphs.iter().any(|g| g.is_directed())
@@ -476,6 +488,7 @@ mod tests {
         let ds = tiny();
         let f = ds.node_features(&["label"]).unwrap();
         assert_eq!((f.rows, f.cols, f.data), (3, 1, vec![1.0, 2.0, 2.0]));
+        assert_eq!(ds.node_offsets(), [0, 3]);
         assert!(ds.node_features(&["nope"]).is_err());
     }
 }

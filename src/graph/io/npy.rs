@@ -70,8 +70,8 @@ pub fn write_vector<T: Element>(path: impl AsRef<Path>, data: &[T]) -> Result<()
 /// Writes the node fields `fields` of every node of `ds` as an `f64` matrix,
 /// one row per node (graphs in order, nodes in order), as
 /// [`Dataset::node_features`] builds it. Row `i` of graph `g` is row
-/// `offset[g] + i`, where `offset` is the running sum of the graphs' node
-/// counts (write those with [`write_vector`] when numpy users need them).
+/// `offsets[g] + i`, where `offsets` is [`Dataset::node_offsets`] (write
+/// those too, with [`write_vector`], when numpy users need them).
 ///
 /// # Errors
 /// [`LabelError`](crate::graph::LabelError) for an unknown or non-numeric
