@@ -3,6 +3,8 @@
 //! Skips (passing, with a message) when no CUDA device can be used; fails
 //! instead when `KRONOGRAPH_REQUIRE_GPU=1`.
 #![cfg(feature = "cuda")]
+mod mgk_common;
+use mgk_common::gpu_or_skip;
 
 use kronograph::basekernel::BaseKernel;
 use kronograph::cuda::reference::mgk_pair;
@@ -12,18 +14,6 @@ use kronograph::graph::{Direction, FieldKind, Graph, GraphBuilder, Record, Schem
 use rand::{Rng, SeedableRng};
 use std::path::Path;
 use std::sync::Arc;
-
-fn gpu_or_skip() -> Option<usize> {
-    let required = std::env::var("KRONOGRAPH_REQUIRE_GPU").is_ok_and(|v| v == "1");
-    match device_count() {
-        Ok(n) if n > 0 => Some(0),
-        other => {
-            assert!(!required, "KRONOGRAPH_REQUIRE_GPU=1 but no usable GPU: {other:?}");
-            eprintln!("skipping: no usable CUDA device ({other:?})");
-            None
-        }
-    }
-}
 
 type G = Graph<Record, Record>;
 

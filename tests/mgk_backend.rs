@@ -3,8 +3,11 @@
 //! GPU part skips without a GPU and fails instead when
 //! `KRONOGRAPH_REQUIRE_GPU=1`.
 
+mod mgk_common;
+use mgk_common::{gpu_or_skip, max_rel};
+
 use kronograph::basekernel::spec::SpecKernel;
-use kronograph::cuda::{device_count, Backend};
+use kronograph::cuda::Backend;
 use kronograph::graph::io;
 use kronograph::mgk::{MarginalizedGraphKernel, Precision, StartProbability};
 use std::sync::Arc;
@@ -23,23 +26,6 @@ fn mutag(first: usize) -> (Vec<kronograph::graph::Graph<kronograph::graph::Recor
     }));
     let mgk = MarginalizedGraphKernel::new(kv, ke, 0.05).unwrap().with_lmin(1).unwrap().with_start(start).unwrap();
     (ds.graphs, mgk)
-}
-
-fn gpu_or_skip() -> Option<usize> {
-    let required = std::env::var("KRONOGRAPH_REQUIRE_GPU").is_ok_and(|v| v == "1");
-    match device_count() {
-        Ok(n) if n > 0 => Some(0),
-        other => {
-            assert!(!required, "KRONOGRAPH_REQUIRE_GPU=1 but no usable GPU: {other:?}");
-            eprintln!("skipping: no usable CUDA device ({other:?})");
-            None
-        }
-    }
-}
-
-fn max_rel(a: &[f64], b: &[f64]) -> f64 {
-    assert_eq!(a.len(), b.len());
-    a.iter().zip(b).map(|(x, y)| (x - y).abs() / x.abs().max(y.abs()).max(f64::MIN_POSITIVE)).fold(0.0, f64::max)
 }
 
 #[test]

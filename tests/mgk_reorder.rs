@@ -2,6 +2,9 @@
 //! values must not change when the graphs are reordered by RCM or PBR, and
 //! nodal outputs come back in the original node order.
 
+mod mgk_common;
+use mgk_common::max_rel;
+
 use kronograph::basekernel::spec::SpecKernel;
 use kronograph::graph::io;
 use kronograph::graph::reorder::Method;
@@ -9,12 +12,6 @@ use kronograph::mgk::MarginalizedGraphKernel;
 
 fn data(name: &str) -> String {
     format!("{}/data/{name}", env!("CARGO_MANIFEST_DIR"))
-}
-
-/// Largest relative difference between two equally long slices.
-fn max_rel(a: &[f64], b: &[f64]) -> f64 {
-    assert_eq!(a.len(), b.len());
-    a.iter().zip(b).map(|(x, y)| (x - y).abs() / x.abs().max(y.abs()).max(f64::MIN_POSITIVE)).fold(0.0, f64::max)
 }
 
 #[test]

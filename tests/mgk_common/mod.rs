@@ -195,3 +195,24 @@ pub fn dense_mgk(
 pub fn close(a: f64, b: f64, tol: f64) -> bool {
     (a - b).abs() <= tol * a.abs().max(b.abs()).max(1e-300)
 }
+
+/// The largest relative difference `|a − b| / max(|a|, |b|)` between two
+/// equally long slices (0 where both are 0).
+pub fn max_rel(a: &[f64], b: &[f64]) -> f64 {
+    assert_eq!(a.len(), b.len());
+    a.iter().zip(b).map(|(x, y)| (x - y).abs() / x.abs().max(y.abs()).max(f64::MIN_POSITIVE)).fold(0.0, f64::max)
+}
+
+/// Device 0 when a CUDA GPU can be used; `None` (the test skips) otherwise,
+/// and a failure instead when `KRONOGRAPH_REQUIRE_GPU=1`.
+pub fn gpu_or_skip() -> Option<usize> {
+    let required = std::env::var("KRONOGRAPH_REQUIRE_GPU").is_ok_and(|v| v == "1");
+    match kronograph::cuda::device_count() {
+        Ok(n) if n > 0 => Some(0),
+        other => {
+            assert!(!required, "KRONOGRAPH_REQUIRE_GPU=1 but no usable GPU: {other:?}");
+            eprintln!("skipping: no usable CUDA device ({other:?})");
+            None
+        }
+    }
+}
