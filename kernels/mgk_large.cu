@@ -1,7 +1,7 @@
 // Marginalized graph kernel of ONE large pair: the pieces of a PCG iteration as separate
 // kernels, driven by a host loop (src/cuda/large.rs), vectors in global memory.
 //
-// Appended after kernels/mgk_pcg.cu (reuses GraphSet, Staged, warp_sum, product_weight).
+// Appended after kernels/mgk_common.cu (reuses GraphSet and warp_sum).
 // Expects MGK_LARGE_NAME (the family name of this module's kernels).
 //
 // Pair (G: graph ga of A, n1 nodes; G': graph gb of B, n2 nodes), N = n1 * n2,
@@ -13,6 +13,22 @@
 
 #define MGK_CAT2(a, b) a##b
 #define MGK_CAT(a, b) MGK_CAT2(a, b)
+
+// One graph's octiles in global memory.
+struct OctView {
+    const unsigned long long* bm;
+    const real* w;
+    const edge_label* e;
+    const unsigned int* ij;
+    const int* nzs;
+    const unsigned char* pos;
+};
+
+// The weight of one nonzero of the Kronecker operator, w_a w_b kappa_edge(e_a, e_b).
+static __device__ __forceinline__ real large_weight(const OctView& A, const OctView& B, int ka, int kb,
+                                                    const real* __restrict__ theta) {
+    return A.w[ka] * B.w[kb] * kappa_edge(A.e[ka], B.e[kb], theta);
+}
 
 struct PairInfo {
     int na0, n1, nb0, n2;  // first node and node count of each graph
@@ -79,23 +95,19 @@ extern "C" __global__ void MGK_CAT(MGK_LARGE_NAME, _xmv)(const GraphSet A, const
     const long long pairs = (long long)P.nta * P.ntb;
     const int n2 = P.n2;
     // Staged views of the two graphs in global memory (weights and labels read directly).
-    Staged SA, SB;
+    OctView SA, SB;
     SA.bm = A.tile_bm + P.ta0;
     SA.w = A.nz_w + P.za0;
     SA.e = A.nz_e + P.za0;
     SA.ij = A.tile_ij + P.ta0;
     SA.nzs = A.tile_nz + P.ta0;
     SA.pos = A.nz_pos + P.za0;
-    SA.nt = P.nta;
-    SA.nz = P.nza;
     SB.bm = B.tile_bm + P.tb0;
     SB.w = B.nz_w + P.zb0;
     SB.e = B.nz_e + P.zb0;
     SB.ij = B.tile_ij + P.tb0;
     SB.nzs = B.tile_nz + P.tb0;
     SB.pos = B.nz_pos + P.zb0;
-    SB.nt = P.ntb;
-    SB.nz = P.nzb;
     for (long long tp = (blockIdx.x * (long long)blockDim.x + threadIdx.x) >> 5; tp < pairs; tp += warps) {
         const int ta = (int)(tp / P.ntb), tb = (int)(tp - (long long)ta * P.ntb);
         const unsigned int ija = SA.ij[ta], ijb = SB.ij[tb];
@@ -120,7 +132,7 @@ extern "C" __global__ void MGK_CAT(MGK_LARGE_NAME, _xmv)(const GraphSet A, const
                         int kb = kb0;
                         for (unsigned int rb = rowb; rb != 0u; rb &= rb - 1u, ++kb) {
                             const int b2 = __ffs(rb) - 1;
-                            sum += product_weight(SA, SB, ka, kb, nullptr, 0, 0, theta) * pc[b2];
+                            sum += large_weight(SA, SB, ka, kb, theta) * pc[b2];
                         }
                     }
                     atomicAdd(&y[(long long)(I * 8 + a) * n2 + I2 * 8 + a2], -sum);
@@ -132,7 +144,7 @@ extern "C" __global__ void MGK_CAT(MGK_LARGE_NAME, _xmv)(const GraphSet A, const
                 const int qa = k / nzb, rb = k - qa * nzb;
                 const int ka = za + qa, kb = zb + rb;
                 const int pa = SA.pos[ka], pb = SB.pos[kb];
-                const real v = product_weight(SA, SB, ka, kb, nullptr, 0, 0, theta) *
+                const real v = large_weight(SA, SB, ka, kb, theta) *
                                p[(long long)(J * 8 + (pa & 7)) * n2 + J2 * 8 + (pb & 7)];
                 atomicAdd(&y[(long long)(I * 8 + (pa >> 3)) * n2 + I2 * 8 + (pb >> 3)], -v);
             }

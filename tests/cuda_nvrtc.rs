@@ -33,8 +33,8 @@ fn compile_both<N: ?Sized, E: ?Sized>(
     el: &LabelLayout,
 ) {
     for precision in [Precision::F32, Precision::F64] {
-        for (arch, block) in [((9, 0), 1024), ((9, 0), 256), ((8, 0), 512)] {
-            let src = mgk_source(kn, ke, nl, el, precision, block).unwrap();
+        for arch in [(9, 0), (8, 0)] {
+            let src = mgk_source(kn, ke, nl, el, precision).unwrap();
             let image = compile(&src.source, &src.name, &options(arch)).unwrap_or_else(|e| {
                 panic!("{precision:?} sm_{}{}: {e}\n--- source ---\n{}", arch.0, arch.1, src.source)
             });
@@ -93,7 +93,7 @@ fn library_kernels_on_bundled_data_compile() {
     for p in [Precision::F32, Precision::F64] {
         let nl = Record::layout(ds.graphs[0].node_labels(), p).unwrap();
         let el = Record::layout(ds.graphs[0].edge_labels(), p).unwrap();
-        let src = mgk_source(&kv, &ke, &nl, &el, p, 512).unwrap();
+        let src = mgk_source(&kv, &ke, &nl, &el, p).unwrap();
         compile(&src.source, &src.name, &options((9, 0)))
             .unwrap_or_else(|e| panic!("{p:?}: {e}\n--- source ---\n{}", src.source));
         let src = mgk_large_source(&kv, &ke, &nl, &el, p).unwrap();

@@ -5,8 +5,13 @@
 //!           [--tol T] [--reorder natural|rcm|pbr] [--large]
 //! ```
 //!
-//! For each set it prints: pairs, first-call time (JIT included unless the
-//! kernel is in the disk cache: the `jit` column says which), the median of
+//! For each set it prints: pairs, the time to open the device (`open`) and to
+//! reorder, pack and upload the graphs (`upload`), the first-call time (JIT
+//! included unless the kernel is in the disk cache: the `jit` column says
+//! where the kernel came from and how long this call waited for it; a
+//! compile started in the background by `upload` shows as `Prefetched`), the
+//! time the compile itself took wherever it ran (`compile`), `total` = open +
+//! upload + first call (a cold start's latency from nothing to the result), the median of
 //! `--repeats` further calls, pairs/s, mean PCG iterations and the XMV's
 //! effective GFLOP/s (2 flops per nonzero of the Kronecker operator applied,
 //! counted over all iterations of all pairs, divided by the median time).
@@ -16,6 +21,10 @@
 //! `delta(label, 0.5) * sqexp(attr1, 0.1)`, weights from `attr0`; MUTAG and
 //! NCI1 κv = `delta(label, 0.5)`, κe = `delta(label, 0.5)` where edges have
 //! labels, else `constant(1)`. Kernels are the library's [`SpecKernel`]s.
+//!
+//! `--jit-times` only times NVRTC: loading the library, a trivial program,
+//! then each set's batched-kernel source compiled three times without any
+//! cache (the first compile of a process pays NVRTC's own start-up).
 //!
 //! `--large` sends every pair to the single-large-pair path (host PCG loop,
 //! one XMV launch per iteration) instead of the batched kernel.
@@ -39,6 +48,7 @@ struct Args {
     tol: Option<f64>,
     reorder: kronograph::graph::reorder::Method,
     large: bool,
+    jit_times: bool,
 }
 
 fn parse() -> Result<Args, String> {
@@ -52,6 +62,7 @@ fn parse() -> Result<Args, String> {
         tol: None,
         reorder: MgkParams::default().reorder,
         large: false,
+        jit_times: false,
     };
     let mut it = std::env::args().skip(1);
     while let Some(k) = it.next() {
@@ -64,11 +75,12 @@ fn parse() -> Result<Args, String> {
             "--check" => a.check = v()?.parse().map_err(|e| format!("--check: {e}"))?,
             "--reorder" => a.reorder = v()?.parse()?,
             "--large" => a.large = true,
+            "--jit-times" => a.jit_times = true,
             "--tol" => a.tol = Some(v()?.parse().map_err(|e| format!("--tol: {e}"))?),
             "--cpu-f32" => a.cpu_f32 = v()?.parse().map_err(|e| format!("--cpu-f32: {e}"))?,
             "-h" | "--help" => {
                 return Err("usage: bench_gpu [--data DIR] [--precision f32|f64] [--repeats N] [--sets A,B] \
-                            [--check K] [--cpu-f32 K] [--tol T] [--reorder natural|rcm|pbr] [--large]"
+                            [--check K] [--cpu-f32 K] [--tol T] [--reorder natural|rcm|pbr] [--large] [--jit-times]"
                     .into())
             }
             _ => return Err(format!("unknown argument {k}")),
@@ -89,9 +101,11 @@ struct Row {
     set: String,
     graphs: usize,
     pairs: usize,
+    open: f64,
     upload: f64,
     first: f64,
     jit: String,
+    compile: String,
     median: f64,
     iters: f64,
     gflops: f64,
@@ -125,7 +139,9 @@ fn run<KN: BaseKernel<Record>, KE: BaseKernel<Record>>(
         );
         return Err("cpu only".into());
     }
+    let t = Instant::now();
     let mut gpu = GpuGram::new(0, kn.clone(), ke.clone(), params).map_err(|e| e.to_string())?;
+    let open = t.elapsed().as_secs_f64();
     gpu.set_large_pair_path(a.large);
     let t = Instant::now();
     let up = gpu.upload(graphs).map_err(|e| e.to_string())?;
@@ -162,14 +178,43 @@ fn run<KN: BaseKernel<Record>, KE: BaseKernel<Record>>(
         set: set.to_string(),
         graphs: m,
         pairs: m * (m + 1) / 2,
+        open,
         upload,
         first: first_t,
         jit: format!("{:?} {:.3}", first.kernel.1, first.kernel.2),
+        compile: kronograph::cuda::jit::production(&first.kernel.0)
+            .map_or("-".to_string(), |(o, s)| format!("{o:?} {s:.3}")),
         median,
         iters: last.mean_iterations(),
         gflops: 2.0 * last.xmv_products / median / 1e9,
         check,
     })
+}
+
+/// `--jit-times`: NVRTC start-up and per-source compile times, no cache.
+fn jit_times<KN: BaseKernel<Record>, KE: BaseKernel<Record>>(
+    set: &str,
+    graphs: &[Graph<Record, Record>],
+    kn: &KN,
+    ke: &KE,
+    precision: Precision,
+) -> Result<(), String> {
+    use kronograph::cuda::codegen::mgk_source;
+    use kronograph::cuda::jit::{compile, options};
+    use kronograph::cuda::label::GpuLabel;
+    let e = |e: kronograph::cuda::CudaError| e.to_string();
+    let g = graphs.iter().find(|g| g.num_entries() > 0).ok_or("no graph with edges")?;
+    let nl = Record::layout(g.node_labels(), precision).map_err(e)?;
+    let el = Record::layout(g.edge_labels(), precision).map_err(e)?;
+    let src = mgk_source(kn, ke, &nl, &el, precision).map_err(e)?;
+    let mut times = Vec::new();
+    for _ in 0..3 {
+        let t = Instant::now();
+        compile(&src.source, &src.name, &options((9, 0))).map_err(e)?;
+        times.push(format!("{:.3}", t.elapsed().as_secs_f64()));
+    }
+    println!("{set} {precision:?}: {} source bytes, compile (s): {}", src.source.len(), times.join(" "));
+    Ok(())
 }
 
 fn main() -> ExitCode {
@@ -180,6 +225,21 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    if a.jit_times {
+        use kronograph::cuda::jit::{compile, nvrtc_version, options};
+        let t = Instant::now();
+        let v = nvrtc_version();
+        println!("NVRTC {v:?}: loading took {:.3} s", t.elapsed().as_secs_f64());
+        for k in 0..2 {
+            let t = Instant::now();
+            let r = compile("extern \"C\" __global__ void k(int* x) { x[0] = 1; }", "k", &options((9, 0)));
+            println!(
+                "trivial program #{k}: {:.3} s ({})",
+                t.elapsed().as_secs_f64(),
+                if r.is_ok() { "ok" } else { "failed" }
+            );
+        }
+    }
     let mut rows = Vec::new();
     let mut failed = false;
     for set in &a.sets {
@@ -214,6 +274,9 @@ fn main() -> ExitCode {
         let kernels = SpecKernel::parse_for(node_spec, &ds.node_schema)
             .and_then(|kv| Ok((kv, SpecKernel::parse_for(edge_spec, &ds.edge_schema)?)));
         let r = match kernels {
+            Ok((kv, ke)) if a.jit_times => {
+                jit_times(set, &ds.graphs, &kv, &ke, a.precision).and_then(|_| Err("cpu only".to_string()))
+            }
             Ok((kv, ke)) => run(set, &ds.graphs, kv, ke, &a),
             Err(e) => Err(e.to_string()),
         };
@@ -238,13 +301,16 @@ fn main() -> ExitCode {
             if a.large { ", every pair on the large-pair path" } else { "" }
         );
         println!(
-            "{:<8} {:>6} {:>8} {:>8} {:>9} {:>15} {:>9} {:>11} {:>7} {:>8} {:>9}",
+            "{:<8} {:>6} {:>8} {:>7} {:>8} {:>9} {:>17} {:>15} {:>8} {:>9} {:>11} {:>7} {:>8} {:>9}",
             "set",
             "graphs",
             "pairs",
+            "open",
             "upload",
             "first(s)",
             "jit",
+            "compile",
+            "total",
             "median(s)",
             "pairs/s",
             "iters",
@@ -253,13 +319,16 @@ fn main() -> ExitCode {
         );
         for r in &rows {
             println!(
-                "{:<8} {:>6} {:>8} {:>8.4} {:>9.4} {:>15} {:>9.4} {:>11.0} {:>7.1} {:>8.1} {:>9}",
+                "{:<8} {:>6} {:>8} {:>7.3} {:>8.4} {:>9.4} {:>17} {:>15} {:>8.3} {:>9.4} {:>11.0} {:>7.1} {:>8.1} {:>9}",
                 r.set,
                 r.graphs,
                 r.pairs,
+                r.open,
                 r.upload,
                 r.first,
                 r.jit,
+                r.compile,
+                r.open + r.upload + r.first,
                 r.median,
                 r.pairs as f64 / r.median,
                 r.iters,

@@ -65,9 +65,9 @@ impl GpuGraphs {
     }
 }
 
-/// Nonzero products (nnz · nnz′) from which a tile pair uses the
-/// row-structured primitive rather than the sparse one (tuning knob:
-/// `KRONOGRAPH_MGK_DENSE_MIN`).
+/// Nonzero products (nnz · nnz′) from which a tile pair of the
+/// single-large-pair XMV uses the row-structured primitive rather than the
+/// sparse one (tuning knob: `KRONOGRAPH_MGK_DENSE_MIN`).
 const DENSE_MIN: i32 = 64;
 
 /// Device pointers of one uploaded batch, as the kernel's `GraphSet`.
@@ -104,7 +104,6 @@ pub struct GpuGram<N, E, KN, KE> {
     edge_kernel: KE,
     params: MgkParams,
     scratch: Mutex<Option<CudaSlice<u8>>>,
-    kcache: Mutex<Option<CudaSlice<u8>>>,
     force_large: bool,
     _labels: PhantomData<fn(&N, &E)>,
 }
@@ -143,6 +142,8 @@ where
     pub fn new(ordinal: usize, node_kernel: KN, edge_kernel: KE, params: MgkParams) -> Result<Self, CudaError> {
         params.validate()?;
         check_ranges(&node_kernel, &edge_kernel)?;
+        // NVRTC's start-up overlaps opening the device
+        super::jit::warm_up();
         let dev = device(ordinal)?;
         Ok(GpuGram {
             dev,
@@ -150,7 +151,6 @@ where
             edge_kernel,
             params,
             scratch: Mutex::new(None),
-            kcache: Mutex::new(None),
             force_large: false,
             _labels: PhantomData,
         })
@@ -177,8 +177,9 @@ where
     /// The nodal similarity of one pair on the GPU: the `n × n′` row-major
     /// matrix `K_ii′ = p_i p′_i′ r_ii′ − lmin p_i p′_i′ κv(v_i, v′_i′)` in the
     /// graphs' own node order (the reordering applied at upload is undone),
-    /// as `MarginalizedGraphKernel::nodal` on the CPU. Solved by the
-    /// single-large-pair path. Cost: one PCG solve, O(n n′) read back.
+    /// as `MarginalizedGraphKernel::nodal` on the CPU. Solved by the batched
+    /// kernel (or the single-large-pair path when the pair does not fit in
+    /// shared memory). Cost: one PCG solve, O(n n′) read back.
     ///
     /// # Errors
     /// As [`upload`](Self::upload) and [`gram_xy`](Self::gram_xy).
@@ -189,7 +190,7 @@ where
 
     /// The nodal similarity of every pair `i ≤ j` of a (small) set, in the
     /// order (0,0), (0,1), …, (0,m−1), (1,1), …; see [`nodal`](Self::nodal).
-    /// Cost: m(m+1)/2 solves.
+    /// Cost: m(m+1)/2 solves in one batched launch; Σ n n′ values read back.
     ///
     /// # Errors
     /// As [`nodal`](Self::nodal).
@@ -208,12 +209,10 @@ where
         check_ranges(&self.node_kernel, &self.edge_kernel)?;
         let (reordered, perms): (Vec<_>, Vec<_>) = graphs.iter().map(|g| reorder(g, self.params.reorder)).unzip();
         let up = self.upload_packed(&pack_graphs(&reordered, self.params.precision)?)?;
-        let max_n = pairs.iter().map(|&(i, j)| up.num_nodes[i] * up.num_nodes[j]).max().unwrap_or(0);
-        let mut work = self.large_work(&up, max_n, true)?;
+        let mut r = self.run(&up, &up, pairs, true)?;
+        let nodal = r.nodal.take().expect("nodal output requested");
         let mut out = Vec::with_capacity(pairs.len());
-        for &(i, j) in pairs {
-            let s = self.solve_large(&mut work, &up, i, &up, j)?;
-            let y = s.nodal.expect("nodal output requested");
+        for (k, (&(i, j), y)) in pairs.iter().zip(nodal).enumerate() {
             let values = perms[i]
                 .apply_inverse_pairs(&perms[j], &y)
                 .map_err(|e| CudaError::InvalidParameter(format!("nodal output of pair ({i}, {j}): {e}")))?;
@@ -221,8 +220,8 @@ where
                 rows: graphs[i].num_nodes(),
                 cols: graphs[j].num_nodes(),
                 values,
-                value: s.value,
-                iterations: s.iterations,
+                value: r.values[k],
+                iterations: r.iterations[k],
             });
         }
         Ok(out)
@@ -235,6 +234,9 @@ where
 
     /// Reorders each graph (by [`MgkParams::reorder`], in parallel), packs
     /// the graphs into octiles and uploads them for this kernel's precision.
+    /// Starts compiling the batched kernel for these labels in the
+    /// background (see [`jit::prefetch`](super::jit::prefetch)), so that the
+    /// first `gram` finds it ready or nearly so.
     ///
     /// # Errors
     /// [`CudaError::UnsupportedGraph`] / [`CudaError::Label`] from packing;
@@ -242,6 +244,7 @@ where
     pub fn upload(&self, graphs: &[Graph<N, E>]) -> Result<GpuGraphs, CudaError> {
         use crate::graph::reorder::{reorder, Method};
         use rayon::prelude::*;
+        self.prefetch(graphs);
         let packed = match self.params.reorder {
             Method::Natural => pack_graphs(graphs, self.params.precision)?,
             m => {
@@ -250,6 +253,21 @@ where
             }
         };
         self.upload_packed(&packed)
+    }
+
+    /// Starts compiling the batched kernel for the labels of `graphs` in the
+    /// background, unless it is loaded already. Label layouts come from the
+    /// first graph with nodes (edges), as in packing.
+    fn prefetch(&self, graphs: &[Graph<N, E>]) {
+        let p = self.params.precision;
+        let first_nodes = graphs.iter().find(|g| g.num_nodes() > 0).map(|g| g.node_labels()).unwrap_or(&[]);
+        let first_edges = graphs.iter().find(|g| g.num_entries() > 0).map(|g| g.edge_labels()).unwrap_or(&[]);
+        let (Ok(nl), Ok(el)) = (N::layout(first_nodes, p), E::layout(first_edges, p)) else { return };
+        if let Ok(src) = mgk_source(&self.node_kernel, &self.edge_kernel, &nl, &el, p) {
+            if !self.dev.functions.read().unwrap_or_else(|e| e.into_inner()).contains_key(&src.name) {
+                super::jit::prefetch(src.source, src.name, self.dev.info.compute_capability);
+            }
+        }
     }
 
     /// Uploads an already packed batch.
@@ -317,16 +335,16 @@ where
     pub fn gram(&self, g: &GpuGraphs) -> Result<GramOutput, CudaError> {
         let m = g.len();
         let jobs: Vec<(usize, usize)> = (0..m).flat_map(|i| (i..m).map(move |j| (i, j))).collect();
-        let (vals, its, work, kernel) = self.run(g, g, &jobs)?;
+        let r = self.run(g, g, &jobs, false)?;
         let mut values = vec![f64::NAN; m * m];
         let mut iterations = vec![0; m * m];
         for (k, &(i, j)) in jobs.iter().enumerate() {
-            values[i * m + j] = vals[k];
-            values[j * m + i] = vals[k];
-            iterations[i * m + j] = its[k];
-            iterations[j * m + i] = its[k];
+            values[i * m + j] = r.values[k];
+            values[j * m + i] = r.values[k];
+            iterations[i * m + j] = r.iterations[k];
+            iterations[j * m + i] = r.iterations[k];
         }
-        Ok(GramOutput { values, rows: m, cols: m, iterations, xmv_products: work, kernel })
+        Ok(GramOutput { values, rows: m, cols: m, iterations, xmv_products: r.work, kernel: r.kernel })
     }
 
     /// The cross Gram matrix K(X_i, Y_j) (`x.len() × y.len()`).
@@ -340,8 +358,15 @@ where
     pub fn gram_xy(&self, x: &GpuGraphs, y: &GpuGraphs) -> Result<GramOutput, CudaError> {
         let (m, n) = (x.len(), y.len());
         let jobs: Vec<(usize, usize)> = (0..m).flat_map(|i| (0..n).map(move |j| (i, j))).collect();
-        let (values, iterations, work, kernel) = self.run(x, y, &jobs)?;
-        Ok(GramOutput { values, rows: m, cols: n, iterations, xmv_products: work, kernel })
+        let r = self.run(x, y, &jobs, false)?;
+        Ok(GramOutput {
+            values: r.values,
+            rows: m,
+            cols: n,
+            iterations: r.iterations,
+            xmv_products: r.work,
+            kernel: r.kernel,
+        })
     }
 
     /// The diagonal K(G_i, G_i) (`1 × len`).
@@ -350,8 +375,15 @@ where
     /// See [`gram_xy`](Self::gram_xy).
     pub fn diag(&self, g: &GpuGraphs) -> Result<GramOutput, CudaError> {
         let jobs: Vec<(usize, usize)> = (0..g.len()).map(|i| (i, i)).collect();
-        let (values, iterations, work, kernel) = self.run(g, g, &jobs)?;
-        Ok(GramOutput { values, rows: 1, cols: g.len(), iterations, xmv_products: work, kernel })
+        let r = self.run(g, g, &jobs, false)?;
+        Ok(GramOutput {
+            values: r.values,
+            rows: 1,
+            cols: g.len(),
+            iterations: r.iterations,
+            xmv_products: r.work,
+            kernel: r.kernel,
+        })
     }
 
     fn check_batch(&self, g: &GpuGraphs, layouts: (&LabelLayout, &LabelLayout)) -> Result<(), CudaError> {
@@ -392,83 +424,92 @@ where
         Ok((f, compiled.origin))
     }
 
+    /// Shared memory the batched kernel needs for pair (graph i of `a`,
+    /// graph j of `b`): p and y, graph i by rows, graph j's nonzeros (see
+    /// `kernels/mgk_pcg.cu`), each part rounded up to 8 bytes.
+    fn batched_smem(a: &GpuGraphs, i: usize, b: &GpuGraphs, j: usize) -> usize {
+        let rs = a.precision.size();
+        let es = a.edge_layout.size_align(a.precision).0.max(1);
+        let nn = a.num_nodes[i] * b.num_nodes[j];
+        let rows = (rs + es + 4) * a.nnz[i] + 4 * (a.num_nodes[i] + 1) + 24;
+        let nonzeros = (rs + es + 4) * b.nnz[j] + 24;
+        (2 * nn * rs).div_ceil(8) * 8 + rows + nonzeros
+    }
+
     /// Runs the jobs: those that fit in shared memory by the batched kernel,
     /// the others (or all, with [`set_large_pair_path`](Self::set_large_pair_path))
-    /// one by one by the single-large-pair path.
-    #[allow(clippy::type_complexity)]
-    fn run(
-        &self,
-        a: &GpuGraphs,
-        b: &GpuGraphs,
-        jobs: &[(usize, usize)],
-    ) -> Result<(Vec<f64>, Vec<u32>, f64, (String, Origin, f64)), CudaError> {
+    /// one by one by the single-large-pair path. With `nodal`, also returns
+    /// each job's nodal similarity (in the uploaded node order).
+    fn run(&self, a: &GpuGraphs, b: &GpuGraphs, jobs: &[(usize, usize)], nodal: bool) -> Result<RunOut, CudaError> {
         check_ranges(&self.node_kernel, &self.edge_kernel)?;
         self.check_batch(a, (&a.node_layout, &a.edge_layout))?;
         self.check_batch(b, (&a.node_layout, &a.edge_layout))?;
-        let precision = self.params.precision;
-        let rs = precision.size();
-        // Conservative shared-memory need of a job in the batched kernel (weights and labels
-        // staged, plus a margin for the kernel's static shared memory).
-        let esize = a.edge_layout.size_align(precision).0;
-        let staged = |g: &GpuGraphs, i: usize| 16 * g.num_tiles[i] + (rs + esize + 1) * g.nnz[i] + 24;
+        // margin for the kernel's static shared memory
         let limit = self.dev.info.max_shared_per_block.saturating_sub(4096);
-        let fits = |&(i, j): &(usize, usize)| {
-            let nn = a.num_nodes[i] * b.num_nodes[j];
-            (2 * nn * rs).div_ceil(8) * 8 + staged(a, i) + staged(b, j) <= limit
-        };
+        let fits = |&(i, j): &(usize, usize)| Self::batched_smem(a, i, b, j) <= limit;
         let (small, big): (Vec<usize>, Vec<usize>) =
             (0..jobs.len()).partition(|&k| !self.force_large && fits(&jobs[k]));
         if big.is_empty() {
-            return self.run_batched(a, b, jobs);
+            return self.run_batched(a, b, jobs, nodal);
         }
-        let mut values = vec![f64::NAN; jobs.len()];
-        let mut iterations = vec![0u32; jobs.len()];
-        let mut work = 0.0;
-        let mut kernel = (String::new(), Origin::Memory, 0.0);
+        let mut out = RunOut {
+            values: vec![f64::NAN; jobs.len()],
+            iterations: vec![0u32; jobs.len()],
+            work: 0.0,
+            kernel: (String::new(), Origin::Memory, 0.0),
+            nodal: nodal.then(|| vec![Vec::new(); jobs.len()]),
+        };
         if !small.is_empty() {
             let sj: Vec<(usize, usize)> = small.iter().map(|&k| jobs[k]).collect();
-            let (v, it, w, kn) = self.run_batched(a, b, &sj)?;
+            let mut so = self.run_batched(a, b, &sj, nodal)?;
             for (s, &k) in small.iter().enumerate() {
-                values[k] = v[s];
-                iterations[k] = it[s];
+                out.values[k] = so.values[s];
+                out.iterations[k] = so.iterations[s];
+                if let (Some(dst), Some(src)) = (out.nodal.as_mut(), so.nodal.as_mut()) {
+                    dst[k] = std::mem::take(&mut src[s]);
+                }
             }
-            work += w;
-            kernel = kn;
+            out.work += so.work;
+            out.kernel = so.kernel;
         }
         let max_n = big.iter().map(|&k| a.num_nodes[jobs[k].0] * b.num_nodes[jobs[k].1]).max().unwrap_or(0);
-        let mut lw = self.large_work(a, max_n, false)?;
+        let mut lw = self.large_work(a, max_n, nodal)?;
         if small.is_empty() {
-            kernel = lw.kernel.clone();
+            out.kernel = lw.kernel.clone();
         }
         for &k in &big {
             let (i, j) = jobs[k];
             let s = self.solve_large(&mut lw, a, i, b, j)?;
-            values[k] = s.value;
-            iterations[k] = s.iterations;
-            work += s.iterations as f64 * a.nnz[i] as f64 * b.nnz[j] as f64;
+            out.values[k] = s.value;
+            out.iterations[k] = s.iterations;
+            out.work += s.iterations as f64 * a.nnz[i] as f64 * b.nnz[j] as f64;
+            if let (Some(dst), Some(v)) = (out.nodal.as_mut(), s.nodal) {
+                dst[k] = v;
+            }
         }
-        Ok((values, iterations, work, kernel))
+        Ok(out)
     }
 
-    #[allow(clippy::type_complexity)]
     fn run_batched(
         &self,
         a: &GpuGraphs,
         b: &GpuGraphs,
         jobs: &[(usize, usize)],
-    ) -> Result<(Vec<f64>, Vec<u32>, f64, (String, Origin, f64)), CudaError> {
+        nodal: bool,
+    ) -> Result<RunOut, CudaError> {
         if jobs.is_empty() {
-            return Ok((Vec::new(), Vec::new(), 0.0, (String::new(), Origin::Memory, 0.0)));
+            return Ok(RunOut {
+                values: Vec::new(),
+                iterations: Vec::new(),
+                work: 0.0,
+                kernel: (String::new(), Origin::Memory, 0.0),
+                nodal: nodal.then(Vec::new),
+            });
         }
         let precision = self.params.precision;
         let rs = precision.size();
         // Threads per block: by the mean pair size (a block works on one pair).
-        let mut max_prod = 0usize;
-        let mut sum_nn = 0.0;
-        for &(i, j) in jobs {
-            max_prod = max_prod.max(a.nnz[i] * b.nnz[j]);
-            sum_nn += (a.num_nodes[i] * b.num_nodes[j]) as f64;
-        }
+        let sum_nn: f64 = jobs.iter().map(|&(i, j)| (a.num_nodes[i] * b.num_nodes[j]) as f64).sum();
         let mean_nn = sum_nn / jobs.len() as f64;
         let block = mgk_block().unwrap_or(if mean_nn >= 4096.0 {
             1024
@@ -477,38 +518,19 @@ where
         } else {
             256
         });
-        let src = mgk_source(
-            &self.node_kernel,
-            &self.edge_kernel,
-            &a.node_layout,
-            &a.edge_layout,
-            self.params.precision,
-            block,
-        )?;
+        let src =
+            mgk_source(&self.node_kernel, &self.edge_kernel, &a.node_layout, &a.edge_layout, self.params.precision)?;
         let t_jit = std::time::Instant::now();
         let (func, origin) = self.function(&src.name, &src.source)?;
         let jit_seconds = t_jit.elapsed().as_secs_f64();
-        // Cache of the operator's weights w w' κe for labeled edges (computed in the first
-        // iteration, read in the others), when it fits in a quarter of the free memory even
-        // at full occupancy. With it, weights and labels need not be staged in shared memory.
-        let labeled = a.edge_layout != LabelLayout::Empty;
-        let kcache_on = std::env::var("KRONOGRAPH_MGK_KCACHE").map_or(true, |v| v != "0");
-        let max_grid = (2048 / block as usize) * self.dev.info.multiprocessors;
-        let free = check("reading free memory", || self.dev.ctx.mem_get_info())?.0;
-        let use_kcache = labeled && kcache_on && max_grid * max_prod.max(1) * rs <= free / 4;
-        // shared memory per pair: p and y, then both graphs' octiles (and nonzeros)
-        let esize = a.edge_layout.size_align(precision).0;
-        let per_nz = if use_kcache { 1 } else { rs + esize + 1 };
-        let staged = |g: &GpuGraphs, i: usize| 16 * g.num_tiles[i] + per_nz * g.nnz[i] + 24;
         let (mut smem, mut max_nn, mut big) = (0usize, 0usize, (0, 0));
         for &(i, j) in jobs {
-            let nn = a.num_nodes[i] * b.num_nodes[j];
-            let bytes = (2 * nn * rs).div_ceil(8) * 8 + staged(a, i) + staged(b, j);
+            let bytes = Self::batched_smem(a, i, b, j);
             if bytes > smem {
                 smem = bytes;
                 big = (a.num_nodes[i], b.num_nodes[j]);
             }
-            max_nn = max_nn.max(nn);
+            max_nn = max_nn.max(a.num_nodes[i] * b.num_nodes[j]);
         }
         let static_smem = func.shared_size_bytes().unwrap_or(0) as usize;
         if smem + static_smem > self.dev.info.max_shared_per_block || max_nn > i32::MAX as usize {
@@ -542,17 +564,6 @@ where
             *scratch_guard = Some(check("allocating PCG scratch", || stream.alloc_zeros::<u8>(scratch_bytes))?);
         }
         let scratch = scratch_guard.as_ref().expect("allocated above");
-        let kcache_bytes = grid * max_prod.max(1) * rs;
-        let mut kcache_guard = self.kcache.lock().unwrap_or_else(|e| e.into_inner());
-        if use_kcache && kcache_guard.as_ref().is_none_or(|s| s.len() < kcache_bytes) {
-            *kcache_guard = None;
-            *kcache_guard = Some(check("allocating the operator cache", || stream.alloc_zeros::<u8>(kcache_bytes))?);
-        }
-        if kcache_guard.is_none() {
-            *kcache_guard = Some(check("allocating the operator cache", || stream.alloc_zeros::<u8>(8))?);
-        }
-        let kcache = kcache_guard.as_ref().expect("allocated above");
-        let kcache_n: i64 = if use_kcache { max_prod.max(1) as i64 } else { 0 };
         let mut theta = src.theta.clone();
         theta.resize(theta.len().max(1), 0.0);
         let jobs_d = check("uploading jobs", || stream.clone_htod(&job_ids))?;
@@ -560,6 +571,17 @@ where
         let out_d = check("allocating output", || stream.clone_htod(&vec![f64::NAN; jobs.len()]))?;
         let iters_d = check("allocating output", || stream.clone_htod(&vec![-1i32; jobs.len()]))?;
         let counter_d = check("allocating the job counter", || stream.alloc_zeros::<u32>(1))?;
+        // nodal outputs: job slot s's N values at nodal_off[s] (poisoned with NaN)
+        let mut nodal_off = vec![0i64; jobs.len()];
+        let mut total = 0i64;
+        for (s, &k) in order.iter().enumerate() {
+            nodal_off[s] = total;
+            let (i, j) = jobs[k];
+            total += if nodal { (a.num_nodes[i] * b.num_nodes[j]) as i64 } else { 0 };
+        }
+        let nodal_d = check("allocating nodal output", || stream.clone_htod(&vec![f64::NAN; total.max(1) as usize]))?;
+        let nodal_off_d = check("uploading nodal offsets", || stream.clone_htod(&nodal_off))?;
+        let null_ptr: u64 = 0;
 
         let q = self.params.q;
         let dscale = 1.0 / ((1.0 - q) * (1.0 - q));
@@ -568,8 +590,6 @@ where
         let n_jobs = jobs.len() as i32;
         let max_iter = self.params.max_iter.min(i32::MAX as u32) as i32;
         let lmin = self.params.lmin as i32;
-        let dense_min: i32 =
-            std::env::var("KRONOGRAPH_MGK_DENSE_MIN").ok().and_then(|v| v.parse().ok()).unwrap_or(DENSE_MIN);
         let scratch_n_arg = scratch_n as i64;
         let cfg =
             LaunchConfig { grid_dim: (grid as u32, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: smem as u32 };
@@ -579,36 +599,53 @@ where
             Precision::F32 => lb.arg(&dscale32).arg(&tol32),
             Precision::F64 => lb.arg(&dscale).arg(&tol),
         };
-        lb.arg(&max_iter)
-            .arg(&lmin)
-            .arg(&dense_min)
-            .arg(scratch)
-            .arg(&scratch_n_arg)
-            .arg(kcache)
-            .arg(&kcache_n)
-            .arg(&out_d)
-            .arg(&iters_d)
-            .arg(&counter_d);
+        lb.arg(&max_iter).arg(&lmin).arg(scratch).arg(&scratch_n_arg).arg(&out_d).arg(&iters_d);
+        if nodal {
+            lb.arg(&nodal_d);
+        } else {
+            lb.arg(&null_ptr);
+        }
+        lb.arg(&nodal_off_d).arg(&counter_d);
         // SAFETY: the arguments match the kernel's parameter list in kernels/mgk_pcg.cu; every
         // buffer outlives the launch (the stream is synchronized below).
         check("launching the batched PCG kernel", || unsafe { lb.launch(cfg) })?;
         let out = check("reading results", || stream.clone_dtoh(&out_d))?;
         let its = check("reading iteration counts", || stream.clone_dtoh(&iters_d))?;
+        let nodal_h = if nodal { Some(check("reading nodal output", || stream.clone_dtoh(&nodal_d))?) } else { None };
         check("synchronizing", || stream.synchronize())?;
         drop(scratch_guard);
-        drop(kcache_guard);
 
-        let mut values = vec![f64::NAN; jobs.len()];
-        let mut iterations = vec![0u32; jobs.len()];
-        let mut work = 0.0;
+        let mut r = RunOut {
+            values: vec![f64::NAN; jobs.len()],
+            iterations: vec![0u32; jobs.len()],
+            work: 0.0,
+            kernel: (src.name, origin, jit_seconds),
+            nodal: nodal.then(|| vec![Vec::new(); jobs.len()]),
+        };
         for (slot, &k) in order.iter().enumerate() {
-            values[k] = out[slot];
-            iterations[k] = its[slot].max(0) as u32;
+            r.values[k] = out[slot];
+            r.iterations[k] = its[slot].max(0) as u32;
             let (i, j) = jobs[k];
-            work += iterations[k] as f64 * a.nnz[i] as f64 * b.nnz[j] as f64;
+            r.work += r.iterations[k] as f64 * a.nnz[i] as f64 * b.nnz[j] as f64;
+            if let (Some(dst), Some(h)) = (r.nodal.as_mut(), nodal_h.as_ref()) {
+                let o = nodal_off[slot] as usize;
+                dst[k] = h[o..o + a.num_nodes[i] * b.num_nodes[j]].to_vec();
+            }
         }
-        Ok((values, iterations, work, (src.name, origin, jit_seconds)))
+        Ok(r)
     }
+}
+
+/// What a run of jobs gives back.
+struct RunOut {
+    values: Vec<f64>,
+    iterations: Vec<u32>,
+    /// Σ iterations · nnz · nnz′.
+    work: f64,
+    /// Kernel name, where its image came from, seconds to get it ready.
+    kernel: (String, Origin, f64),
+    /// Per job, the nodal similarity in the uploaded node order, when asked.
+    nodal: Option<Vec<Vec<f64>>>,
 }
 
 fn check_ranges<N, E, KN: BaseKernel<N>, KE: BaseKernel<E>>(kn: &KN, ke: &KE) -> Result<(), CudaError> {

@@ -21,7 +21,7 @@ use std::ffi::{CStr, CString};
 use std::io::Write;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
-use std::sync::{Arc, OnceLock, RwLock};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 const MAGIC: &[u8; 16] = b"kronograph-jit-1";
 
@@ -85,56 +85,146 @@ pub fn cache_dir() -> Option<PathBuf> {
 pub struct Compiled {
     /// The CUBIN.
     pub image: Arc<Vec<u8>>,
-    /// Where it came from.
+    /// Where it came from, for this call: [`Origin::Prefetched`] when a
+    /// [`prefetch`] got it (or is getting it) in the background.
     pub origin: Origin,
 }
 
-fn memory_cache() -> &'static RwLock<HashMap<String, Arc<Vec<u8>>>> {
-    static CACHE: OnceLock<RwLock<HashMap<String, Arc<Vec<u8>>>>> = OnceLock::new();
+/// How an image in the memory cache was first produced.
+#[derive(Clone, Debug)]
+struct Entry {
+    image: Arc<Vec<u8>>,
+    /// [`Origin::Compiled`] or [`Origin::Disk`].
+    produced: Origin,
+    /// Seconds the compile (or disk read) took.
+    seconds: f64,
+    /// Produced by a prefetch and not yet handed to a foreground call.
+    ahead: bool,
+}
+
+fn memory_cache() -> &'static RwLock<HashMap<String, Entry>> {
+    static CACHE: OnceLock<RwLock<HashMap<String, Entry>>> = OnceLock::new();
     CACHE.get_or_init(Default::default)
 }
 
-/// Compiles `source` (whose kernel is `name`) for `arch`, through the caches.
-///
-/// # Errors
-/// [`CudaError::LibraryNotFound`] without libnvrtc; [`CudaError::Compile`]
-/// with NVRTC's log when the source does not compile.
-pub fn compile_cached(source: &str, name: &str, arch: (i32, i32)) -> Result<Compiled, CudaError> {
+/// One lock per key, so that a source is compiled once even when a
+/// prefetch and a foreground call ask for it at the same time.
+fn key_lock(key: &str) -> Arc<Mutex<()>> {
+    static LOCKS: OnceLock<Mutex<HashMap<String, Arc<Mutex<()>>>>> = OnceLock::new();
+    let mut m = LOCKS.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
+    m.entry(key.to_string()).or_default().clone()
+}
+
+/// How the image of kernel `name` (any architecture) was produced in this
+/// process: [`Origin::Compiled`] or [`Origin::Disk`], and the seconds that
+/// took (wherever it ran, a background prefetch included). `None` when it
+/// is not in the memory cache.
+pub fn production(name: &str) -> Option<(Origin, f64)> {
+    let prefix = format!("name={name}\n");
+    let cache = memory_cache().read().unwrap_or_else(|e| e.into_inner());
+    cache.iter().find(|(k, _)| k.starts_with(&prefix)).map(|(_, e)| (e.produced, e.seconds))
+}
+
+/// Starts compiling `source` (kernel `name`) for `arch` on a background
+/// thread, through the caches, so that a later [`compile_cached`] of the
+/// same source finds it ready (or waits only for the rest of the compile).
+/// Errors are not reported here: the later call compiles again and reports
+/// them. Does nothing when the source is already in memory.
+pub fn prefetch(source: String, name: String, arch: (i32, i32)) {
+    if !nvrtc_available() {
+        return;
+    }
+    if let Ok(key) = cache_key(&source, &name, arch) {
+        if memory_cache().read().unwrap_or_else(|e| e.into_inner()).contains_key(&key) {
+            return;
+        }
+    }
+    std::thread::spawn(move || {
+        let _ = get(&source, &name, arch, true);
+    });
+}
+
+/// Loads libnvrtc and compiles a tiny program once per process on a
+/// background thread, so that NVRTC's one-time start-up (loading its
+/// builtins library, 0.1–0.3 s) overlaps other work such as creating the
+/// device context.
+pub fn warm_up() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        if nvrtc_available() {
+            std::thread::spawn(|| {
+                let _ = compile(
+                    "extern \"C\" __global__ void kg_warm_up(int* x) { x[0] = 1; }",
+                    "kg_warm_up",
+                    &options((7, 5)),
+                );
+            });
+        }
+    });
+}
+
+fn cache_key(source: &str, name: &str, arch: (i32, i32)) -> Result<String, CudaError> {
     let version = nvrtc_version()?;
     let opts = options(arch);
-    let key = format!(
+    Ok(format!(
         "name={name}\narch=sm_{}{}\nnvrtc={}.{}\noptions={}\n\n{source}",
         arch.0,
         arch.1,
         version.0,
         version.1,
         opts.join(" ")
-    );
-    let hash = hash_hex(&[key.as_bytes()]);
-    if let Some(img) = memory_cache().read().unwrap_or_else(|e| e.into_inner()).get(&key) {
-        return Ok(Compiled { image: img.clone(), origin: Origin::Memory });
-    }
-    let path = cache_dir().map(|d| d.join("jit").join("v1").join(&hash[..2]).join(format!("{hash}.cubin")));
-    let mut origin = Origin::Compiled;
-    let image = match path.as_ref().and_then(|p| read_cache_file(p, &key)) {
-        Some(img) => {
-            origin = Origin::Disk;
-            img
+    ))
+}
+
+/// Compiles `source` (whose kernel is `name`) for `arch`, through the caches.
+/// Waits for a [`prefetch`] of the same source still running.
+///
+/// # Errors
+/// [`CudaError::LibraryNotFound`] without libnvrtc; [`CudaError::Compile`]
+/// with NVRTC's log when the source does not compile.
+pub fn compile_cached(source: &str, name: &str, arch: (i32, i32)) -> Result<Compiled, CudaError> {
+    get(source, name, arch, false)
+}
+
+fn get(source: &str, name: &str, arch: (i32, i32), ahead: bool) -> Result<Compiled, CudaError> {
+    let key = cache_key(source, name, arch)?;
+    let lookup = |key: &str| -> Option<Compiled> {
+        let mut cache = memory_cache().write().unwrap_or_else(|e| e.into_inner());
+        let e = cache.get_mut(key)?;
+        let origin = if e.ahead && !ahead { Origin::Prefetched } else { Origin::Memory };
+        if !ahead {
+            e.ahead = false;
         }
+        Some(Compiled { image: e.image.clone(), origin })
+    };
+    if let Some(c) = lookup(&key) {
+        return Ok(c);
+    }
+    let lock = key_lock(&key);
+    let _guard = lock.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(c) = lookup(&key) {
+        return Ok(c);
+    }
+    let t = std::time::Instant::now();
+    let hash = hash_hex(&[key.as_bytes()]);
+    let path = cache_dir().map(|d| d.join("jit").join("v1").join(&hash[..2]).join(format!("{hash}.cubin")));
+    let (image, produced) = match path.as_ref().and_then(|p| read_cache_file(p, &key)) {
+        Some(img) => (img, Origin::Disk),
         None => {
-            let img = compile(source, name, &opts)?;
+            let img = compile(source, name, &options(arch))?;
             if let Some(p) = &path {
                 if let Err(e) = write_cache_file(p, &key, &img) {
                     static ONCE: std::sync::Once = std::sync::Once::new();
                     ONCE.call_once(|| eprintln!("kronograph: cannot write the JIT cache {}: {e}", p.display()));
                 }
             }
-            img
+            (img, Origin::Compiled)
         }
     };
     let image = Arc::new(image);
-    memory_cache().write().unwrap_or_else(|e| e.into_inner()).insert(key, image.clone());
-    Ok(Compiled { image, origin })
+    let entry = Entry { image: image.clone(), produced, seconds: t.elapsed().as_secs_f64(), ahead };
+    memory_cache().write().unwrap_or_else(|e| e.into_inner()).insert(key, entry);
+    Ok(Compiled { image, origin: produced })
 }
 
 fn read_cache_file(path: &std::path::Path, key: &str) -> Option<Vec<u8>> {

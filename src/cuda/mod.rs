@@ -90,6 +90,10 @@ pub enum Origin {
     Disk,
     /// A fresh NVRTC compilation.
     Compiled,
+    /// Compiled (or read from disk) by a background prefetch started when
+    /// the graphs were uploaded; the call waited only for what was left.
+    /// [`jit::production`] tells how long the compile itself took.
+    Prefetched,
 }
 
 /// Result of a Gram computation.
