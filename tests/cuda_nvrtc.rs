@@ -26,6 +26,19 @@ fn nvrtc_or_skip() -> bool {
     false
 }
 
+/// `source` with a kernel that calls the gradient functions
+/// `kappa_node_grad` and `kappa_edge_grad`, so that they are compiled to
+/// machine code too (unused device functions are dropped early).
+fn with_gradient_probe(source: &str) -> String {
+    assert!(source.contains("real kappa_node_grad(const node_label& a, const node_label& b, const real* __restrict__ theta, real* __restrict__ g)"));
+    assert!(source.contains("real kappa_edge_grad(const edge_label& a, const edge_label& b, const real* __restrict__ theta, real* __restrict__ g)"));
+    format!(
+        "{source}\nextern \"C\" __global__ void kg_gradient_probe(const node_label* n, const edge_label* e, \
+         const real* theta, real* g) {{\n  g[MGK_MAX_THETA] = kappa_node_grad(n[0], n[1], theta, g) + \
+         kappa_edge_grad(e[0], e[1], theta, g);\n}}\n"
+    )
+}
+
 fn compile_both<N: ?Sized, E: ?Sized>(
     kn: &impl BaseKernel<N>,
     ke: &impl BaseKernel<E>,
@@ -35,14 +48,14 @@ fn compile_both<N: ?Sized, E: ?Sized>(
     for precision in [Precision::F32, Precision::F64] {
         for (arch, block) in [((9, 0), 1024), ((9, 0), 256), ((8, 0), 512)] {
             let src = mgk_source(kn, ke, nl, el, precision, block).unwrap();
-            let image = compile(&src.source, &src.name, &options(arch)).unwrap_or_else(|e| {
+            let image = compile(&with_gradient_probe(&src.source), &src.name, &options(arch)).unwrap_or_else(|e| {
                 panic!("{precision:?} sm_{}{}: {e}\n--- source ---\n{}", arch.0, arch.1, src.source)
             });
             assert!(image.len() > 1000, "a CUBIN of {} bytes", image.len());
         }
         for arch in [(9, 0), (8, 0)] {
             let src = mgk_large_source(kn, ke, nl, el, precision).unwrap();
-            let image = compile(&src.source, &src.name, &options(arch)).unwrap_or_else(|e| {
+            let image = compile(&with_gradient_probe(&src.source), &src.name, &options(arch)).unwrap_or_else(|e| {
                 panic!("large-pair {precision:?} sm_{}{}: {e}\n--- source ---\n{}", arch.0, arch.1, src.source)
             });
             assert!(image.len() > 1000, "a CUBIN of {} bytes", image.len());
@@ -94,10 +107,10 @@ fn library_kernels_on_bundled_data_compile() {
         let nl = Record::layout(ds.graphs[0].node_labels(), p).unwrap();
         let el = Record::layout(ds.graphs[0].edge_labels(), p).unwrap();
         let src = mgk_source(&kv, &ke, &nl, &el, p, 512).unwrap();
-        compile(&src.source, &src.name, &options((9, 0)))
+        compile(&with_gradient_probe(&src.source), &src.name, &options((9, 0)))
             .unwrap_or_else(|e| panic!("{p:?}: {e}\n--- source ---\n{}", src.source));
         let src = mgk_large_source(&kv, &ke, &nl, &el, p).unwrap();
-        compile(&src.source, &src.name, &options((9, 0)))
+        compile(&with_gradient_probe(&src.source), &src.name, &options((9, 0)))
             .unwrap_or_else(|e| panic!("large-pair {p:?}: {e}\n--- source ---\n{}", src.source));
     }
 }

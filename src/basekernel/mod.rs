@@ -54,12 +54,15 @@ mod rconv;
 pub mod spec;
 
 pub(crate) use self::codegen::schema_identifiers;
-pub use self::codegen::{c_identifier, cuda_kappa_function, cuda_label_struct, cuda_preamble, CudaFunction};
+pub use self::codegen::{
+    c_identifier, cuda_gradient_body, cuda_gradient_function, cuda_kappa_function, cuda_label_struct, cuda_preamble,
+    CudaFunction,
+};
 pub use self::combine::{
     additive, normalize, power, product, scale, sum, tensor_product, Additive, KernelTuple, Normalize, Power, Product,
     Scaled, Sum, TensorProduct,
 };
-pub use self::cuda::CudaGen;
+pub use self::cuda::{cuda_dual_helper, CudaGen};
 pub use self::field::{Field, Project, ValueKernel};
 pub use self::hyper::{Bounds, Hyperparameter};
 pub use self::leaf::{CompactPolynomial, Constant, KroneckerDelta, Polynomial, RationalQuadratic, SquareExponential};
