@@ -227,22 +227,23 @@ fn nvrtc_compiles_every_generated_function() {
             calls += &format!("  acc += {}(x[0], x[1], theta, out + 1);\n", c.grad.name);
         }
         // A user struct through Project.
-        #[derive(Clone, Debug)]
-        struct Atom {
-            element: u8,
-            charge: f32,
-        }
         let user = Project::new("element", |a: &Atom| &a.element, KroneckerDelta::new(0.5))
             * Project::new("charge", |a: &Atom| &a.charge, SquareExponential::new(1.25));
         let mut gen = CudaGen::new(if real == "float" { "float" } else { "double" }, "theta");
         let e = user.cuda("u[0]", "u[1]", &mut gen).unwrap();
         // Its gradient through the lower-level form, at a slot offset.
         let body = cuda_gradient_body(&user, "u[0]", "u[1]", "theta", "g", 1, &mut gen).unwrap();
+        // And a kernel without hyperparameters.
+        let same = SameElement { reserve: false };
+        let body0 = cuda_gradient_body(&same, "u[0]", "u[1]", "theta", "g", 3, &mut gen).unwrap();
         src += &gen.helpers().concat();
         src += &format!("__device__ {real} kg_user_grad(const Atom* u, const {real}* theta, {real}* g) {{\n{body}}}\n");
+        src +=
+            &format!("__device__ {real} kg_same_grad(const Atom* u, const {real}* theta, {real}* g) {{\n{body0}}}\n");
         src += &format!(
             "extern \"C\" __global__ void kg_test(const NodeLabel* x, const Atom* u, const {real}* theta, {real}* out) {{\n  \
              {real} acc = 0;\n{calls}  acc += {e};\n  acc += kg_user_grad(u, theta, out + 1);\n  \
+             acc += kg_same_grad(u, theta, out + 1);\n  \
              out[threadIdx.x] = acc;\n}}\n"
         );
         let _ = Atom { element: 0, charge: 0.0 };
@@ -438,6 +439,62 @@ fn generated_gradients_match_rust_on_the_host() {
     }
     assert_eq!(checked, cs.len() * n * n);
     assert!(nonzero > checked, "too few non-zero gradient entries ({nonzero}) to test anything");
+}
+
+/// A user kernel without hyperparameters (κ = 1 when the `element`s are
+/// equal, else 1/2), or, with `reserve`, one whose CUDA form reserves a slot
+/// it does not list.
+#[derive(Clone, Debug)]
+struct SameElement {
+    reserve: bool,
+}
+
+#[derive(Clone, Debug)]
+struct Atom {
+    element: u8,
+    charge: f32,
+}
+
+impl BaseKernel<Atom> for SameElement {
+    fn value(&self, a: &Atom, b: &Atom) -> f64 {
+        if a.element == b.element {
+            1.0
+        } else {
+            0.5
+        }
+    }
+    fn range(&self) -> (f64, f64) {
+        (0.5, 1.0)
+    }
+    fn hyperparameters(&self) -> Vec<Hyperparameter> {
+        Vec::new()
+    }
+    fn set_theta(&mut self, theta: &[f64]) -> Result<(), KernelError> {
+        if theta.is_empty() {
+            Ok(())
+        } else {
+            Err(KernelError::ThetaLength { expected: 0, found: theta.len() })
+        }
+    }
+    fn gradient(&self, a: &Atom, b: &Atom, _: &mut [f64]) -> f64 {
+        self.value(a, b)
+    }
+    fn cuda(&self, a: &str, b: &str, gen: &mut CudaGen) -> Result<String, KernelError> {
+        let half = if self.reserve { gen.param(0.5) } else { gen.lit(0.5) };
+        Ok(format!("({a}.element == {b}.element ? {} : {half})", gen.lit(1.0)))
+    }
+}
+
+#[test]
+fn gradient_of_a_kernel_without_hyperparameters_and_of_a_wrong_one() {
+    let mut gen = CudaGen::new("double", "theta");
+    let body = cuda_gradient_body(&SameElement { reserve: false }, "x", "y", "theta", "g", 2, &mut gen).unwrap();
+    assert!(!body.contains("theta[") && !body.contains("g["), "{body}");
+    assert!(body.contains("return kg_k.v;"), "{body}");
+    let e = cuda_gradient_body(&SameElement { reserve: true }, "x", "y", "theta", "g", 0, &mut gen).unwrap_err();
+    assert!(matches!(e, KernelError::InvalidParameter(_)), "{e}");
+    let (c, o) = (Atom { element: 6, charge: -0.1 }, Atom { element: 8, charge: -0.1 });
+    assert_eq!((SameElement { reserve: false }.value(&c, &o), c.charge), (0.5, o.charge));
 }
 
 /// The gradient functions read θ from the parameter array only and write
