@@ -142,7 +142,9 @@ pub trait BaseKernel<T: ?Sized>: Clone + Debug + Send + Sync {
     /// The same expression gives the CUDA gradient: [`cuda_gradient_body`]
     /// evaluates it with `gen` in dual mode ([`CudaGen::new_dual`]), where the
     /// parameter array holds dual numbers. Arithmetic, comparisons, `exp`,
-    /// `log`, `sqrt`, `fabs` and `pow` work on them as written; a helper
+    /// `log`, `sqrt`, `fabs` and `pow` work on them as written (a cast of a
+    /// hyperparameter to `real` does not: write `(real)2 * theta[k]`, not
+    /// `(real)theta[k]`); a helper
     /// function of your own that takes a hyperparameter-dependent argument
     /// needs an overload for the dual type when [`CudaGen::is_dual`] (see
     /// [`cuda_dual_helper`]), and the slots reserved must be

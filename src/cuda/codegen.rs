@@ -16,7 +16,8 @@
 //!   (node: k = 0 … n_node − 1; edge: k = n_node … n_node + n_edge − 1,
 //!   indexed like `theta`; 0 for fixed hyperparameters), by forward-mode
 //!   automatic differentiation of the same expressions
-//!   ([`cuda_gradient_body`]),
+//!   ([`cuda_gradient_body`]); `MGK_NODE_THETA` and `MGK_EDGE_THETA` are
+//!   n_node and n_edge,
 //! - `MGK_BLOCK` (threads per block) and `MGK_KERNEL_NAME`
 //!   (`mgk_pcg_<hash>`, the family name and a hash of the rest of the source).
 
@@ -146,6 +147,10 @@ fn generate<N: ?Sized, E: ?Sized, KN: BaseKernel<N>, KE: BaseKernel<E>>(
          const real* __restrict__ theta) {{\n    (void)a; (void)b; (void)theta;\n    return (real)({ke});\n}}\n"
     ));
     body.push_str(&format!(
+        "#define MGK_NODE_THETA {n_node}\n#define MGK_EDGE_THETA {}\n",
+        edge_kernel.num_hyperparameters()
+    ));
+    body.push_str(&format!(
         "static __device__ __forceinline__ real kappa_node_grad(const node_label& a, const node_label& b, \
          const real* __restrict__ theta, real* __restrict__ g) {{\n  (void)a; (void)b; (void)theta; (void)g;\n{gv}}}\n"
     ));
@@ -247,6 +252,7 @@ mod tests {
         assert!(node.contains("g[0] = kg_k.d[0];") && !node.contains("g[1]") && !node.contains("theta[1]"), "{node}");
         assert!(edge.contains("theta[1]") && edge.contains("g[1] = kg_k.d[0];"), "{edge}");
         assert!(!edge.contains("theta[0]") && !edge.contains("g[0]"), "{edge}");
+        assert!(src.source.contains("#define MGK_NODE_THETA 1\n#define MGK_EDGE_THETA 1\n"));
         assert!(!src.source.contains("0.5"), "hyperparameter values must not be in the source");
     }
 
