@@ -59,6 +59,7 @@ extern "C" __global__ void MGK_CAT(MGK_LARGE_NAME, _init)(const GraphSet A, cons
                                                           real* __restrict__ diag, double* __restrict__ acc) {
     const long long N = (long long)P.n1 * P.n2;
     double rz = 0, bb = 0;
+    #pragma unroll 1
     for (long long idx = blockIdx.x * (long long)blockDim.x + threadIdx.x; idx < N;
          idx += (long long)gridDim.x * blockDim.x) {
         const int i = (int)(idx / P.n2), j = (int)(idx - (long long)i * P.n2);
@@ -81,6 +82,7 @@ extern "C" __global__ void MGK_CAT(MGK_LARGE_NAME, _init)(const GraphSet A, cons
 // y = diag .* p
 extern "C" __global__ void MGK_CAT(MGK_LARGE_NAME, _ap)(const long long N, const real* __restrict__ diag,
                                                         const real* __restrict__ p, real* __restrict__ y) {
+    #pragma unroll 1
     for (long long idx = blockIdx.x * (long long)blockDim.x + threadIdx.x; idx < N;
          idx += (long long)gridDim.x * blockDim.x)
         y[idx] = diag[idx] * p[idx];
@@ -108,6 +110,7 @@ extern "C" __global__ void MGK_CAT(MGK_LARGE_NAME, _xmv)(const GraphSet A, const
     SB.ij = B.tile_ij + P.tb0;
     SB.nzs = B.tile_nz + P.tb0;
     SB.pos = B.nz_pos + P.zb0;
+    #pragma unroll 1
     for (long long tp = (blockIdx.x * (long long)blockDim.x + threadIdx.x) >> 5; tp < pairs; tp += warps) {
         const int ta = (int)(tp / P.ntb), tb = (int)(tp - (long long)ta * P.ntb);
         const unsigned int ija = SA.ij[ta], ijb = SB.ij[tb];
@@ -140,6 +143,7 @@ extern "C" __global__ void MGK_CAT(MGK_LARGE_NAME, _xmv)(const GraphSet A, const
             }
         } else {
             const int total = nza * nzb;
+            #pragma unroll 1
             for (int k = lane; k < total; k += 32) {
                 const int qa = k / nzb, rb = k - qa * nzb;
                 const int ka = za + qa, kb = zb + rb;
@@ -156,6 +160,7 @@ extern "C" __global__ void MGK_CAT(MGK_LARGE_NAME, _xmv)(const GraphSet A, const
 extern "C" __global__ void MGK_CAT(MGK_LARGE_NAME, _dot)(const long long N, const real* __restrict__ a,
                                                          const real* __restrict__ b, double* __restrict__ acc) {
     double s = 0;
+    #pragma unroll 1
     for (long long idx = blockIdx.x * (long long)blockDim.x + threadIdx.x; idx < N;
          idx += (long long)gridDim.x * blockDim.x)
         s += (double)a[idx] * (double)b[idx];
@@ -168,6 +173,7 @@ extern "C" __global__ void MGK_CAT(MGK_LARGE_NAME, _update)(const long long N, c
                                                             const real* __restrict__ p, const real* __restrict__ y,
                                                             const real* __restrict__ minv, double* __restrict__ acc) {
     double rr = 0, rz = 0;
+    #pragma unroll 1
     for (long long idx = blockIdx.x * (long long)blockDim.x + threadIdx.x; idx < N;
          idx += (long long)gridDim.x * blockDim.x) {
         x[idx] += alpha * p[idx];
@@ -184,6 +190,7 @@ extern "C" __global__ void MGK_CAT(MGK_LARGE_NAME, _update)(const long long N, c
 extern "C" __global__ void MGK_CAT(MGK_LARGE_NAME, _dir)(const long long N, const real beta,
                                                          real* __restrict__ p, const real* __restrict__ r,
                                                          const real* __restrict__ minv) {
+    #pragma unroll 1
     for (long long idx = blockIdx.x * (long long)blockDim.x + threadIdx.x; idx < N;
          idx += (long long)gridDim.x * blockDim.x)
         p[idx] = minv[idx] * r[idx] + beta * p[idx];
@@ -196,6 +203,7 @@ extern "C" __global__ void MGK_CAT(MGK_LARGE_NAME, _final)(const GraphSet A, con
                                                            double* __restrict__ acc) {
     const long long N = (long long)P.n1 * P.n2;
     double k = 0;
+    #pragma unroll 1
     for (long long idx = blockIdx.x * (long long)blockDim.x + threadIdx.x; idx < N;
          idx += (long long)gridDim.x * blockDim.x) {
         const int i = (int)(idx / P.n2), j = (int)(idx - (long long)i * P.n2);

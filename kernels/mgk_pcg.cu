@@ -310,6 +310,7 @@ static __device__ __forceinline__ int pcg(const GraphSet& A, const GraphSet& B, 
     return it;
 }
 
+#ifndef MGK_GRAD
 extern "C" __global__ void __launch_bounds__(1024) MGK_KERNEL_NAME(
     const GraphSet A, const GraphSet B,
     const int* __restrict__ jobs,        // [2 * n_jobs] (graph in A, graph in B)
@@ -381,3 +382,4 @@ extern "C" __global__ void __launch_bounds__(1024) MGK_KERNEL_NAME(
         }
     }
 }
+#endif  // MGK_GRAD

@@ -38,6 +38,12 @@ const SPECS: &[&str] = &[
     "rconv(atoms, delta(0.3461))",
     "rconv(atoms, delta(0.3462) * sqexp(1.4573), mean)",
     "normalize(rconv(atoms, rq(1.4574, 2.5123) + wendland(3.1234)))",
+    "poly(attr0, 1.7894, 1)",
+    "poly(attr0, 1.7895, 0)",
+    "delta(label, 0.3466, fixed) * sqexp(attr1, 0.4575)",
+    "rq(coords, 1.5676, 2.6786) ^ 1.5123",
+    "1.2346 * wendland(attr0, 0.9123)",
+    "normalize(rconv(atoms, delta(0.3467) * sqexp(1.4575), mean) * rq(attr1, 1.5675, 2.6785, [0.01, 10], fixed))",
 ];
 
 fn balanced(s: &str) -> bool {
@@ -68,15 +74,42 @@ fn no_literals(source: &str, theta: &[f64]) {
 /// A Rust evaluator of a kernel on record labels.
 type Eval = Box<dyn Fn(&Record, &Record) -> f64>;
 
-/// (name, CUDA function, θ, Rust evaluator) for every SPEC and two static compositions.
-fn functions(real: &str) -> Vec<(String, CudaFunction, Vec<f64>, Eval)> {
+/// A Rust evaluator of κ and its log-θ gradient (`BaseKernel::gradient`).
+type GradEval = Box<dyn Fn(&Record, &Record, &mut [f64]) -> f64>;
+
+/// One kernel: its name, value and gradient CUDA functions, θ, and the Rust
+/// value and gradient.
+struct Case {
+    name: String,
+    value: CudaFunction,
+    grad: CudaFunction,
+    theta: Vec<f64>,
+    eval: Eval,
+    eval_grad: GradEval,
+}
+
+fn case<K: BaseKernel<Record> + 'static>(name: &str, id: &str, k: K, real: &str) -> Case {
+    let value = cuda_kappa_function(&format!("kappa_{id}"), "NodeLabel", &k, real).unwrap();
+    let grad = cuda_gradient_function(&format!("kappa_grad_{id}"), "NodeLabel", &k, real).unwrap();
+    let theta = k.theta();
+    let k2 = k.clone();
+    Case {
+        name: name.to_string(),
+        value,
+        grad,
+        theta,
+        eval: Box::new(move |x: &Record, y: &Record| k.value(x, y)),
+        eval_grad: Box::new(move |x: &Record, y: &Record, g: &mut [f64]| k2.gradient(x, y, g)),
+    }
+}
+
+/// Every SPEC and two static compositions.
+fn cases(real: &str) -> Vec<Case> {
     let s = schema();
     let mut out = Vec::new();
     for (i, spec) in SPECS.iter().enumerate() {
         let k = SpecKernel::parse_for(spec, &s).unwrap();
-        let f = cuda_kappa_function(&format!("kappa_{i}"), "NodeLabel", &k, real).unwrap();
-        let theta = k.theta();
-        out.push((spec.to_string(), f, theta, Box::new(move |x: &Record, y: &Record| k.value(x, y)) as Eval));
+        out.push(case(spec, &i.to_string(), k, real));
     }
     // Statically composed kernels.
     let mut t = tensor_product((
@@ -85,18 +118,19 @@ fn functions(real: &str) -> Vec<(String, CudaFunction, Vec<f64>, Eval)> {
         Field::new("coords", RationalQuadratic::new(1.5679, 2.6781)),
     ));
     t.bind(&s).unwrap();
-    let f = cuda_kappa_function("kappa_tensor", "NodeLabel", &t, real).unwrap();
-    let theta = BaseKernel::<Record>::theta(&t);
-    out.push(("tensor_product".into(), f, theta, Box::new(move |x: &Record, y: &Record| t.value(x, y))));
+    out.push(case("tensor_product", "tensor", t, real));
     let mut a = Additive::mean((
         Field::new("label", KroneckerDelta::new(0.3464)),
         Field::new("atoms", RConvolution::sum(KroneckerDelta::new(0.3465))),
     ));
     a.bind(&s).unwrap();
-    let f = cuda_kappa_function("kappa_additive", "NodeLabel", &a, real).unwrap();
-    let theta = BaseKernel::<Record>::theta(&a);
-    out.push(("additive".into(), f, theta, Box::new(move |x: &Record, y: &Record| a.value(x, y))));
+    out.push(case("additive", "additive", a, real));
     out
+}
+
+/// (name, CUDA function, θ, Rust evaluator) for every SPEC and two static compositions.
+fn functions(real: &str) -> Vec<(String, CudaFunction, Vec<f64>, Eval)> {
+    cases(real).into_iter().map(|c| (c.name, c.value, c.theta, c.eval)).collect()
 }
 
 #[test]
@@ -185,24 +219,32 @@ fn nvrtc_compiles_every_generated_function() {
         let mut src = cuda_label_struct("NodeLabel", &schema(), real).unwrap();
         src += "struct Atom { unsigned char element; float charge; };\n";
         let mut calls = String::new();
-        for (_, f, _, _) in functions(real) {
-            src += &f.source;
-            calls += &format!("  acc += {}(x[0], x[1], theta);\n", f.name);
+        // The value and the gradient functions, side by side in one source.
+        for c in cases(real) {
+            src += &c.value.source;
+            src += &c.grad.source;
+            calls += &format!("  acc += {}(x[0], x[1], theta);\n", c.value.name);
+            calls += &format!("  acc += {}(x[0], x[1], theta, out + 1);\n", c.grad.name);
         }
         // A user struct through Project.
-        #[derive(Clone, Debug)]
-        struct Atom {
-            element: u8,
-            charge: f32,
-        }
         let user = Project::new("element", |a: &Atom| &a.element, KroneckerDelta::new(0.5))
             * Project::new("charge", |a: &Atom| &a.charge, SquareExponential::new(1.25));
         let mut gen = CudaGen::new(if real == "float" { "float" } else { "double" }, "theta");
         let e = user.cuda("u[0]", "u[1]", &mut gen).unwrap();
+        // Its gradient through the lower-level form, at a slot offset.
+        let body = cuda_gradient_body(&user, "u[0]", "u[1]", "theta", "g", 1, &mut gen).unwrap();
+        // And a kernel without hyperparameters.
+        let same = SameElement { reserve: false };
+        let body0 = cuda_gradient_body(&same, "u[0]", "u[1]", "theta", "g", 3, &mut gen).unwrap();
         src += &gen.helpers().concat();
+        src += &format!("__device__ {real} kg_user_grad(const Atom* u, const {real}* theta, {real}* g) {{\n{body}}}\n");
+        src +=
+            &format!("__device__ {real} kg_same_grad(const Atom* u, const {real}* theta, {real}* g) {{\n{body0}}}\n");
         src += &format!(
             "extern \"C\" __global__ void kg_test(const NodeLabel* x, const Atom* u, const {real}* theta, {real}* out) {{\n  \
-             {real} acc = 0;\n{calls}  acc += {e};\n  out[threadIdx.x] = acc;\n}}\n"
+             {real} acc = 0;\n{calls}  acc += {e};\n  acc += kg_user_grad(u, theta, out + 1);\n  \
+             acc += kg_same_grad(u, theta, out + 1);\n  \
+             out[threadIdx.x] = acc;\n}}\n"
         );
         let _ = Atom { element: 0, charge: 0.0 };
         let opts = cudarc::nvrtc::CompileOptions { arch: Some("compute_90"), ..Default::default() };
@@ -213,22 +255,14 @@ fn nvrtc_compiles_every_generated_function() {
     }
 }
 
-/// The generated `double` code, compiled for the host by a C++ compiler
-/// (`$CXX`, else `c++`) with `__device__` defined away, computes the same
-/// values as the Rust kernels. Skipped when no C++ compiler runs.
-#[test]
-fn generated_code_matches_rust_on_the_host() {
+/// Labels for the host tests: the Rust records, the C initializers of
+/// `NodeLabel`s and the concatenated set elements.
+fn host_labels(n: usize) -> (Vec<Record>, Vec<String>, Vec<i64>) {
     use kronograph::graph::Value;
     use rand::{Rng, SeedableRng};
     use std::sync::Arc;
-    let cxx = std::env::var("CXX").unwrap_or_else(|_| "c++".to_string());
-    if std::process::Command::new(&cxx).arg("--version").output().is_err() {
-        eprintln!("skipped: no C++ compiler ({cxx})");
-        return;
-    }
     let s = Arc::new(schema());
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
-    let n = 6;
     let mut labels = Vec::new();
     let (mut c_labels, mut set_values) = (Vec::new(), Vec::<i64>::new());
     for _ in 0..n {
@@ -263,28 +297,30 @@ fn generated_code_matches_rust_on_the_host() {
             .unwrap(),
         );
     }
-    let mut src =
-        "#include <cmath>\n#include <cstdio>\n#define __device__\nusing std::exp; using std::pow; using std::sqrt;\n"
-            .to_string();
-    src += &cuda_label_struct("NodeLabel", &s, "double").unwrap();
-    let fs = functions("double");
-    let mut main = format!(
+    (labels, c_labels, set_values)
+}
+
+/// Compiles `functions` (sources of `double` functions) with a `main` that
+/// runs `calls` (each with the labels `L[0..n]` in scope) with the host C++
+/// compiler (`$CXX`, else `c++`, `__device__` defined away) and returns the
+/// output; `None` when no C++ compiler runs.
+fn run_on_host(functions: &str, n: usize, c_labels: &[String], set_values: &[i64], calls: &str) -> Option<String> {
+    let cxx = std::env::var("CXX").unwrap_or_else(|_| "c++".to_string());
+    if std::process::Command::new(&cxx).arg("--version").output().is_err() {
+        eprintln!("skipped: no C++ compiler ({cxx})");
+        return None;
+    }
+    let mut src = "#include <cmath>\n#include <cstdio>\n#define __device__\n\
+                   using std::exp; using std::pow; using std::sqrt; using std::log; using std::fabs;\n"
+        .to_string();
+    src += &cuda_label_struct("NodeLabel", &schema(), "double").unwrap();
+    src += functions;
+    src += &format!(
         "int main() {{\n  static const int32_t sv[] = {{{}0}};\n  NodeLabel_set_values = sv;\n  \
-         const NodeLabel L[{n}] = {{{}}};\n",
+         const NodeLabel L[{n}] = {{{}}};\n{calls}  return 0;\n}}\n",
         set_values.iter().map(|v| format!("{v}, ")).collect::<String>(),
         c_labels.join(", ")
     );
-    for (i, (_, f, theta, _)) in fs.iter().enumerate() {
-        src += &f.source;
-        main += &format!(
-            "  {{ const double t[] = {{{}0}};\n    for (int i = 0; i < {n}; ++i) for (int j = 0; j < {n}; ++j)\n      \
-             printf(\"{i} %d %d %.17g\\n\", i, j, {}(L[i], L[j], t)); }}\n",
-            theta.iter().map(|v| format!("{v:?}, ")).collect::<String>(),
-            f.name
-        );
-    }
-    src += &main;
-    src += "  return 0;\n}\n";
     let dir = tempfile::tempdir().unwrap();
     let (cpp, exe) = (dir.path().join("k.cpp"), dir.path().join("k"));
     std::fs::write(&cpp, &src).unwrap();
@@ -292,7 +328,35 @@ fn generated_code_matches_rust_on_the_host() {
     assert!(out.status.success(), "{}\n--- source ---\n{src}", String::from_utf8_lossy(&out.stderr));
     let run = std::process::Command::new(&exe).output().unwrap();
     assert!(run.status.success());
-    let text = String::from_utf8(run.stdout).unwrap();
+    Some(String::from_utf8(run.stdout).unwrap())
+}
+
+/// The C initializer of θ (a trailing 0 keeps it non-empty).
+fn c_theta(theta: &[f64]) -> String {
+    format!("{{{}0}}", theta.iter().map(|v| format!("{v:?}, ")).collect::<String>())
+}
+
+/// The generated `double` code, compiled for the host by a C++ compiler
+/// (`$CXX`, else `c++`) with `__device__` defined away, computes the same
+/// values as the Rust kernels. Skipped when no C++ compiler runs.
+#[test]
+fn generated_code_matches_rust_on_the_host() {
+    let n = 6;
+    let (labels, c_labels, set_values) = host_labels(n);
+    let fs = functions("double");
+    let (mut sources, mut calls) = (String::new(), String::new());
+    for (i, (_, f, theta, _)) in fs.iter().enumerate() {
+        sources += &f.source;
+        calls += &format!(
+            "  {{ const double t[] = {};\n    for (int i = 0; i < {n}; ++i) for (int j = 0; j < {n}; ++j)\n      \
+             printf(\"{i} %d %d %.17g\\n\", i, j, {}(L[i], L[j], t)); }}\n",
+            c_theta(theta),
+            f.name
+        );
+    }
+    let Some(text) = run_on_host(&sources, n, &c_labels, &set_values, &calls) else {
+        return;
+    };
     let mut checked = 0;
     for line in text.lines() {
         let w: Vec<&str> = line.split_whitespace().collect();
@@ -307,4 +371,163 @@ fn generated_code_matches_rust_on_the_host() {
         checked += 1;
     }
     assert_eq!(checked, fs.len() * n * n);
+}
+
+/// The generated `double` gradient functions (`cuda_gradient_function`),
+/// compiled for the host, agree with the Rust `gradient` on every slot and
+/// label pair: |C++ − Rust| ≤ 1e-10 · max(|Rust|, |κ(a, b)|) per entry,
+/// i.e. relative 1e-10, measured against κ where an entry is far smaller
+/// than κ (∂κ/∂log θ is κ times a log-derivative; where that cancels, as
+/// α ∂κ/∂α of the rational quadratic for close labels, both sides carry
+/// rounding errors of the order of ε·κ). The value they return agrees with
+/// `value` to 1e-12 · (1 + |value|), as the value functions do.
+/// Skipped when no C++ compiler runs.
+#[test]
+fn generated_gradients_match_rust_on_the_host() {
+    let n = 6;
+    let (labels, c_labels, set_values) = host_labels(n);
+    let cs = cases("double");
+    let (mut sources, mut calls) = (String::new(), String::new());
+    for (i, c) in cs.iter().enumerate() {
+        sources += &c.grad.source;
+        let m = c.theta.len();
+        calls += &format!(
+            "  {{ const double t[] = {};\n    for (int i = 0; i < {n}; ++i) for (int j = 0; j < {n}; ++j) {{\n      \
+             double g[{}];\n      for (int k = 0; k < {}; ++k) g[k] = -12345.0;\n      \
+             double v = {}(L[i], L[j], t, g);\n      printf(\"{i} %d %d %.17g\", i, j, v);\n      \
+             for (int k = 0; k < {}; ++k) printf(\" %.17g\", g[k]);\n      printf(\"\\n\"); }} }}\n",
+            c_theta(&c.theta),
+            m + 1,
+            m + 1,
+            c.grad.name,
+            m + 1
+        );
+    }
+    let Some(text) = run_on_host(&sources, n, &c_labels, &set_values, &calls) else {
+        return;
+    };
+    let (mut checked, mut nonzero) = (0, 0);
+    for line in text.lines() {
+        let w: Vec<&str> = line.split_whitespace().collect();
+        let (f, i, j): (usize, usize, usize) = (w[0].parse().unwrap(), w[1].parse().unwrap(), w[2].parse().unwrap());
+        let c = &cs[f];
+        let got: Vec<f64> = w[3..].iter().map(|x| x.parse().unwrap()).collect();
+        let m = c.theta.len();
+        assert_eq!(got.len(), m + 2, "{}: {line}", c.name);
+        let want_value = (c.eval)(&labels[i], &labels[j]);
+        let mut want = vec![f64::NAN; m];
+        let want_value2 = (c.eval_grad)(&labels[i], &labels[j], &mut want);
+        assert!((want_value - want_value2).abs() <= 1e-12 * (1.0 + want_value.abs()), "{}", c.name);
+        assert!(
+            (got[0] - want_value).abs() <= 1e-12 * (1.0 + want_value.abs()),
+            "{}: C++ value {} vs Rust {want_value} on labels {i}, {j}",
+            c.name,
+            got[0]
+        );
+        for k in 0..m {
+            let (g, w) = (got[1 + k], want[k]);
+            assert!(
+                (g - w).abs() <= 1e-10 * w.abs().max(want_value.abs()),
+                "{}: slot {k} ({}): C++ {g} vs Rust {w} on labels {i}, {j}",
+                c.name,
+                c.theta[k]
+            );
+            nonzero += (w != 0.0) as usize;
+        }
+        assert_eq!(got[1 + m], -12345.0, "{}: wrote past its slots", c.name);
+        checked += 1;
+    }
+    assert_eq!(checked, cs.len() * n * n);
+    assert!(nonzero > checked, "too few non-zero gradient entries ({nonzero}) to test anything");
+}
+
+/// A user kernel without hyperparameters (κ = 1 when the `element`s are
+/// equal, else 1/2), or, with `reserve`, one whose CUDA form reserves a slot
+/// it does not list.
+#[derive(Clone, Debug)]
+struct SameElement {
+    reserve: bool,
+}
+
+#[derive(Clone, Debug)]
+struct Atom {
+    element: u8,
+    charge: f32,
+}
+
+impl BaseKernel<Atom> for SameElement {
+    fn value(&self, a: &Atom, b: &Atom) -> f64 {
+        if a.element == b.element {
+            1.0
+        } else {
+            0.5
+        }
+    }
+    fn range(&self) -> (f64, f64) {
+        (0.5, 1.0)
+    }
+    fn hyperparameters(&self) -> Vec<Hyperparameter> {
+        Vec::new()
+    }
+    fn set_theta(&mut self, theta: &[f64]) -> Result<(), KernelError> {
+        if theta.is_empty() {
+            Ok(())
+        } else {
+            Err(KernelError::ThetaLength { expected: 0, found: theta.len() })
+        }
+    }
+    fn gradient(&self, a: &Atom, b: &Atom, _: &mut [f64]) -> f64 {
+        self.value(a, b)
+    }
+    fn cuda(&self, a: &str, b: &str, gen: &mut CudaGen) -> Result<String, KernelError> {
+        let half = if self.reserve { gen.param(0.5) } else { gen.lit(0.5) };
+        Ok(format!("({a}.element == {b}.element ? {} : {half})", gen.lit(1.0)))
+    }
+}
+
+#[test]
+fn gradient_of_a_kernel_without_hyperparameters_and_of_a_wrong_one() {
+    let mut gen = CudaGen::new("double", "theta");
+    let body = cuda_gradient_body(&SameElement { reserve: false }, "x", "y", "theta", "g", 2, &mut gen).unwrap();
+    assert!(!body.contains("theta[") && !body.contains("g["), "{body}");
+    assert!(body.contains("return kg_k.v;"), "{body}");
+    let e = cuda_gradient_body(&SameElement { reserve: true }, "x", "y", "theta", "g", 0, &mut gen).unwrap_err();
+    assert!(matches!(e, KernelError::InvalidParameter(_)), "{e}");
+    let (c, o) = (Atom { element: 6, charge: -0.1 }, Atom { element: 8, charge: -0.1 });
+    assert_eq!((SameElement { reserve: false }.value(&c, &o), c.charge), (0.5, o.charge));
+}
+
+/// The gradient functions read θ from the parameter array only and write
+/// every slot of the gradient, no other.
+#[test]
+fn gradient_functions_read_theta_and_write_every_slot() {
+    for real in ["float", "double"] {
+        for c in cases(real) {
+            let f = &c.grad;
+            assert!(balanced(&f.source), "{}: unbalanced\n{}", c.name, f.source);
+            assert!(balanced(&f.expression), "{}: unbalanced {}", c.name, f.expression);
+            assert_eq!(f.params, c.theta, "{}", c.name);
+            no_literals(&f.source, &c.theta);
+            assert!(f.source.contains(&format!(
+                "__device__ inline {real} {}(const NodeLabel& a, const NodeLabel& b, const {real}* theta, {real}* grad)",
+                f.name
+            )));
+            for k in 0..c.theta.len() {
+                assert!(f.source.contains(&format!("theta[{k}]")), "{}: slot {k} not read", c.name);
+                assert_eq!(f.source.matches(&format!("grad[{k}] = ")).count(), 1, "{}: slot {k}", c.name);
+            }
+            assert!(!f.source.contains(&format!("theta[{}]", c.theta.len())), "{}: slot beyond theta", c.name);
+            assert!(!f.source.contains(&format!("grad[{}]", c.theta.len())), "{}: slot beyond theta", c.name);
+        }
+    }
+    // A slot offset (as for the edge kernel of the graph kernel): reads and
+    // writes slots first .. first + n only.
+    let s = schema();
+    let k = SpecKernel::parse_for("delta(label, 0.5) * sqexp(attr0, 0.25, fixed)", &s).unwrap();
+    let mut gen = CudaGen::new("float", "theta");
+    let body = cuda_gradient_body(&k, "a", "b", "th", "g", 3, &mut gen).unwrap();
+    assert!(body.contains("th[3]") && body.contains("th[4]") && !body.contains("th[2]") && !body.contains("th[5]"));
+    assert!(body.contains("g[3] = kg_k.d[0];") && body.contains("g[4] = (float)0;"), "{body}");
+    assert!(gen.params().is_empty(), "the value generator's slots are untouched");
+    assert!(gen.helpers().iter().any(|h| h.contains("struct kg_dual_f")));
 }

@@ -6,7 +6,7 @@
 #![cfg(feature = "cuda")]
 
 use kronograph::basekernel::BaseKernel;
-use kronograph::cuda::codegen::{mgk_large_source, mgk_source};
+use kronograph::cuda::codegen::{mgk_grad_source, mgk_large_source, mgk_source};
 use kronograph::cuda::jit::{compile, nvrtc_available, nvrtc_version, options};
 use kronograph::cuda::label::{CType, LabelLayout};
 use kronograph::cuda::stand_in_kernels::{Constant, FieldDelta, FieldSqExp, Product};
@@ -26,6 +26,9 @@ fn nvrtc_or_skip() -> bool {
     false
 }
 
+/// `source` with a kernel that calls the gradient functions
+/// `kappa_node_grad` and `kappa_edge_grad`, so that they are compiled to
+/// machine code too (unused device functions are dropped early).
 fn compile_both<N: ?Sized, E: ?Sized>(
     kn: &impl BaseKernel<N>,
     ke: &impl BaseKernel<E>,
@@ -34,11 +37,14 @@ fn compile_both<N: ?Sized, E: ?Sized>(
 ) {
     for precision in [Precision::F32, Precision::F64] {
         for arch in [(9, 0), (8, 0)] {
-            let src = mgk_source(kn, ke, nl, el, precision).unwrap();
-            let image = compile(&src.source, &src.name, &options(arch)).unwrap_or_else(|e| {
-                panic!("{precision:?} sm_{}{}: {e}\n--- source ---\n{}", arch.0, arch.1, src.source)
-            });
-            assert!(image.len() > 1000, "a CUBIN of {} bytes", image.len());
+            for src in
+                [mgk_source(kn, ke, nl, el, precision).unwrap(), mgk_grad_source(kn, ke, nl, el, precision).unwrap()]
+            {
+                let image = compile(&src.source, &src.name, &options(arch)).unwrap_or_else(|e| {
+                    panic!("{} {precision:?} sm_{}{}: {e}\n--- source ---\n{}", src.name, arch.0, arch.1, src.source)
+                });
+                assert!(image.len() > 1000, "a CUBIN of {} bytes", image.len());
+            }
         }
         for arch in [(9, 0), (8, 0)] {
             let src = mgk_large_source(kn, ke, nl, el, precision).unwrap();
@@ -96,6 +102,9 @@ fn library_kernels_on_bundled_data_compile() {
         let src = mgk_source(&kv, &ke, &nl, &el, p).unwrap();
         compile(&src.source, &src.name, &options((9, 0)))
             .unwrap_or_else(|e| panic!("{p:?}: {e}\n--- source ---\n{}", src.source));
+        let src = mgk_grad_source(&kv, &ke, &nl, &el, p).unwrap();
+        compile(&src.source, &src.name, &options((9, 0)))
+            .unwrap_or_else(|e| panic!("gradient {p:?}: {e}\n--- source ---\n{}", src.source));
         let src = mgk_large_source(&kv, &ke, &nl, &el, p).unwrap();
         compile(&src.source, &src.name, &options((9, 0)))
             .unwrap_or_else(|e| panic!("large-pair {p:?}: {e}\n--- source ---\n{}", src.source));

@@ -1,5 +1,5 @@
 //! The marginalized graph kernel with the backend chosen per call
-//! (`gram_on`, `gram_xy_on`, `diag_on`). The CPU parts run everywhere; the
+//! (`gram_on`, `gram_xy_on`, `diag_on` and the `_with_gradient_on` forms). The CPU parts run everywhere; the
 //! GPU part skips without a GPU and fails instead when
 //! `KRONOGRAPH_REQUIRE_GPU=1`.
 
@@ -63,5 +63,81 @@ fn gpu_backend_agrees_with_the_cpu() {
         let cpu_d = mgk.clone().with_precision(Precision::F64).diag(&x).unwrap();
         let err = max_rel(&cpu_d, &d);
         assert!(err <= tol, "{precision:?}: diag relative error {err:e}");
+    }
+}
+
+/// Largest |a − b| per gradient slot over the largest |b| of that slot.
+fn grad_err(gpu: &kronograph::mgk::Gradient, cpu: &kronograph::mgk::Gradient) -> f64 {
+    assert_eq!(gpu.names(), cpu.names());
+    assert_eq!((gpu.rows(), gpu.cols()), (cpu.rows(), cpu.cols()));
+    let nt = cpu.names().len();
+    let mut worst = 0.0f64;
+    for t in 0..nt {
+        let mut scale = 0.0f64;
+        let mut diff = 0.0f64;
+        for i in 0..cpu.rows() {
+            for j in 0..cpu.cols() {
+                let (a, b) = (gpu.get(i, j, t), cpu.get(i, j, t));
+                assert!(a.is_finite(), "{}: non-finite GPU gradient at ({i}, {j})", cpu.names()[t]);
+                scale = scale.max(b.abs());
+                diff = diff.max((a - b).abs());
+            }
+        }
+        worst = worst.max(diff / scale.max(f64::MIN_POSITIVE));
+    }
+    worst
+}
+
+#[test]
+fn gpu_gradients_agree_with_the_cpu() {
+    // labeled weighted synthetic graphs (the reference set-up's kernels), q trained, a fixed
+    // hyperparameter (its slot must be left out), lmin 1 and label-dependent start probabilities
+    let mut ds = io::load(format!("{}/data/synthetic/NWS96L", env!("CARGO_MANIFEST_DIR")))
+        .unwrap()
+        .with_weights_from("attr0")
+        .unwrap();
+    ds.graphs.truncate(5);
+    let kv = SpecKernel::parse_for("delta(label, 0.5)", &ds.node_schema).unwrap();
+    let ke = SpecKernel::parse_for("delta(label, 0.7, fixed) * sqexp(attr1, 0.3)", &ds.edge_schema).unwrap();
+    let start = StartProbability::PerNode(Arc::new(|l: &kronograph::graph::Record| {
+        0.5 + 0.1 * l.at(0).as_f64().unwrap_or(0.0)
+    }));
+    let base = MarginalizedGraphKernel::new(kv, ke, 0.1)
+        .unwrap()
+        .with_q_bounds(kronograph::basekernel::Bounds::Range(1e-3, 0.5))
+        .unwrap()
+        .with_start(start)
+        .unwrap();
+    let x = &ds.graphs;
+    // the CPU backend is the CPU gradient
+    let (k, g) = base.gram_with_gradient(&x[..2], true).unwrap();
+    assert_eq!(base.gram_with_gradient_on(Backend::Cpu, &x[..2], true).unwrap(), (k, g));
+    let Some(device) = gpu_or_skip() else { return };
+    for lmin in [0, 1] {
+        let mgk = base.clone().with_lmin(lmin).unwrap();
+        let reference = mgk.clone().with_precision(Precision::F64).with_tolerance(1e-13).unwrap();
+        // f64 to 1e-12: gradients within 1e-9 of the slot's largest entry; f32 to 1e-6: 1e-4
+        for (precision, solve_tol, tol) in [(Precision::F64, 1e-12, 1e-9), (Precision::F32, 1e-6, 1e-4)] {
+            let mgk = mgk.clone().with_precision(precision).with_tolerance(solve_tol).unwrap();
+            for normalized in [false, true] {
+                let (kc, gc) = reference.gram_with_gradient(x, normalized).unwrap();
+                let (kg, gg) = mgk.gram_with_gradient_on(Backend::Cuda(device), x, normalized).unwrap();
+                assert_eq!(gg.names(), &["node.label.h", "edge.attr1.scale", "q"][..]);
+                let ek = max_rel(kc.as_slice(), kg.as_slice());
+                let eg = grad_err(&gg, &gc);
+                eprintln!("lmin {lmin} {precision:?} normalized {normalized}: K {ek:.1e}, gradient {eg:.1e}");
+                assert!(ek <= tol && eg <= tol, "lmin {lmin} {precision:?} normalized {normalized}: {ek:e} {eg:e}");
+                let (kc, gc) = reference.gram_xy_with_gradient(&x[..2], &x[2..], normalized).unwrap();
+                let (kg, gg) =
+                    mgk.gram_xy_with_gradient_on(Backend::Cuda(device), &x[..2], &x[2..], normalized).unwrap();
+                let (ek, eg) = (max_rel(kc.as_slice(), kg.as_slice()), grad_err(&gg, &gc));
+                assert!(ek <= tol && eg <= tol, "xy lmin {lmin} {precision:?} normalized {normalized}: {ek:e} {eg:e}");
+            }
+            let (dc, gc) = reference.diag_with_gradient(x).unwrap();
+            let (dg, gg) = mgk.diag_with_gradient_on(Backend::Cuda(device), x).unwrap();
+            let scale = gc.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+            let eg = gc.iter().zip(&gg).fold(0.0f64, |m, (a, b)| m.max((a - b).abs())) / scale;
+            assert!(max_rel(&dc, &dg) <= tol && eg <= tol, "diag lmin {lmin} {precision:?}: {eg:e}");
+        }
     }
 }

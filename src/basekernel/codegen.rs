@@ -232,6 +232,151 @@ pub fn cuda_kappa_function<K: BaseKernel<Record>>(
     Ok(CudaFunction { name: fn_name.to_string(), source, expression, params: gen.params().to_vec() })
 }
 
+/// The C++ statements that evaluate κ(a, b) and its gradient with respect to
+/// the logarithms of the kernel's hyperparameters, by forward-mode automatic
+/// differentiation of the kernel's own CUDA form: the expression of
+/// [`BaseKernel::cuda`], evaluated with the parameter array typed as dual
+/// numbers ([`cuda_dual_helper`](super::cuda_dual_helper)). Slot k of the
+/// kernel (k = 0 … n−1, n = [`num_hyperparameters`](BaseKernel::num_hyperparameters),
+/// in the order of [`hyperparameters`](BaseKernel::hyperparameters)) is read
+/// from `<theta>[first + k]` and seeded with value θ_k and tangent θ_k·e_j
+/// (j counting the trained slots only), so that tangent j is
+/// ∂κ/∂(log θ_k) = θ_k ∂κ/∂θ_k, exact up to rounding.
+///
+/// The statements, to be the whole body of a function returning `real`:
+///
+/// ```c
+/// const kg_dual_f<D> kg_t[n] = { kg_dual_seed_f<D>(theta[first + 0], 0), kg_dual_f<D>(theta[first + 1]), ... };
+/// const kg_dual_f<D> kg_k(<κ(a, b) on kg_t>);
+/// grad[first + 0] = kg_k.d[0];
+/// grad[first + 1] = (float)0;   // a fixed hyperparameter
+/// ...
+/// return kg_k.v;
+/// ```
+///
+/// `a`, `b` are C expressions of the two labels, `theta` and `grad` the names
+/// of a `const real*` and a `real*` in scope; the statements read
+/// `theta[first .. first + n]` and write exactly `grad[first .. first + n]`
+/// (both indexed by global slot, so a node kernel at `first = 0` and an edge
+/// kernel at `first = n_node` share one θ and one gradient array).
+/// Fixed hyperparameters get gradient 0, as in [`BaseKernel::gradient`], and
+/// no tangent: D is the number of trained hyperparameters (at least 1), and
+/// the cost is about D + 1 times the value's.
+///
+/// `gen` is the *value* generator ([`CudaGen::new`]) of the source the
+/// statements go into: the dual type and every helper they use are added to
+/// its helpers (identical ones kept once, all guarded), its slots are not
+/// touched, and its `set_values` is used for set-valued fields.
+///
+/// # Errors
+/// [`KernelError::NoCudaForm`] from a kernel without a CUDA form;
+/// [`KernelError::InvalidParameter`] when the kernel's CUDA form reserves a
+/// different number of slots than it has hyperparameters (a user kernel
+/// whose [`cuda`](BaseKernel::cuda) and
+/// [`hyperparameters`](BaseKernel::hyperparameters) disagree).
+pub fn cuda_gradient_body<T: ?Sized, K: BaseKernel<T>>(
+    kernel: &K,
+    a: &str,
+    b: &str,
+    theta: &str,
+    grad: &str,
+    first: usize,
+    gen: &mut CudaGen,
+) -> Result<String, KernelError> {
+    gradient_parts(kernel, a, b, theta, grad, first, gen).map(|(body, _)| body)
+}
+
+/// [`cuda_gradient_body`], and the dual-number expression of κ in it.
+fn gradient_parts<T: ?Sized, K: BaseKernel<T>>(
+    kernel: &K,
+    a: &str,
+    b: &str,
+    theta: &str,
+    grad: &str,
+    first: usize,
+    gen: &mut CudaGen,
+) -> Result<(String, String), KernelError> {
+    let real = gen.real;
+    let mut dual = CudaGen::new_dual(real, "kg_t");
+    dual.set_values = gen.set_values.clone();
+    let expression = kernel.cuda(a, b, &mut dual)?;
+    let hypers = kernel.hyperparameters();
+    if dual.num_params() != hypers.len() {
+        return Err(KernelError::InvalidParameter(format!(
+            "the kernel's CUDA form reserves {} parameter slots but it has {} hyperparameters",
+            dual.num_params(),
+            hypers.len()
+        )));
+    }
+    for h in dual.helpers() {
+        gen.helper(h);
+    }
+    let active = hypers.iter().filter(|h| h.is_active()).count();
+    let t = format!("{}<{}>", super::cuda::dual_name(real), active.max(1));
+    let seed = format!("kg_dual_seed_{}<{}>", if real == "double" { "d" } else { "f" }, active.max(1));
+    let (mut init, mut writes, mut j) = (Vec::new(), String::new(), 0);
+    for (k, h) in hypers.iter().enumerate() {
+        let slot = first + k;
+        if h.is_active() {
+            init.push(format!("{seed}({theta}[{slot}], {j})"));
+            writes += &format!("  {grad}[{slot}] = kg_k.d[{j}];\n");
+            j += 1;
+        } else {
+            init.push(format!("{t}({theta}[{slot}])"));
+            writes += &format!("  {grad}[{slot}] = ({real})0;\n");
+        }
+    }
+    if init.is_empty() {
+        init.push(format!("{t}(({real})0)"));
+    }
+    let body = format!(
+        "  const {t} kg_t[{}] = {{{}}};\n  (void)kg_t;\n  const {t} kg_k({expression});\n{writes}  return kg_k.v;\n",
+        init.len(),
+        init.join(", ")
+    );
+    Ok((body, expression))
+}
+
+/// Assembles the `__device__` function
+///
+/// ```c
+/// __device__ inline real <fn_name>(const <label_struct>& a, const <label_struct>& b, const real* theta, real* grad)
+/// ```
+///
+/// (with `real` spelled `float` or `double`) that returns κ(a, b) and writes
+/// `grad[k]` = ∂κ/∂(log θ_k) = θ_k ∂κ/∂θ_k for k = 0 …
+/// [`num_hyperparameters`](BaseKernel::num_hyperparameters) − 1 (0 for fixed
+/// hyperparameters), exactly what [`BaseKernel::gradient`] computes, by
+/// forward-mode automatic differentiation of the kernel's CUDA form (see
+/// [`cuda_gradient_body`], here with `first = 0`). The helpers it uses come
+/// first; include it after [`cuda_label_struct`]'s output. It may sit next to
+/// [`cuda_kappa_function`]'s output in one source (shared helpers are
+/// guarded). `expression` holds the dual-number expression of κ; `params`
+/// are θ, as for [`cuda_kappa_function`].
+///
+/// # Errors
+/// As [`cuda_kappa_function`], and as [`cuda_gradient_body`].
+pub fn cuda_gradient_function<K: BaseKernel<Record>>(
+    fn_name: &str,
+    label_struct: &str,
+    kernel: &K,
+    real: &str,
+) -> Result<CudaFunction, KernelError> {
+    let real = check_real(real)?;
+    check_ident(fn_name)?;
+    check_ident(label_struct)?;
+    let mut gen = CudaGen::new(real, "theta");
+    gen.set_values = format!("{label_struct}_set_values");
+    types_helper(&mut gen);
+    let (body, expression) = gradient_parts(kernel, "a", "b", "theta", "grad", 0, &mut gen)?;
+    let mut source = gen.helpers().concat();
+    source += &format!(
+        "__device__ inline {real} {fn_name}(const {label_struct}& a, const {label_struct}& b, const {real}* theta, \
+         {real}* grad) {{\n  (void)a; (void)b; (void)theta; (void)grad;\n{body}}}\n"
+    );
+    Ok(CudaFunction { name: fn_name.to_string(), source, expression, params: kernel.theta() })
+}
+
 fn check_real(real: &str) -> Result<&'static str, KernelError> {
     match real {
         "float" => Ok("float"),

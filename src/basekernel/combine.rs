@@ -1,6 +1,7 @@
 //! Combinators: [`Product`], [`Sum`], [`Scaled`], [`Power`], [`Normalize`],
 //! and the field-wise [`TensorProduct`] and [`Additive`] over tuples.
 
+use super::cuda::dual_name;
 use super::hyper::Param;
 use super::point::real_suffix;
 use super::rconv::Reduction;
@@ -487,6 +488,15 @@ impl<T: ?Sized, K: BaseKernel<T>> BaseKernel<T> for Normalize<K> {
              __device__ inline {r} kg_normalize_{s}({r} kxy, {r} kxx, {r} kyy) {{\n  \
              {r} d = kxx * kyy;\n  return d > ({r})0 ? kxy / sqrt(d) : ({r})0;\n}}\n#endif\n"
         ));
+        if gen.is_dual() {
+            let t = dual_name(r);
+            gen.helper(&format!(
+                "#ifndef KG_NORMALIZE_DUAL_{s}\n#define KG_NORMALIZE_DUAL_{s}\n\
+                 template <int D> __device__ inline {t}<D> kg_normalize_{s}(const {t}<D>& kxy, const {t}<D>& kxx, \
+                 const {t}<D>& kyy) {{\n  {t}<D> d = kxx * kyy;\n  \
+                 return d > ({r})0 ? kxy / sqrt(d) : {t}<D>(({r})0);\n}}\n#endif\n"
+            ));
+        }
         Ok(format!("kg_normalize_{s}({kxy}, {kxx}, {kyy})"))
     }
 }

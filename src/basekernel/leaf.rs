@@ -1,6 +1,7 @@
 //! The leaf kernels: [`Constant`], [`KroneckerDelta`], [`SquareExponential`],
 //! [`RationalQuadratic`], [`Polynomial`] and [`CompactPolynomial`].
 
+use super::cuda::dual_name;
 use super::hyper::Param;
 use super::point::{point_helpers, real_suffix, Point};
 use super::{builtin_ops, check_len, BaseKernel, Bounds, CudaGen, Hyperparameter, KernelError};
@@ -624,6 +625,15 @@ impl<T: Point + ?Sized> BaseKernel<T> for CompactPolynomial {
              __device__ inline {r} kg_wendland31_{s}({r} x) {{\n  {r} t = x < ({r})1 ? ({r})1 - x : ({r})0;\n  \
              {r} t2 = t * t;\n  return t2 * t2 * (({r})4 * x + ({r})1);\n}}\n#endif\n"
         ));
+        if gen.is_dual() {
+            let t = dual_name(r);
+            gen.helper(&format!(
+                "#ifndef KG_WENDLAND31_DUAL_{s}\n#define KG_WENDLAND31_DUAL_{s}\n\
+                 template <int D> __device__ inline {t}<D> kg_wendland31_{s}(const {t}<D>& x) {{\n  \
+                 {t}<D> t = x < ({r})1 ? ({r})1 - x : {t}<D>(({r})0);\n  \
+                 {t}<D> t2 = t * t;\n  return t2 * t2 * (({r})4 * x + ({r})1);\n}}\n#endif\n"
+            ));
+        }
         let rad = gen.param(self.radius.value);
         Ok(format!("kg_wendland31_{s}(sqrt({sqd}({a}, {b})) / {rad})"))
     }

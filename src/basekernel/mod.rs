@@ -8,7 +8,9 @@
 //!   a path such as `length.scale` (the graph kernel prefixes `node.`/`edge.`),
 //! - an analytic gradient ∂κ/∂(log θ) for every hyperparameter,
 //! - a CUDA C++ form: an expression over the two labels and a parameter array,
-//!   so that hyperparameter values are launch-time data, never literals.
+//!   so that hyperparameter values are launch-time data, never literals; the
+//!   same expression evaluated in dual numbers gives the exact ∂κ/∂(log θ) on
+//!   the GPU ([`cuda_gradient_function`], [`cuda_gradient_body`]).
 //!
 //! Kernels compose in Rust (`k1 * k2`, `k1 + k2`, `c * k`, …) into a concrete
 //! type, so the CPU hot loop is monomorphized: no dynamic dispatch per matrix
@@ -54,12 +56,15 @@ mod rconv;
 pub mod spec;
 
 pub(crate) use self::codegen::schema_identifiers;
-pub use self::codegen::{c_identifier, cuda_kappa_function, cuda_label_struct, cuda_preamble, CudaFunction};
+pub use self::codegen::{
+    c_identifier, cuda_gradient_body, cuda_gradient_function, cuda_kappa_function, cuda_label_struct, cuda_preamble,
+    CudaFunction,
+};
 pub use self::combine::{
     additive, normalize, power, product, scale, sum, tensor_product, Additive, KernelTuple, Normalize, Power, Product,
     Scaled, Sum, TensorProduct,
 };
-pub use self::cuda::CudaGen;
+pub use self::cuda::{cuda_dual_helper, CudaGen};
 pub use self::field::{Field, Project, ValueKernel};
 pub use self::hyper::{Bounds, Hyperparameter};
 pub use self::leaf::{CompactPolynomial, Constant, KroneckerDelta, Polynomial, RationalQuadratic, SquareExponential};
@@ -133,6 +138,17 @@ pub trait BaseKernel<T: ?Sized>: Clone + Debug + Send + Sync {
     /// expressions for the two labels (of the label struct that `gen`
     /// describes) and hyperparameters are read from the parameter array
     /// (`gen.param(...)`), never inlined.
+    ///
+    /// The same expression gives the CUDA gradient: [`cuda_gradient_body`]
+    /// evaluates it with `gen` in dual mode ([`CudaGen::new_dual`]), where the
+    /// parameter array holds dual numbers. Arithmetic, comparisons, `exp`,
+    /// `log`, `sqrt`, `fabs` and `pow` work on them as written (a cast of a
+    /// hyperparameter to `real` does not: write `(real)2 * theta[k]`, not
+    /// `(real)theta[k]`); a helper
+    /// function of your own that takes a hyperparameter-dependent argument
+    /// needs an overload for the dual type when [`CudaGen::is_dual`] (see
+    /// [`cuda_dual_helper`]), and the slots reserved must be
+    /// [`hyperparameters`](Self::hyperparameters), in order.
     ///
     /// # Errors
     /// [`KernelError::NoCudaForm`] for a kernel that has none.

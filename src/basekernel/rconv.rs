@@ -1,6 +1,7 @@
 //! [`RConvolution`]: kernels on variable-length sets from a kernel on their elements.
 
 use super::codegen::types_helper;
+use super::cuda::dual_name;
 use super::point::real_suffix;
 use super::{builtin_ops, BaseKernel, CudaGen, Hyperparameter, KernelError};
 use crate::graph::Value;
@@ -130,13 +131,22 @@ impl<K> RConvolution<K> {
         types_helper(gen);
         let (r, s) = (gen.real, real_suffix(gen));
         let inner = self.kernel.cuda("kg_x", "kg_y", gen)?;
+        // The accumulator and parameter type: the real type, or in a dual
+        // generator the dual numbers (the helper then is a template on D).
+        let (p, prefix, zero, empty) = if gen.is_dual() {
+            let t = dual_name(r);
+            let z = format!("{t}<D>(({r})0)");
+            (format!("{t}<D>"), "template <int D> ".to_string(), z.clone(), z)
+        } else {
+            (r.to_string(), String::new(), "0".to_string(), format!("({r})0"))
+        };
         let finish = match self.reduction {
             Reduction::Sum => "acc".to_string(),
-            Reduction::Mean => format!("(x.length > 0 && y.length > 0 ? acc / ({r})(x.length * y.length) : ({r})0)"),
+            Reduction::Mean => format!("(x.length > 0 && y.length > 0 ? acc / ({r})(x.length * y.length) : {empty})"),
         };
         let theta = gen.params_name.clone();
         let body = format!(
-            "(const int32_t* kg_values, kg_set x, kg_set y, const {r}* {theta}) {{\n  {r} acc = 0;\n  \
+            "(const int32_t* kg_values, kg_set x, kg_set y, const {p}* {theta}) {{\n  {p} acc = {zero};\n  \
              for (int32_t i = 0; i < x.length; ++i) {{\n    int32_t kg_x = kg_values[x.offset + i];\n    \
              for (int32_t j = 0; j < y.length; ++j) {{\n      int32_t kg_y = kg_values[y.offset + j];\n      \
              acc += {inner};\n    }}\n  }}\n  return {finish};\n}}\n"
@@ -145,7 +155,7 @@ impl<K> RConvolution<K> {
         body.hash(&mut h);
         let name = format!("kg_rconv_{s}_{:016x}", h.finish());
         gen.helper(&format!(
-            "#ifndef {name}_DEFINED\n#define {name}_DEFINED\n__device__ inline {r} {name}{body}#endif\n"
+            "#ifndef {name}_DEFINED\n#define {name}_DEFINED\n{prefix}__device__ inline {p} {name}{body}#endif\n"
         ));
         Ok(format!("{name}({}, {a}, {b}, {theta})", gen.set_values))
     }

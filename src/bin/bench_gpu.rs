@@ -26,6 +26,9 @@
 //! then each set's batched-kernel source compiled three times without any
 //! cache (the first compile of a process pays NVRTC's own start-up).
 //!
+//! `--gradient` times `gram_with_gradient` (two solves per pair and the
+//! gradient sums; `iters` then counts both solves) instead of `gram`.
+//!
 //! `--large` sends every pair to the single-large-pair path (host PCG loop,
 //! one XMV launch per iteration) instead of the batched kernel.
 
@@ -49,6 +52,7 @@ struct Args {
     reorder: kronograph::graph::reorder::Method,
     large: bool,
     jit_times: bool,
+    gradient: bool,
 }
 
 fn parse() -> Result<Args, String> {
@@ -63,6 +67,7 @@ fn parse() -> Result<Args, String> {
         reorder: MgkParams::default().reorder,
         large: false,
         jit_times: false,
+        gradient: false,
     };
     let mut it = std::env::args().skip(1);
     while let Some(k) = it.next() {
@@ -76,11 +81,12 @@ fn parse() -> Result<Args, String> {
             "--reorder" => a.reorder = v()?.parse()?,
             "--large" => a.large = true,
             "--jit-times" => a.jit_times = true,
+            "--gradient" => a.gradient = true,
             "--tol" => a.tol = Some(v()?.parse().map_err(|e| format!("--tol: {e}"))?),
             "--cpu-f32" => a.cpu_f32 = v()?.parse().map_err(|e| format!("--cpu-f32: {e}"))?,
             "-h" | "--help" => {
                 return Err("usage: bench_gpu [--data DIR] [--precision f32|f64] [--repeats N] [--sets A,B] \
-                            [--check K] [--cpu-f32 K] [--tol T] [--reorder natural|rcm|pbr] [--large] [--jit-times]"
+                            [--check K] [--cpu-f32 K] [--tol T] [--reorder natural|rcm|pbr] [--large] [--jit-times] [--gradient]"
                     .into())
             }
             _ => return Err(format!("unknown argument {k}")),
@@ -147,13 +153,20 @@ fn run<KN: BaseKernel<Record>, KE: BaseKernel<Record>>(
     let up = gpu.upload(graphs).map_err(|e| e.to_string())?;
     let upload = t.elapsed().as_secs_f64();
     let t = Instant::now();
-    let first = gpu.gram(&up).map_err(|e| e.to_string())?;
+    let call = |gpu: &GpuGram<Record, Record, KN, KE>| -> Result<kronograph::cuda::GramOutput, String> {
+        if a.gradient {
+            gpu.gram_with_gradient(&up).map(|g| g.gram).map_err(|e| e.to_string())
+        } else {
+            gpu.gram(&up).map_err(|e| e.to_string())
+        }
+    };
+    let first = call(&gpu)?;
     let first_t = t.elapsed().as_secs_f64();
     let mut times = Vec::new();
     let mut last = first.clone();
     for _ in 0..a.repeats {
         let t = Instant::now();
-        last = gpu.gram(&up).map_err(|e| e.to_string())?;
+        last = call(&gpu)?;
         times.push(t.elapsed().as_secs_f64());
     }
     times.sort_by(f64::total_cmp);
@@ -294,11 +307,12 @@ fn main() -> ExitCode {
     }
     if !rows.is_empty() {
         println!(
-            "precision {:?}, reorder {}, q = 0.05, {} timed calls after the first{}",
+            "precision {:?}, reorder {}, q = 0.05, {} timed calls after the first{}{}",
             a.precision,
             a.reorder,
             a.repeats,
-            if a.large { ", every pair on the large-pair path" } else { "" }
+            if a.large { ", every pair on the large-pair path" } else { "" },
+            if a.gradient { ", gram with gradient" } else { "" }
         );
         println!(
             "{:<8} {:>6} {:>8} {:>7} {:>8} {:>9} {:>17} {:>15} {:>8} {:>9} {:>11} {:>7} {:>8} {:>9}",

@@ -8,12 +8,24 @@
 //!   functions built from the base kernels' CUDA forms, which read every
 //!   hyperparameter from `theta` (node kernel's slots first, then the edge
 //!   kernel's), so θ is launch-time data and never part of the source,
-//! - `MGK_LANE_NZ` (see [`mgk_lane_nz`]) and `MGK_KERNEL_NAME`
+//! - in the gradient family ([`mgk_grad_source`]) also
+//!   `kappa_node_grad(a, b, theta, g)` and `kappa_edge_grad(a, b, theta, g)`
+//!   (`static __device__ __forceinline__ real f(const node_label& a, const
+//!   node_label& b, const real* __restrict__ theta, real* __restrict__ g)`,
+//!   `edge_label` for the edge one): κ(a, b) as `kappa_node`/`kappa_edge`
+//!   return it, and `g[k]` = ∂κ/∂(log θ_k) for the kernel's own slots only
+//!   (node: k = 0 … n_node − 1; edge: k = n_node … n_node + n_edge − 1,
+//!   indexed like `theta`; 0 for fixed hyperparameters), by forward-mode
+//!   automatic differentiation of the same expressions
+//!   ([`cuda_gradient_body`]); `MGK_NODE_THETA` and `MGK_EDGE_THETA` are
+//!   n_node and n_edge,
+//! - `MGK_LANE_NZ` (see [`mgk_lane_nz`]) and `MGK_KERNEL_NAME` (or
+//!   `MGK_GRAD_NAME`)
 //!   (`mgk_pcg_<hash>`, the family name and a hash of the rest of the source).
 
 use super::label::LabelLayout;
 use super::{CudaError, Precision};
-use crate::basekernel::{cuda_preamble, BaseKernel, CudaGen};
+use crate::basekernel::{cuda_gradient_body, cuda_preamble, BaseKernel, CudaGen};
 
 /// Device code shared by both kernel families: the packed graph set and
 /// block reductions.
@@ -27,6 +39,10 @@ pub const MGK_PCG_TEMPLATE: &str = include_str!("../../kernels/mgk_pcg.cu");
 /// [`MGK_COMMON_TEMPLATE`]): PCG set-up, the on-the-fly XMV over all tile
 /// pairs, fused vector updates and reductions.
 pub const MGK_LARGE_TEMPLATE: &str = include_str!("../../kernels/mgk_large.cu");
+
+/// The batched kernel with hyperparameter gradients (appended after
+/// [`MGK_PCG_TEMPLATE`], whose device functions it reuses).
+pub const MGK_GRAD_TEMPLATE: &str = include_str!("../../kernels/mgk_grad.cu");
 
 /// Nonzeros of the second graph each lane holds in the batched XMV
 /// (`MGK_LANE_NZ`): 2 by default (faster than 1 on every reference set on
@@ -88,7 +104,7 @@ pub fn mgk_source<N: ?Sized, E: ?Sized, KN: BaseKernel<N>, KE: BaseKernel<E>>(
     edge_layout: &LabelLayout,
     precision: Precision,
 ) -> Result<KernelSource, CudaError> {
-    generate(node_kernel, edge_kernel, node_layout, edge_layout, precision, false)
+    generate(node_kernel, edge_kernel, node_layout, edge_layout, precision, Family::Batched)
 }
 
 /// The source of the single-large-pair kernels (one module): the shared
@@ -105,11 +121,41 @@ pub fn mgk_large_source<N: ?Sized, E: ?Sized, KN: BaseKernel<N>, KE: BaseKernel<
     edge_layout: &LabelLayout,
     precision: Precision,
 ) -> Result<KernelSource, CudaError> {
-    generate(node_kernel, edge_kernel, node_layout, edge_layout, precision, true)
+    generate(node_kernel, edge_kernel, node_layout, edge_layout, precision, Family::Large)
 }
 
 /// Suffixes of the kernels in a [`mgk_large_source`] module.
 pub const LARGE_KERNELS: [&str; 7] = ["_init", "_ap", "_xmv", "_dot", "_update", "_dir", "_final"];
+
+/// The source of the batched kernel with hyperparameter gradients
+/// (`kernels/mgk_grad.cu` after the batched template, whose value-only
+/// kernel it leaves out): two solves per pair, then the gradient sums. Adds
+/// `kappa_node_grad` / `kappa_edge_grad` (the base kernels' log-θ gradients
+/// by forward-mode differentiation, see
+/// [`cuda_gradient_body`](crate::basekernel::cuda_gradient_body)),
+/// `MGK_N_THETA`, `MGK_NODE_THETA` and `MGK_EDGE_THETA` to the preface. The
+/// kernel is named `MGK_GRAD_NAME` = `name` = `mgk_grad_<hash>`.
+///
+/// # Errors
+/// [`CudaError::Kernel`] when a base kernel has no CUDA form (or a gradient
+/// form cannot be generated for it).
+pub fn mgk_grad_source<N: ?Sized, E: ?Sized, KN: BaseKernel<N>, KE: BaseKernel<E>>(
+    node_kernel: &KN,
+    edge_kernel: &KE,
+    node_layout: &LabelLayout,
+    edge_layout: &LabelLayout,
+    precision: Precision,
+) -> Result<KernelSource, CudaError> {
+    generate(node_kernel, edge_kernel, node_layout, edge_layout, precision, Family::Gradient)
+}
+
+/// The kernel families generated from one template set.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Family {
+    Batched,
+    Large,
+    Gradient,
+}
 
 fn generate<N: ?Sized, E: ?Sized, KN: BaseKernel<N>, KE: BaseKernel<E>>(
     node_kernel: &KN,
@@ -117,18 +163,31 @@ fn generate<N: ?Sized, E: ?Sized, KN: BaseKernel<N>, KE: BaseKernel<E>>(
     node_layout: &LabelLayout,
     edge_layout: &LabelLayout,
     precision: Precision,
-    large: bool,
+    family: Family,
 ) -> Result<KernelSource, CudaError> {
     let real = precision.c_type();
     let mut gen = CudaGen::new(real, "theta");
     gen.helper(&cuda_preamble());
     let kv = node_kernel.cuda("a", "b", &mut gen).map_err(|source| CudaError::Kernel { which: "node", source })?;
     let ke = edge_kernel.cuda("a", "b", &mut gen).map_err(|source| CudaError::Kernel { which: "edge", source })?;
+    // The gradients: the same expressions in dual numbers (their helpers join
+    // `gen`'s; its slots stay as they are). The edge kernel's slots follow
+    // the node kernel's, in θ and in the gradient array alike.
+    let n_node = node_kernel.num_hyperparameters();
+    let grads = if family == Family::Gradient {
+        let gv = cuda_gradient_body(node_kernel, "a", "b", "theta", "g", 0, &mut gen)
+            .map_err(|source| CudaError::Kernel { which: "node", source })?;
+        let ge = cuda_gradient_body(edge_kernel, "a", "b", "theta", "g", n_node, &mut gen)
+            .map_err(|source| CudaError::Kernel { which: "edge", source })?;
+        Some((gv, ge))
+    } else {
+        None
+    };
     let mut body = String::new();
     body.push_str("// generated by kronograph: marginalized graph kernel, batched PCG\n");
     body.push_str(&format!("typedef {real} real;\n"));
     body.push_str(&format!("#define MGK_REAL_IS_DOUBLE {}\n", (precision == Precision::F64) as u8));
-    if !large {
+    if family != Family::Large {
         body.push_str(&format!("#define MGK_LANE_NZ {}\n", mgk_lane_nz()));
     }
     body.push_str(&format!("#define MGK_MAX_THETA {}\n", gen.params().len().max(1)));
@@ -146,15 +205,37 @@ fn generate<N: ?Sized, E: ?Sized, KN: BaseKernel<N>, KE: BaseKernel<E>>(
         "static __device__ __forceinline__ real kappa_edge(const edge_label& a, const edge_label& b, \
          const real* __restrict__ theta) {{\n    (void)a; (void)b; (void)theta;\n    return (real)({ke});\n}}\n"
     ));
+    if let Some((gv, ge)) = grads {
+        body.push_str(&format!(
+            "#define MGK_GRAD 1\n#define MGK_N_THETA {}\n#define MGK_NODE_THETA {n_node}\n#define MGK_EDGE_THETA {}\n",
+            gen.params().len(),
+            edge_kernel.num_hyperparameters()
+        ));
+        body.push_str(&format!(
+            "static __device__ __forceinline__ real kappa_node_grad(const node_label& a, const node_label& b, \
+             const real* __restrict__ theta, real* __restrict__ g) {{\n  (void)a; (void)b; (void)theta; (void)g;\n{gv}}}\n"
+        ));
+        body.push_str(&format!(
+            "static __device__ __forceinline__ real kappa_edge_grad(const edge_label& a, const edge_label& b, \
+             const real* __restrict__ theta, real* __restrict__ g) {{\n  (void)a; (void)b; (void)theta; (void)g;\n{ge}}}\n"
+        ));
+    }
     body.push_str(MGK_COMMON_TEMPLATE);
-    body.push_str(if large { MGK_LARGE_TEMPLATE } else { MGK_PCG_TEMPLATE });
-    let family = if large { "mgk_large" } else { "mgk_pcg" };
-    let name = format!("{family}_{}", &hash_hex(&[body.as_bytes()])[..16]);
-    let source = if large {
-        format!("#define MGK_LARGE_NAME {name}\n{body}")
-    } else {
-        format!("#define MGK_KERNEL_NAME {name}\n{body}")
+    match family {
+        Family::Batched => body.push_str(MGK_PCG_TEMPLATE),
+        Family::Large => body.push_str(MGK_LARGE_TEMPLATE),
+        Family::Gradient => {
+            body.push_str(MGK_PCG_TEMPLATE);
+            body.push_str(MGK_GRAD_TEMPLATE);
+        }
+    }
+    let (prefix, define) = match family {
+        Family::Batched => ("mgk_pcg", "MGK_KERNEL_NAME"),
+        Family::Large => ("mgk_large", "MGK_LARGE_NAME"),
+        Family::Gradient => ("mgk_grad", "MGK_GRAD_NAME"),
     };
+    let name = format!("{prefix}_{}", &hash_hex(&[body.as_bytes()])[..16]);
+    let source = format!("#define {define} {name}\n{body}");
     Ok(KernelSource { name, source, theta: gen.params().to_vec() })
 }
 
@@ -215,6 +296,41 @@ mod tests {
         let batched =
             mgk_source::<Record, (), _, _>(&kn, &Constant(1.0), &layout, &LabelLayout::Empty, Precision::F64).unwrap();
         assert_ne!(a.name, batched.name);
+    }
+
+    #[test]
+    fn gradient_functions_use_the_kernels_own_slots() {
+        let nl = LabelLayout::record(&[("label".into(), super::super::label::CType::Int32)], Precision::F32);
+        let src = mgk_grad_source::<Record, (), _, _>(
+            &FieldDelta::new("label", 0.5),
+            &Constant(1.0),
+            &nl,
+            &LabelLayout::Empty,
+            Precision::F32,
+        )
+        .unwrap();
+        assert!(
+            src.name.starts_with("mgk_grad_") && src.source.contains(&format!("#define MGK_GRAD_NAME {}\n", src.name))
+        );
+        let value = mgk_source::<Record, (), _, _>(
+            &FieldDelta::new("label", 0.5),
+            &Constant(1.0),
+            &nl,
+            &LabelLayout::Empty,
+            Precision::F32,
+        )
+        .unwrap();
+        assert!(
+            !value.source.contains("kappa_node_grad") && !value.source.contains("kg_dual"),
+            "value kernels stay lean"
+        );
+        let node = src.source.split("kappa_node_grad(").nth(1).unwrap().split("\n}\n").next().unwrap();
+        let edge = src.source.split("kappa_edge_grad(").nth(1).unwrap().split("\n}\n").next().unwrap();
+        assert!(node.contains("g[0] = kg_k.d[0];") && !node.contains("g[1]") && !node.contains("theta[1]"), "{node}");
+        assert!(edge.contains("theta[1]") && edge.contains("g[1] = kg_k.d[0];"), "{edge}");
+        assert!(!edge.contains("theta[0]") && !edge.contains("g[0]"), "{edge}");
+        assert!(src.source.contains("#define MGK_N_THETA 2\n#define MGK_NODE_THETA 1\n#define MGK_EDGE_THETA 1\n"));
+        assert!(!src.source.contains("0.5"), "hyperparameter values must not be in the source");
     }
 
     #[test]

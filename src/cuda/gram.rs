@@ -12,6 +12,7 @@ use cudarc::driver::{CudaFunction, CudaSlice, DevicePtr, DeviceRepr, LaunchConfi
 use std::marker::PhantomData;
 use std::sync::{Arc, Mutex};
 
+mod grad;
 mod large;
 
 /// Graphs packed in octile form and uploaded to one device, for one
@@ -490,27 +491,22 @@ where
         Ok(out)
     }
 
-    fn run_batched(
+    /// Launch shape of the batched kernels for these jobs: threads per block
+    /// (by the mean pair size: a block works on one pair), dynamic shared
+    /// memory (the largest pair's), grid (full occupancy, at most one block
+    /// per job), the jobs biggest first (for load balance) and the largest N.
+    ///
+    /// # Errors
+    /// [`CudaError::PairTooLarge`] when a pair does not fit in shared memory.
+    fn plan(
         &self,
         a: &GpuGraphs,
         b: &GpuGraphs,
         jobs: &[(usize, usize)],
-        nodal: bool,
-    ) -> Result<RunOut, CudaError> {
-        if jobs.is_empty() {
-            return Ok(RunOut {
-                values: Vec::new(),
-                iterations: Vec::new(),
-                work: 0.0,
-                kernel: (String::new(), Origin::Memory, 0.0),
-                nodal: nodal.then(Vec::new),
-            });
-        }
-        let precision = self.params.precision;
-        let rs = precision.size();
-        // Threads per block: by the mean pair size (a block works on one pair).
+        func: &CudaFunction,
+    ) -> Result<Plan, CudaError> {
         let sum_nn: f64 = jobs.iter().map(|&(i, j)| (a.num_nodes[i] * b.num_nodes[j]) as f64).sum();
-        let mean_nn = sum_nn / jobs.len() as f64;
+        let mean_nn = sum_nn / jobs.len().max(1) as f64;
         let block = mgk_block().unwrap_or(if mean_nn >= 4096.0 {
             1024
         } else if mean_nn >= 512.0 {
@@ -518,11 +514,6 @@ where
         } else {
             256
         });
-        let src =
-            mgk_source(&self.node_kernel, &self.edge_kernel, &a.node_layout, &a.edge_layout, self.params.precision)?;
-        let t_jit = std::time::Instant::now();
-        let (func, origin) = self.function(&src.name, &src.source)?;
-        let jit_seconds = t_jit.elapsed().as_secs_f64();
         let (mut smem, mut max_nn, mut big) = (0usize, 0usize, (0, 0));
         for &(i, j) in jobs {
             let bytes = Self::batched_smem(a, i, b, j);
@@ -541,7 +532,6 @@ where
                 available: self.dev.info.max_shared_per_block,
             });
         }
-        // biggest jobs first, for load balance
         let mut order: Vec<usize> = (0..jobs.len()).collect();
         let cost = |k: usize| {
             let (i, j) = jobs[k];
@@ -549,12 +539,37 @@ where
         };
         order.sort_by_key(|&k| std::cmp::Reverse(cost(k)));
         let job_ids: Vec<i32> = order.iter().flat_map(|&k| [jobs[k].0 as i32, jobs[k].1 as i32]).collect();
-
         let per_sm =
             check("computing occupancy", || func.occupancy_max_active_blocks_per_multiprocessor(block, smem, None))?
                 .max(1) as usize;
         let grid = (per_sm * self.dev.info.multiprocessors).min(jobs.len()).max(1);
-        let scratch_n = max_nn.max(1);
+        Ok(Plan { block, smem, grid, order, job_ids, scratch_n: max_nn.max(1) })
+    }
+
+    fn run_batched(
+        &self,
+        a: &GpuGraphs,
+        b: &GpuGraphs,
+        jobs: &[(usize, usize)],
+        nodal: bool,
+    ) -> Result<RunOut, CudaError> {
+        if jobs.is_empty() {
+            return Ok(RunOut {
+                values: Vec::new(),
+                iterations: Vec::new(),
+                work: 0.0,
+                kernel: (String::new(), Origin::Memory, 0.0),
+                nodal: nodal.then(Vec::new),
+            });
+        }
+        let precision = self.params.precision;
+        let rs = precision.size();
+        let src =
+            mgk_source(&self.node_kernel, &self.edge_kernel, &a.node_layout, &a.edge_layout, self.params.precision)?;
+        let t_jit = std::time::Instant::now();
+        let (func, origin) = self.function(&src.name, &src.source)?;
+        let jit_seconds = t_jit.elapsed().as_secs_f64();
+        let Plan { block, smem, grid, order, job_ids, scratch_n } = self.plan(a, b, jobs, &func)?;
         let scratch_bytes = grid * 4 * scratch_n * rs;
 
         let stream = &self.dev.stream;
@@ -634,6 +649,19 @@ where
         }
         Ok(r)
     }
+}
+
+/// Launch shape of a batched kernel (see `GpuGram::plan`).
+struct Plan {
+    block: u32,
+    smem: usize,
+    grid: usize,
+    /// Jobs in launch order (biggest first).
+    order: Vec<usize>,
+    /// (graph of A, graph of B) per launched job.
+    job_ids: Vec<i32>,
+    /// Largest N = n n′.
+    scratch_n: usize,
 }
 
 /// What a run of jobs gives back.

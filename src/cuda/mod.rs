@@ -126,6 +126,22 @@ impl GramOutput {
     }
 }
 
+/// A Gram matrix and its gradient, from [`GpuGram::gram_with_gradient`]
+/// (and the `_xy` / `diag` forms).
+#[derive(Clone, Debug, PartialEq)]
+pub struct GramGradient {
+    /// The values. `iterations` counts the PCG iterations of both solves
+    /// (the system and its adjoint) of each pair.
+    pub gram: GramOutput,
+    /// The gradient's slots: `node.<path>` for each of the node kernel's
+    /// hyperparameters, `edge.<path>` for the edge kernel's (fixed ones
+    /// included, as `BaseKernel::hyperparameters` lists them), then `q`.
+    pub names: Vec<String>,
+    /// `rows × cols × names.len()`, entry `(i, j, t)` at
+    /// `(i·cols + j)·k + t`: ∂K_ij/∂(log θ_t).
+    pub gradient: Vec<f64>,
+}
+
 /// Nodal similarity of one pair, from [`GpuGram::nodal`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct NodalOutput {

@@ -89,6 +89,21 @@ impl<N: GpuLabel, E: GpuLabel, KN: BaseKernel<N>, KE: BaseKernel<E>> GpuGram<N, 
     pub fn diag(&self, _g: &GpuGraphs) -> Result<GramOutput, CudaError> {
         Err(CudaError::NotCompiled)
     }
+    /// # Errors
+    /// Always [`CudaError::NotCompiled`].
+    pub fn gram_with_gradient(&self, _g: &GpuGraphs) -> Result<super::GramGradient, CudaError> {
+        Err(CudaError::NotCompiled)
+    }
+    /// # Errors
+    /// Always [`CudaError::NotCompiled`].
+    pub fn gram_xy_with_gradient(&self, _x: &GpuGraphs, _y: &GpuGraphs) -> Result<super::GramGradient, CudaError> {
+        Err(CudaError::NotCompiled)
+    }
+    /// # Errors
+    /// Always [`CudaError::NotCompiled`].
+    pub fn diag_with_gradient(&self, _g: &GpuGraphs) -> Result<super::GramGradient, CudaError> {
+        Err(CudaError::NotCompiled)
+    }
     /// Does nothing without `cuda`.
     pub fn set_large_pair_path(&mut self, _force: bool) {}
     /// # Errors

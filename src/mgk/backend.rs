@@ -1,9 +1,10 @@
 //! The marginalized graph kernel on a backend chosen per call: the CPU
 //! solver of this module or the batched CUDA kernel of [`crate::cuda`].
 
-use super::{MarginalizedGraphKernel, Matrix, Precision};
+use super::kernel::{normalize_square_with_gradient, normalize_with_gradient};
+use super::{Gradient, MarginalizedGraphKernel, Matrix, Precision};
 use crate::basekernel::BaseKernel;
-use crate::cuda::{self, Backend, GpuGram, GpuLabel, MgkParams};
+use crate::cuda::{self, Backend, GpuGram, GpuLabel, GramGradient, MgkParams};
 use crate::graph::reorder::Method;
 use crate::graph::Graph;
 
@@ -61,6 +62,91 @@ impl<N: GpuLabel, E: GpuLabel, KV: BaseKernel<N>, KE: BaseKernel<E>> Marginalize
                 Ok(gpu.diag(&gpu.upload(&self.with_starts(x)?)?)?.values)
             }
         }
+    }
+
+    /// [`gram_with_gradient`](Self::gram_with_gradient) on `backend` (see
+    /// [`gram_on`](Self::gram_on)). On the GPU: one batched launch, two
+    /// solves per pair, the base kernels' gradients by forward-mode
+    /// differentiation of their CUDA forms; every pair must fit the batched
+    /// kernel's shared memory.
+    ///
+    /// # Errors
+    /// As [`gram_on`](Self::gram_on); [`cuda::CudaError::PairTooLarge`] for a
+    /// pair too large for the batched kernel.
+    pub fn gram_with_gradient_on(
+        &self,
+        backend: Backend,
+        x: &[Graph<N, E>],
+        normalized: bool,
+    ) -> crate::Result<(Matrix, Gradient)> {
+        match cuda::resolve_backend(backend)? {
+            None => Ok(self.gram_with_gradient(x, normalized)?),
+            Some(device) => {
+                let gpu = self.gpu(device)?;
+                let (mut k, mut g) = self.active_gradient(gpu.gram_with_gradient(&gpu.upload(&self.with_starts(x)?)?)?);
+                if normalized {
+                    normalize_square_with_gradient(&mut k, &mut g);
+                }
+                Ok((k, g))
+            }
+        }
+    }
+
+    /// [`gram_xy_with_gradient`](Self::gram_xy_with_gradient) on `backend`
+    /// (see [`gram_with_gradient_on`](Self::gram_with_gradient_on)).
+    ///
+    /// # Errors
+    /// As [`gram_with_gradient_on`](Self::gram_with_gradient_on).
+    pub fn gram_xy_with_gradient_on(
+        &self,
+        backend: Backend,
+        x: &[Graph<N, E>],
+        y: &[Graph<N, E>],
+        normalized: bool,
+    ) -> crate::Result<(Matrix, Gradient)> {
+        match cuda::resolve_backend(backend)? {
+            None => Ok(self.gram_xy_with_gradient(x, y, normalized)?),
+            Some(device) => {
+                let gpu = self.gpu(device)?;
+                let (gx, gy) = (gpu.upload(&self.with_starts(x)?)?, gpu.upload(&self.with_starts(y)?)?);
+                let (mut k, mut g) = self.active_gradient(gpu.gram_xy_with_gradient(&gx, &gy)?);
+                if normalized {
+                    let (dx, gdx) = self.active_gradient(gpu.diag_with_gradient(&gx)?);
+                    let (dy, gdy) = self.active_gradient(gpu.diag_with_gradient(&gy)?);
+                    normalize_with_gradient(&mut k, &mut g, (&dx.data, &gdx.data), (&dy.data, &gdy.data));
+                }
+                Ok((k, g))
+            }
+        }
+    }
+
+    /// [`diag_with_gradient`](Self::diag_with_gradient) on `backend` (see
+    /// [`gram_with_gradient_on`](Self::gram_with_gradient_on)).
+    ///
+    /// # Errors
+    /// As [`gram_with_gradient_on`](Self::gram_with_gradient_on).
+    pub fn diag_with_gradient_on(&self, backend: Backend, x: &[Graph<N, E>]) -> crate::Result<(Vec<f64>, Vec<f64>)> {
+        match cuda::resolve_backend(backend)? {
+            None => Ok(self.diag_with_gradient(x)?),
+            Some(device) => {
+                let gpu = self.gpu(device)?;
+                let (d, g) = self.active_gradient(gpu.diag_with_gradient(&gpu.upload(&self.with_starts(x)?)?)?);
+                Ok((d.data, g.data))
+            }
+        }
+    }
+
+    /// The GPU's values and gradient (every slot) as this kernel's: the
+    /// active hyperparameters only, named as
+    /// [`hyperparameters`](Self::hyperparameters) names them.
+    fn active_gradient(&self, out: GramGradient) -> (Matrix, Gradient) {
+        let hs = self.hyperparameters();
+        let active: Vec<usize> = (0..hs.len()).filter(|&t| hs[t].is_active()).collect();
+        let k = out.names.len();
+        let data = out.gradient.chunks(k.max(1)).flat_map(|cell| active.iter().map(move |&t| cell[t])).collect();
+        let names = active.iter().map(|&t| hs[t].name.clone()).collect();
+        let (rows, cols) = (out.gram.rows, out.gram.cols);
+        (Matrix { rows, cols, data: out.gram.values }, Gradient { rows, cols, names, data })
     }
 
     /// The GPU form of this kernel on device `device`.

@@ -540,19 +540,7 @@ impl<N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>> MarginalizedGraph
             }
         }
         if normalized {
-            let d: Vec<f64> = (0..n).map(|a| k.get(a, a)).collect();
-            let dg: Vec<Vec<f64>> = (0..n).map(|a| (0..nt).map(|t| g.get(a, a, t)).collect()).collect();
-            for a in 0..n {
-                for b in 0..n {
-                    let s = (d[a] * d[b]).sqrt();
-                    let kn = k.get(a, b) / s;
-                    let cell = &mut g.data[(a * n + b) * nt..(a * n + b + 1) * nt];
-                    for ((v, ga), gb) in cell.iter_mut().zip(&dg[a]).zip(&dg[b]) {
-                        *v = *v / s - 0.5 * kn * (ga / d[a] + gb / d[b]);
-                    }
-                }
-            }
-            normalize(&mut k, &d, &d);
+            normalize_square_with_gradient(&mut k, &mut g);
         }
         Ok((k, g))
     }
@@ -588,17 +576,7 @@ impl<N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>> MarginalizedGraph
         if normalized {
             let (dx, gx) = self.diag_with_gradient(x)?;
             let (dy, gy) = self.diag_with_gradient(y)?;
-            for a in 0..n {
-                for b in 0..m {
-                    let s = (dx[a] * dy[b]).sqrt();
-                    let kn = k.get(a, b) / s;
-                    let cell = &mut g.data[(a * m + b) * nt..(a * m + b + 1) * nt];
-                    for ((v, ga), gb) in cell.iter_mut().zip(&gx[a * nt..(a + 1) * nt]).zip(&gy[b * nt..(b + 1) * nt]) {
-                        *v = *v / s - 0.5 * kn * (ga / dx[a] + gb / dy[b]);
-                    }
-                }
-            }
-            normalize(&mut k, &dx, &dy);
+            normalize_with_gradient(&mut k, &mut g, (&dx, &gx), (&dy, &gy));
         }
         Ok((k, g))
     }
@@ -841,6 +819,34 @@ impl BoundsExt for Bounds {
 /// The pairs `(a, b)` with `a ≤ b < n`.
 fn upper_pairs(n: usize) -> Vec<(usize, usize)> {
     (0..n).flat_map(|a| (a..n).map(move |b| (a, b))).collect()
+}
+
+/// The normalized kernel `K_ab / √(dx_a dy_b)` and its gradient
+/// `∂K_ab/√(dx_a dy_b) − ½ K̂_ab (∂dx_a/dx_a + ∂dy_b/dy_b)`, in place;
+/// `dx`, `dy` are the diagonals with their gradients (`len × k` row-major).
+pub(super) fn normalize_with_gradient(k: &mut Matrix, g: &mut Gradient, dx: (&[f64], &[f64]), dy: (&[f64], &[f64])) {
+    let nt = g.names.len();
+    let (n, m) = (k.rows, k.cols);
+    let ((dx, gx), (dy, gy)) = (dx, dy);
+    for a in 0..n {
+        for b in 0..m {
+            let s = (dx[a] * dy[b]).sqrt();
+            let kn = k.get(a, b) / s;
+            let cell = &mut g.data[(a * m + b) * nt..(a * m + b + 1) * nt];
+            for ((v, ga), gb) in cell.iter_mut().zip(&gx[a * nt..(a + 1) * nt]).zip(&gy[b * nt..(b + 1) * nt]) {
+                *v = *v / s - 0.5 * kn * (ga / dx[a] + gb / dy[b]);
+            }
+        }
+    }
+    normalize(k, dx, dy);
+}
+
+/// [`normalize_with_gradient`] of a square Gram matrix by its own diagonal.
+pub(super) fn normalize_square_with_gradient(k: &mut Matrix, g: &mut Gradient) {
+    let (n, nt) = (k.rows, g.names.len());
+    let d: Vec<f64> = (0..n).map(|a| k.get(a, a)).collect();
+    let dg: Vec<f64> = (0..n).flat_map(|a| (0..nt).map(move |t| (a, t))).map(|(a, t)| g.get(a, a, t)).collect();
+    normalize_with_gradient(k, g, (&d, &dg), (&d, &dg));
 }
 
 /// `K_ab ← K_ab / √(dx_a dy_b)`.
