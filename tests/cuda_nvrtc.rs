@@ -123,3 +123,41 @@ fn compile_errors_carry_the_nvrtc_log() {
         other => panic!("expected a compile error, got {other}"),
     }
 }
+
+#[test]
+fn tiered_compile_runs_the_fast_image_until_the_full_one_is_ready() {
+    use kronograph::cuda::jit::{compile_tiered, fast_tier_available, production, ready, wait_background, Tier};
+    if !nvrtc_or_skip() {
+        return;
+    }
+    let src = mgk_source::<(), (), _, _>(
+        &Constant(1.0),
+        &Constant(1.0),
+        &LabelLayout::Empty,
+        &LabelLayout::Empty,
+        Precision::F32,
+    )
+    .unwrap();
+    // a disk cache of its own (the only test of this binary that uses the caches), and a
+    // source no cache has seen
+    let dir = tempfile::tempdir().unwrap();
+    std::env::set_var("KRONOGRAPH_CACHE_DIR", dir.path());
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos();
+    let source = format!("// tiered compile test {nanos} {}\n{}", std::process::id(), src.source);
+    let arch = (9, 0);
+    assert!(ready(&source, &src.name, arch).is_none());
+    let (first, tier) = compile_tiered(&source, &src.name, arch).unwrap();
+    assert!(first.image.len() > 1000);
+    if !fast_tier_available() {
+        assert_eq!(tier, Tier::Full);
+        return;
+    }
+    assert_eq!(tier, Tier::Fast);
+    wait_background();
+    let full = ready(&source, &src.name, arch).expect("the full image was compiled in the background");
+    let (again, tier) = compile_tiered(&source, &src.name, arch).unwrap();
+    assert_eq!(tier, Tier::Full);
+    assert_eq!(again.image, full.image);
+    assert_ne!(full.image, first.image, "the tiers are compiled with different options");
+    assert!(production(&src.name, Tier::Full).is_some() && production(&src.name, Tier::Fast).is_some());
+}

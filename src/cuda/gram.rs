@@ -2,7 +2,7 @@
 
 use super::codegen::{mgk_block, mgk_source};
 use super::device::{check, device, Device, DeviceInfo};
-use super::jit::compile_cached;
+use super::jit::{compile_tiered, Tier};
 use super::label::{GpuLabel, LabelLayout};
 use super::pack::{pack_graphs, PackedBatch};
 use super::{CudaError, GramOutput, MgkParams, Origin, Precision};
@@ -404,12 +404,24 @@ where
         Ok(())
     }
 
+    /// The loaded kernel `name` of `source`: the fully optimized one when it
+    /// is ready, else the fast-tier one while the full one compiles in the
+    /// background (see [`compile_tiered`]); later calls pick up the full one.
     fn function(&self, name: &str, source: &str) -> Result<(CudaFunction, Origin), CudaError> {
-        if let Some(f) = self.dev.functions.read().unwrap_or_else(|e| e.into_inner()).get(name) {
-            return Ok((f.clone(), Origin::Memory));
+        let fast_key = format!("{name}@fast");
+        {
+            let funcs = self.dev.functions.read().unwrap_or_else(|e| e.into_inner());
+            if let Some(f) = funcs.get(name) {
+                return Ok((f.clone(), Origin::Memory));
+            }
+            // the full image still compiling: keep running the fast one
+            if let Some(f) = funcs.get(&fast_key) {
+                if super::jit::ready(source, name, self.dev.info.compute_capability).is_none() {
+                    return Ok((f.clone(), Origin::FastTier));
+                }
+            }
         }
-        let cc = self.dev.info.compute_capability;
-        let compiled = compile_cached(source, name, cc)?;
+        let (compiled, tier) = compile_tiered(source, name, self.dev.info.compute_capability)?;
         let module = check("loading the compiled kernel", || {
             self.dev.ctx.load_module(cudarc::nvrtc::Ptx::from_binary(compiled.image.to_vec()))
         })?;
@@ -421,8 +433,12 @@ where
                 max_dyn as i32,
             )
         })?;
-        self.dev.functions.write().unwrap_or_else(|e| e.into_inner()).insert(name.to_string(), f.clone());
-        Ok((f, compiled.origin))
+        let (key, origin) = match tier {
+            Tier::Full => (name.to_string(), compiled.origin),
+            Tier::Fast => (fast_key, Origin::FastTier),
+        };
+        self.dev.functions.write().unwrap_or_else(|e| e.into_inner()).insert(key, f.clone());
+        Ok((f, origin))
     }
 
     /// Shared memory the batched kernel needs for pair (graph i of `a`,

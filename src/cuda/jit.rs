@@ -62,18 +62,40 @@ pub fn nvrtc_version() -> Result<(i32, i32), CudaError> {
     })
 }
 
-/// The compile options for compute capability `arch`: a CUBIN for `sm_XY`,
-/// C++17, line info for profilers, and (NVRTC 12.8 and later) the fast-compile
-/// level `min` (`--Ofast-compile=min`: on the batched kernel's source, about
-/// 25 % less compile time; the kernel's speed on an H100 is in
-/// docs/PERFORMANCE.md), unless `KRONOGRAPH_NVRTC_FAST_COMPILE=0`.
+/// How much NVRTC optimizes an image.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Tier {
+    /// Full optimization: the image every call uses once it is ready.
+    Full,
+    /// `--Ofast-compile=min` (NVRTC 12.8 and later): on the batched
+    /// kernel's source on an H100, about 40 % less compile time for about
+    /// 13 % less speed. Used only while the full image is still compiling,
+    /// so that a first call on a machine with cold caches does not wait for
+    /// the full compile (see [`compile_tiered`]).
+    Fast,
+}
+
+/// The compile options for compute capability `arch` at the full tier: a
+/// CUBIN for `sm_XY`, C++17 and line info for profilers.
 pub fn options(arch: (i32, i32)) -> Vec<String> {
+    options_for(arch, Tier::Full)
+}
+
+/// The compile options for `arch` at `tier` ([`Tier::Fast`] adds
+/// `--Ofast-compile=min`).
+pub fn options_for(arch: (i32, i32), tier: Tier) -> Vec<String> {
     let mut o = vec![format!("--gpu-architecture=sm_{}{}", arch.0, arch.1), "--std=c++17".into(), "-lineinfo".into()];
-    let fast = std::env::var("KRONOGRAPH_NVRTC_FAST_COMPILE").map_or(true, |v| v != "0");
-    if fast && nvrtc_version().is_ok_and(|v| v >= (12, 8)) {
+    if tier == Tier::Fast {
         o.push("--Ofast-compile=min".into());
     }
     o
+}
+
+/// Whether [`compile_tiered`] uses a fast tier: NVRTC 12.8 or later, and
+/// `KRONOGRAPH_NVRTC_FAST_COMPILE` is not `0`.
+pub fn fast_tier_available() -> bool {
+    let on = std::env::var("KRONOGRAPH_NVRTC_FAST_COMPILE").map_or(true, |v| v != "0");
+    on && nvrtc_version().is_ok_and(|v| v >= (12, 8))
 }
 
 /// The disk cache folder: `$KRONOGRAPH_CACHE_DIR`, else
@@ -124,33 +146,118 @@ fn key_lock(key: &str) -> Arc<Mutex<()>> {
     m.entry(key.to_string()).or_default().clone()
 }
 
-/// How the image of kernel `name` (any architecture) was produced in this
-/// process: [`Origin::Compiled`] or [`Origin::Disk`], and the seconds that
-/// took (wherever it ran, a background prefetch included). `None` when it
-/// is not in the memory cache.
-pub fn production(name: &str) -> Option<(Origin, f64)> {
+/// How the `tier` image of kernel `name` (any architecture) was produced
+/// in this process: [`Origin::Compiled`] or [`Origin::Disk`], and the
+/// seconds that took (wherever it ran, a background compile included).
+/// `None` when it is not in the memory cache.
+pub fn production(name: &str, tier: Tier) -> Option<(Origin, f64)> {
     let prefix = format!("name={name}\n");
+    let fast = options_for((0, 0), Tier::Fast).pop().unwrap_or_default();
     let cache = memory_cache().read().unwrap_or_else(|e| e.into_inner());
-    cache.iter().find(|(k, _)| k.starts_with(&prefix)).map(|(_, e)| (e.produced, e.seconds))
+    cache
+        .iter()
+        .find(|(k, _)| {
+            let header = k.split("\n\n").next().unwrap_or("");
+            k.starts_with(&prefix) && header.contains(&fast) == (tier == Tier::Fast)
+        })
+        .map(|(_, e)| (e.produced, e.seconds))
 }
 
-/// Starts compiling `source` (kernel `name`) for `arch` on a background
-/// thread, through the caches, so that a later [`compile_cached`] of the
-/// same source finds it ready (or waits only for the rest of the compile).
-/// Errors are not reported here: the later call compiles again and reports
-/// them. Does nothing when the source is already in memory.
+/// Starts getting `source` (kernel `name`) ready for `arch` on background
+/// threads, through the caches: the full image, and (when it is neither in
+/// memory nor on disk and [`fast_tier_available`]) the fast-tier image at
+/// the same time, so that a later [`compile_tiered`] or [`compile_cached`]
+/// finds them ready or waits only for the rest. Errors are not reported
+/// here: the later call compiles again and reports them.
 pub fn prefetch(source: String, name: String, arch: (i32, i32)) {
     if !nvrtc_available() {
         return;
     }
-    if let Ok(key) = cache_key(&source, &name, arch) {
-        if memory_cache().read().unwrap_or_else(|e| e.into_inner()).contains_key(&key) {
+    let source = Arc::new(source);
+    let (s, n) = (source.clone(), name.clone());
+    background(move || {
+        if ready(&s, &n, arch).is_some() {
             return;
         }
-    }
-    std::thread::spawn(move || {
-        let _ = get(&source, &name, arch, true);
+        if fast_tier_available() {
+            let (s, n) = (s.clone(), n.clone());
+            background(move || {
+                let _ = get(&s, &n, arch, Tier::Fast, true);
+            });
+        }
+        let _ = get(&s, &n, arch, Tier::Full, true);
     });
+}
+
+/// Runs `f` on a new thread, remembered so that [`wait_background`] can join it.
+fn background(f: impl FnOnce() + Send + 'static) {
+    let h = std::thread::spawn(f);
+    background_threads().lock().unwrap_or_else(|e| e.into_inner()).push(h);
+}
+
+fn background_threads() -> &'static Mutex<Vec<std::thread::JoinHandle<()>>> {
+    static THREADS: OnceLock<Mutex<Vec<std::thread::JoinHandle<()>>>> = OnceLock::new();
+    THREADS.get_or_init(Default::default)
+}
+
+/// Waits until every background compile started so far (by [`prefetch`] or
+/// [`compile_tiered`]) has finished, e.g. before timing steady-state calls.
+pub fn wait_background() {
+    loop {
+        let hs: Vec<_> = std::mem::take(&mut *background_threads().lock().unwrap_or_else(|e| e.into_inner()));
+        if hs.is_empty() {
+            return;
+        }
+        for h in hs {
+            let _ = h.join();
+        }
+    }
+}
+
+/// The full-tier image of `source` if it is ready now: in memory, or on
+/// disk (then also put in memory). Never compiles and never waits.
+pub fn ready(source: &str, name: &str, arch: (i32, i32)) -> Option<Compiled> {
+    let key = cache_key(source, name, arch, Tier::Full).ok()?;
+    if let Some(c) = lookup(&key, false) {
+        return Some(c);
+    }
+    let t = std::time::Instant::now();
+    let image = Arc::new(read_cache_file(&cache_path(&key)?, &key)?);
+    let entry =
+        Entry { image: image.clone(), produced: Origin::Disk, seconds: t.elapsed().as_secs_f64(), ahead: false };
+    memory_cache().write().unwrap_or_else(|e| e.into_inner()).entry(key).or_insert(entry);
+    Some(Compiled { image, origin: Origin::Disk })
+}
+
+/// The image a call should run now, and its tier: the full image when it
+/// is ready ([`ready`]); else, with [`fast_tier_available`], the fast-tier
+/// image (compiled now, or by a [`prefetch`] under way) while the full one
+/// compiles in the background for later calls; else the full image,
+/// compiled now.
+///
+/// # Errors
+/// As [`compile_cached`].
+pub fn compile_tiered(source: &str, name: &str, arch: (i32, i32)) -> Result<(Compiled, Tier), CudaError> {
+    if let Some(c) = ready(source, name, arch) {
+        return Ok((c, Tier::Full));
+    }
+    if !fast_tier_available() {
+        return Ok((compile_cached(source, name, arch)?, Tier::Full));
+    }
+    let (s, n) = (source.to_string(), name.to_string());
+    let full_key = cache_key(source, name, arch, Tier::Full)?;
+    if started().lock().unwrap_or_else(|e| e.into_inner()).insert(full_key) {
+        background(move || {
+            let _ = get(&s, &n, arch, Tier::Full, true);
+        });
+    }
+    Ok((get(source, name, arch, Tier::Fast, false)?, Tier::Fast))
+}
+
+/// Keys whose full compile [`compile_tiered`] has started.
+fn started() -> &'static Mutex<std::collections::HashSet<String>> {
+    static STARTED: OnceLock<Mutex<std::collections::HashSet<String>>> = OnceLock::new();
+    STARTED.get_or_init(Default::default)
 }
 
 /// Loads libnvrtc and compiles a tiny program once per process on a
@@ -172,9 +279,9 @@ pub fn warm_up() {
     });
 }
 
-fn cache_key(source: &str, name: &str, arch: (i32, i32)) -> Result<String, CudaError> {
+fn cache_key(source: &str, name: &str, arch: (i32, i32), tier: Tier) -> Result<String, CudaError> {
     let version = nvrtc_version()?;
-    let opts = options(arch);
+    let opts = options_for(arch, tier);
     Ok(format!(
         "name={name}\narch=sm_{}{}\nnvrtc={}.{}\noptions={}\n\n{source}",
         arch.0,
@@ -185,42 +292,50 @@ fn cache_key(source: &str, name: &str, arch: (i32, i32)) -> Result<String, CudaE
     ))
 }
 
-/// Compiles `source` (whose kernel is `name`) for `arch`, through the caches.
-/// Waits for a [`prefetch`] of the same source still running.
+fn cache_path(key: &str) -> Option<PathBuf> {
+    let hash = hash_hex(&[key.as_bytes()]);
+    cache_dir().map(|d| d.join("jit").join("v1").join(&hash[..2]).join(format!("{hash}.cubin")))
+}
+
+/// The image of `key` in memory, if any; a foreground call (`ahead` false)
+/// marks it as handed over.
+fn lookup(key: &str, ahead: bool) -> Option<Compiled> {
+    let mut cache = memory_cache().write().unwrap_or_else(|e| e.into_inner());
+    let e = cache.get_mut(key)?;
+    let origin = if e.ahead && !ahead { Origin::Prefetched } else { Origin::Memory };
+    if !ahead {
+        e.ahead = false;
+    }
+    Some(Compiled { image: e.image.clone(), origin })
+}
+
+/// Compiles `source` (whose kernel is `name`) for `arch` at the full tier,
+/// through the caches. Waits for a [`prefetch`] of the same source still
+/// running.
 ///
 /// # Errors
 /// [`CudaError::LibraryNotFound`] without libnvrtc; [`CudaError::Compile`]
 /// with NVRTC's log when the source does not compile.
 pub fn compile_cached(source: &str, name: &str, arch: (i32, i32)) -> Result<Compiled, CudaError> {
-    get(source, name, arch, false)
+    get(source, name, arch, Tier::Full, false)
 }
 
-fn get(source: &str, name: &str, arch: (i32, i32), ahead: bool) -> Result<Compiled, CudaError> {
-    let key = cache_key(source, name, arch)?;
-    let lookup = |key: &str| -> Option<Compiled> {
-        let mut cache = memory_cache().write().unwrap_or_else(|e| e.into_inner());
-        let e = cache.get_mut(key)?;
-        let origin = if e.ahead && !ahead { Origin::Prefetched } else { Origin::Memory };
-        if !ahead {
-            e.ahead = false;
-        }
-        Some(Compiled { image: e.image.clone(), origin })
-    };
-    if let Some(c) = lookup(&key) {
+fn get(source: &str, name: &str, arch: (i32, i32), tier: Tier, ahead: bool) -> Result<Compiled, CudaError> {
+    let key = cache_key(source, name, arch, tier)?;
+    if let Some(c) = lookup(&key, ahead) {
         return Ok(c);
     }
     let lock = key_lock(&key);
     let _guard = lock.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(c) = lookup(&key) {
+    if let Some(c) = lookup(&key, ahead) {
         return Ok(c);
     }
     let t = std::time::Instant::now();
-    let hash = hash_hex(&[key.as_bytes()]);
-    let path = cache_dir().map(|d| d.join("jit").join("v1").join(&hash[..2]).join(format!("{hash}.cubin")));
+    let path = cache_path(&key);
     let (image, produced) = match path.as_ref().and_then(|p| read_cache_file(p, &key)) {
         Some(img) => (img, Origin::Disk),
         None => {
-            let img = compile(source, name, &options(arch))?;
+            let img = compile(source, name, &options_for(arch, tier))?;
             if let Some(p) = &path {
                 if let Err(e) = write_cache_file(p, &key, &img) {
                     static ONCE: std::sync::Once = std::sync::Once::new();

@@ -94,6 +94,10 @@ pub enum Origin {
     /// the graphs were uploaded; the call waited only for what was left.
     /// [`jit::production`] tells how long the compile itself took.
     Prefetched,
+    /// The fast-tier image ([`jit::Tier::Fast`]), run while the fully
+    /// optimized one compiles in the background; later calls switch to the
+    /// full image once it is ready.
+    FastTier,
 }
 
 /// Result of a Gram computation.
