@@ -132,7 +132,7 @@ pub const LARGE_KERNELS: [&str; 7] = ["_init", "_ap", "_xmv", "_dot", "_update",
 /// kernel it leaves out): two solves per pair, then the gradient sums. Adds
 /// `kappa_node_grad` / `kappa_edge_grad` (the base kernels' log-θ gradients
 /// by forward-mode differentiation, see
-/// [`cuda_gradient_body`](crate::basekernel::cuda_gradient_body)),
+/// [`cuda_gradient_body`]),
 /// `MGK_N_THETA`, `MGK_NODE_THETA` and `MGK_EDGE_THETA` to the preface. The
 /// kernel is named `MGK_GRAD_NAME` = `name` = `mgk_grad_<hash>`.
 ///

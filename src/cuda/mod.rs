@@ -8,28 +8,35 @@
 //! - [`pack`]: octile packing of graphs (8×8 tiles, non-empty tiles only, a
 //!   64-bit nonzero bitmap per tile, nonzeros stored compactly in bitmap
 //!   order) into flat structure-of-arrays buffers, pure CPU.
-//! - [`codegen`]: the CUDA C++ source of the batched PCG kernel: a generated
-//!   preface (real type, label structs, `kappa_node` / `kappa_edge` from the
-//!   base kernels' CUDA forms) followed by the template `kernels/mgk_pcg.cu`.
-//!   Hyperparameters are read from a `theta` array passed at launch, never
-//!   baked into the source, so changing θ never recompiles.
+//! - [`codegen`]: the CUDA C++ sources: a generated preface (real type,
+//!   label structs, `kappa_node` / `kappa_edge` from the base kernels' CUDA
+//!   forms, and for the gradient kernel their log-θ gradients by forward-mode
+//!   differentiation of the same expressions) followed by the templates in
+//!   `kernels/`. Hyperparameters are read from a `theta` array passed at
+//!   launch, never baked into the source, so changing θ never recompiles;
+//!   nor does the block size, which is a launch parameter.
 //! - [`jit`] (feature `cuda`): NVRTC compilation for the device's architecture,
-//!   cached in memory and on disk (see [`jit::cache_dir`]).
-//! - [`GpuGram`] (feature `cuda`): Gram matrices (`gram`, `gram_xy`, `diag`)
-//!   of graphs uploaded once as [`GpuGraphs`] (reordered by PBR and packed
-//!   at upload). One launch per call: persistent blocks take pairs from an
-//!   atomic job counter (largest pairs first); a block stages both graphs'
-//!   octiles in shared memory, keeps the search direction and the product in
-//!   shared memory, and applies the operator tile pair by tile pair (one per
-//!   warp; a row-structured or a sparse primitive by nonzero count). For
-//!   labeled edges the operator's weights w w′ κe are computed in the first
-//!   iteration and read back from a per-block global cache afterwards.
-//!   Pairs too large for shared memory go, one by one, to the
-//!   single-large-pair path: a host PCG loop over device vectors with one
-//!   on-the-fly XMV launch per iteration over all tile pairs of the two
-//!   graphs (`kernels/mgk_large.cu`). [`GpuGram::nodal`] /
-//!   [`GpuGram::nodal_all`] give the nodal similarity by that path, mapped
-//!   back to the graphs' own node order. Not on the GPU yet: gradients.
+//!   cached in memory and on disk (see [`jit::cache_dir`]), started in the
+//!   background when graphs are uploaded, and tiered: on a cold cache the
+//!   first call runs an image compiled with `--Ofast-compile=min` while the
+//!   fully optimized one compiles in the background ([`jit::compile_tiered`]).
+//! - [`GpuGram`] (feature `cuda`): Gram matrices (`gram`, `gram_xy`, `diag`),
+//!   their gradients (`gram_with_gradient`, …) and nodal similarities
+//!   (`nodal`, `nodal_all`) of graphs uploaded once as [`GpuGraphs`]
+//!   (reordered by PBR and packed into octiles at upload). One launch per
+//!   call: persistent blocks take pairs from an atomic job counter (largest
+//!   pairs first); a block stages both graphs from their octiles in shared
+//!   memory (the first by rows, the second as its nonzeros in octile order)
+//!   and keeps the search direction and the product in shared memory. The
+//!   product is a loop over work items (a row of the first graph × a chunk
+//!   of the second graph's nonzeros, one item per warp at a time; sums in
+//!   registers, one shared atomic per lane and item; `kernels/mgk_pcg.cu`).
+//!   The gradient kernel (`kernels/mgk_grad.cu`) solves the adjoint system
+//!   too and sums the gradient over product nodes and arc pairs. Pairs too
+//!   large for shared memory go, one by one, to the single-large-pair path:
+//!   a host PCG loop over device vectors with one on-the-fly XMV launch per
+//!   iteration over all tile pairs of the two graphs (`kernels/mgk_large.cu`;
+//!   values and nodal output, no gradients).
 //! - [`reference`](mod@reference): a CPU implementation of exactly the algorithm the GPU runs
 //!   (same start vector, same preconditioner, same stopping rule), in f64 or
 //!   f32, used to check the GPU and as an executable specification.
