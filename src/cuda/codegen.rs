@@ -45,23 +45,18 @@ pub const MGK_LARGE_TEMPLATE: &str = include_str!("../../kernels/mgk_large.cu");
 pub const MGK_GRAD_TEMPLATE: &str = include_str!("../../kernels/mgk_grad.cu");
 
 /// Nonzeros of the second graph each lane holds in the batched XMV
-/// (`MGK_LANE_NZ`): 2 by default (faster than 1 on every reference set on
-/// an H100), 1 to 4 from `KRONOGRAPH_MGK_LANE_NZ` (a tuning knob).
-pub fn mgk_lane_nz() -> u32 {
+/// (`MGK_LANE_NZ`): by default 4 in f32 and 2 in f64 (the fastest on the
+/// reference sets on an H100 without register spills; in f64 four spill),
+/// or 1 to 4 from `KRONOGRAPH_MGK_LANE_NZ` (a tuning knob).
+pub fn mgk_lane_nz(precision: Precision) -> u32 {
     std::env::var("KRONOGRAPH_MGK_LANE_NZ")
         .ok()
         .and_then(|v| v.parse::<u32>().ok())
         .filter(|&k| (1..=4).contains(&k))
-        .unwrap_or(2)
-}
-
-/// Threads per block forced by `KRONOGRAPH_MGK_BLOCK` (a multiple of 32 up
-/// to 1024; a tuning knob), if set.
-pub fn mgk_block() -> Option<u32> {
-    std::env::var("KRONOGRAPH_MGK_BLOCK")
-        .ok()
-        .and_then(|v| v.parse::<u32>().ok())
-        .filter(|&b| (32..=1024).contains(&b) && b % 32 == 0)
+        .unwrap_or(match precision {
+            Precision::F32 => 4,
+            Precision::F64 => 2,
+        })
 }
 
 /// A generated kernel: its name, full source and the hyperparameter values to
@@ -188,7 +183,7 @@ fn generate<N: ?Sized, E: ?Sized, KN: BaseKernel<N>, KE: BaseKernel<E>>(
     body.push_str(&format!("typedef {real} real;\n"));
     body.push_str(&format!("#define MGK_REAL_IS_DOUBLE {}\n", (precision == Precision::F64) as u8));
     if family != Family::Large {
-        body.push_str(&format!("#define MGK_LANE_NZ {}\n", mgk_lane_nz()));
+        body.push_str(&format!("#define MGK_LANE_NZ {}\n", mgk_lane_nz(precision)));
     }
     body.push_str(&format!("#define MGK_MAX_THETA {}\n", gen.params().len().max(1)));
     body.push_str(&node_layout.declaration("node_label"));
