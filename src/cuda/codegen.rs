@@ -59,6 +59,15 @@ pub fn mgk_lane_nz(precision: Precision) -> u32 {
         })
 }
 
+/// Threads per block forced by `KRONOGRAPH_MGK_BLOCK` (a multiple of 32 up
+/// to 1024; a tuning knob), if set.
+pub fn mgk_block() -> Option<u32> {
+    std::env::var("KRONOGRAPH_MGK_BLOCK")
+        .ok()
+        .and_then(|v| v.parse::<u32>().ok())
+        .filter(|&b| (32..=1024).contains(&b) && b % 32 == 0)
+}
+
 /// A generated kernel: its name, full source and the hyperparameter values to
 /// pass at launch.
 #[derive(Clone, Debug, PartialEq)]
