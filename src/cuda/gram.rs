@@ -432,8 +432,8 @@ where
     /// - [`XmvScheme::Rows`]: graph i by rows ((real + edge label + 4 B) per
     ///   nonzero, 4 B per row pointer), graph j's nonzeros ((real + edge
     ///   label + 4 B) each);
-    /// - [`XmvScheme::TilePairs`]: both graphs' octiles (16 B per tile, (real
-    ///   + edge label + 1 B) per nonzero).
+    /// - [`XmvScheme::TilePairs`]: both graphs' octiles (16 B per tile,
+    ///   (real + edge label + 1 B) per nonzero).
     fn batched_smem(a: &GpuGraphs, i: usize, b: &GpuGraphs, j: usize, xmv: XmvScheme) -> usize {
         let rs = a.precision.size();
         let es = a.edge_layout.size_align(a.precision).0.max(1);
