@@ -2,8 +2,10 @@
 //
 // Appended after kernels/mgk_common.cu. Expects the generated preface (src/cuda/codegen.rs):
 //   real, node_label, edge_label, kappa_node(a, b, theta), kappa_edge(a, b, theta),
-//   MGK_LANE_NZ (nonzeros of G' per lane) and MGK_KERNEL_NAME. Any block size from 32 to 1024
-//   threads (a multiple of 32) works: the source does not depend on it.
+//   MGK_LANE_NZ (nonzeros of G' per lane) and MGK_KERNEL_NAME; optionally MGK_XMV_TILES (1: the
+//   tile-pair scheme below; 0 or absent: the row scheme) and MGK_DENSE_MIN (tile-pair scheme
+//   only, default 64). Any block size from 32 to 1024 threads (a multiple of 32) works: the
+//   source does not depend on it.
 //
 // Per pair (G with n nodes, G' with n2 nodes, N = n * n2, index (i, i') -> i * n2 + i'):
 //   A = D V^-1 - (W (x) W') .* E,  D = (d d') * dscale,  V = diag kappa_node,
@@ -13,9 +15,12 @@
 //
 // Work distribution: persistent blocks take jobs (pairs) from an atomic counter; one block
 // solves one pair. The search direction p and the product y = (W (x) W' .* E) p live in
-// shared memory; x, r, M^-1 and diag(A) in a per-block global scratch.
+// shared memory; x, r, M^-1 and diag(A) in a per-block global scratch. Only the staging of the
+// pair (stage_pair, struct Staged) and the product (xmv) depend on the scheme; the operator
+// weights w w' kappa_edge are computed on the fly in both.
 //
-// The product (xmv): both graphs are staged in shared memory from their octiles, G by rows
+// Row scheme (the default; the gradient kernel, kernels/mgk_grad.cu, always uses it): both
+// graphs are staged in shared memory from their octiles, G by rows
 // (each node row's nonzeros: column, weight, edge label) and G' as its list of nonzeros in
 // octile order ((row, column), weight, edge label). A work item is one row i of G and a
 // chunk of 32 * MGK_LANE_NZ nonzeros of G'; a warp takes items in turn. Each lane holds
@@ -25,10 +30,181 @@
 // in registers; then one shared atomic adds w'_i'j' times the sum to y[i, i']. Octile order
 // keeps the lanes of a warp on few tiles of G', so the reads of p hit distinct banks or the
 // same word. Cost per item: |row i| * 32 * MGK_LANE_NZ products, MGK_LANE_NZ atomics per lane.
+// Shared memory: 2N reals, (real + edge label + 4) bytes per nonzero of each graph and
+// 4 (n + 1) bytes of row pointers.
+//
+// Tile-pair scheme (MGK_XMV_TILES = 1, the earlier design, kept for comparison): both graphs
+// are staged as octiles (bitmap, (I, J), first nonzero per tile; position in the tile, weight,
+// edge label per nonzero). The warps share out the pairs of non-empty octiles (tile T of G,
+// tile T' of G'), one pair per warp at a time. A tile pair with nnz(T) * nnz(T') >=
+// MGK_DENSE_MIN uses the row-structured ("dense") primitive: each lane owns two of the 64
+// output entries (8I + a, 8I' + a') of the tile pair and sums over the nonzeros of row a of T
+// and row a' of T', then adds its sum with one shared atomic; else the sparse primitive: the
+// lanes share out the nnz(T) * nnz(T') nonzero pairs and add each product with a shared
+// atomic. Cost: every tile pair is visited, so a pair costs at least nt * nt' warp steps
+// however few products they hold. Shared memory: 2N reals and, per graph, 16 bytes per tile
+// and (real + edge label + 1) bytes per nonzero.
 
 #ifndef MGK_LANE_NZ
 #define MGK_LANE_NZ 1
 #endif
+#ifndef MGK_XMV_TILES
+#define MGK_XMV_TILES 0
+#endif
+#ifndef MGK_DENSE_MIN
+#define MGK_DENSE_MIN 64
+#endif
+#if MGK_XMV_TILES && defined(MGK_GRAD)
+#error "the gradient kernel (kernels/mgk_grad.cu) reads the row-scheme staging: leave MGK_XMV_TILES undefined"
+#endif
+
+#if MGK_XMV_TILES
+// ---- tile-pair scheme ----
+
+// One graph's octiles and nonzeros, copied to shared memory for the pair being solved.
+struct TileView {
+    const unsigned long long* bm;  // [nt] bitmap of each tile
+    const real* w;                 // [nz] weight
+    const edge_label* e;           // [nz] edge label
+    const unsigned int* ij;        // [nt] (I << 16) | J
+    const int* nzs;                // [nt] first nonzero of each tile, relative to the graph
+    const unsigned char* pos;      // [nz] 8a+b within the tile
+    int nt;
+    int nz;
+};
+
+// The pair being solved, staged in shared memory: both graphs as octiles.
+struct Staged {
+    TileView a;  // G
+    TileView b;  // G'
+};
+
+// Copies graph g of G to shared memory at base as octiles; returns the end (8-byte aligned).
+static __device__ __forceinline__ unsigned char* stage_tiles(const GraphSet& G, int g, unsigned char* base,
+                                                             TileView& S) {
+    const int t0 = G.tile_off[g], nt = G.tile_off[g + 1] - t0;
+    const int z0 = G.nz_off[g], nz = G.nz_off[g + 1] - z0;
+    size_t off = 0;
+    unsigned long long* bm = reinterpret_cast<unsigned long long*>(base);
+    off += 8 * (size_t)nt;
+    real* w = reinterpret_cast<real*>(base + off);
+    off = align8(off + sizeof(real) * (size_t)nz);
+    edge_label* e = reinterpret_cast<edge_label*>(base + off);
+    off = align8(off + sizeof(edge_label) * (size_t)nz);
+    unsigned int* ij = reinterpret_cast<unsigned int*>(base + off);
+    off += 4 * (size_t)nt;
+    int* nzs = reinterpret_cast<int*>(base + off);
+    off += 4 * (size_t)nt;
+    unsigned char* pos = base + off;
+    off = align8(off + (size_t)nz);
+    #pragma unroll 1
+    for (int i = threadIdx.x; i < nt; i += (int)blockDim.x) {
+        bm[i] = G.tile_bm[t0 + i];
+        ij[i] = G.tile_ij[t0 + i];
+        nzs[i] = G.tile_nz[t0 + i] - z0;
+    }
+    #pragma unroll 1
+    for (int i = threadIdx.x; i < nz; i += (int)blockDim.x) {
+        w[i] = G.nz_w[z0 + i];
+        e[i] = G.nz_e[z0 + i];
+        pos[i] = G.nz_pos[z0 + i];
+    }
+    S.bm = bm;
+    S.w = w;
+    S.e = e;
+    S.ij = ij;
+    S.nzs = nzs;
+    S.pos = pos;
+    S.nt = nt;
+    S.nz = nz;
+    return base + off;
+}
+
+// Stages the pair (graph ga of A with n1 nodes, graph gb of B) at base.
+static __device__ __forceinline__ void stage_pair(const GraphSet& A, int ga, int n1, const GraphSet& B, int gb,
+                                                  unsigned char* base, Staged& S) {
+    (void)n1;
+    base = stage_tiles(A, ga, base, S.a);
+    stage_tiles(B, gb, base, S.b);
+}
+
+// y += ((W (x) W') .* E) p for the staged pair (G with n rows); p and y in shared memory.
+// Tile pair by tile pair, one per warp at a time.
+static __device__ __forceinline__ void xmv(const Staged& S, const int n, const int n2, const real* __restrict__ p,
+                                           real* y, const real* __restrict__ theta) {
+    (void)n;
+    const TileView& A = S.a;
+    const TileView& B = S.b;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int nwarps = (int)(blockDim.x >> 5);
+    const int nta = A.nt, ntb = B.nt;
+    const int pairs = nta * ntb;
+    if (pairs == 0) return;
+    // tile pair tp = ta * ntb + tb, stepped by nwarps
+    int ta = warp / ntb, tb = warp - (warp / ntb) * ntb;
+    const int step_a = nwarps / ntb, step_b = nwarps - step_a * ntb;
+    for (int tp = warp; tp < pairs; tp += nwarps) {
+        const unsigned int ija = A.ij[ta], ijb = B.ij[tb];
+        const int I = ija >> 16, J = ija & 0xffff, I2 = ijb >> 16, J2 = ijb & 0xffff;
+        const unsigned long long bma = A.bm[ta], bmb = B.bm[tb];
+        const int za = A.nzs[ta], zb = B.nzs[tb];
+        const int nza = __popcll(bma), nzb = __popcll(bmb);
+        if (nza * nzb >= MGK_DENSE_MIN) {
+            // row-structured: lane owns output entries (8I + a, 8I2 + a2) for c = lane, lane + 32
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+                const int c = lane + 32 * h;
+                const int a = c >> 3, a2 = c & 7;
+                unsigned int rowa = (unsigned int)(bma >> (8 * a)) & 0xffu;
+                const unsigned int rowb = (unsigned int)(bmb >> (8 * a2)) & 0xffu;
+                if (rowa != 0u && rowb != 0u) {
+                    int ka = za + __popcll(bma & ((1ull << (8 * a)) - 1ull));
+                    const int kb0 = zb + __popcll(bmb & ((1ull << (8 * a2)) - 1ull));
+                    real sum = 0;
+                    for (; rowa != 0u; rowa &= rowa - 1u, ++ka) {
+                        const int b = __ffs(rowa) - 1;
+                        const real wa = A.w[ka];
+                        const edge_label ea = A.e[ka];
+                        const real* pc = p + (J * 8 + b) * n2 + J2 * 8;
+                        int kb = kb0;
+                        for (unsigned int rb = rowb; rb != 0u; rb &= rb - 1u, ++kb) {
+                            const int b2 = __ffs(rb) - 1;
+                            sum += wa * B.w[kb] * kappa_edge(ea, B.e[kb], theta) * pc[b2];
+                        }
+                    }
+                    atomicAdd(&y[(I * 8 + a) * n2 + I2 * 8 + a2], sum);
+                }
+            }
+        } else {
+            // sparse: lanes share out the nza * nzb nonzero pairs (qa, rb), shared atomics
+            const int total = nza * nzb;
+            int qa = lane / nzb, rb = lane - qa * nzb;
+            const int sq = 32 / nzb, sr = 32 - sq * nzb;
+            for (int k = lane; k < total; k += 32) {
+                const int ka = za + qa, kb = zb + rb;
+                const int pa = A.pos[ka], pb = B.pos[kb];
+                const real v = A.w[ka] * B.w[kb] * kappa_edge(A.e[ka], B.e[kb], theta) *
+                               p[(J * 8 + (pa & 7)) * n2 + J2 * 8 + (pb & 7)];
+                atomicAdd(&y[(I * 8 + (pa >> 3)) * n2 + I2 * 8 + (pb >> 3)], v);
+                rb += sr;
+                qa += sq;
+                if (rb >= nzb) {
+                    rb -= nzb;
+                    ++qa;
+                }
+            }
+        }
+        ta += step_a;
+        tb += step_b;
+        if (tb >= ntb) {
+            tb -= ntb;
+            ++ta;
+        }
+    }
+}
+
+#else  // MGK_XMV_TILES
+// ---- row scheme ----
 
 // The pair being solved, staged in shared memory.
 struct Staged {
@@ -204,6 +380,14 @@ static __device__ __forceinline__ void xmv(const Staged& S, const int n, const i
     }
 }
 
+// Stages the pair (graph ga of A with n1 nodes, graph gb of B) at base.
+static __device__ __forceinline__ void stage_pair(const GraphSet& A, int ga, int n1, const GraphSet& B, int gb,
+                                                  unsigned char* base, Staged& S) {
+    base = stage_rows(A, ga, n1, base, S);
+    stage_nonzeros(B, gb, base, S);
+}
+#endif  // MGK_XMV_TILES
+
 // The pair a block is working on.
 struct Pair {
     int na0, n1, nb0, n2, N;
@@ -228,8 +412,7 @@ static __device__ __forceinline__ void pair_setup(const GraphSet& A, const Graph
     P.minv = scratch_minv;
     P.diag = scratch_diag;
     unsigned char* base = reinterpret_cast<unsigned char*>(sp) + align8(2 * sizeof(real) * (size_t)P.N);
-    base = stage_rows(A, ga, P.n1, base, P.S);
-    stage_nonzeros(B, gb, base, P.S);
+    stage_pair(A, ga, P.n1, B, gb, base, P.S);
     #pragma unroll 1
     for (int idx = threadIdx.x; idx < P.N; idx += (int)blockDim.x) {
         const int i = idx / P.n2, j = idx - i * P.n2;

@@ -9,7 +9,7 @@ use mgk_common::gpu_or_skip;
 use kronograph::basekernel::BaseKernel;
 use kronograph::cuda::reference::mgk_pair;
 use kronograph::cuda::stand_in_kernels::{Constant, FieldDelta, FieldSqExp, Product};
-use kronograph::cuda::{device_count, resolve_backend, Backend, CudaError, GpuGram, MgkParams, Precision};
+use kronograph::cuda::{device_count, resolve_backend, Backend, CudaError, GpuGram, MgkParams, Precision, XmvScheme};
 use kronograph::graph::{Direction, FieldKind, Graph, GraphBuilder, Record, Schema, Value};
 use rand::{Rng, SeedableRng};
 use std::path::Path;
@@ -386,6 +386,95 @@ fn nodal_matches_the_cpu_kernel() {
             for (a, b) in one.values.iter().zip(c.as_slice()) {
                 assert!((a - b).abs() <= bound * scale, "nodal pair {precision:?}: {a} vs {b}");
             }
+        }
+    }
+}
+
+/// The tile-pair XMV and the row scheme agree: every value of the Gram
+/// matrix of `graphs` within `bound` (relative; lmin = 0, so K > 0), and
+/// the two schemes are distinct kernels.
+fn compare_schemes<KN: BaseKernel<Record>, KE: BaseKernel<Record>>(
+    dev: usize,
+    graphs: &[G],
+    kn: &KN,
+    ke: &KE,
+    params: MgkParams,
+    bound: f64,
+    what: &str,
+) {
+    let run = |xmv| {
+        let gpu = GpuGram::new(dev, kn.clone(), ke.clone(), MgkParams { xmv, ..params }).unwrap();
+        let up = gpu.upload(graphs).unwrap();
+        gpu.gram(&up).unwrap()
+    };
+    let rows = run(XmvScheme::Rows);
+    let tiles = run(XmvScheme::TilePairs);
+    assert_ne!(rows.kernel.0, tiles.kernel.0, "{what}: the schemes compile to different kernels");
+    let mut worst = 0.0f64;
+    for (k, (&t, &r)) in tiles.values.iter().zip(&rows.values).enumerate() {
+        assert!(t.is_finite() && r.is_finite(), "{what}: entry {k}: tiles {t}, rows {r}");
+        worst = worst.max(rel_err(t, r));
+    }
+    eprintln!("{what}: tiles vs rows worst rel diff {worst:.2e}");
+    assert!(worst <= bound, "{what}: tiles vs rows worst rel diff {worst:.2e} > {bound:.0e}");
+}
+
+#[test]
+fn tile_pair_xmv_matches_the_reference_and_the_row_scheme() {
+    let Some(dev) = gpu_or_skip() else { return };
+    let tiles = |precision, lmin| MgkParams { precision, lmin, xmv: XmvScheme::TilePairs, ..Default::default() };
+    // random labeled weighted graphs: sizes across tile boundaries, sparse to dense (both primitives)
+    let (kn, ke) = labeled_kernels();
+    for (seed, precision, bound) in [(31u64, Precision::F32, 1e-5), (32, Precision::F64, 1e-10)] {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        let graphs: Vec<G> = [1usize, 7, 8, 9, 17, 23, 31, 40, 12, 3]
+            .iter()
+            .map(|&n| random_graph(n, rng.random_range(0.05..0.6), seed == 32, &mut rng))
+            .collect();
+        for lmin in [0, 1] {
+            let what = format!("tiles random {precision:?} lmin={lmin}");
+            compare(dev, &graphs, &kn, &ke, tiles(precision, lmin), bound, &what);
+        }
+        let what = format!("tiles vs rows random {precision:?}");
+        compare_schemes(dev, &graphs, &kn, &ke, tiles(precision, 0), 2.0 * bound, &what);
+    }
+    // MUTAG (labeled nodes and edges) and an unlabeled and a labeled synthetic set
+    let mutag = dataset("MUTAG", false);
+    let mutag = &mutag[..40];
+    let delta = FieldDelta::new("label", 0.5);
+    let nws = dataset("synthetic/NWS96", false);
+    let ba = dataset("synthetic/BA96L", true);
+    for (precision, bound) in [(Precision::F32, 1e-5), (Precision::F64, 1e-10)] {
+        let p = tiles(precision, 0);
+        compare(dev, mutag, &delta, &delta, p, bound, &format!("tiles MUTAG {precision:?}"));
+        compare_schemes(dev, mutag, &delta, &delta, p, 2.0 * bound, &format!("tiles vs rows MUTAG {precision:?}"));
+        let one = Constant(1.0);
+        compare(dev, &nws[..6], &one, &one, p, bound, &format!("tiles NWS96 {precision:?}"));
+        compare_schemes(dev, &nws[..6], &one, &one, p, 2.0 * bound, &format!("tiles vs rows NWS96 {precision:?}"));
+        compare(dev, &ba[..6], &kn, &ke, p, bound, &format!("tiles BA96L {precision:?}"));
+        compare_schemes(dev, &ba[..6], &kn, &ke, p, 2.0 * bound, &format!("tiles vs rows BA96L {precision:?}"));
+    }
+}
+
+#[test]
+fn tile_pair_xmv_nodal_matches_the_row_scheme() {
+    let Some(dev) = gpu_or_skip() else { return };
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(41);
+    let graphs: Vec<G> = (0..3).map(|k| random_graph(15 + 8 * k, 0.2, k != 1, &mut rng)).collect();
+    let (kn, ke) = labeled_kernels();
+    for (precision, bound) in [(Precision::F32, 2e-5), (Precision::F64, 2e-10)] {
+        let nodal = |xmv| {
+            let params = MgkParams { precision, xmv, ..Default::default() };
+            GpuGram::new(dev, kn.clone(), ke.clone(), params).unwrap().nodal_all(&graphs).unwrap()
+        };
+        let (rows, tiles) = (nodal(XmvScheme::Rows), nodal(XmvScheme::TilePairs));
+        assert_eq!(rows.len(), tiles.len());
+        for (r, t) in rows.iter().zip(&tiles) {
+            assert_eq!((r.rows, r.cols), (t.rows, t.cols));
+            let scale = r.values.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+            let worst = r.values.iter().zip(&t.values).fold(0.0f64, |m, (a, b)| m.max((a - b).abs()));
+            assert!(worst <= bound * scale, "nodal {precision:?}: max abs diff {worst:.2e}, max |K_ii'| {scale:.2e}");
+            assert!(rel_err(t.value, r.value) <= bound, "nodal {precision:?}: K {} vs {}", t.value, r.value);
         }
     }
 }

@@ -6,11 +6,11 @@
 #![cfg(feature = "cuda")]
 
 use kronograph::basekernel::BaseKernel;
-use kronograph::cuda::codegen::{mgk_grad_source, mgk_large_source, mgk_source};
+use kronograph::cuda::codegen::{mgk_grad_source, mgk_large_source, mgk_source, mgk_source_with};
 use kronograph::cuda::jit::{compile, nvrtc_available, nvrtc_version, options};
 use kronograph::cuda::label::{CType, LabelLayout};
 use kronograph::cuda::stand_in_kernels::{Constant, FieldDelta, FieldSqExp, Product};
-use kronograph::cuda::{CudaError, Precision};
+use kronograph::cuda::{CudaError, Precision, XmvScheme};
 use kronograph::graph::Record;
 
 fn required() -> bool {
@@ -26,9 +26,9 @@ fn nvrtc_or_skip() -> bool {
     false
 }
 
-/// `source` with a kernel that calls the gradient functions
-/// `kappa_node_grad` and `kappa_edge_grad`, so that they are compiled to
-/// machine code too (unused device functions are dropped early).
+/// The batched kernel (both XMV schemes), the gradient kernel and the
+/// single-large-pair kernels for these kernels and layouts, in f32 and f64,
+/// for sm_90 and sm_80.
 fn compile_both<N: ?Sized, E: ?Sized>(
     kn: &impl BaseKernel<N>,
     ke: &impl BaseKernel<E>,
@@ -37,9 +37,12 @@ fn compile_both<N: ?Sized, E: ?Sized>(
 ) {
     for precision in [Precision::F32, Precision::F64] {
         for arch in [(9, 0), (8, 0)] {
-            for src in
-                [mgk_source(kn, ke, nl, el, precision).unwrap(), mgk_grad_source(kn, ke, nl, el, precision).unwrap()]
-            {
+            // the batched kernel with either XMV scheme, and the gradient kernel
+            for src in [
+                mgk_source(kn, ke, nl, el, precision).unwrap(),
+                mgk_source_with(kn, ke, nl, el, precision, XmvScheme::TilePairs).unwrap(),
+                mgk_grad_source(kn, ke, nl, el, precision).unwrap(),
+            ] {
                 let image = compile(&src.source, &src.name, &options(arch)).unwrap_or_else(|e| {
                     panic!("{} {precision:?} sm_{}{}: {e}\n--- source ---\n{}", src.name, arch.0, arch.1, src.source)
                 });
@@ -102,6 +105,9 @@ fn library_kernels_on_bundled_data_compile() {
         let src = mgk_source(&kv, &ke, &nl, &el, p).unwrap();
         compile(&src.source, &src.name, &options((9, 0)))
             .unwrap_or_else(|e| panic!("{p:?}: {e}\n--- source ---\n{}", src.source));
+        let src = mgk_source_with(&kv, &ke, &nl, &el, p, XmvScheme::TilePairs).unwrap();
+        compile(&src.source, &src.name, &options((9, 0)))
+            .unwrap_or_else(|e| panic!("tile pairs {p:?}: {e}\n--- source ---\n{}", src.source));
         let src = mgk_grad_source(&kv, &ke, &nl, &el, p).unwrap();
         compile(&src.source, &src.name, &options((9, 0)))
             .unwrap_or_else(|e| panic!("gradient {p:?}: {e}\n--- source ---\n{}", src.source));

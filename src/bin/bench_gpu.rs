@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! bench_gpu [--data DIR] [--precision f32|f64] [--repeats 5] [--sets NWS96,BA96,…] [--check K] [--cpu-f32 K]
-//!           [--tol T] [--reorder natural|rcm|pbr] [--large]
+//!           [--tol T] [--reorder natural|rcm|pbr] [--large] [--xmv rows|tiles] [--jit-times] [--gradient]
 //! ```
 //!
 //! For each set it prints: pairs, the time to open the device (`open`) and to
@@ -35,13 +35,22 @@
 //! `--gradient` times `gram_with_gradient` (two solves per pair and the
 //! gradient sums; `iters` then counts both solves) instead of `gram`.
 //!
+//! `--xmv rows|tiles` picks the batched value kernel's XMV scheme
+//! ([`XmvScheme`](kronograph::cuda::XmvScheme)): `rows` (the default: a row
+//! of G × a chunk of G′'s nonzeros per warp) or `tiles` (the tile-pair
+//! design: octile pairs shared out among the warps, a row-structured or a
+//! sparse primitive per tile pair by nonzero products ≥
+//! `KRONOGRAPH_MGK_DENSE_MIN`, default 64). It applies to `gram` and to
+//! `--jit-times`; the gradient kernel (`--gradient`) and the large-pair path
+//! (`--large`) always use their own XMV.
+//!
 //! `--large` sends every pair to the single-large-pair path (host PCG loop,
 //! one XMV launch per iteration) instead of the batched kernel.
 
 use kronograph::basekernel::spec::SpecKernel;
 use kronograph::basekernel::BaseKernel;
 use kronograph::cuda::reference::mgk_pair;
-use kronograph::cuda::{GpuGram, MgkParams, Precision};
+use kronograph::cuda::{GpuGram, MgkParams, Precision, XmvScheme};
 use kronograph::graph::{io, Graph, Record};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -59,6 +68,7 @@ struct Args {
     large: bool,
     jit_times: bool,
     gradient: bool,
+    xmv: XmvScheme,
 }
 
 fn parse() -> Result<Args, String> {
@@ -74,6 +84,7 @@ fn parse() -> Result<Args, String> {
         large: false,
         jit_times: false,
         gradient: false,
+        xmv: XmvScheme::Rows,
     };
     let mut it = std::env::args().skip(1);
     while let Some(k) = it.next() {
@@ -86,13 +97,14 @@ fn parse() -> Result<Args, String> {
             "--check" => a.check = v()?.parse().map_err(|e| format!("--check: {e}"))?,
             "--reorder" => a.reorder = v()?.parse()?,
             "--large" => a.large = true,
+            "--xmv" => a.xmv = v()?.parse()?,
             "--jit-times" => a.jit_times = true,
             "--gradient" => a.gradient = true,
             "--tol" => a.tol = Some(v()?.parse().map_err(|e| format!("--tol: {e}"))?),
             "--cpu-f32" => a.cpu_f32 = v()?.parse().map_err(|e| format!("--cpu-f32: {e}"))?,
             "-h" | "--help" => {
                 return Err("usage: bench_gpu [--data DIR] [--precision f32|f64] [--repeats N] [--sets A,B] \
-                            [--check K] [--cpu-f32 K] [--tol T] [--reorder natural|rcm|pbr] [--large] [--jit-times] [--gradient]"
+                            [--check K] [--cpu-f32 K] [--tol T] [--reorder natural|rcm|pbr] [--large] [--xmv rows|tiles] [--jit-times] [--gradient]"
                     .into())
             }
             _ => return Err(format!("unknown argument {k}")),
@@ -131,7 +143,7 @@ fn run<KN: BaseKernel<Record>, KE: BaseKernel<Record>>(
     ke: KE,
     a: &Args,
 ) -> Result<Row, String> {
-    let params = MgkParams { precision: a.precision, tol: a.tol, reorder: a.reorder, ..Default::default() };
+    let params = MgkParams { precision: a.precision, tol: a.tol, reorder: a.reorder, xmv: a.xmv, ..Default::default() };
     if a.cpu_f32 > 0 {
         let k = a.cpu_f32.min(graphs.len());
         let p64 = MgkParams { precision: Precision::F64, tol: Some(1e-13), ..params };
@@ -226,15 +238,16 @@ fn jit_times<KN: BaseKernel<Record>, KE: BaseKernel<Record>>(
     kn: &KN,
     ke: &KE,
     precision: Precision,
+    xmv: XmvScheme,
 ) -> Result<(), String> {
-    use kronograph::cuda::codegen::mgk_source;
+    use kronograph::cuda::codegen::mgk_source_with;
     use kronograph::cuda::jit::{compile, options_for, Tier};
     use kronograph::cuda::label::GpuLabel;
     let e = |e: kronograph::cuda::CudaError| e.to_string();
     let g = graphs.iter().find(|g| g.num_entries() > 0).ok_or("no graph with edges")?;
     let nl = Record::layout(g.node_labels(), precision).map_err(e)?;
     let el = Record::layout(g.edge_labels(), precision).map_err(e)?;
-    let src = mgk_source(kn, ke, &nl, &el, precision).map_err(e)?;
+    let src = mgk_source_with(kn, ke, &nl, &el, precision, xmv).map_err(e)?;
     let mut times = Vec::new();
     for tier in [Tier::Full, Tier::Fast] {
         for _ in 0..3 {
@@ -246,7 +259,7 @@ fn jit_times<KN: BaseKernel<Record>, KE: BaseKernel<Record>>(
     }
     times.pop();
     println!(
-        "{set} {precision:?}: {} source bytes, compile (s), full tier ×3 | fast tier ×3: {}",
+        "{set} {precision:?} {xmv:?}: {} source bytes, compile (s), full tier ×3 | fast tier ×3: {}",
         src.source.len(),
         times.join(" ")
     );
@@ -311,7 +324,7 @@ fn main() -> ExitCode {
             .and_then(|kv| Ok((kv, SpecKernel::parse_for(edge_spec, &ds.edge_schema)?)));
         let r = match kernels {
             Ok((kv, ke)) if a.jit_times => {
-                jit_times(set, &ds.graphs, &kv, &ke, a.precision).and_then(|_| Err("cpu only".to_string()))
+                jit_times(set, &ds.graphs, &kv, &ke, a.precision, a.xmv).and_then(|_| Err("cpu only".to_string()))
             }
             Ok((kv, ke)) => run(set, &ds.graphs, kv, ke, &a),
             Err(e) => Err(e.to_string()),
@@ -330,9 +343,10 @@ fn main() -> ExitCode {
     }
     if !rows.is_empty() {
         println!(
-            "precision {:?}, reorder {}, q = 0.05, {} timed calls after the first{}{}",
+            "precision {:?}, reorder {}, xmv {:?}, q = 0.05, {} timed calls after the first{}{}",
             a.precision,
             a.reorder,
+            a.xmv,
             a.repeats,
             if a.large { ", every pair on the large-pair path" } else { "" },
             if a.gradient { ", gram with gradient" } else { "" }

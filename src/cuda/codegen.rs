@@ -21,10 +21,13 @@
 //!   n_node and n_edge,
 //! - `MGK_LANE_NZ` (see [`mgk_lane_nz`]) and `MGK_KERNEL_NAME` (or
 //!   `MGK_GRAD_NAME`)
-//!   (`mgk_pcg_<hash>`, the family name and a hash of the rest of the source).
+//!   (`mgk_pcg_<hash>`, the family name and a hash of the rest of the source),
+//! - for the tile-pair XMV ([`XmvScheme::TilePairs`], value kernel only,
+//!   [`mgk_source_with`]) `MGK_XMV_TILES 1` and `MGK_DENSE_MIN` (see
+//!   [`mgk_dense_min`]).
 
 use super::label::LabelLayout;
-use super::{CudaError, Precision};
+use super::{CudaError, Precision, XmvScheme};
 use crate::basekernel::{cuda_gradient_body, cuda_preamble, BaseKernel, CudaGen};
 
 /// Device code shared by both kernel families: the packed graph set and
@@ -57,6 +60,15 @@ pub fn mgk_lane_nz(precision: Precision) -> u32 {
             Precision::F32 => 4,
             Precision::F64 => 2,
         })
+}
+
+/// Nonzero products nnz(T) · nnz(T′) from which a tile pair uses the
+/// row-structured primitive rather than the sparse one, in the tile-pair
+/// XMV of the batched kernel (`MGK_DENSE_MIN`, compiled into the source):
+/// 64 by default, any value from `KRONOGRAPH_MGK_DENSE_MIN` (a tuning knob;
+/// the single-large-pair path reads it too, at launch).
+pub fn mgk_dense_min() -> u32 {
+    std::env::var("KRONOGRAPH_MGK_DENSE_MIN").ok().and_then(|v| v.parse::<u32>().ok()).unwrap_or(64)
 }
 
 /// Threads per block forced by `KRONOGRAPH_MGK_BLOCK` (a multiple of 32 up
@@ -108,7 +120,26 @@ pub fn mgk_source<N: ?Sized, E: ?Sized, KN: BaseKernel<N>, KE: BaseKernel<E>>(
     edge_layout: &LabelLayout,
     precision: Precision,
 ) -> Result<KernelSource, CudaError> {
-    generate(node_kernel, edge_kernel, node_layout, edge_layout, precision, Family::Batched)
+    mgk_source_with(node_kernel, edge_kernel, node_layout, edge_layout, precision, XmvScheme::Rows)
+}
+
+/// The source of the batched PCG kernel with the XMV scheme `xmv`:
+/// [`mgk_source`] for [`XmvScheme::Rows`]; for [`XmvScheme::TilePairs`]
+/// the preface adds `#define MGK_XMV_TILES 1` and `#define MGK_DENSE_MIN n`
+/// (n from [`mgk_dense_min`]), so the kernel has another name. Same launch
+/// arguments either way.
+///
+/// # Errors
+/// [`CudaError::Kernel`] when a base kernel has no CUDA form.
+pub fn mgk_source_with<N: ?Sized, E: ?Sized, KN: BaseKernel<N>, KE: BaseKernel<E>>(
+    node_kernel: &KN,
+    edge_kernel: &KE,
+    node_layout: &LabelLayout,
+    edge_layout: &LabelLayout,
+    precision: Precision,
+    xmv: XmvScheme,
+) -> Result<KernelSource, CudaError> {
+    generate(node_kernel, edge_kernel, node_layout, edge_layout, precision, Family::Batched(xmv))
 }
 
 /// The source of the single-large-pair kernels (one module): the shared
@@ -156,7 +187,7 @@ pub fn mgk_grad_source<N: ?Sized, E: ?Sized, KN: BaseKernel<N>, KE: BaseKernel<E
 /// The kernel families generated from one template set.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Family {
-    Batched,
+    Batched(XmvScheme),
     Large,
     Gradient,
 }
@@ -194,6 +225,9 @@ fn generate<N: ?Sized, E: ?Sized, KN: BaseKernel<N>, KE: BaseKernel<E>>(
     if family != Family::Large {
         body.push_str(&format!("#define MGK_LANE_NZ {}\n", mgk_lane_nz(precision)));
     }
+    if family == Family::Batched(XmvScheme::TilePairs) {
+        body.push_str(&format!("#define MGK_XMV_TILES 1\n#define MGK_DENSE_MIN {}\n", mgk_dense_min()));
+    }
     body.push_str(&format!("#define MGK_MAX_THETA {}\n", gen.params().len().max(1)));
     body.push_str(&node_layout.declaration("node_label"));
     body.push_str(&edge_layout.declaration("edge_label"));
@@ -226,7 +260,7 @@ fn generate<N: ?Sized, E: ?Sized, KN: BaseKernel<N>, KE: BaseKernel<E>>(
     }
     body.push_str(MGK_COMMON_TEMPLATE);
     match family {
-        Family::Batched => body.push_str(MGK_PCG_TEMPLATE),
+        Family::Batched(_) => body.push_str(MGK_PCG_TEMPLATE),
         Family::Large => body.push_str(MGK_LARGE_TEMPLATE),
         Family::Gradient => {
             body.push_str(MGK_PCG_TEMPLATE);
@@ -234,7 +268,7 @@ fn generate<N: ?Sized, E: ?Sized, KN: BaseKernel<N>, KE: BaseKernel<E>>(
         }
     }
     let (prefix, define) = match family {
-        Family::Batched => ("mgk_pcg", "MGK_KERNEL_NAME"),
+        Family::Batched(_) => ("mgk_pcg", "MGK_KERNEL_NAME"),
         Family::Large => ("mgk_large", "MGK_LARGE_NAME"),
         Family::Gradient => ("mgk_grad", "MGK_GRAD_NAME"),
     };
@@ -335,6 +369,50 @@ mod tests {
         assert!(!edge.contains("theta[0]") && !edge.contains("g[0]"), "{edge}");
         assert!(src.source.contains("#define MGK_N_THETA 2\n#define MGK_NODE_THETA 1\n#define MGK_EDGE_THETA 1\n"));
         assert!(!src.source.contains("0.5"), "hyperparameter values must not be in the source");
+    }
+
+    #[test]
+    fn tile_pair_source_defines_its_scheme() {
+        let layout = LabelLayout::record(&[("label".into(), super::super::label::CType::Int32)], Precision::F32);
+        let kn = FieldDelta::new("label", 0.5);
+        for p in [Precision::F32, Precision::F64] {
+            let rows = mgk_source::<Record, (), _, _>(&kn, &Constant(1.0), &layout, &LabelLayout::Empty, p).unwrap();
+            let rows2 = mgk_source_with::<Record, (), _, _>(
+                &kn,
+                &Constant(1.0),
+                &layout,
+                &LabelLayout::Empty,
+                p,
+                XmvScheme::Rows,
+            )
+            .unwrap();
+            assert_eq!(rows, rows2, "mgk_source is the row scheme");
+            let tiles = mgk_source_with::<Record, (), _, _>(
+                &kn,
+                &Constant(1.0),
+                &layout,
+                &LabelLayout::Empty,
+                p,
+                XmvScheme::TilePairs,
+            )
+            .unwrap();
+            // the generated prefaces (the template has its own #ifndef defaults)
+            let preface = |src: &str| src.split(MGK_COMMON_TEMPLATE).next().unwrap().to_string();
+            let (pt, pr) = (preface(&tiles.source), preface(&rows.source));
+            assert!(pt.contains("#define MGK_XMV_TILES 1\n"), "{pt}");
+            assert!(pt.contains(&format!("#define MGK_DENSE_MIN {}\n", mgk_dense_min())), "{pt}");
+            assert!(!pr.contains("MGK_XMV_TILES") && !pr.contains("MGK_DENSE_MIN"), "{pr}");
+            assert_ne!(tiles.source, rows.source);
+            assert_ne!(tiles.name, rows.name);
+            assert!(tiles.name.starts_with("mgk_pcg_"));
+            assert!(tiles.source.contains(&format!("#define MGK_KERNEL_NAME {}\n", tiles.name)));
+            assert_eq!(tiles.theta, rows.theta);
+            // the template holds both schemes; the gradient family never selects the tiles
+            assert!(tiles.source.contains("#if MGK_XMV_TILES") && tiles.source.contains("stage_tiles("));
+            let grad =
+                mgk_grad_source::<Record, (), _, _>(&kn, &Constant(1.0), &layout, &LabelLayout::Empty, p).unwrap();
+            assert!(!preface(&grad.source).contains("MGK_XMV_TILES"));
+        }
     }
 
     #[test]

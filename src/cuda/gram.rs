@@ -1,11 +1,11 @@
 //! [`GpuGram`]: Gram matrices of the marginalized graph kernel on a GPU.
 
-use super::codegen::{mgk_block, mgk_source};
+use super::codegen::{mgk_block, mgk_source_with};
 use super::device::{check, device, Device, DeviceInfo};
 use super::jit::{compile_tiered, Tier};
 use super::label::{GpuLabel, LabelLayout};
 use super::pack::{pack_graphs, PackedBatch};
-use super::{CudaError, GramOutput, MgkParams, Origin, Precision};
+use super::{CudaError, GramOutput, MgkParams, Origin, Precision, XmvScheme};
 use crate::basekernel::BaseKernel;
 use crate::graph::Graph;
 use cudarc::driver::{CudaFunction, CudaSlice, DevicePtr, DeviceRepr, LaunchConfig, PushKernelArg};
@@ -256,15 +256,16 @@ where
         self.upload_packed(&packed)
     }
 
-    /// Starts compiling the batched kernel for the labels of `graphs` in the
-    /// background, unless it is loaded already. Label layouts come from the
+    /// Starts compiling the batched kernel for the labels of `graphs` (with
+    /// [`MgkParams::xmv`]'s scheme, as the calls will) in the background,
+    /// unless it is loaded already. Label layouts come from the
     /// first graph with nodes (edges), as in packing.
     fn prefetch(&self, graphs: &[Graph<N, E>]) {
         let p = self.params.precision;
         let first_nodes = graphs.iter().find(|g| g.num_nodes() > 0).map(|g| g.node_labels()).unwrap_or(&[]);
         let first_edges = graphs.iter().find(|g| g.num_entries() > 0).map(|g| g.edge_labels()).unwrap_or(&[]);
         let (Ok(nl), Ok(el)) = (N::layout(first_nodes, p), E::layout(first_edges, p)) else { return };
-        if let Ok(src) = mgk_source(&self.node_kernel, &self.edge_kernel, &nl, &el, p) {
+        if let Ok(src) = mgk_source_with(&self.node_kernel, &self.edge_kernel, &nl, &el, p, self.params.xmv) {
             if !self.dev.functions.read().unwrap_or_else(|e| e.into_inner()).contains_key(&src.name) {
                 super::jit::prefetch(src.source, src.name, self.dev.info.compute_capability);
             }
@@ -442,15 +443,29 @@ where
     }
 
     /// Shared memory the batched kernel needs for pair (graph i of `a`,
-    /// graph j of `b`): p and y, graph i by rows, graph j's nonzeros (see
-    /// `kernels/mgk_pcg.cu`), each part rounded up to 8 bytes.
-    fn batched_smem(a: &GpuGraphs, i: usize, b: &GpuGraphs, j: usize) -> usize {
+    /// graph j of `b`) with the XMV scheme `xmv` (see `kernels/mgk_pcg.cu`),
+    /// each part rounded up to 8 bytes: p and y (2N reals), then
+    /// - [`XmvScheme::Rows`]: graph i by rows ((real + edge label + 4 B) per
+    ///   nonzero, 4 B per row pointer), graph j's nonzeros ((real + edge
+    ///   label + 4 B) each);
+    /// - [`XmvScheme::TilePairs`]: both graphs' octiles (16 B per tile,
+    ///   (real + edge label + 1 B) per nonzero).
+    fn batched_smem(a: &GpuGraphs, i: usize, b: &GpuGraphs, j: usize, xmv: XmvScheme) -> usize {
         let rs = a.precision.size();
         let es = a.edge_layout.size_align(a.precision).0.max(1);
         let nn = a.num_nodes[i] * b.num_nodes[j];
-        let rows = (rs + es + 4) * a.nnz[i] + 4 * (a.num_nodes[i] + 1) + 24;
-        let nonzeros = (rs + es + 4) * b.nnz[j] + 24;
-        (2 * nn * rs).div_ceil(8) * 8 + rows + nonzeros
+        let graphs = match xmv {
+            XmvScheme::Rows => {
+                let rows = (rs + es + 4) * a.nnz[i] + 4 * (a.num_nodes[i] + 1) + 24;
+                let nonzeros = (rs + es + 4) * b.nnz[j] + 24;
+                rows + nonzeros
+            }
+            XmvScheme::TilePairs => {
+                let tiles = |g: &GpuGraphs, k: usize| 16 * g.num_tiles[k] + (rs + es + 1) * g.nnz[k] + 24;
+                tiles(a, i) + tiles(b, j)
+            }
+        };
+        (2 * nn * rs).div_ceil(8) * 8 + graphs
     }
 
     /// Runs the jobs: those that fit in shared memory by the batched kernel,
@@ -463,7 +478,8 @@ where
         self.check_batch(b, (&a.node_layout, &a.edge_layout))?;
         // margin for the kernel's static shared memory
         let limit = self.dev.info.max_shared_per_block.saturating_sub(4096);
-        let fits = |&(i, j): &(usize, usize)| Self::batched_smem(a, i, b, j) <= limit;
+        let xmv = self.params.xmv;
+        let fits = |&(i, j): &(usize, usize)| Self::batched_smem(a, i, b, j, xmv) <= limit;
         let (small, big): (Vec<usize>, Vec<usize>) =
             (0..jobs.len()).partition(|&k| !self.force_large && fits(&jobs[k]));
         if big.is_empty() {
@@ -511,6 +527,8 @@ where
     /// (by the mean pair size: a block works on one pair), dynamic shared
     /// memory (the largest pair's), grid (full occupancy, at most one block
     /// per job), the jobs biggest first (for load balance) and the largest N.
+    /// `xmv`: the scheme of the kernel `func` (the gradient kernel's is always
+    /// [`XmvScheme::Rows`]).
     ///
     /// # Errors
     /// [`CudaError::PairTooLarge`] when a pair does not fit in shared memory.
@@ -520,6 +538,7 @@ where
         b: &GpuGraphs,
         jobs: &[(usize, usize)],
         func: &CudaFunction,
+        xmv: XmvScheme,
     ) -> Result<Plan, CudaError> {
         let sum_nn: f64 = jobs.iter().map(|&(i, j)| (a.num_nodes[i] * b.num_nodes[j]) as f64).sum();
         let mean_nn = sum_nn / jobs.len().max(1) as f64;
@@ -532,7 +551,7 @@ where
         });
         let (mut smem, mut max_nn, mut big) = (0usize, 0usize, (0, 0));
         for &(i, j) in jobs {
-            let bytes = Self::batched_smem(a, i, b, j);
+            let bytes = Self::batched_smem(a, i, b, j, xmv);
             if bytes > smem {
                 smem = bytes;
                 big = (a.num_nodes[i], b.num_nodes[j]);
@@ -580,12 +599,18 @@ where
         }
         let precision = self.params.precision;
         let rs = precision.size();
-        let src =
-            mgk_source(&self.node_kernel, &self.edge_kernel, &a.node_layout, &a.edge_layout, self.params.precision)?;
+        let src = mgk_source_with(
+            &self.node_kernel,
+            &self.edge_kernel,
+            &a.node_layout,
+            &a.edge_layout,
+            self.params.precision,
+            self.params.xmv,
+        )?;
         let t_jit = std::time::Instant::now();
         let (func, origin) = self.function(&src.name, &src.source)?;
         let jit_seconds = t_jit.elapsed().as_secs_f64();
-        let Plan { block, smem, grid, order, job_ids, scratch_n } = self.plan(a, b, jobs, &func)?;
+        let Plan { block, smem, grid, order, job_ids, scratch_n } = self.plan(a, b, jobs, &func, self.params.xmv)?;
         let scratch_bytes = grid * 4 * scratch_n * rs;
 
         let stream = &self.dev.stream;

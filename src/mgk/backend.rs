@@ -161,6 +161,7 @@ impl<N: GpuLabel, E: GpuLabel, KV: BaseKernel<N>, KE: BaseKernel<E>> Marginalize
                 Precision::F64 => cuda::Precision::F64,
             },
             reorder: self.reorder().unwrap_or(Method::Pbr),
+            xmv: cuda::XmvScheme::Rows,
         };
         Ok(GpuGram::new(device, self.node_kernel().clone(), self.edge_kernel().clone(), params)?)
     }

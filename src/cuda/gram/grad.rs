@@ -6,7 +6,7 @@
 
 use super::super::codegen::mgk_grad_source;
 use super::super::device::check;
-use super::super::{CudaError, GramGradient, GramOutput, Precision};
+use super::super::{CudaError, GramGradient, GramOutput, Precision, XmvScheme};
 use super::{check_ranges, real_bytes, GpuGram, GpuGraphs, Plan};
 use crate::basekernel::BaseKernel;
 use crate::cuda::label::GpuLabel;
@@ -138,7 +138,7 @@ where
                 kernel: (src.name, origin, jit_seconds),
             });
         }
-        let Plan { block, smem, grid, order, job_ids, scratch_n } = self.plan(a, b, jobs, &func)?;
+        let Plan { block, smem, grid, order, job_ids, scratch_n } = self.plan(a, b, jobs, &func, XmvScheme::Rows)?;
         let stream = &self.dev.stream;
         let mut scratch_guard = self.scratch.lock().unwrap_or_else(|e| e.into_inner());
         let scratch_bytes = grid * 5 * scratch_n * rs;
