@@ -130,7 +130,10 @@ fn hyperparameter_change_reuses_the_kernel() {
     let params = MgkParams { precision: Precision::F64, ..Default::default() };
     let mut gpu = GpuGram::new(dev, kn, ke, params).unwrap();
     let up = gpu.upload(&graphs).unwrap();
+    // the full-tier kernel, compiled in the background since the upload
+    kronograph::cuda::jit::wait_background();
     let first = gpu.gram(&up).unwrap();
+    assert_ne!(first.kernel.1, kronograph::cuda::jit::Origin::FastTier);
     gpu.kernels_mut().0.h = 0.25;
     gpu.kernels_mut().1 .1.length_scale = 0.3;
     let second = gpu.gram(&up).unwrap();

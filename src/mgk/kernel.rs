@@ -626,6 +626,10 @@ impl<N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>> MarginalizedGraph
                 let (oct, deg, p) = (Octiles::new(&g), degrees(&g), self.start_probabilities(&g, i)?);
                 Ok(Prepared { g, perm, oct, deg, p })
             })
+            // all results first, so that the error reported is the first graph's in order
+            // whatever the number of threads
+            .collect::<Vec<Result<_, MgkError>>>()
+            .into_iter()
             .collect()
     }
 
