@@ -72,3 +72,12 @@ static __device__ __forceinline__ void block_sum2(real& a, real& b, real* red) {
 }
 
 static __device__ __forceinline__ size_t align8(size_t x) { return (x + 7) & ~(size_t)7; }
+
+// The next job of a persistent block from the atomic job counter (every thread gets it).
+static __device__ __forceinline__ int next_job(unsigned int* counter, int* s_job) {
+    if (threadIdx.x == 0) *s_job = (int)atomicAdd(counter, 1u);
+    __syncthreads();
+    const int job = *s_job;
+    __syncthreads();
+    return job;
+}

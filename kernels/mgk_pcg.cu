@@ -528,10 +528,7 @@ extern "C" __global__ void __launch_bounds__(1024) MGK_KERNEL_NAME(
     const int tid = threadIdx.x;
 
     for (;;) {
-        if (tid == 0) s_job = (int)atomicAdd(counter, 1u);
-        __syncthreads();
-        const int job = s_job;
-        __syncthreads();
+        const int job = next_job(counter, &s_job);
         if (job >= n_jobs) return;
         const int ga = jobs[2 * job], gb = jobs[2 * job + 1];
         const int N = (A.node_off[ga + 1] - A.node_off[ga]) * (B.node_off[gb + 1] - B.node_off[gb]);

@@ -442,6 +442,41 @@ where
         Ok((f, origin))
     }
 
+    /// The per-block PCG scratch, at least `bytes` long (kept between calls,
+    /// grown when a call needs more), locked for the call.
+    fn scratch(&self, bytes: usize) -> Result<std::sync::MutexGuard<'_, Option<CudaSlice<u8>>>, CudaError> {
+        let mut guard = self.scratch.lock().unwrap_or_else(|e| e.into_inner());
+        if guard.as_ref().is_none_or(|s| s.len() < bytes) {
+            *guard = None;
+            *guard = Some(check("allocating PCG scratch", || self.dev.stream.alloc_zeros::<u8>(bytes))?);
+        }
+        Ok(guard)
+    }
+
+    /// The buffers every batched launch takes: the jobs, θ (one slot at
+    /// least), the values (poisoned with NaN), `iters_per_job` iteration
+    /// counts per job (poisoned with −1) and the job counter (0).
+    fn launch_buffers(
+        &self,
+        job_ids: &[i32],
+        theta: &[f64],
+        n_jobs: usize,
+        iters_per_job: usize,
+    ) -> Result<LaunchBuffers, CudaError> {
+        let stream = &self.dev.stream;
+        let mut theta = theta.to_vec();
+        theta.resize(theta.len().max(1), 0.0);
+        Ok(LaunchBuffers {
+            jobs_d: check("uploading jobs", || stream.clone_htod(job_ids))?,
+            theta_d: check("uploading hyperparameters", || {
+                stream.clone_htod(&real_bytes(&theta, self.params.precision))
+            })?,
+            out_d: check("allocating output", || stream.clone_htod(&vec![f64::NAN; n_jobs]))?,
+            iters_d: check("allocating output", || stream.clone_htod(&vec![-1i32; iters_per_job * n_jobs]))?,
+            counter_d: check("allocating the job counter", || stream.alloc_zeros::<u32>(1))?,
+        })
+    }
+
     /// Shared memory the batched kernel needs for pair (graph i of `a`,
     /// graph j of `b`) with the XMV scheme `xmv` (see `kernels/mgk_pcg.cu`),
     /// each part rounded up to 8 bytes: p and y (2N reals), then
@@ -611,22 +646,11 @@ where
         let (func, origin) = self.function(&src.name, &src.source)?;
         let jit_seconds = t_jit.elapsed().as_secs_f64();
         let Plan { block, smem, grid, order, job_ids, scratch_n } = self.plan(a, b, jobs, &func, self.params.xmv)?;
-        let scratch_bytes = grid * 4 * scratch_n * rs;
-
         let stream = &self.dev.stream;
-        let mut scratch_guard = self.scratch.lock().unwrap_or_else(|e| e.into_inner());
-        if scratch_guard.as_ref().is_none_or(|s| s.len() < scratch_bytes) {
-            *scratch_guard = None;
-            *scratch_guard = Some(check("allocating PCG scratch", || stream.alloc_zeros::<u8>(scratch_bytes))?);
-        }
-        let scratch = scratch_guard.as_ref().expect("allocated above");
-        let mut theta = src.theta.clone();
-        theta.resize(theta.len().max(1), 0.0);
-        let jobs_d = check("uploading jobs", || stream.clone_htod(&job_ids))?;
-        let theta_d = check("uploading hyperparameters", || stream.clone_htod(&real_bytes(&theta, precision)))?;
-        let out_d = check("allocating output", || stream.clone_htod(&vec![f64::NAN; jobs.len()]))?;
-        let iters_d = check("allocating output", || stream.clone_htod(&vec![-1i32; jobs.len()]))?;
-        let counter_d = check("allocating the job counter", || stream.alloc_zeros::<u32>(1))?;
+        let scratch_guard = self.scratch(grid * 4 * scratch_n * rs)?;
+        let scratch = scratch_guard.as_ref().expect("allocated by scratch()");
+        let LaunchBuffers { jobs_d, theta_d, out_d, iters_d, counter_d } =
+            self.launch_buffers(&job_ids, &src.theta, jobs.len(), 1)?;
         // nodal outputs: job slot s's N values at nodal_off[s] (poisoned with NaN)
         let mut nodal_off = vec![0i64; jobs.len()];
         let mut total = 0i64;
@@ -703,6 +727,15 @@ struct Plan {
     job_ids: Vec<i32>,
     /// Largest N = n n′.
     scratch_n: usize,
+}
+
+/// Device buffers of one batched launch (see `GpuGram::launch_buffers`).
+struct LaunchBuffers {
+    jobs_d: CudaSlice<i32>,
+    theta_d: CudaSlice<u8>,
+    out_d: CudaSlice<f64>,
+    iters_d: CudaSlice<i32>,
+    counter_d: CudaSlice<u32>,
 }
 
 /// What a run of jobs gives back.

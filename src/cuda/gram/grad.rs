@@ -7,7 +7,7 @@
 use super::super::codegen::mgk_grad_source;
 use super::super::device::check;
 use super::super::{CudaError, GramGradient, GramOutput, Precision, XmvScheme};
-use super::{check_ranges, real_bytes, GpuGram, GpuGraphs, Plan};
+use super::{check_ranges, GpuGram, GpuGraphs, LaunchBuffers, Plan};
 use crate::basekernel::BaseKernel;
 use crate::cuda::label::GpuLabel;
 use cudarc::driver::{LaunchConfig, PushKernelArg};
@@ -140,22 +140,12 @@ where
         }
         let Plan { block, smem, grid, order, job_ids, scratch_n } = self.plan(a, b, jobs, &func, XmvScheme::Rows)?;
         let stream = &self.dev.stream;
-        let mut scratch_guard = self.scratch.lock().unwrap_or_else(|e| e.into_inner());
-        let scratch_bytes = grid * 5 * scratch_n * rs;
-        if scratch_guard.as_ref().is_none_or(|s| s.len() < scratch_bytes) {
-            *scratch_guard = None;
-            *scratch_guard = Some(check("allocating PCG scratch", || stream.alloc_zeros::<u8>(scratch_bytes))?);
-        }
-        let scratch = scratch_guard.as_ref().expect("allocated above");
-        let mut theta = src.theta.clone();
-        theta.resize(theta.len().max(1), 0.0);
-        let jobs_d = check("uploading jobs", || stream.clone_htod(&job_ids))?;
-        let theta_d = check("uploading hyperparameters", || stream.clone_htod(&real_bytes(&theta, precision)))?;
-        // outputs poisoned: NaN values and gradients, -1 iterations
-        let out_d = check("allocating output", || stream.clone_htod(&vec![f64::NAN; jobs.len()]))?;
-        let iters_d = check("allocating output", || stream.clone_htod(&vec![-1i32; 2 * jobs.len()]))?;
+        let scratch_guard = self.scratch(grid * 5 * scratch_n * rs)?;
+        let scratch = scratch_guard.as_ref().expect("allocated by scratch()");
+        // outputs poisoned: NaN values and gradients, -1 iterations (two solves per job)
+        let LaunchBuffers { jobs_d, theta_d, out_d, iters_d, counter_d } =
+            self.launch_buffers(&job_ids, &src.theta, jobs.len(), 2)?;
         let grad_d = check("allocating gradient output", || stream.clone_htod(&vec![f64::NAN; jobs.len() * slots]))?;
-        let counter_d = check("allocating the job counter", || stream.alloc_zeros::<u32>(1))?;
 
         let q = self.params.q;
         let dscale = 1.0 / ((1.0 - q) * (1.0 - q));
