@@ -365,7 +365,8 @@ fn nodal_matches_the_cpu_kernel() {
     for lmin in [0u32, 1] {
         let cpu = cpu_kernel(lmin);
         for (precision, bound) in [(Precision::F32, 1e-5), (Precision::F64, 1e-10)] {
-            let params = MgkParams { precision, lmin, ..Default::default() };
+            let params =
+                MgkParams { precision, lmin, reorder: kronograph::graph::reorder::Method::Pbr, ..Default::default() };
             let gpu = GpuGram::new(dev, kn.clone(), ke.clone(), params).unwrap();
             let all = gpu.nodal_all(&graphs).unwrap();
             let mut k = 0;

@@ -23,7 +23,7 @@
 //! - [`GpuGram`] (feature `cuda`): Gram matrices (`gram`, `gram_xy`, `diag`),
 //!   their gradients (`gram_with_gradient`, …) and nodal similarities
 //!   (`nodal`, `nodal_all`) of graphs uploaded once as [`GpuGraphs`]
-//!   (reordered by PBR and packed into octiles at upload). One launch per
+//!   (reordered as [`MgkParams::reorder`] says and packed into octiles at upload). One launch per
 //!   call: persistent blocks take pairs from an atomic job counter (largest
 //!   pairs first); a block stages both graphs from their octiles in shared
 //!   memory (the first by rows, the second as its nonzeros in octile order)
@@ -300,7 +300,12 @@ pub struct MgkParams {
     /// Precision of the GPU arithmetic.
     pub precision: Precision,
     /// Node reordering applied to each graph at upload, to pack its nonzeros
-    /// into fewer, denser octiles (K is invariant under it). Default PBR.
+    /// into fewer, denser octiles (K is invariant under it). Default
+    /// `Natural`: the default row scheme's speed does not depend on the
+    /// number of tiles (on an H100 natural, RCM and PBR orders ran within
+    /// 10 % of each other on NWS96, BA96, MUTAG and PROTEINS), while PBR
+    /// costs upload time (0.15 s on BA96). With [`XmvScheme::TilePairs`],
+    /// RCM or PBR pay (fewer tile pairs; docs/PERFORMANCE.md).
     pub reorder: crate::graph::reorder::Method,
     /// How the batched value kernel applies the operator in each PCG
     /// iteration ([`XmvScheme`]; default [`XmvScheme::Rows`]). The results
@@ -316,7 +321,7 @@ impl Default for MgkParams {
             tol: None,
             max_iter: 1000,
             precision: Precision::F32,
-            reorder: crate::graph::reorder::Method::Pbr,
+            reorder: crate::graph::reorder::Method::Natural,
             xmv: XmvScheme::Rows,
         }
     }

@@ -15,7 +15,7 @@ impl<N: GpuLabel, E: GpuLabel, KV: BaseKernel<N>, KE: BaseKernel<E>> Marginalize
     /// log line saying why).
     ///
     /// On the GPU the graphs are reordered by this kernel's
-    /// [`reorder`](Self::reorder) method, PBR when none is set; start
+    /// [`reorder`](Self::reorder) method (none when none is set); start
     /// probabilities, `q`, `lmin`, the precision, the tolerance and the
     /// iteration limit are this kernel's. The values agree with the CPU's to
     /// the solver tolerance (about 1e-5 relative in `f32`, 1e-10 in `f64`).
@@ -160,7 +160,7 @@ impl<N: GpuLabel, E: GpuLabel, KV: BaseKernel<N>, KE: BaseKernel<E>> Marginalize
                 Precision::F32 => cuda::Precision::F32,
                 Precision::F64 => cuda::Precision::F64,
             },
-            reorder: self.reorder().unwrap_or(Method::Pbr),
+            reorder: self.reorder().unwrap_or(Method::Natural),
             xmv: cuda::XmvScheme::Rows,
         };
         Ok(GpuGram::new(device, self.node_kernel().clone(), self.edge_kernel().clone(), params)?)

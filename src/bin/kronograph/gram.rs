@@ -52,7 +52,7 @@ pub struct Args {
     #[arg(long)]
     pub precision: Option<kronograph::cuda::Precision>,
     /// Reorder each graph's nodes before packing into 8×8 tiles: natural, rcm or pbr
-    /// (default: natural on the CPU, pbr on the GPU). Kernel values do not change.
+    /// (default: natural). Kernel values do not change.
     #[arg(long)]
     pub reorder: Option<kronograph::graph::reorder::Method>,
 }
