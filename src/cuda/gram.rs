@@ -109,6 +109,16 @@ pub struct GpuGram<N, E, KN, KE> {
     _labels: PhantomData<fn(&N, &E)>,
 }
 
+/// Waits for the background compiles ([`jit::wait_background`](super::jit::wait_background)):
+/// at most about one full compile (0.5 s on a cold cache), so that no NVRTC
+/// thread outlives the kernel at process exit and the full image reaches the
+/// disk cache for the next process.
+impl<N, E, KN, KE> Drop for GpuGram<N, E, KN, KE> {
+    fn drop(&mut self) {
+        super::jit::wait_background();
+    }
+}
+
 impl<N, E, KN, KE> std::fmt::Debug for GpuGram<N, E, KN, KE> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("GpuGram").field("device", &self.dev.info).field("params", &self.params).finish()

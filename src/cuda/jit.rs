@@ -200,8 +200,11 @@ fn background_threads() -> &'static Mutex<Vec<std::thread::JoinHandle<()>>> {
     THREADS.get_or_init(Default::default)
 }
 
-/// Waits until every background compile started so far (by [`prefetch`] or
-/// [`compile_tiered`]) has finished, e.g. before timing steady-state calls.
+/// Waits until every background compile started so far (by [`prefetch`],
+/// [`compile_tiered`] or [`warm_up`]) has finished, e.g. before timing
+/// steady-state calls. Dropping a `GpuGram` calls it: a process must not
+/// exit while a thread is inside NVRTC (its teardown would crash the
+/// process), and a finished full image reaches the disk cache.
 pub fn wait_background() {
     loop {
         let hs: Vec<_> = std::mem::take(&mut *background_threads().lock().unwrap_or_else(|e| e.into_inner()));
@@ -268,7 +271,7 @@ pub fn warm_up() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
         if nvrtc_available() {
-            std::thread::spawn(|| {
+            background(|| {
                 let _ = compile(
                     "extern \"C\" __global__ void kg_warm_up(int* x) { x[0] = 1; }",
                     "kg_warm_up",
