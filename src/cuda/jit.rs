@@ -176,7 +176,7 @@ pub fn prefetch(source: String, name: String, arch: (i32, i32)) {
     let source = Arc::new(source);
     let (s, n) = (source.clone(), name.clone());
     background(move || {
-        if ready(&s, &n, arch).is_some() {
+        if ready_for(&s, &n, arch, true).is_some() {
             return;
         }
         if fast_tier_available() {
@@ -220,14 +220,19 @@ pub fn wait_background() {
 /// The full-tier image of `source` if it is ready now: in memory, or on
 /// disk (then also put in memory). Never compiles and never waits.
 pub fn ready(source: &str, name: &str, arch: (i32, i32)) -> Option<Compiled> {
+    ready_for(source, name, arch, false)
+}
+
+/// [`ready`], for a background thread (`ahead`: the image is marked as got
+/// ahead of the foreground call, which then reports [`Origin::Prefetched`]).
+fn ready_for(source: &str, name: &str, arch: (i32, i32), ahead: bool) -> Option<Compiled> {
     let key = cache_key(source, name, arch, Tier::Full).ok()?;
-    if let Some(c) = lookup(&key, false) {
+    if let Some(c) = lookup(&key, ahead) {
         return Some(c);
     }
     let t = std::time::Instant::now();
     let image = Arc::new(read_cache_file(&cache_path(&key)?, &key)?);
-    let entry =
-        Entry { image: image.clone(), produced: Origin::Disk, seconds: t.elapsed().as_secs_f64(), ahead: false };
+    let entry = Entry { image: image.clone(), produced: Origin::Disk, seconds: t.elapsed().as_secs_f64(), ahead };
     memory_cache().write().unwrap_or_else(|e| e.into_inner()).entry(key).or_insert(entry);
     Some(Compiled { image, origin: Origin::Disk })
 }
