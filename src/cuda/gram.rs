@@ -153,9 +153,11 @@ where
     pub fn new(ordinal: usize, node_kernel: KN, edge_kernel: KE, params: MgkParams) -> Result<Self, CudaError> {
         params.validate()?;
         check_ranges(&node_kernel, &edge_kernel)?;
-        // NVRTC's start-up overlaps opening the device
+        // NVRTC's start-up overlaps opening the device; without a device no
+        // GpuGram will wait for it at drop, so wait here (a thread still in
+        // NVRTC at process exit crashes the process)
         super::jit::warm_up();
-        let dev = device(ordinal)?;
+        let dev = device(ordinal).inspect_err(|_| super::jit::wait_background())?;
         Ok(GpuGram {
             dev,
             node_kernel,
