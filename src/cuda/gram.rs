@@ -112,7 +112,9 @@ pub struct GpuGram<N, E, KN, KE> {
 /// Waits for the background compiles ([`jit::wait_background`](super::jit::wait_background)):
 /// at most about one full compile (0.5 s on a cold cache), so that no NVRTC
 /// thread outlives the kernel at process exit and the full image reaches the
-/// disk cache for the next process.
+/// disk cache for the next process. A program that ends with
+/// `std::process::exit` while a `GpuGram` is alive must call
+/// `jit::wait_background()` first.
 impl<N, E, KN, KE> Drop for GpuGram<N, E, KN, KE> {
     fn drop(&mut self) {
         super::jit::wait_background();

@@ -169,6 +169,13 @@ pub fn production(name: &str, tier: Tier) -> Option<(Origin, f64)> {
 /// the same time, so that a later [`compile_tiered`] or [`compile_cached`]
 /// finds them ready or waits only for the rest. Errors are not reported
 /// here: the later call compiles again and reports them.
+///
+/// Call [`wait_background`] before the process exits (dropping the
+/// `GpuGram` that started the prefetch does it): a process that exits, e.g.
+/// by `std::process::exit`, while a thread is inside NVRTC crashes in
+/// NVRTC's teardown (SIGSEGV; seen on Linux with NVRTC 13.0, and not
+/// preventable by an `atexit` hook, because NVRTC registers its own teardown
+/// during the compile).
 pub fn prefetch(source: String, name: String, arch: (i32, i32)) {
     if !nvrtc_available() {
         return;
