@@ -46,7 +46,9 @@
 //!   `∂b = ∂D× 1`, so `∂K = 2q/(1−q) Σ y_ii' D×_ii' (1 − r_ii'/κv)`.
 //!
 //! Each pair costs one extra solve and `O(nnz·nnz'·h)` for `h` edge-kernel
-//! hyperparameters. Gradients of the normalized kernel follow from
+//! hyperparameters. The same sums run on the GPU in one batched launch
+//! ([`gram_with_gradient_on`](MarginalizedGraphKernel::gram_with_gradient_on),
+//! `kernels/mgk_grad.cu`). Gradients of the normalized kernel follow from
 //! `∂K̃_ab = ∂K_ab / √(K_aa K_bb) − K̃_ab (∂K_aa / K_aa + ∂K_bb / K_bb) / 2`.
 //!
 //! ## Precision
