@@ -1,7 +1,7 @@
 // Marginalized graph kernel of ONE large pair: the pieces of a PCG iteration as separate
 // kernels, driven by a host loop (src/cuda/large.rs), vectors in global memory.
 //
-// Appended after kernels/mgk_common.cu (reuses GraphSet and warp_sum).
+// Appended after kernels/mgk_common.cu (reuses GraphSet, warp_sum and tile_pair_product).
 // Expects MGK_LARGE_NAME (the family name of this module's kernels).
 //
 // Pair (G: graph ga of A, n1 nodes; G': graph gb of B, n2 nodes), N = n1 * n2,
@@ -13,22 +13,6 @@
 
 #define MGK_CAT2(a, b) a##b
 #define MGK_CAT(a, b) MGK_CAT2(a, b)
-
-// One graph's octiles in global memory.
-struct OctView {
-    const unsigned long long* bm;
-    const real* w;
-    const edge_label* e;
-    const unsigned int* ij;
-    const int* nzs;
-    const unsigned char* pos;
-};
-
-// The weight of one nonzero of the Kronecker operator, w_a w_b kappa_edge(e_a, e_b).
-static __device__ __forceinline__ real large_weight(const OctView& A, const OctView& B, int ka, int kb,
-                                                    const real* __restrict__ theta) {
-    return A.w[ka] * B.w[kb] * kappa_edge(A.e[ka], B.e[kb], theta);
-}
 
 struct PairInfo {
     int na0, n1, nb0, n2;  // first node and node count of each graph
@@ -92,67 +76,17 @@ extern "C" __global__ void MGK_CAT(MGK_LARGE_NAME, _ap)(const long long N, const
 extern "C" __global__ void MGK_CAT(MGK_LARGE_NAME, _xmv)(const GraphSet A, const GraphSet B, const PairInfo P,
                                                          const real* __restrict__ theta, const int dense_min,
                                                          const real* __restrict__ p, real* __restrict__ y) {
-    const int lane = threadIdx.x & 31;
     const long long warps = (long long)gridDim.x * (blockDim.x >> 5);
     const long long pairs = (long long)P.nta * P.ntb;
-    const int n2 = P.n2;
-    // Staged views of the two graphs in global memory (weights and labels read directly).
-    OctView SA, SB;
-    SA.bm = A.tile_bm + P.ta0;
-    SA.w = A.nz_w + P.za0;
-    SA.e = A.nz_e + P.za0;
-    SA.ij = A.tile_ij + P.ta0;
-    SA.nzs = A.tile_nz + P.ta0;
-    SA.pos = A.nz_pos + P.za0;
-    SB.bm = B.tile_bm + P.tb0;
-    SB.w = B.nz_w + P.zb0;
-    SB.e = B.nz_e + P.zb0;
-    SB.ij = B.tile_ij + P.tb0;
-    SB.nzs = B.tile_nz + P.tb0;
-    SB.pos = B.nz_pos + P.zb0;
+    // Views of the two graphs' octiles in global memory (weights and labels read directly).
+    const TileView SA = {A.tile_bm + P.ta0, A.nz_w + P.za0, A.nz_e + P.za0, A.tile_ij + P.ta0,
+                         A.tile_nz + P.ta0, A.nz_pos + P.za0, P.nta,         P.nza,         P.za0};
+    const TileView SB = {B.tile_bm + P.tb0, B.nz_w + P.zb0, B.nz_e + P.zb0, B.tile_ij + P.tb0,
+                         B.tile_nz + P.tb0, B.nz_pos + P.zb0, P.ntb,         P.nzb,         P.zb0};
     #pragma unroll 1
     for (long long tp = (blockIdx.x * (long long)blockDim.x + threadIdx.x) >> 5; tp < pairs; tp += warps) {
         const int ta = (int)(tp / P.ntb), tb = (int)(tp - (long long)ta * P.ntb);
-        const unsigned int ija = SA.ij[ta], ijb = SB.ij[tb];
-        const int I = ija >> 16, J = ija & 0xffff, I2 = ijb >> 16, J2 = ijb & 0xffff;
-        const unsigned long long bma = SA.bm[ta], bmb = SB.bm[tb];
-        const int za = SA.nzs[ta] - P.za0, zb = SB.nzs[tb] - P.zb0;
-        const int nza = __popcll(bma), nzb = __popcll(bmb);
-        if (nza * nzb >= dense_min) {
-#pragma unroll
-            for (int h = 0; h < 2; ++h) {
-                const int c = lane + 32 * h;
-                const int a = c >> 3, a2 = c & 7;
-                unsigned int rowa = (unsigned int)(bma >> (8 * a)) & 0xffu;
-                const unsigned int rowb = (unsigned int)(bmb >> (8 * a2)) & 0xffu;
-                if (rowa != 0u && rowb != 0u) {
-                    int ka = za + __popcll(bma & ((1ull << (8 * a)) - 1ull));
-                    const int kb0 = zb + __popcll(bmb & ((1ull << (8 * a2)) - 1ull));
-                    real sum = 0;
-                    for (; rowa != 0u; rowa &= rowa - 1u, ++ka) {
-                        const int b = __ffs(rowa) - 1;
-                        const real* pc = p + (long long)(J * 8 + b) * n2 + J2 * 8;
-                        int kb = kb0;
-                        for (unsigned int rb = rowb; rb != 0u; rb &= rb - 1u, ++kb) {
-                            const int b2 = __ffs(rb) - 1;
-                            sum += large_weight(SA, SB, ka, kb, theta) * pc[b2];
-                        }
-                    }
-                    atomicAdd(&y[(long long)(I * 8 + a) * n2 + I2 * 8 + a2], -sum);
-                }
-            }
-        } else {
-            const int total = nza * nzb;
-            #pragma unroll 1
-            for (int k = lane; k < total; k += 32) {
-                const int qa = k / nzb, rb = k - qa * nzb;
-                const int ka = za + qa, kb = zb + rb;
-                const int pa = SA.pos[ka], pb = SB.pos[kb];
-                const real v = large_weight(SA, SB, ka, kb, theta) *
-                               p[(long long)(J * 8 + (pa & 7)) * n2 + J2 * 8 + (pb & 7)];
-                atomicAdd(&y[(long long)(I * 8 + (pa >> 3)) * n2 + I2 * 8 + (pb >> 3)], -v);
-            }
-        }
+        tile_pair_product<long long>(SA, ta, SB, tb, (long long)P.n2, dense_min, (real)-1, p, y, theta);
     }
 }
 

@@ -61,18 +61,6 @@
 #if MGK_XMV_TILES
 // ---- tile-pair scheme ----
 
-// One graph's octiles and nonzeros, copied to shared memory for the pair being solved.
-struct TileView {
-    const unsigned long long* bm;  // [nt] bitmap of each tile
-    const real* w;                 // [nz] weight
-    const edge_label* e;           // [nz] edge label
-    const unsigned int* ij;        // [nt] (I << 16) | J
-    const int* nzs;                // [nt] first nonzero of each tile, relative to the graph
-    const unsigned char* pos;      // [nz] 8a+b within the tile
-    int nt;
-    int nz;
-};
-
 // The pair being solved, staged in shared memory: both graphs as octiles.
 struct Staged {
     TileView a;  // G
@@ -117,6 +105,7 @@ static __device__ __forceinline__ unsigned char* stage_tiles(const GraphSet& G, 
     S.pos = pos;
     S.nt = nt;
     S.nz = nz;
+    S.z0 = 0;
     return base + off;
 }
 
@@ -135,7 +124,7 @@ static __device__ __forceinline__ void xmv(const Staged& S, const int n, const i
     (void)n;
     const TileView& A = S.a;
     const TileView& B = S.b;
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int warp = threadIdx.x >> 5;
     const int nwarps = (int)(blockDim.x >> 5);
     const int nta = A.nt, ntb = B.nt;
     const int pairs = nta * ntb;
@@ -144,56 +133,7 @@ static __device__ __forceinline__ void xmv(const Staged& S, const int n, const i
     int ta = warp / ntb, tb = warp - (warp / ntb) * ntb;
     const int step_a = nwarps / ntb, step_b = nwarps - step_a * ntb;
     for (int tp = warp; tp < pairs; tp += nwarps) {
-        const unsigned int ija = A.ij[ta], ijb = B.ij[tb];
-        const int I = ija >> 16, J = ija & 0xffff, I2 = ijb >> 16, J2 = ijb & 0xffff;
-        const unsigned long long bma = A.bm[ta], bmb = B.bm[tb];
-        const int za = A.nzs[ta], zb = B.nzs[tb];
-        const int nza = __popcll(bma), nzb = __popcll(bmb);
-        if (nza * nzb >= MGK_DENSE_MIN) {
-            // row-structured: lane owns output entries (8I + a, 8I2 + a2) for c = lane, lane + 32
-#pragma unroll
-            for (int h = 0; h < 2; ++h) {
-                const int c = lane + 32 * h;
-                const int a = c >> 3, a2 = c & 7;
-                unsigned int rowa = (unsigned int)(bma >> (8 * a)) & 0xffu;
-                const unsigned int rowb = (unsigned int)(bmb >> (8 * a2)) & 0xffu;
-                if (rowa != 0u && rowb != 0u) {
-                    int ka = za + __popcll(bma & ((1ull << (8 * a)) - 1ull));
-                    const int kb0 = zb + __popcll(bmb & ((1ull << (8 * a2)) - 1ull));
-                    real sum = 0;
-                    for (; rowa != 0u; rowa &= rowa - 1u, ++ka) {
-                        const int b = __ffs(rowa) - 1;
-                        const real wa = A.w[ka];
-                        const edge_label ea = A.e[ka];
-                        const real* pc = p + (J * 8 + b) * n2 + J2 * 8;
-                        int kb = kb0;
-                        for (unsigned int rb = rowb; rb != 0u; rb &= rb - 1u, ++kb) {
-                            const int b2 = __ffs(rb) - 1;
-                            sum += wa * B.w[kb] * kappa_edge(ea, B.e[kb], theta) * pc[b2];
-                        }
-                    }
-                    atomicAdd(&y[(I * 8 + a) * n2 + I2 * 8 + a2], sum);
-                }
-            }
-        } else {
-            // sparse: lanes share out the nza * nzb nonzero pairs (qa, rb), shared atomics
-            const int total = nza * nzb;
-            int qa = lane / nzb, rb = lane - qa * nzb;
-            const int sq = 32 / nzb, sr = 32 - sq * nzb;
-            for (int k = lane; k < total; k += 32) {
-                const int ka = za + qa, kb = zb + rb;
-                const int pa = A.pos[ka], pb = B.pos[kb];
-                const real v = A.w[ka] * B.w[kb] * kappa_edge(A.e[ka], B.e[kb], theta) *
-                               p[(J * 8 + (pa & 7)) * n2 + J2 * 8 + (pb & 7)];
-                atomicAdd(&y[(I * 8 + (pa >> 3)) * n2 + I2 * 8 + (pb >> 3)], v);
-                rb += sr;
-                qa += sq;
-                if (rb >= nzb) {
-                    rb -= nzb;
-                    ++qa;
-                }
-            }
-        }
+        tile_pair_product<int>(A, ta, B, tb, n2, MGK_DENSE_MIN, (real)1, p, y, theta);
         ta += step_a;
         tb += step_b;
         if (tb >= ntb) {

@@ -217,12 +217,7 @@ pub fn cuda_kappa_function<K: BaseKernel<Record>>(
     kernel: &K,
     real: &str,
 ) -> Result<CudaFunction, KernelError> {
-    let real = check_real(real)?;
-    check_ident(fn_name)?;
-    check_ident(label_struct)?;
-    let mut gen = CudaGen::new(real, "theta");
-    gen.set_values = format!("{label_struct}_set_values");
-    types_helper(&mut gen);
+    let (real, mut gen) = function_gen(fn_name, label_struct, real)?;
     let expression = kernel.cuda("a", "b", &mut gen)?;
     let mut source = gen.helpers().concat();
     source += &format!(
@@ -362,12 +357,7 @@ pub fn cuda_gradient_function<K: BaseKernel<Record>>(
     kernel: &K,
     real: &str,
 ) -> Result<CudaFunction, KernelError> {
-    let real = check_real(real)?;
-    check_ident(fn_name)?;
-    check_ident(label_struct)?;
-    let mut gen = CudaGen::new(real, "theta");
-    gen.set_values = format!("{label_struct}_set_values");
-    types_helper(&mut gen);
+    let (real, mut gen) = function_gen(fn_name, label_struct, real)?;
     let (body, expression) = gradient_parts(kernel, "a", "b", "theta", "grad", 0, &mut gen)?;
     let mut source = gen.helpers().concat();
     source += &format!(
@@ -375,6 +365,19 @@ pub fn cuda_gradient_function<K: BaseKernel<Record>>(
          {real}* grad) {{\n  (void)a; (void)b; (void)theta; (void)grad;\n{body}}}\n"
     );
     Ok(CudaFunction { name: fn_name.to_string(), source, expression, params: kernel.theta() })
+}
+
+/// The checked real type and the generator (parameters in `theta`, set
+/// values of `label_struct`, the shared types helper) of a standalone
+/// function `fn_name` on labels `label_struct`.
+fn function_gen(fn_name: &str, label_struct: &str, real: &str) -> Result<(&'static str, CudaGen), KernelError> {
+    let real = check_real(real)?;
+    check_ident(fn_name)?;
+    check_ident(label_struct)?;
+    let mut gen = CudaGen::new(real, "theta");
+    gen.set_values = format!("{label_struct}_set_values");
+    types_helper(&mut gen);
+    Ok((real, gen))
 }
 
 fn check_real(real: &str) -> Result<&'static str, KernelError> {

@@ -106,8 +106,8 @@ where
     /// `node.<path>` for the node kernel's hyperparameters, `edge.<path>`
     /// for the edge kernel's, then `q`.
     fn gradient_names(&self) -> Vec<String> {
-        let node = self.node_kernel.hyperparameters().into_iter().map(|h| format!("node.{}", h.name));
-        let edge = self.edge_kernel.hyperparameters().into_iter().map(|h| format!("edge.{}", h.name));
+        let node = self.node_kernel.hyperparameters().into_iter().map(|h| h.prefixed("node").name);
+        let edge = self.edge_kernel.hyperparameters().into_iter().map(|h| h.prefixed("edge").name);
         node.chain(edge).chain(["q".to_string()]).collect()
     }
 
