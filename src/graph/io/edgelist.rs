@@ -93,7 +93,7 @@ pub fn read_with(path: impl AsRef<Path>, opts: &EdgeListOptions) -> Result<Graph
         }
         text::split_ws(l, &mut toks);
         if !(2..=3).contains(&toks.len()) {
-            return Err(malformed(path, line, "an edge \"u v\" or \"u v weight\"", show(l)));
+            return Err(malformed(path, line, format!("an edge \"u v\" or \"u v weight\"{}", comma_hint(l)), show(l)));
         }
         let has_w = toks.len() == 3;
         match weighted {
@@ -113,7 +113,7 @@ pub fn read_with(path: impl AsRef<Path>, opts: &EdgeListOptions) -> Result<Graph
                     return Err(malformed(
                         path,
                         line,
-                        format!("a node id in {range}"),
+                        format!("a node id in {range}{}", comma_hint(tok)),
                         format!("{} in {}", show(tok), show(l)),
                     ));
                 }
@@ -185,4 +185,14 @@ pub fn read_with(path: impl AsRef<Path>, opts: &EdgeListOptions) -> Result<Graph
         }
         other => IoError::Graph { path: path.into(), source: other },
     })
+}
+
+/// A hint for a line or token with a comma: edge lists are not CSV (and a
+/// TU `DS_A.txt` is read through its folder).
+fn comma_hint(bytes: &[u8]) -> &'static str {
+    if bytes.contains(&b',') {
+        " (an edge list separates ids by spaces or tabs, not commas; a TU data set is read from its folder)"
+    } else {
+        ""
+    }
 }

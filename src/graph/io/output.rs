@@ -14,6 +14,10 @@
 //! SIGHUP). Only `SIGKILL` (or a power cut) during the write itself can
 //! leave a `.NAME.XXXXXX.tmp` file behind, never a partial target.
 //!
+//! A target that is a device or a pipe (`/dev/null`, `/dev/stdout`, a
+//! FIFO) is written in place, never replaced; through a symbolic link, the
+//! file it points to is replaced and the link stays.
+//!
 //! [`check_target`] validates a target before a long computation.
 
 use super::IoError;
@@ -49,6 +53,9 @@ pub fn check_target(target: impl AsRef<Path>, inputs: &[&Path]) -> Result<(), Io
     }
     if target.is_dir() {
         return Err(refuse("is a folder; give a file name inside it, such as ".to_string() + &suggest(target)));
+    }
+    if special_file(target).is_some() {
+        return Ok(());
     }
     let dir = folder_of(target);
     if !dir.is_dir() {
@@ -96,8 +103,21 @@ pub fn write_atomically(
     target: impl AsRef<Path>,
     write: impl FnOnce(&mut BufWriter<&std::fs::File>) -> std::io::Result<()>,
 ) -> Result<(), IoError> {
-    let target = target.as_ref();
-    let os = |source| IoError::Os { path: target.to_path_buf(), source };
+    let given = target.as_ref();
+    let os = |source| IoError::Os { path: given.to_path_buf(), source };
+    if let Some(special) = special_file(given) {
+        // A device or pipe (/dev/null, /dev/stdout, a FIFO): written in
+        // place; renaming a file over it would replace it.
+        let file = std::fs::OpenOptions::new().write(true).open(special).map_err(os)?;
+        let mut out = BufWriter::new(&file);
+        return write(&mut out).and_then(|()| out.flush()).map_err(os);
+    }
+    // Through a symbolic link, the file it points to is replaced (the link stays).
+    let resolved = match std::fs::symlink_metadata(given) {
+        Ok(m) if m.file_type().is_symlink() => std::fs::canonicalize(given).unwrap_or_else(|_| given.to_path_buf()),
+        _ => given.to_path_buf(),
+    };
+    let target = resolved.as_path();
     if target.is_dir() {
         return Err(IoError::Output {
             path: target.to_path_buf(),
@@ -154,6 +174,13 @@ pub fn remove_pending() {
     }
 }
 
+/// `target` itself when it exists and is neither a regular file nor a
+/// folder (a device, a FIFO, a socket), following symbolic links.
+fn special_file(target: &Path) -> Option<&Path> {
+    let m = std::fs::metadata(target).ok()?;
+    (!m.is_file() && !m.is_dir()).then_some(target)
+}
+
 /// The folder a target lies in (`.` for a bare file name).
 fn folder_of(target: &Path) -> PathBuf {
     match target.parent() {
@@ -206,6 +233,31 @@ mod tests {
         write_atomically(&p, |w| w.write_all(b"new")).unwrap();
         assert_eq!(std::fs::read(&p).unwrap(), b"new");
         assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 1);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn pipes_are_written_in_place_and_links_kept() {
+        let d = tempfile::tempdir().unwrap();
+        let fifo = d.path().join("pipe");
+        if !std::process::Command::new("mkfifo").arg(&fifo).status().is_ok_and(|s| s.success()) {
+            return; // no mkfifo here
+        }
+        let reader = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || std::fs::read(fifo).unwrap())
+        };
+        check_target(&fifo, &[]).unwrap();
+        write_atomically(&fifo, |w| w.write_all(b"through the pipe")).unwrap();
+        assert_eq!(reader.join().unwrap(), b"through the pipe");
+        assert!(!std::fs::metadata(&fifo).unwrap().is_file(), "the FIFO was replaced");
+        let real = d.path().join("real.npy");
+        let link = d.path().join("link.npy");
+        std::fs::write(&real, b"old").unwrap();
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        write_atomically(&link, |w| w.write_all(b"new")).unwrap();
+        assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+        assert_eq!(std::fs::read(&real).unwrap(), b"new");
     }
 
     #[test]
