@@ -221,3 +221,50 @@ fn a_gram_matrix_too_large_for_memory_is_refused_up_front() {
         .unwrap();
     assert!(out.status.success(), "--first {k}: {}", stderr(&out));
 }
+
+/// A number for a size line or an id: small, or far beyond the node limit.
+fn hostile_number() -> impl proptest::strategy::Strategy<Value = u64> {
+    use proptest::prelude::*;
+    prop_oneof![0u64..50, (1u64 << 21)..(1u64 << 40), Just(u64::MAX), Just(2_000_000_000)]
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
+
+    /// Random tiny Matrix Market files and edge lists with huge sizes and
+    /// ids, as `info` arguments under a 1 GB address-space limit: status 0,
+    /// or 1 with an error naming the file and a line; never a panic (101)
+    /// or an abort on a failed allocation (SIGABRT).
+    #[test]
+    fn cli_on_hostile_tiny_files(
+        mtx in proptest::prelude::any::<bool>(),
+        size in hostile_number(),
+        nnz in hostile_number(),
+        ids in proptest::collection::vec((hostile_number(), hostile_number()), 0..4),
+    ) {
+        let d = tempfile::tempdir().unwrap();
+        // Matrix Market content in a .txt too: recognized by its banner.
+        let mut c = if mtx {
+            format!("%%MatrixMarket matrix coordinate pattern general\n{size} {size} {nnz}\n")
+        } else {
+            String::new()
+        };
+        for (u, v) in &ids {
+            c += &format!("{u} {v}\n");
+        }
+        let p = d.path().join("h.txt");
+        std::fs::write(&p, c).unwrap();
+        let out = Command::new("sh")
+            .arg("-c")
+            .arg("ulimit -v 1000000 && exec \"$0\" info \"$1\"")
+            .arg(env!("CARGO_BIN_EXE_kronograph"))
+            .arg(&p)
+            .output()
+            .unwrap();
+        let msg = stderr(&out);
+        proptest::prop_assert!(matches!(out.status.code(), Some(0 | 1)), "{:?}: {}", out.status, msg);
+        if out.status.code() == Some(1) {
+            proptest::prop_assert!(msg.contains("h.txt:"), "{}", msg);
+        }
+    }
+}

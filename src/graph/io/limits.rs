@@ -19,8 +19,8 @@
 //! suffix, powers of 1024), which caps what `/proc/meminfo` reports as
 //! available.
 
-/// The default [`Limits::max_nodes`]: `2²²` (4,194,304) nodes.
-pub const DEFAULT_MAX_NODES: usize = 1 << 22;
+/// The default [`Limits::max_nodes`]: `2²⁰` (1,048,576) nodes, about 200 MB.
+pub const DEFAULT_MAX_NODES: usize = 1 << 20;
 
 /// Estimated bytes per node of a graph as [`load`](super::load) returns it
 /// (row offset, node record, degree and builder scratch).
