@@ -624,6 +624,9 @@ fn a_tu_file_given_for_its_folder_gets_a_hint() {
         assert!(matches!(e, IoError::TuFile { .. }), "{e}");
         check(e, file, None, &["file of the TU data set T", "pass its folder", &dir.display().to_string()]);
     }
+    // The folder above data set folders names them.
+    let e = io::load(d.path()).unwrap_err();
+    assert!(e.to_string().contains("holds data set folders (T): pass one of them"), "{e}");
     // An edge list that only looks like a TU name is still an edge list.
     let p = d.path().join("X_A.txt");
     std::fs::write(&p, "0 1\n").unwrap();

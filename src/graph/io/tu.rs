@@ -181,15 +181,41 @@ fn find_name(dir: &Path) -> Result<String, IoError> {
     }
     match candidates.len() {
         1 => Ok(candidates.pop().unwrap_or_default()),
-        0 => Err(IoError::MissingFile {
-            path: dir.join(format!("{}_A.txt", folder.as_deref().unwrap_or("DS"))),
-            what: "the adjacency file of a TU data set (DS_A.txt: one \"row, col\" line per arc)".into(),
-        }),
+        0 => {
+            let mut what = "the adjacency file of a TU data set (DS_A.txt: one \"row, col\" line per arc)".to_string();
+            let inner = data_set_folders(dir);
+            if !inner.is_empty() {
+                what += &format!("; this folder holds data set folders ({}): pass one of them", inner.join(", "));
+            }
+            Err(IoError::MissingFile { path: dir.join(format!("{}_A.txt", folder.as_deref().unwrap_or("DS"))), what })
+        }
         _ => Err(IoError::Ambiguous {
             path: dir.to_path_buf(),
             candidates: candidates.iter().map(|c| format!("{c}_A.txt")).collect(),
         }),
     }
+}
+
+/// The sub-folders of `dir` that hold a `*_A.txt` file (at most 5, sorted):
+/// what the user probably meant when `dir` holds no data set itself.
+fn data_set_folders(dir: &Path) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
+    let has_a = |p: &Path| {
+        std::fs::read_dir(p).is_ok_and(|mut es| {
+            es.any(|e| e.is_ok_and(|e| e.file_name().to_str().is_some_and(|n| n.ends_with("_A.txt"))))
+        })
+    };
+    let mut found: Vec<String> = entries
+        .filter_map(Result::ok)
+        .filter(|e| e.path().is_dir() && has_a(&e.path()))
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    found.sort();
+    if found.len() > 5 {
+        found.truncate(5);
+        found.push("…".into());
+    }
+    found
 }
 
 /// The suffixes of the files of a TU data set (`DS_<suffix>.txt`).
