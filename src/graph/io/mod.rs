@@ -176,10 +176,13 @@ pub enum IoError {
     },
     /// A graph index past the end of a data set.
     #[error(
-        "{}: there is no graph {index}: the data set has {count} graph{}, numbered from 0{}",
+        "{}: there is no graph {index}: {}",
         path.display(),
-        if *count == 1 { "" } else { "s" },
-        if *count == 0 { String::new() } else { format!(" to {}", count - 1) }
+        match count {
+            0 => "the data set has no graphs".to_string(),
+            1 => "the data set has 1 graph, number 0".to_string(),
+            _ => format!("the data set has {count} graphs, numbered from 0 to {}", count - 1),
+        }
     )]
     GraphIndex {
         /// The data set.
