@@ -268,3 +268,50 @@ proptest::proptest! {
         }
     }
 }
+
+#[test]
+fn a_signal_during_the_write_removes_the_temporary_file() {
+    // 2,000 one-edge graphs: `rw` computes them in a second or two, then
+    // writes a 32 MB matrix; SIGTERM as soon as the temporary file shows.
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path().join("S");
+    std::fs::create_dir(&dir).unwrap();
+    let n = 2000;
+    let a: String = (0..n).map(|g| format!("{}, {}\n{}, {}\n", 2 * g + 1, 2 * g + 2, 2 * g + 2, 2 * g + 1)).collect();
+    let gi: String = (0..n).map(|g| format!("{}\n{}\n", g + 1, g + 1)).collect();
+    std::fs::write(dir.join("S_A.txt"), a).unwrap();
+    std::fs::write(dir.join("S_graph_indicator.txt"), gi).unwrap();
+    let outdir = d.path().join("out");
+    std::fs::create_dir(&outdir).unwrap();
+    let out = outdir.join("r.npy");
+    std::fs::write(&out, b"previous").unwrap();
+    let mut child = kronograph()
+        .args(["rw", dir.to_str().unwrap(), "--lambda", "0.1", "--out", out.to_str().unwrap()])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut caught = false;
+    let status = loop {
+        if let Some(st) = child.try_wait().unwrap() {
+            break st;
+        }
+        if names(&outdir).iter().any(|n| n.starts_with(".r.npy.") && n.ends_with(".tmp")) {
+            Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
+            caught = true;
+            break child.wait().unwrap();
+        }
+        std::thread::sleep(Duration::from_micros(200));
+    };
+    assert_eq!(names(&outdir), ["r.npy"], "caught during the write: {caught}");
+    if caught {
+        // Killed before the rename: the previous file; just after it: the new one, complete.
+        let bytes = std::fs::read(&out).unwrap();
+        assert!(bytes == b"previous" || load_npy(&out).0 == [n as u64, n as u64], "{status:?}");
+    } else {
+        // The write was too quick to catch: it must have completed.
+        assert!(status.success());
+        assert_eq!(load_npy(&out).0, [n as u64, n as u64]);
+        eprintln!("note: the write finished before the temporary file was seen");
+    }
+}
