@@ -37,17 +37,19 @@ pub struct Limits {
     /// The most nodes a graph may have without at least one entry per two
     /// nodes (see the module documentation).
     pub max_nodes: usize,
-    /// The memory budget in bytes (`None`: no budget).
+    /// The memory budget in bytes; `None` (the default): the
+    /// [`memory_budget`] at the time of reading (`Some(u64::MAX)` disables
+    /// the check).
     pub max_bytes: Option<u64>,
 }
 
 impl Default for Limits {
     /// `max_nodes` from `KRONOGRAPH_MAX_NODES` (default
-    /// [`DEFAULT_MAX_NODES`]); `max_bytes` from [`memory_budget`].
+    /// [`DEFAULT_MAX_NODES`]); `max_bytes` `None` (the memory available).
     fn default() -> Self {
         let max_nodes =
             std::env::var("KRONOGRAPH_MAX_NODES").ok().and_then(|s| s.trim().parse().ok()).unwrap_or(DEFAULT_MAX_NODES);
-        Limits { max_nodes, max_bytes: memory_budget() }
+        Limits { max_nodes, max_bytes: None }
     }
 }
 
@@ -81,7 +83,7 @@ impl Limits {
                 ),
             });
         }
-        match self.max_bytes {
+        match self.max_bytes.or_else(memory_budget) {
             Some(budget) if needed > budget => {
                 Err(Refusal { needed, why: format!("more than the {} of memory available", human_bytes(budget)) })
             }
@@ -174,7 +176,7 @@ mod tests {
 
     #[test]
     fn nodes_beyond_the_limit_need_entries() {
-        let l = Limits { max_nodes: 100, max_bytes: None };
+        let l = Limits { max_nodes: 100, max_bytes: Some(u64::MAX) };
         let e = ("entry", "entries");
         assert!(l.check_graph(100, 0, e).is_ok());
         assert!(l.check_graph(1000, 500, e).is_ok());
