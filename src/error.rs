@@ -40,6 +40,25 @@ pub enum Error {
     /// converts to [`Error::CudaNotCompiled`]).
     #[error(transparent)]
     Cuda(CudaError),
+    /// A computation refused up front because it would need more memory than
+    /// is available (see [`graph::io::limits`](crate::graph::io::limits)).
+    #[error(
+        "{what} would need about {} of memory, but {} is available ({budget_from}); {hint}",
+        crate::graph::io::limits::human_bytes(*needed),
+        crate::graph::io::limits::human_bytes(*available)
+    )]
+    InsufficientMemory {
+        /// What would be computed.
+        what: String,
+        /// The estimated memory, in bytes.
+        needed: u64,
+        /// The memory available, in bytes.
+        available: u64,
+        /// Where the available figure comes from.
+        budget_from: String,
+        /// What to change.
+        hint: String,
+    },
     /// A GPU computation was asked of a library built without the `cuda` feature.
     #[error("kronograph was built without CUDA support (enable the `cuda` feature)")]
     CudaNotCompiled,

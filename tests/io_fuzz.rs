@@ -1,8 +1,10 @@
 //! Property tests (fuzzing) of the readers: random bytes as each file, and
-//! valid small files with lines deleted, duplicated or corrupted. Every
-//! input must give `Ok` or an error that names a file of the input (and,
-//! where it points at a line, one that exists in that file, or the line
-//! right after its end) — never a panic, never a hang.
+//! valid small files with lines deleted, duplicated or corrupted, huge
+//! declared sizes and ids, byte-order marks. Every input must give `Ok` or
+//! an error that names a file of the input (and, where it points at a line,
+//! one that exists in that file, or the line right after its end) — never a
+//! panic, never a hang, never a graph larger than the [`io::Limits`] allow
+//! (so allocation stays bounded by the file's content and the limits).
 
 use kronograph::graph::io::{self, edgelist, mtx, tu, IoError};
 use kronograph::graph::Direction;
@@ -190,6 +192,94 @@ proptest! {
     }
 }
 
+/// Limits small enough that refusals show up with small numbers.
+const LIMITS: io::Limits = io::Limits { max_nodes: 1000, max_bytes: Some(256 << 20) };
+
+/// A number for a size line or an id: mostly small, sometimes huge.
+fn size() -> impl Strategy<Value = u64> {
+    prop_oneof![0u64..20, 0u64..5000, any::<u64>(), Just(1_000_000_000), Just(2_000_000_000), Just(u64::MAX)]
+}
+
+/// Checks that a graph read under [`LIMITS`] respects them.
+fn check_bounded(g: &kronograph::graph::Graph, entries: usize) -> Result<(), TestCaseError> {
+    let n = g.num_nodes();
+    prop_assert!(n <= LIMITS.max_nodes || n / 2 <= entries, "{n} nodes from {entries} entries");
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    #[test]
+    fn mtx_huge_declared_sizes(
+        rows in size(), cols in size(), nnz in size(),
+        entries in prop::collection::vec((size(), size()), 0..6),
+        symmetric in any::<bool>(),
+    ) {
+        let sym = if symmetric { "symmetric" } else { "general" };
+        let mut c = format!("%%MatrixMarket matrix coordinate pattern {sym}\n{rows} {cols} {nnz}\n");
+        for (i, j) in &entries {
+            c += &format!("{i} {j}\n");
+        }
+        let o = mtx::MtxOptions { limits: LIMITS, duplicates: kronograph::graph::Duplicates::KeepFirst, ..Default::default() };
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("h.mtx");
+        std::fs::write(&p, &c).unwrap();
+        match mtx::read_with(&p, &o) {
+            Ok(g) => check_bounded(&g, entries.len())?,
+            Err(e) => check_result::<()>(Err(e), d.path())?,
+        }
+    }
+
+    #[test]
+    fn edgelist_huge_ids(ids in prop::collection::vec((size(), size()), 1..6), one_based in any::<bool>()) {
+        let c: String = ids.iter().map(|(u, v)| format!("{u} {v}\n")).collect();
+        let o = edgelist::EdgeListOptions {
+            limits: LIMITS,
+            one_based,
+            duplicates: kronograph::graph::Duplicates::KeepFirst,
+            ..Default::default()
+        };
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("h.txt");
+        std::fs::write(&p, &c).unwrap();
+        match edgelist::read_with(&p, &o) {
+            Ok(g) => check_bounded(&g, ids.len())?,
+            Err(e) => check_result::<()>(Err(e), d.path())?,
+        }
+    }
+
+    #[test]
+    fn bom_before_any_file_is_named(which in 0usize..TU.len() + 2, utf16 in any::<bool>()) {
+        let bom: &[u8] = if utf16 { b"\xFF\xFE" } else { b"\xEF\xBB\xBF" };
+        let msg = if which < TU.len() {
+            let d = tempfile::tempdir().unwrap();
+            let dir = d.path().join("F");
+            std::fs::create_dir(&dir).unwrap();
+            for (k, (name, text)) in TU.iter().enumerate() {
+                let mut c = if k == which { bom.to_vec() } else { Vec::new() };
+                c.extend_from_slice(text.as_bytes());
+                std::fs::write(dir.join(name), c).unwrap();
+            }
+            let e = tu::read_dataset(&dir).unwrap_err();
+            prop_assert_eq!(e.line(), Some(1));
+            prop_assert!(e.path().ends_with(TU[which].0), "{}", e);
+            e.to_string()
+        } else {
+            let (name, text) = if which == TU.len() { ("b.mtx", MTX) } else { ("b.txt", EDGES) };
+            let d = tempfile::tempdir().unwrap();
+            let p = d.path().join(name);
+            let mut c = bom.to_vec();
+            c.extend_from_slice(text.as_bytes());
+            std::fs::write(&p, c).unwrap();
+            let e = io::load(&p).unwrap_err();
+            prop_assert_eq!(e.line(), Some(1));
+            e.to_string()
+        };
+        prop_assert!(msg.contains("byte-order mark (BOM"), "{}", msg);
+    }
+}
+
 #[test]
 fn unmutated_inputs_are_valid() {
     let d = tempfile::tempdir().unwrap();
@@ -208,4 +298,9 @@ fn unmutated_inputs_are_valid() {
     std::fs::write(&p, EDGES).unwrap();
     assert_eq!(edgelist::read(&p, Direction::Undirected).unwrap().num_edges(), 5);
     assert_eq!(mutate(MTX, &[]), MTX.as_bytes());
+    // Matrix Market content is recognized in a file of any name.
+    let p = d.path().join("m.txt");
+    std::fs::write(&p, MTX).unwrap();
+    let ds = io::load(&p).unwrap();
+    assert_eq!((ds.num_nodes(), ds.num_edges(), ds.num_self_loops()), (5, 6, 1));
 }

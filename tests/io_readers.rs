@@ -423,7 +423,7 @@ fn mtx_variants() {
     let g = mtx_text("%%matrixmarket MATRIX Coordinate Integer Symmetric\n3 3 2\n2 1 4\n3 1 0\n").unwrap();
     assert!(!g.is_directed());
     assert_eq!(g.to_dense(), [0.0, 4.0, 0.0, 4.0, 0.0, 0.0, 0.0, 0.0, 0.0]);
-    let sym = mtx::MtxOptions { symmetrize: true, duplicates: Duplicates::KeepFirst };
+    let sym = mtx::MtxOptions { symmetrize: true, duplicates: Duplicates::KeepFirst, ..Default::default() };
     let g = mtx_with(&format!("{BANNER} pattern general\n2 2 2\n1 2\n2 1\n"), &sym).unwrap();
     assert_eq!((g.is_directed(), g.num_edges()), (false, 1));
     let g = mtx_text(&format!("{BANNER} pattern symmetric\n0 0 0\n")).unwrap();
@@ -517,4 +517,138 @@ fn edgelist_bad_input() {
     check(e("0 1\n1 2\n1 0\n"), "e.txt", Some(3), &["each edge once", "first on line 1"]);
     let one = edgelist::EdgeListOptions { one_based: true, ..und };
     check(el("1 2\n0 1\n", &one).unwrap_err(), "e.txt", Some(2), &["node id in 1..="]);
+}
+
+// ---------------------------------------------------------------- hardening (issue 10)
+
+#[test]
+fn tu_zero_based_indicator_is_refused_at_its_first_line() {
+    // With every optional file present (labels too), the indicator is blamed.
+    let e = tu_with("T_graph_indicator.txt", Some("0\n0\n0\n1\n1\n")).unwrap_err();
+    check(e, "T_graph_indicator.txt", Some(1), &["graph id 1", "0-based", "found \"0\""]);
+    // A 0 further down is out of order, not a 0-based file.
+    let e = tu_with("T_graph_indicator.txt", Some("1\n1\n1\n0\n0\n")).unwrap_err();
+    check(e, "T_graph_indicator.txt", Some(4), &["graph id 1 or 2"]);
+}
+
+/// Limits small enough to see refusals without huge numbers.
+fn small_limits() -> io::Limits {
+    io::Limits { max_nodes: 1000, max_bytes: Some(1 << 30) }
+}
+
+#[test]
+fn edgelist_huge_id_is_refused_with_the_memory_it_needs() {
+    let und = edgelist::EdgeListOptions::default();
+    // The issue's 13-byte file: a billion nodes for one edge.
+    let e = el("0 1000000000\n", &und).unwrap_err();
+    assert!(matches!(e, IoError::TooLarge { .. }), "{e}");
+    check(e, "e.txt", Some(1), &["node id 1000000000", "1000000001 nodes", "would need about 200.0 GB", "renumber"]);
+    // The line of the largest id is named; 1-based ids are reported as given.
+    let o = edgelist::EdgeListOptions { one_based: true, limits: small_limits(), ..und };
+    check(el("1 2\n2 5000\n3 4\n", &o).unwrap_err(), "e.txt", Some(2), &["node id 5000", "5000 nodes"]);
+    // Many ids with enough edges, or few ids under the limit, are fine.
+    let o = edgelist::EdgeListOptions { limits: small_limits(), ..und };
+    assert_eq!(el("0 999\n", &o).unwrap().num_nodes(), 1000);
+    let many: String = (0..1500).map(|i| format!("{} {}\n", 2 * i, 2 * i + 1)).collect();
+    assert_eq!(el(&many, &o).unwrap().num_nodes(), 3000);
+    // The memory budget applies too.
+    let o = edgelist::EdgeListOptions { limits: io::Limits { max_nodes: usize::MAX, max_bytes: Some(10_000) }, ..und };
+    check(el("0 999\n", &o).unwrap_err(), "e.txt", Some(1), &["10.0 kB of memory available"]);
+}
+
+#[test]
+fn mtx_huge_declared_size_is_refused_before_allocating() {
+    let e = mtx_text(&format!("{BANNER} pattern symmetric\n2000000000 2000000000 1\n1 2\n")).unwrap_err();
+    assert!(matches!(e, IoError::TooLarge { .. }), "{e}");
+    check(e, "m.mtx", Some(2), &["2000000000 x 2000000000", "would need about 400.0 GB"]);
+    // A huge declared entry count is only a count: the file ends too early.
+    let e = mtx_text(&format!("{BANNER} pattern general\n5 5 99999999999\n1 2\n")).unwrap_err();
+    check(e, "m.mtx", Some(4), &["expected 99999999999 data lines", "ends too early"]);
+    // Above MAX_NODES the size line itself is refused.
+    let e = mtx_text(&format!("{BANNER} pattern general\n3000000000 3000000000 1\n1 2\n")).unwrap_err();
+    check(e, "m.mtx", Some(2), &["at most 2147483647 rows"]);
+    let o = mtx::MtxOptions { limits: small_limits(), ..Default::default() };
+    check(
+        mtx_with(&format!("{BANNER} pattern general\n1001 1001 1\n1 2\n"), &o).unwrap_err(),
+        "m.mtx",
+        Some(2),
+        &["only 1 entry"],
+    );
+    assert_eq!(mtx_with(&format!("{BANNER} pattern general\n1000 1000 1\n1 2\n"), &o).unwrap().num_nodes(), 1000);
+}
+
+#[test]
+fn a_bom_is_named_by_every_reader() {
+    let bom = "\u{feff}";
+    let needles = ["byte-order mark (BOM", "without BOM"];
+    check(el(&format!("{bom}0 1\n"), &Default::default()).unwrap_err(), "e.txt", Some(1), &needles);
+    check(mtx_text(&format!("{bom}{BANNER} pattern general\n2 2 1\n1 2\n")).unwrap_err(), "m.mtx", Some(1), &needles);
+    for file in ["T_A.txt", "T_graph_indicator.txt", "T_node_labels.txt", "T_graph_labels.txt"] {
+        let content = tu_files().into_iter().find(|(n, _)| *n == file).unwrap().1;
+        let e = tu_with(file, Some(&format!("{bom}{content}"))).unwrap_err();
+        check(e, file, Some(1), &needles);
+    }
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().join("u16.txt");
+    std::fs::write(&p, b"\xFF\xFE0\x00 \x001\x00\n\x00").unwrap();
+    check(io::load(&p).unwrap_err(), "u16.txt", Some(1), &["UTF-16", "iconv"]);
+}
+
+#[test]
+fn load_recognizes_matrix_market_by_its_banner() {
+    let d = tempfile::tempdir().unwrap();
+    // In a .txt file, the size line must not become a self-loop.
+    for (name, banner) in [("m.txt", "%%MatrixMarket"), ("m.edges", "%%matrixmarket"), ("m", "%%MATRIXMARKET")] {
+        let p = d.path().join(name);
+        std::fs::write(&p, format!("{banner} matrix coordinate pattern symmetric\n3 3 2\n2 1\n3 2\n")).unwrap();
+        let ds = io::load(&p).unwrap();
+        assert_eq!((ds.num_nodes(), ds.num_edges(), ds.num_self_loops()), (3, 2, 0), "{name}");
+        assert!(ds.graphs[0].neighbors(0) == [1], "{name}: ids shifted");
+    }
+    // Errors are Matrix Market errors, at the right line.
+    let p = d.path().join("bad.txt");
+    std::fs::write(&p, "%%MatrixMarket matrix coordinate pattern symmetric\n3 3 1\n4 1\n").unwrap();
+    check(io::load(&p).unwrap_err(), "bad.txt", Some(3), &["an index in 1..=3"]);
+}
+
+#[test]
+fn a_tu_file_given_for_its_folder_gets_a_hint() {
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path().join("T");
+    std::fs::create_dir(&dir).unwrap();
+    for (name, text) in tu_files() {
+        std::fs::write(dir.join(name), text).unwrap();
+    }
+    for file in ["T_A.txt", "T_graph_indicator.txt", "T_node_labels.txt", "T_edge_attributes.txt"] {
+        let e = io::load(dir.join(file)).unwrap_err();
+        assert!(matches!(e, IoError::TuFile { .. }), "{e}");
+        check(e, file, None, &["file of the TU data set T", "pass its folder", &dir.display().to_string()]);
+    }
+    // The folder above data set folders names them.
+    let e = io::load(d.path()).unwrap_err();
+    assert!(e.to_string().contains("holds data set folders (T): pass one of them"), "{e}");
+    // An edge list that only looks like a TU name is still an edge list.
+    let p = d.path().join("X_A.txt");
+    std::fs::write(&p, "0 1\n").unwrap();
+    assert_eq!(io::load(&p).unwrap().num_edges(), 1);
+}
+
+#[test]
+fn writers_replace_files_whole() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().join("k.npy");
+    npy::write_matrix(&p, 2, 2, &[1.0f64, 2.0, 3.0, 4.0]).unwrap();
+    npy::write_matrix(&p, 1, 1, &[5.0f64]).unwrap();
+    let bytes = std::fs::read(&p).unwrap();
+    let arr = npyz::NpyFile::new(&bytes[..]).unwrap();
+    assert_eq!((arr.shape().to_vec(), arr.into_vec::<f64>().unwrap()), (vec![1, 1], vec![5.0]));
+    // A target that cannot be written leaves nothing behind.
+    assert!(npy::write_vector(d.path().join("no/k.npy"), &[1.0f64]).is_err());
+    let e = npy::write_vector(d.path(), &[1.0f64]).unwrap_err();
+    assert!(e.to_string().contains("is a folder"), "{e}");
+    let g = mtx_text(&format!("{BANNER} pattern symmetric\n2 2 1\n2 1\n")).unwrap();
+    mtx::write(d.path().join("g.mtx"), &g).unwrap();
+    let mut names: Vec<_> = std::fs::read_dir(d.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    names.sort();
+    assert_eq!(names, ["g.mtx", "k.npy"]);
 }

@@ -29,6 +29,7 @@ pub struct Args {
 /// Runs `bfs`: loads the graph, builds its adjacency matrix (not timed),
 /// then times the search alone.
 pub fn run(args: Args) -> kronograph::Result<()> {
+    crate::preflight::check_out(args.out.as_deref(), &args.graph)?;
     let g = &load_graph(&args.graph, args.graph_index)?;
     let a = SparseMatrix::from_graph(g);
     let opts = BfsOptions::default();

@@ -80,7 +80,9 @@ pub fn load(path: &PathBuf, weight: Option<&str>, first: Option<usize>) -> krono
 
 /// Runs `gram`.
 pub fn run(args: Args, quiet: bool) -> kronograph::Result<()> {
+    crate::preflight::check_out(args.out.as_deref(), &args.dataset)?;
     let ds = load(&args.dataset, args.weight.as_deref(), args.first)?;
+    crate::preflight::check_gram_memory("gram", &ds.graphs, crate::preflight::MGK_BYTES_PER_PAIR)?;
     let node_spec = args.node_kernel.clone().unwrap_or_else(|| default_spec(&ds.node_schema).to_string());
     let edge_spec = args.edge_kernel.clone().unwrap_or_else(|| default_spec(&ds.edge_schema).to_string());
     let kv = SpecKernel::parse_for(&node_spec, &ds.node_schema)?;

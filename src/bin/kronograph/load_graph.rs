@@ -1,6 +1,7 @@
 //! Loading one graph of a data set for the single-graph subcommands (`bfs`, `triangles`).
 
-use kronograph::graph::{io, GraphError, Record};
+use kronograph::graph::io::{self, IoError};
+use kronograph::graph::Record;
 use std::path::Path;
 
 /// A graph with record labels, as [`io::load`] returns them.
@@ -10,12 +11,10 @@ pub type LabeledGraph = kronograph::graph::Graph<Record, Record>;
 /// folder) and takes its graph number `index` (`--graph-index`).
 ///
 /// # Errors
-/// The loader's errors, and [`GraphError::InvalidParameters`] when `index`
-/// is not below the number of graphs.
+/// The loader's errors, and [`IoError::GraphIndex`] when `index` is not
+/// below the number of graphs.
 pub fn load_graph(path: &Path, index: usize) -> kronograph::Result<LabeledGraph> {
     let ds = io::load(path)?;
     let count = ds.graphs.len();
-    ds.graphs.into_iter().nth(index).ok_or_else(|| {
-        GraphError::InvalidParameters(format!("--graph-index {index} but the data set has {count} graphs")).into()
-    })
+    ds.graphs.into_iter().nth(index).ok_or_else(|| IoError::GraphIndex { path: path.into(), index, count }.into())
 }

@@ -7,9 +7,11 @@ mod bfs;
 mod gram;
 mod info;
 mod load_graph;
+mod preflight;
 mod progress;
 mod reorder_stats;
 mod rw;
+mod signals;
 mod triangles;
 
 /// GraphBLAS-style algebra over graphs and their Kronecker products.
@@ -41,6 +43,7 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    signals::install();
     let result = match cli.command {
         Command::Info(a) => info::run(a),
         Command::Bfs(a) => bfs::run(a),

@@ -42,7 +42,9 @@ pub struct Args {
 
 /// Runs `rw`.
 pub fn run(args: Args, quiet: bool) -> kronograph::Result<()> {
+    crate::preflight::check_out(args.out.as_deref(), &args.dataset)?;
     let ds = super::gram::load(&args.dataset, args.weight.as_deref(), args.first)?;
+    crate::preflight::check_gram_memory("rw", &ds.graphs, crate::preflight::RW_BYTES_PER_PAIR)?;
     let n = ds.graphs.len();
     let pairs = n * (n + 1) / 2;
     let bar = Bar::new(pairs as u64, quiet, "pairs");

@@ -15,7 +15,7 @@
 //!   arc `u → v`.
 
 use super::text::{self, malformed, show};
-use super::{read_bytes, IoError, MAX_NODES};
+use super::{read_bytes, IoError, Limits, MAX_NODES};
 use crate::graph::{Direction, Duplicates, Graph, GraphBuilder, GraphError};
 use std::path::Path;
 
@@ -28,11 +28,19 @@ pub struct EdgeListOptions {
     pub one_based: bool,
     /// What to do with an edge given more than once (default: reject).
     pub duplicates: Duplicates,
+    /// How many nodes (and how much memory) the largest id may ask for
+    /// (default: [`Limits::default`]).
+    pub limits: Limits,
 }
 
 impl Default for EdgeListOptions {
     fn default() -> Self {
-        EdgeListOptions { direction: Direction::Undirected, one_based: false, duplicates: Duplicates::Reject }
+        EdgeListOptions {
+            direction: Direction::Undirected,
+            one_based: false,
+            duplicates: Duplicates::Reject,
+            limits: Limits::default(),
+        }
     }
 }
 
@@ -65,7 +73,10 @@ pub fn read(path: impl AsRef<Path>, direction: Direction) -> Result<Graph<(), ()
 ///   `u v` or `u v w`, a weight column on some lines only, an id that is not
 ///   a non-negative integer (positive when 1-based) or would make more than
 ///   [`MAX_NODES`] nodes, a negative or non-finite weight, or a duplicate
-///   (under [`Duplicates::Reject`]).
+///   (under [`Duplicates::Reject`]);
+/// - [`IoError::TooLarge`], at the line of the largest id, when that id
+///   makes a graph beyond [`EdgeListOptions::limits`] (say `0 1000000000`:
+///   ids are not renumbered, so that is a graph of a billion nodes).
 pub fn read_with(path: impl AsRef<Path>, opts: &EdgeListOptions) -> Result<Graph<(), ()>, IoError> {
     let path = path.as_ref();
     let bytes = read_bytes(path)?;
@@ -73,6 +84,7 @@ pub fn read_with(path: impl AsRef<Path>, opts: &EdgeListOptions) -> Result<Graph
     let mut edges: Vec<(usize, usize, f64, usize)> = Vec::with_capacity(bytes.len() / 8);
     let mut weighted: Option<(bool, usize)> = None; // (has weights, first line)
     let mut max_id = 0usize;
+    let mut max_line = 0usize;
     let mut toks = Vec::new();
     for (line, l) in text::lines(&bytes) {
         let t = l.trim_ascii_start();
@@ -81,7 +93,7 @@ pub fn read_with(path: impl AsRef<Path>, opts: &EdgeListOptions) -> Result<Graph
         }
         text::split_ws(l, &mut toks);
         if !(2..=3).contains(&toks.len()) {
-            return Err(malformed(path, line, "an edge \"u v\" or \"u v weight\"", show(l)));
+            return Err(malformed(path, line, format!("an edge \"u v\" or \"u v weight\"{}", comma_hint(l)), show(l)));
         }
         let has_w = toks.len() == 3;
         match weighted {
@@ -101,7 +113,7 @@ pub fn read_with(path: impl AsRef<Path>, opts: &EdgeListOptions) -> Result<Graph
                     return Err(malformed(
                         path,
                         line,
-                        format!("a node id in {range}"),
+                        format!("a node id in {range}{}", comma_hint(tok)),
                         format!("{} in {}", show(tok), show(l)),
                     ));
                 }
@@ -122,7 +134,10 @@ pub fn read_with(path: impl AsRef<Path>, opts: &EdgeListOptions) -> Result<Graph
         } else {
             1.0
         };
-        max_id = max_id.max(ids[0]).max(ids[1]);
+        if ids[0].max(ids[1]) > max_id || max_line == 0 {
+            max_id = max_id.max(ids[0]).max(ids[1]);
+            max_line = line;
+        }
         edges.push((ids[0], ids[1], w, line));
     }
     if edges.is_empty() {
@@ -132,6 +147,18 @@ pub fn read_with(path: impl AsRef<Path>, opts: &EdgeListOptions) -> Result<Graph
         });
     }
     let n = max_id + 1;
+    if let Err(r) = opts.limits.check_graph(n, edges.len(), ("edge line", "edge lines")) {
+        return Err(IoError::TooLarge {
+            path: path.into(),
+            line: max_line,
+            found: format!(
+                "node id {} makes a graph of {n} nodes (ids are not renumbered: every id up to the largest is a node), which",
+                max_id + base
+            ),
+            needed: r.needed,
+            why: format!("{}; renumber the nodes 0..n-1 if most ids are unused", r.why),
+        });
+    }
     let undirected = opts.direction == Direction::Undirected;
     let mut b = GraphBuilder::<(), ()>::new(n, opts.direction).default_node_labels().duplicates(opts.duplicates);
     b.reserve(if undirected { edges.len() * 2 } else { edges.len() });
@@ -158,4 +185,14 @@ pub fn read_with(path: impl AsRef<Path>, opts: &EdgeListOptions) -> Result<Graph
         }
         other => IoError::Graph { path: path.into(), source: other },
     })
+}
+
+/// A hint for a line or token with a comma: edge lists are not CSV (and a
+/// TU `DS_A.txt` is read through its folder).
+fn comma_hint(bytes: &[u8]) -> &'static str {
+    if bytes.contains(&b',') {
+        " (an edge list separates ids by spaces or tabs, not commas; a TU data set is read from its folder)"
+    } else {
+        ""
+    }
 }

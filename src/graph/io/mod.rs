@@ -2,8 +2,9 @@
 //! Market ([`mtx`]), SNAP-style edge lists ([`edgelist`]), and .npy output
 //! ([`npy`]).
 //!
-//! [`load`] picks the reader from the path: a folder is a TU data set, a
-//! `.mtx` file is Matrix Market, anything else an edge list.
+//! [`load`] picks the reader from the path and the content: a folder is a
+//! TU data set, a file with the `%%MatrixMarket` banner (or a `.mtx` name)
+//! is Matrix Market, anything else an edge list.
 //!
 //! # Errors
 //! Every reader returns an [`IoError`] that names the file and, for bad
@@ -11,7 +12,14 @@
 //! found. No input makes a reader panic or loop: the readers are single
 //! passes over the bytes, with checked integer arithmetic, ids checked
 //! against their ranges before use, and sizes declared by a file never
-//! trusted for allocation beyond what the file itself holds.
+//! trusted for allocation beyond what the file itself holds: a graph whose
+//! declared size or largest id is not justified by its entries, or that
+//! would not fit in memory, is refused before it is allocated ([`limits`]),
+//! with the memory it would need. A file that starts with a byte-order mark
+//! (BOM) is refused with a message that says so.
+//!
+//! Writers ([`npy`], [`mtx::write`]) never leave a partial file: see
+//! [`output`].
 //!
 //! # Examples
 //! ```
@@ -36,10 +44,14 @@ use super::GraphError;
 use std::path::{Path, PathBuf};
 
 pub mod edgelist;
+pub mod limits;
 pub mod mtx;
 pub mod npy;
+pub mod output;
 mod text;
 pub mod tu;
+
+pub use self::limits::Limits;
 
 /// The largest number of nodes a reader accepts for one graph
 /// (`2³¹ − 1`, what 32-bit signed node ids on the GPU can address).
@@ -128,6 +140,66 @@ pub enum IoError {
         /// What the graph builder rejected.
         source: GraphError,
     },
+    /// A file whose content asks for a graph larger than the [`Limits`]
+    /// allow (a huge id or declared size with few entries, or more memory
+    /// than is available).
+    #[error(
+        "{}:{line}: {found} would need about {} of memory; refused: {why}",
+        path.display(),
+        limits::human_bytes(*needed)
+    )]
+    TooLarge {
+        /// The file.
+        path: PathBuf,
+        /// The line with the id or size, 1-based.
+        line: usize,
+        /// What the line asks for.
+        found: String,
+        /// The estimated memory, in bytes.
+        needed: u64,
+        /// Which limit it exceeds and what to do.
+        why: String,
+    },
+    /// A file of a TU data set given where its folder is expected.
+    #[error(
+        "{}: this is a file of the TU data set {name}; pass its folder {} instead",
+        path.display(),
+        folder.display()
+    )]
+    TuFile {
+        /// The file given.
+        path: PathBuf,
+        /// The data set's name.
+        name: String,
+        /// The folder to pass.
+        folder: PathBuf,
+    },
+    /// A graph index past the end of a data set.
+    #[error(
+        "{}: there is no graph {index}: {}",
+        path.display(),
+        match count {
+            0 => "the data set has no graphs".to_string(),
+            1 => "the data set has 1 graph, number 0".to_string(),
+            _ => format!("the data set has {count} graphs, numbered from 0 to {}", count - 1),
+        }
+    )]
+    GraphIndex {
+        /// The data set.
+        path: PathBuf,
+        /// The index asked for (0-based).
+        index: usize,
+        /// The number of graphs.
+        count: usize,
+    },
+    /// An output path that cannot or must not be written.
+    #[error("{}: cannot write the output here: {problem}", path.display())]
+    Output {
+        /// The output path.
+        path: PathBuf,
+        /// What is wrong and what to do.
+        problem: String,
+    },
     /// Data to write whose length does not fit the shape asked for.
     #[error("{}: cannot write {found} values as an array of shape {shape:?} ({expected} values)", path.display())]
     Shape {
@@ -153,6 +225,10 @@ impl IoError {
             | IoError::MissingFile { path, .. }
             | IoError::Ambiguous { path, .. }
             | IoError::Graph { path, .. }
+            | IoError::TooLarge { path, .. }
+            | IoError::TuFile { path, .. }
+            | IoError::GraphIndex { path, .. }
+            | IoError::Output { path, .. }
             | IoError::Shape { path, .. } => path,
         }
     }
@@ -160,19 +236,26 @@ impl IoError {
     /// The 1-based line the error points at, where there is one.
     pub fn line(&self) -> Option<usize> {
         match self {
-            IoError::Malformed { line, .. } | IoError::LineCount { line, .. } => Some(*line),
+            IoError::Malformed { line, .. } | IoError::LineCount { line, .. } | IoError::TooLarge { line, .. } => {
+                Some(*line)
+            }
             IoError::Empty { .. } => Some(1),
             _ => None,
         }
     }
 }
 
-/// Reads a graph or a data set, choosing the reader from the path:
+/// Reads a graph or a data set, choosing the reader from the path and the
+/// file's first bytes:
 ///
 /// - a folder: a TU Dortmund data set ([`tu::read_dataset`]);
-/// - a file ending in `.mtx` (any case): Matrix Market ([`mtx::read`]); a
+/// - a file that starts with the `%%MatrixMarket` banner (any case, any
+///   extension), or ends in `.mtx`: Matrix Market ([`mtx::read`]); a
 ///   `symmetric` file gives an undirected graph, a `general` one a directed
 ///   graph;
+/// - one of the files of a TU data set (`DS_A.txt`,
+///   `DS_graph_indicator.txt`, … next to each other): an error
+///   ([`IoError::TuFile`]) that names the folder to pass instead;
 /// - any other file: a whitespace edge list ([`edgelist`]) with 0-based ids,
 ///   read as an **undirected** graph in which an edge given more than once
 ///   (for instance in both directions, as many SNAP files do) is kept once,
@@ -180,14 +263,15 @@ impl IoError {
 ///
 /// A single graph becomes a one-graph [`Dataset`] named after the file stem,
 /// with empty node and edge schemas (every label an empty
-/// [`Record`](super::Record)) and no graph labels.
+/// [`Record`](super::Record)) and no graph labels. Single graphs are held to
+/// the default [`Limits`].
 ///
 /// Cost: linear in the size of the files, plus `O(m log m)` to sort each
 /// graph's `m` arcs.
 ///
 /// # Errors
-/// [`IoError::Os`] when the path cannot be read; otherwise the errors of the
-/// chosen reader.
+/// [`IoError::Os`] when the path cannot be read; [`IoError::TuFile`] for a
+/// file of a TU data set; otherwise the errors of the chosen reader.
 pub fn load(path: impl AsRef<Path>) -> Result<Dataset, IoError> {
     let path = path.as_ref();
     let meta = std::fs::metadata(path).map_err(|source| IoError::Os { path: path.to_path_buf(), source })?;
@@ -195,10 +279,13 @@ pub fn load(path: impl AsRef<Path>) -> Result<Dataset, IoError> {
         return tu::read_dataset(path);
     }
     let name = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-    let is_mtx = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("mtx"));
+    let is_mtx = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("mtx")) || has_mtx_banner(path);
     let graph = if is_mtx {
         mtx::read(path)?
     } else {
+        if let Some(e) = tu::file_of_dataset(path) {
+            return Err(e);
+        }
         let opts = edgelist::EdgeListOptions {
             duplicates: super::Duplicates::KeepFirst,
             ..edgelist::EdgeListOptions::default()
@@ -208,7 +295,29 @@ pub fn load(path: impl AsRef<Path>) -> Result<Dataset, IoError> {
     Ok(Dataset::from_graph(name, &graph))
 }
 
-/// Reads a whole file.
+/// Whether the file starts with `%%MatrixMarket` (any case, after an
+/// optional UTF-8 byte-order mark, which the reader then reports).
+fn has_mtx_banner(path: &Path) -> bool {
+    use std::io::Read;
+    let mut head = [0u8; 17];
+    let Ok(f) = std::fs::File::open(path) else { return false };
+    let mut n = 0;
+    let mut f = f.take(head.len() as u64);
+    while let Ok(k) = f.read(&mut head[n..]) {
+        if k == 0 {
+            break;
+        }
+        n += k;
+    }
+    let head = &head[..n];
+    let head = head.strip_prefix(text::UTF8_BOM).unwrap_or(head);
+    head.len() >= 14 && head[..14].eq_ignore_ascii_case(b"%%MatrixMarket")
+}
+
+/// Reads a whole text file, refusing one that starts with a byte-order mark
+/// (see [`text::check_bom`]).
 fn read_bytes(path: &Path) -> Result<Vec<u8>, IoError> {
-    std::fs::read(path).map_err(|source| IoError::Os { path: path.to_path_buf(), source })
+    let bytes = std::fs::read(path).map_err(|source| IoError::Os { path: path.to_path_buf(), source })?;
+    text::check_bom(path, &bytes)?;
+    Ok(bytes)
 }

@@ -26,7 +26,7 @@
 //! line-aware reader of our own is shorter than mapping errors back.
 
 use super::text::{self, malformed, show};
-use super::{read_bytes, IoError, MAX_NODES};
+use super::{read_bytes, IoError, Limits, MAX_NODES};
 use crate::graph::{Direction, Duplicates, Graph, GraphBuilder, GraphError, Label};
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -41,6 +41,9 @@ pub struct MtxOptions {
     pub symmetrize: bool,
     /// What to do with an edge given more than once.
     pub duplicates: Duplicates,
+    /// How many nodes (and how much memory) the size line may ask for
+    /// (default: [`Limits::default`]).
+    pub limits: Limits,
 }
 
 /// Reads a Matrix Market coordinate file with default [`MtxOptions`]: a
@@ -74,7 +77,11 @@ pub fn read(path: impl AsRef<Path>) -> Result<Graph<(), ()>, IoError> {
 ///   the wrong number of values, a non-number, an index outside
 ///   `1..=rows`, a negative or non-finite value, more entries than the size
 ///   line declares, or a duplicate (under [`Duplicates::Reject`]);
-/// - [`IoError::LineCount`] when the file ends before all declared entries.
+/// - [`IoError::LineCount`] when the file ends before all declared entries;
+/// - [`IoError::TooLarge`], at the size line, when the declared size makes
+///   a graph beyond [`MtxOptions::limits`] (a size of `2000000000` with a
+///   handful of entries). Nothing is allocated by the declared size or
+///   entry count alone: the entries are read first.
 pub fn read_with(path: impl AsRef<Path>, opts: &MtxOptions) -> Result<Graph<(), ()>, IoError> {
     let path = path.as_ref();
     let bytes = read_bytes(path)?;
@@ -125,9 +132,7 @@ pub fn read_with(path: impl AsRef<Path>, opts: &MtxOptions) -> Result<Graph<(), 
     let entry_form = if want == 2 { "an entry \"i j\"" } else { "an entry \"i j value\"" };
     // Never trust the declared count for allocation beyond what the file can hold.
     let cap = nnz.min(bytes.len() / 4);
-    let mut entries: Vec<(usize, usize, usize)> = Vec::with_capacity(cap); // (i, j, line), 0-based ids
-    let mut b = GraphBuilder::<(), ()>::new(n, direction).default_node_labels().duplicates(opts.duplicates);
-    b.reserve(if undirected { cap.saturating_mul(2) } else { cap });
+    let mut entries: Vec<(usize, usize, f64, usize)> = Vec::with_capacity(cap); // (i, j, w, line), 0-based ids
     let mut last_line = size_line;
     for (line, l) in lines {
         if text::is_blank(l) || l.starts_with(b"%") {
@@ -164,13 +169,7 @@ pub fn read_with(path: impl AsRef<Path>, opts: &MtxOptions) -> Result<Graph<(), 
             let what = if field == Field::Integer { "a non-negative integer weight" } else { "a finite weight >= 0" };
             return Err(malformed(path, line, what, format!("{} in {}", show(toks[2]), show(l))));
         };
-        let [i, j] = ij;
-        if undirected {
-            b.push_edge(i, j, w, ());
-        } else {
-            b.push_arc(i, j, w, ());
-        }
-        entries.push((i, j, line));
+        entries.push((ij[0], ij[1], w, line));
     }
     if entries.len() < nnz {
         return Err(IoError::LineCount {
@@ -181,21 +180,40 @@ pub fn read_with(path: impl AsRef<Path>, opts: &MtxOptions) -> Result<Graph<(), 
             why: format!("entries, as line {size_line} declares"),
         });
     }
+    if let Err(r) = opts.limits.check_graph(n, nnz, ("entry", "entries")) {
+        return Err(IoError::TooLarge {
+            path: path.into(),
+            line: size_line,
+            found: format!("a {n} x {n} matrix (the adjacency of a graph of {n} nodes), which"),
+            needed: r.needed,
+            why: r.why,
+        });
+    }
+    let mut b = GraphBuilder::<(), ()>::new(n, direction).default_node_labels().duplicates(opts.duplicates);
+    b.reserve(if undirected { nnz.saturating_mul(2) } else { nnz });
+    for &(i, j, w, _) in &entries {
+        if undirected {
+            b.push_edge(i, j, w, ());
+        } else {
+            b.push_arc(i, j, w, ());
+        }
+    }
     b.build().map_err(|e| match e {
         GraphError::DuplicateEdge { from, to } => {
-            let same =
-                |&&(i, j, _): &&(usize, usize, usize)| (i, j) == (from, to) || (undirected && (j, i) == (from, to));
+            let same = |&&(i, j, _, _): &&(usize, usize, f64, usize)| {
+                (i, j) == (from, to) || (undirected && (j, i) == (from, to))
+            };
             let mut hits = entries.iter().filter(same);
             match (hits.next(), hits.next()) {
                 (Some(a), Some(b)) => malformed(
                     path,
-                    b.2,
+                    b.3,
                     "each entry once (set MtxOptions::duplicates to merge duplicates)",
                     format!(
                         "entry {} {} again (first on line {}{})",
                         b.0 + 1,
                         b.1 + 1,
-                        a.2,
+                        a.3,
                         if (a.0, a.1) != (b.0, b.1) { ", transposed" } else { "" }
                     ),
                 ),
@@ -244,6 +262,8 @@ fn parse_banner(path: &Path, l: &[u8]) -> Result<(Field, bool), IoError> {
 /// arc of a directed one. Labels are not written. Weights are written in
 /// Rust's shortest round-trip form, so [`read`] gives the same graph back.
 ///
+/// The file is written atomically ([`output::write_atomically`](super::output::write_atomically)).
+///
 /// # Errors
 /// [`IoError::Os`] when the file cannot be written.
 pub fn write<N: Label, E: Label>(path: impl AsRef<Path>, g: &Graph<N, E>) -> Result<(), IoError> {
@@ -262,7 +282,5 @@ pub fn write<N: Label, E: Label>(path: impl AsRef<Path>, g: &Graph<N, E>) -> Res
             }
         }
     }
-    let os = |source| IoError::Os { path: path.into(), source };
-    let mut f = std::fs::File::create(path).map_err(os)?;
-    f.write_all(out.as_bytes()).map_err(os)
+    super::output::write_atomically(path, |w| w.write_all(out.as_bytes()))
 }

@@ -6,11 +6,15 @@
 //! entry `(i, j)` is `data[i * cols + j]`, and `numpy.load` gives an array
 //! `a` with `a[i, j]` equal to it. Values are little-endian (`<f8`, `<f4`,
 //! `<i8`, `<u8`, `<i4`, `<u4`).
+//!
+//! Every file is written atomically ([`output`](super::output)): to a
+//! temporary file in the same folder, `fsync`'d, then renamed over the
+//! target, so an interrupted or failed write leaves no partial file and any
+//! previous file intact.
 
 use super::IoError;
 use crate::graph::Dataset;
 use npyz::WriterBuilder;
-use std::io::{BufWriter, Write};
 use std::path::Path;
 
 /// A scalar type that can be written to `.npy`: `f64`, `f32`, `i64`, `u64`,
@@ -90,12 +94,12 @@ pub fn write_node_features(path: impl AsRef<Path>, ds: &Dataset, fields: &[&str]
     Ok(())
 }
 
+/// Writes through [`output::write_atomically`](super::output::write_atomically):
+/// the file at `path` is complete or as it was before.
 fn write<T: Element>(path: &Path, shape: &[u64], data: &[T]) -> Result<(), IoError> {
-    let os = |source| IoError::Os { path: path.into(), source };
-    let file = std::fs::File::create(path).map_err(os)?;
-    let mut out = BufWriter::new(file);
-    let mut w = npyz::WriteOptions::new().default_dtype().shape(shape).writer(&mut out).begin_nd().map_err(os)?;
-    w.extend(data.iter().copied()).map_err(os)?;
-    w.finish().map_err(os)?;
-    out.flush().map_err(os)
+    super::output::write_atomically(path, |out| {
+        let mut w = npyz::WriteOptions::new().default_dtype().shape(shape).writer(out).begin_nd()?;
+        w.extend(data.iter().copied())?;
+        w.finish()
+    })
 }

@@ -8,6 +8,29 @@
 use super::IoError;
 use std::path::Path;
 
+/// The UTF-8 encoding of the byte-order mark U+FEFF.
+pub(super) const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// Refuses a file that starts with a byte-order mark (BOM): UTF-8's
+/// `EF BB BF`, which some Windows editors write, or UTF-16's `FF FE` /
+/// `FE FF`, whose text the readers cannot read at all.
+pub(super) fn check_bom(path: &Path, bytes: &[u8]) -> Result<(), IoError> {
+    let (found, fix) = if bytes.starts_with(UTF8_BOM) {
+        (
+            "a UTF-8 byte-order mark (BOM, bytes EF BB BF) at the start of the file",
+            "save the file again as UTF-8 without BOM, or remove the mark with `sed -i '1s/^\\xEF\\xBB\\xBF//' FILE`",
+        )
+    } else if bytes.starts_with(b"\xFF\xFE") || bytes.starts_with(b"\xFE\xFF") {
+        (
+            "a UTF-16 byte-order mark (BOM, bytes FF FE or FE FF): the file is UTF-16 text",
+            "save the file again as UTF-8 or ASCII, e.g. with `iconv -f UTF-16 -t UTF-8`",
+        )
+    } else {
+        return Ok(());
+    };
+    Err(malformed(path, 1, format!("plain ASCII or UTF-8 text without a byte-order mark ({fix})"), found))
+}
+
 /// The lines of `bytes`, each without its `\n` / `\r\n`, numbered from 1.
 pub(super) fn lines(bytes: &[u8]) -> impl Iterator<Item = (usize, &[u8])> {
     let bytes = bytes.strip_suffix(b"\n").unwrap_or(bytes);
@@ -166,6 +189,16 @@ mod tests {
         assert_eq!(lines(b"\n").count(), 0);
         assert_eq!(lines(b"\n\n").count(), 2);
         assert_eq!(trim_trailing_blank(b"1\n2\r\n \n\n"), b"1\n2");
+    }
+
+    #[test]
+    fn names_a_bom() {
+        let p = Path::new("g.txt");
+        assert!(check_bom(p, b"0 1\n").is_ok());
+        let e = check_bom(p, b"\xEF\xBB\xBF0 1\n").unwrap_err().to_string();
+        assert!(e.starts_with("g.txt:1:") && e.contains("byte-order mark (BOM"), "{e}");
+        let e = check_bom(p, b"\xFF\xFE0\x00").unwrap_err().to_string();
+        assert!(e.contains("UTF-16"), "{e}");
     }
 
     #[test]

@@ -181,15 +181,73 @@ fn find_name(dir: &Path) -> Result<String, IoError> {
     }
     match candidates.len() {
         1 => Ok(candidates.pop().unwrap_or_default()),
-        0 => Err(IoError::MissingFile {
-            path: dir.join(format!("{}_A.txt", folder.as_deref().unwrap_or("DS"))),
-            what: "the adjacency file of a TU data set (DS_A.txt: one \"row, col\" line per arc)".into(),
-        }),
+        0 => {
+            let mut what = "the adjacency file of a TU data set (DS_A.txt: one \"row, col\" line per arc)".to_string();
+            let inner = data_set_folders(dir);
+            if !inner.is_empty() {
+                what += &format!("; this folder holds data set folders ({}): pass one of them", inner.join(", "));
+            }
+            Err(IoError::MissingFile { path: dir.join(format!("{}_A.txt", folder.as_deref().unwrap_or("DS"))), what })
+        }
         _ => Err(IoError::Ambiguous {
             path: dir.to_path_buf(),
             candidates: candidates.iter().map(|c| format!("{c}_A.txt")).collect(),
         }),
     }
+}
+
+/// The sub-folders of `dir` that hold a `*_A.txt` file (at most 5, sorted):
+/// what the user probably meant when `dir` holds no data set itself.
+fn data_set_folders(dir: &Path) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
+    let has_a = |p: &Path| {
+        std::fs::read_dir(p).is_ok_and(|mut es| {
+            es.any(|e| e.is_ok_and(|e| e.file_name().to_str().is_some_and(|n| n.ends_with("_A.txt"))))
+        })
+    };
+    let mut found: Vec<String> = entries
+        .filter_map(Result::ok)
+        .filter(|e| e.path().is_dir() && has_a(&e.path()))
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    found.sort();
+    if found.len() > 5 {
+        found.truncate(5);
+        found.push("…".into());
+    }
+    found
+}
+
+/// The suffixes of the files of a TU data set (`DS_<suffix>.txt`).
+const FILE_SUFFIXES: [&str; 8] = [
+    "A",
+    "graph_indicator",
+    "graph_labels",
+    "node_labels",
+    "edge_labels",
+    "node_attributes",
+    "edge_attributes",
+    "graph_attributes",
+];
+
+/// When `path` is one of the files of a TU data set (`DS_A.txt`,
+/// `DS_node_labels.txt`, … with `DS_A.txt` and `DS_graph_indicator.txt`
+/// next to it), the error [`IoError::TuFile`] that names the folder to pass
+/// instead; `None` otherwise.
+pub fn file_of_dataset(path: &Path) -> Option<IoError> {
+    let file = path.file_name()?.to_str()?;
+    let stem = file.strip_suffix(".txt")?;
+    let name = FILE_SUFFIXES.iter().find_map(|s| stem.strip_suffix(s)?.strip_suffix('_').filter(|n| !n.is_empty()))?;
+    let folder = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let sibling = |suffix: &str| folder.join(format!("{name}_{suffix}.txt")).is_file();
+    (sibling("A") && sibling("graph_indicator")).then(|| IoError::TuFile {
+        path: path.to_path_buf(),
+        name: name.to_string(),
+        folder,
+    })
 }
 
 fn file_name(p: &Path) -> String {
@@ -223,11 +281,17 @@ fn read_indicator(path: &Path) -> Result<Indicator, IoError> {
         let expected = |what: String| malformed(path, line, what, show(l));
         let Some(id) = id else { return Err(expected("one graph id (a positive integer)".into())) };
         let cur = starts.len() - 1; // the current graph's 1-based id; 0 before the first line
+        if cur == 0 && id == 0 {
+            return Err(expected(
+                "graph id 1 (graph ids are 1-based: this file looks 0-based; add 1 to every line)".into(),
+            ));
+        }
         if id == cur + 1 {
             starts.push(graph_of.len());
         } else if id != cur {
             return Err(expected(match cur {
                 0 => "graph id 1 (graph ids are 1-based and the file starts with graph 1)".into(),
+                _ if id == 0 => format!("graph id {cur} or {} (graph ids are 1-based)", cur + 1),
                 _ if id < cur => format!("graph id {cur} or {} (the nodes must be sorted by graph)", cur + 1),
                 _ => format!("graph id {cur} or {} (graph ids must be contiguous)", cur + 1),
             }));
