@@ -6,8 +6,7 @@ use super::enumerate::{four_cliques, four_cycles};
 use super::pattern::Pattern;
 use super::transform::{choose2, Primitives};
 use crate::matrix::{
-    apply, ewise_add, mxm, mxv, reduce_rows, select, DenseVector, Descriptor, MatrixError, MatrixMask, MxmMethod,
-    SparseMatrix,
+    apply, mxm, mxv, reduce_rows, select, DenseVector, Descriptor, MatrixError, MatrixMask, MxmMethod, SparseMatrix,
 };
 use crate::semirings::{Plus, PlusPair, PlusTimes};
 use std::time::{Duration, Instant};
@@ -16,8 +15,13 @@ const D: Descriptor = Descriptor::DEFAULT;
 
 /// `A u` over `(+, ×)` in `u64`, absent entries read as 0.
 fn spmv(a: &SparseMatrix<u64>, u: &[u64]) -> Result<Vec<u64>, MatrixError> {
-    let mut w = DenseVector::new(a.nrows());
-    mxv(&mut w, None, None, PlusTimes::<u64>::new(), a, &DenseVector::full(u.to_vec()), &D)?;
+    spmv_desc(a, u, &D)
+}
+
+/// `A u` (or `Aᵀ u` by the descriptor) over `(+, ×)` in `u64`.
+fn spmv_desc(a: &SparseMatrix<u64>, u: &[u64], desc: &Descriptor) -> Result<Vec<u64>, MatrixError> {
+    let mut w = DenseVector::new(if desc.transpose_first { a.ncols() } else { a.nrows() });
+    mxv(&mut w, None, None, PlusTimes::<u64>::new(), a, &DenseVector::full(u.to_vec()), desc)?;
     Ok(dense(w))
 }
 
@@ -71,31 +75,32 @@ pub(super) fn primitives(
     let t = Instant::now();
     let mut l = SparseMatrix::new(n, n);
     select(&mut l, None, None, |i, j, _| j < i, a, &D)?;
-    // W = A ∘ (A·A): the lower half by masked dot products, then W = W_L + W_Lᵀ
+    // W = A ∘ (A·A) is symmetric: only its strictly lower half W_L, by masked
+    // dot products; sums over W are sums over W_L and W_Lᵀ
     let wl = lower_product(PlusPair::<u64, u64, u64>::new(), &l, a, a)?;
-    let mut w = SparseMatrix::new(n, n);
-    ewise_add(&mut w, None, None, |x, y| x + y, &wl, &wl, &D.transpose_second())?;
     timed("W = A² ∘ A", t);
 
     stage("W products");
     let t = Instant::now();
-    let w1 = row_sums(&w, &D)?;
+    let both = |x: Vec<u64>, y: Vec<u64>| -> Vec<u64> { x.iter().zip(&y).map(|(p, q)| p + q).collect() };
+    let w1 = both(row_sums(&wl, &D)?, row_sums(&wl, &D.transpose_first())?);
     let a_w1 = spmv(a, &w1)?;
     let dm2: Vec<u64> = d.iter().map(|&x| x.saturating_sub(2)).collect();
-    let w_dm2 = spmv(&w, &dm2)?;
+    let w_dm2 = both(spmv_desc(&wl, &dm2, &D)?, spmv_desc(&wl, &dm2, &D.transpose_first())?);
     let mut wc = SparseMatrix::new(n, n);
-    apply(&mut wc, None, None, choose2, &w, &D)?;
-    let w_c2 = row_sums(&wc, &D)?;
-    // diag(A B A), B = W − A on W's pattern (an edge in no triangle adds
-    // nothing: it never closes a triangle at i): Σ_j A_ij S_ij with
-    // S = A B; below the diagonal S⟨L⟩ = A·B, above it S_ij = (B·A)_ji.
-    let mut b = SparseMatrix::new(n, n);
-    apply(&mut b, None, None, |x: u64| x - 1, &w, &D)?;
-    let s_lower = lower_product(PlusTimes::<u64>::new(), &l, a, &b)?;
-    let s_upper_t = lower_product(PlusTimes::<u64>::new(), &l, &b, a)?;
-    let lo = row_sums(&s_lower, &D)?;
-    let up = row_sums(&s_upper_t, &D.transpose_first())?;
-    let aba: Vec<u64> = lo.iter().zip(&up).map(|(x, y)| x + y).collect();
+    apply(&mut wc, None, None, choose2, &wl, &D)?;
+    let w_c2 = both(row_sums(&wc, &D)?, row_sums(&wc, &D.transpose_first())?);
+    // diag(A B A) with B = W − A on W's pattern (an edge in no triangle never
+    // closes one at i) is 2 diag(A B_L A), B_L its lower half:
+    // Σ_j A_ij Q_ij with Q = A B_Lᵀ; below the diagonal Q⟨L⟩ = A·B_Lᵀ,
+    // above it Q_ij = (B_L·A)_ji
+    let mut bl = SparseMatrix::new(n, n);
+    apply(&mut bl, None, None, |x: u64| x - 1, &wl, &D)?;
+    let blt = bl.transpose();
+    let q_lower = lower_product(PlusTimes::<u64>::new(), &l, a, &blt)?;
+    let q_upper_t = lower_product(PlusTimes::<u64>::new(), &l, &bl, a)?;
+    let aba: Vec<u64> =
+        both(row_sums(&q_lower, &D)?, row_sums(&q_upper_t, &D.transpose_first())?).iter().map(|x| 2 * x).collect();
     timed("W products", t);
 
     stage("4-cycles");
