@@ -197,32 +197,35 @@ extern "C" __global__ void fglt_c4(int n, const int* __restrict__ ptr, const int
     }
 }
 
-// 4-cliques through each vertex: one thread per stored entry (u, v) with
-// u < v; each w > v in N(u) ∩ N(v) and each x > w in N(w) ∩ N(u) ∩ N(v)
-// give the clique u < v < w < x, found once. k4 must be zero.
+// 4-cliques through each vertex: one warp per stored entry (u, v) with
+// u < v; its lanes share out the w > v of N(u), and each w in N(v) closes
+// the cliques u < v < w < x with every x > w of N(w) in N(u) and N(v),
+// each found once. k4 must be zero.
 extern "C" __global__ void fglt_k4(int n, long long nnz, const int* __restrict__ ptr, const int* __restrict__ idx,
                                    const int* __restrict__ row_of, u64* __restrict__ k4) {
-    for (long long e = blockIdx.x * (long long)blockDim.x + threadIdx.x; e < nnz; e += (long long)gridDim.x * blockDim.x) {
+    int lane = threadIdx.x & 31;
+    long long warps = ((long long)gridDim.x * blockDim.x) >> 5;
+    for (long long e = (blockIdx.x * (long long)blockDim.x + threadIdx.x) >> 5; e < nnz; e += warps) {
         int u = row_of[e], v = idx[e];
-        if (v <= u) continue;
-        int u0 = ptr[u], u1 = ptr[u + 1], v0 = ptr[v], v1 = ptr[v + 1];
+        if (v <= u) continue;  // uniform over the warp
+        int u1 = ptr[u + 1], v0 = ptr[v], v1 = ptr[v + 1];
+        if (u1 - (int)e < 3) continue;  // fewer than two w > v in N(u)
+        int vstart = lower_bound(idx, v0, v1, v + 1);
         u64 uv = 0;
-        int vlo = lower_bound(idx, v0, v1, v + 1);
-        for (int p = (int)(e + 1); p < u1 && vlo < v1; ++p) {
+        for (int p = (int)e + 1 + lane; p < u1; p += 32) {
             int w = idx[p];  // w > v: the entries of row u after (u, v)
-            vlo = lower_bound(idx, vlo, v1, w);
-            if (vlo >= v1 || idx[vlo] != w) continue;
-            // x > w in N(w), N(u) and N(v)
+            int vw = find(idx, vstart, v1, w);
+            if (vw < 0) continue;
             u64 kw = 0;
-            int ulo = p + 1, vlo2 = vlo + 1;
+            int ulo = p + 1, vlo = vw + 1;
             for (int q = lower_bound(idx, ptr[w], ptr[w + 1], w + 1); q < ptr[w + 1]; ++q) {
                 int x = idx[q];
                 ulo = lower_bound(idx, ulo, u1, x);
                 if (ulo >= u1) break;
                 if (idx[ulo] != x) continue;
-                vlo2 = lower_bound(idx, vlo2, v1, x);
-                if (vlo2 >= v1) break;
-                if (idx[vlo2] != x) continue;
+                vlo = lower_bound(idx, vlo, v1, x);
+                if (vlo >= v1) break;
+                if (idx[vlo] != x) continue;
                 ++kw;
                 atomicAdd(&k4[x], 1ull);
             }
@@ -231,7 +234,8 @@ extern "C" __global__ void fglt_k4(int n, long long nnz, const int* __restrict__
                 uv += kw;
             }
         }
-        if (uv) {
+        uv = warp_sum(uv);
+        if (lane == 0 && uv) {
             atomicAdd(&k4[u], uv);
             atomicAdd(&k4[v], uv);
         }

@@ -1,7 +1,7 @@
 //! GPU benchmark of the fast graphlet transform, with the CPU measured in
 //! the same run on the same machine:
 //! `cargo run --release --bin bench_fglt -- [--repeat R] [--cpu-repeat C] [--data DIR] [--verbose]`
-//! (`--verbose`: the CPU's stage times too).
+//! (`--verbose`: the CPU's and the GPU's stage times too).
 //!
 //! For each bench graph (facebook_combined, oregon1_010331, R-MAT 2^17 with
 //! 1M drawn edges, G(2^17, 1M)) it prints the vertex and edge counts, the CPU
@@ -71,6 +71,12 @@ fn main() -> ExitCode {
                 let t = Instant::now();
                 let _ = fglt(&g, Backend::Cuda(0)).expect("GPU transform");
                 tt.push(t.elapsed().as_secs_f64());
+            }
+            if args.iter().any(|a| a == "--verbose") {
+                let r = fglt(&g, Backend::Cuda(0)).expect("GPU transform");
+                let st: Vec<String> =
+                    r.stages.iter().map(|(s, d)| format!("{s} {:.2} ms", d.as_secs_f64() * 1e3)).collect();
+                eprintln!("{name} GPU stages (synchronized after each): {}", st.join(", "));
             }
             kern = median(kt) * 1e3;
             total = median(tt) * 1e3;

@@ -87,17 +87,23 @@ pub(super) fn primitives(
     let a_w1 = spmv(a, &w1)?;
     let dm2: Vec<u64> = d.iter().map(|&x| x.saturating_sub(2)).collect();
     let w_dm2 = both(spmv_desc(&wl, &dm2, &D)?, spmv_desc(&wl, &dm2, &D.transpose_first())?);
-    let mut wc = SparseMatrix::new(n, n);
-    apply(&mut wc, None, None, choose2, &wl, &D)?;
-    let w_c2 = both(row_sums(&wc, &D)?, row_sums(&wc, &D.transpose_first())?);
+    // C(W, 2) on W_L and on W_Lᵀ (the latter read through W_L's cached transpose)
+    let c2 = |desc: &Descriptor| -> Result<Vec<u64>, MatrixError> {
+        let mut wc = SparseMatrix::new(n, n);
+        apply(&mut wc, None, None, choose2, &wl, desc)?;
+        row_sums(&wc, &D)
+    };
+    let w_c2 = both(c2(&D)?, c2(&D.transpose_first())?);
     // diag(A B A) with B = W − A on W's pattern (an edge in no triangle never
     // closes one at i) is 2 diag(A B_L A), B_L its lower half:
     // Σ_j A_ij Q_ij with Q = A B_Lᵀ; below the diagonal Q⟨L⟩ = A·B_Lᵀ,
     // above it Q_ij = (B_L·A)_ji
     let mut bl = SparseMatrix::new(n, n);
     apply(&mut bl, None, None, |x: u64| x - 1, &wl, &D)?;
-    let blt = bl.transpose();
-    let q_lower = lower_product(PlusTimes::<u64>::new(), &l, a, &blt)?;
+    let mut q_lower = SparseMatrix::new(n, n);
+    let mask = MatrixMask::structural(&l);
+    let desc = D.transpose_second();
+    mxm(&mut q_lower, Some(&mask), None, PlusTimes::<u64>::new(), a, &bl, &desc, MxmMethod::Dot)?;
     let q_upper_t = lower_product(PlusTimes::<u64>::new(), &l, &bl, a)?;
     let aba: Vec<u64> =
         both(row_sums(&q_lower, &D)?, row_sums(&q_upper_t, &D.transpose_first())?).iter().map(|x| 2 * x).collect();

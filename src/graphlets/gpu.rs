@@ -7,7 +7,7 @@
 //! per row); `W` on every stored entry (one thread per entry, the shorter row
 //! walked, the longer binary-searched); the row sums of `W`; `A (W e)`;
 //! `diag(A (W − A) A)` (one thread per entry); 4-cycles (a block per vertex
-//! with its own counter array); 4-cliques (one thread per edge `u < v`).
+//! with its own counter array); 4-cliques (one warp per edge `u < v`).
 //! Indices are 32-bit: graphs with 2³¹ or more stored entries are refused.
 //!
 //! With the `cuda` feature off, [`primitives`] returns
@@ -175,6 +175,7 @@ mod imp {
         let per_thread = grid(n, BLOCK as usize);
         let per_warp = grid(n, (BLOCK / 32) as usize);
         let per_entry = grid(nnz, BLOCK as usize);
+        let per_entry_warp = grid(nnz, (BLOCK / 32) as usize);
         let poison: u64 = u64::MAX;
         // SAFETY (every launch): the arguments match the kernels' parameter
         // lists in kernels/fglt.cu; vectors hold n u64 (w nnz u32, the 4-cycle
@@ -256,7 +257,7 @@ mod imp {
         {
             let mut lb = stream.launch_builder(&f_k4);
             lb.arg(&n32).arg(&nnz64).arg(&ptr_d).arg(&idx_d).arg(&row_d).arg(&mut *k4);
-            check("launching fglt_k4", || unsafe { lb.launch(per_entry) })?;
+            check("launching fglt_k4", || unsafe { lb.launch(per_entry_warp) })?;
         }
         let kernel_seconds = match start {
             Some(start) => {

@@ -31,9 +31,22 @@ impl Pattern {
         let n = g.num_nodes();
         let self_loops = g.self_loops();
         let weighted = g.weights().iter().any(|&w| w != 1.0);
-        let degree = |v: usize| g.out_degree(v) - g.neighbors(v).binary_search(&v).is_ok() as usize;
-        let mut order: Vec<usize> = (0..n).collect();
-        order.sort_by_key(|&v| (degree(v), v));
+        let degree: Vec<usize> =
+            (0..n).map(|v| g.out_degree(v) - g.neighbors(v).binary_search(&v).is_ok() as usize).collect();
+        // counting sort by degree, stable in the id: order by (degree, id)
+        let max = degree.iter().copied().max().unwrap_or(0);
+        let mut next = vec![0usize; max + 2];
+        for &d in &degree {
+            next[d + 1] += 1;
+        }
+        for d in 0..=max {
+            next[d + 1] += next[d];
+        }
+        let mut order = vec![0usize; n];
+        for (v, &d) in degree.iter().enumerate() {
+            order[next[d]] = v;
+            next[d] += 1;
+        }
         let mut rank = vec![0usize; n];
         for (r, &v) in order.iter().enumerate() {
             rank[v] = r;
@@ -44,7 +57,8 @@ impl Pattern {
             idx.extend(g.neighbors(v).iter().filter(|&&u| u != v).map(|&u| rank[u]));
             idx[start..].sort_unstable();
             val.resize(idx.len(), 1u64);
-        });
+        })
+        .assume_symmetric();
         Pattern { a, order, ignored: Ignored { self_loops, weighted } }
     }
 
