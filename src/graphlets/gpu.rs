@@ -95,7 +95,13 @@ mod imp {
             .collect()
     }
 
-    /// See [`super::primitives`] (non-`cuda` stand-in) for the contract.
+    /// The primitives of `p` on CUDA device `ordinal`, with the time of each
+    /// stage (the stream synchronized after each); `stage` is called as each
+    /// starts.
+    ///
+    /// # Errors
+    /// Driver, NVRTC or size errors ([`CudaError::UnsupportedGraph`] at 2³¹ − 1
+    /// entries or more).
     pub fn primitives(
         p: &Pattern,
         ordinal: usize,
@@ -105,7 +111,11 @@ mod imp {
         run(p, ordinal, stage, times, false).map(|(prims, _)| prims)
     }
 
-    /// See [`super::timed_primitives`] (non-`cuda` stand-in) for the contract.
+    /// The kernel time of one run (CUDA events around the launches; upload
+    /// and download excluded), in seconds, with the primitives.
+    ///
+    /// # Errors
+    /// As [`primitives`].
     pub fn timed_primitives(p: &Pattern, ordinal: usize) -> Result<(Primitives, f64), CudaError> {
         run(p, ordinal, &mut |_| {}, &mut Vec::new(), true)
     }
@@ -120,7 +130,7 @@ mod imp {
         let dev: Arc<Device> = device(ordinal)?;
         let n = p.n();
         let nnz = p.a.nnz();
-        if nnz > i32::MAX as usize || n >= i32::MAX as usize {
+        if nnz >= i32::MAX as usize || n >= i32::MAX as usize {
             return Err(CudaError::UnsupportedGraph {
                 index: 0,
                 reason: format!(

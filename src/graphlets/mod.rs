@@ -42,8 +42,10 @@
 //! their [`Primitives`] to one [`transform::assemble`], so the backends
 //! agree exactly (integers, no rounding).
 //!
-//! Cost: `O(n log n + Σ_{ij ∈ E} min(d_i, d_j) + m √m)` time on sparse
-//! graphs with hubs, `O(n + m)` memory plus `O(n)` per worker.
+//! Cost: `O(n + m + Σ_{ij ∈ E} min(d_i, d_j) + m √m)` time (the last two
+//! terms bound the masked products and the enumerations in degree order),
+//! `O(n + m)` memory plus `O(n)` per worker. Counts are exact while they fit
+//! in 64 bits.
 //!
 //! # Examples
 //! ```

@@ -26,7 +26,8 @@ pub struct Pattern {
 impl Pattern {
     /// The pattern of an undirected graph (the caller checks direction).
     ///
-    /// Cost `O(n log n + nnz)`.
+    /// Cost `O(n + nnz + Σ_i d_i log d_i)` (a counting sort by degree, then
+    /// each relabelled row sorted).
     pub fn of_graph<N: Label, E: Label>(g: &Graph<N, E>) -> Self {
         let n = g.num_nodes();
         let self_loops = g.self_loops();
