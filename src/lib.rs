@@ -19,6 +19,7 @@ pub mod basekernel;
 pub mod cuda;
 pub mod error;
 pub mod graph;
+pub mod graphlets;
 pub mod kron;
 pub mod matrix;
 pub mod mgk;

@@ -236,6 +236,14 @@ impl<T: Element> SparseMatrix<T> {
         )
     }
 
+    /// The matrix, told that it is symmetric: its transpose cache is filled
+    /// with a copy of itself (`O(nnz)` copy, no transpose computed). The
+    /// caller guarantees `A = Aᵀ`.
+    pub(crate) fn assume_symmetric(self) -> Self {
+        let _ = self.transposed.set(self.csr.clone());
+        self
+    }
+
     /// Rows, columns (as `(nrows, ncols)`), indptr, indices, values, consumed.
     pub fn into_csr_parts(self) -> ((usize, usize), Vec<usize>, Vec<usize>, Vec<T>) {
         let shape = (self.nrows(), self.ncols());

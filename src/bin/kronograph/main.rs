@@ -4,6 +4,7 @@ use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
 mod bfs;
+mod fglt;
 mod gram;
 mod info;
 mod load_graph;
@@ -37,6 +38,8 @@ enum Command {
     Gram(gram::Args),
     /// Gram matrix of the geometric random-walk kernel over a data set.
     Rw(rw::Args),
+    /// Fast graphlet transform: the 16 per-vertex orbit frequencies (raw and net) to .npy / CSV.
+    Fglt(fglt::Args),
     /// Non-empty 8×8 tiles, their density and the reordering time for the natural, RCM and PBR orders.
     ReorderStats(reorder_stats::Args),
 }
@@ -51,6 +54,7 @@ fn main() -> ExitCode {
         Command::Gram(a) => gram::run(a, cli.quiet),
         Command::Rw(a) => rw::run(a, cli.quiet),
         Command::ReorderStats(a) => reorder_stats::run(a),
+        Command::Fglt(a) => fglt::run(a, cli.quiet),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

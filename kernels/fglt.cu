@@ -1,0 +1,243 @@
+// The fast graphlet transform on the GPU: the per-vertex primitives of
+// src/graphlets/transform.rs (degrees, A·x, W = A² ∘ A and its sums,
+// diag(A (W − A) A), 4-cycles, 4-cliques) on the degree-ordered pattern of
+// src/graphlets/pattern.rs: a CSR of n vertices, rows sorted, no diagonal,
+// a vertex's lower-numbered neighbours of degree at most its own.
+//
+// Counts are unsigned 64-bit integers; accumulated outputs (aba, c4, k4)
+// must be zero before the launch, assigned ones are written everywhere.
+
+typedef unsigned long long u64;
+typedef unsigned int u32;
+
+#define FULL_MASK 0xffffffffu
+
+__device__ __forceinline__ u64 warp_sum(u64 x) {
+    for (int o = 16; o > 0; o >>= 1) x += __shfl_down_sync(FULL_MASK, x, o);
+    return x;
+}
+
+__device__ __forceinline__ u64 choose2(u64 x) { return x < 2 ? 0 : x * (x - 1) / 2; }
+
+// First position in idx[lo, hi) holding a value >= key.
+__device__ __forceinline__ int lower_bound(const int* __restrict__ idx, int lo, int hi, int key) {
+    while (lo < hi) {
+        int mid = lo + ((hi - lo) >> 1);
+        if (idx[mid] < key) lo = mid + 1; else hi = mid;
+    }
+    return lo;
+}
+
+// Position of key in idx[lo, hi), or -1.
+__device__ __forceinline__ int find(const int* __restrict__ idx, int lo, int hi, int key) {
+    int p = lower_bound(idx, lo, hi, key);
+    return (p < hi && idx[p] == key) ? p : -1;
+}
+
+// out[i] = value (poisoning outputs that every vertex must overwrite).
+extern "C" __global__ void fglt_fill(long long n, u64* __restrict__ out, u64 value) {
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
+        out[i] = value;
+}
+
+// d = row lengths; c2m1 = C(d − 1, 2); dm2 = max(d − 2, 0).
+extern "C" __global__ void fglt_degrees(int n, const int* __restrict__ ptr, u64* __restrict__ d,
+                                        u64* __restrict__ c2m1, u64* __restrict__ dm2) {
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+        u64 di = (u64)(ptr[i + 1] - ptr[i]);
+        d[i] = di;
+        c2m1[i] = di == 0 ? 0 : choose2(di - 1);
+        dm2[i] = di < 2 ? 0 : di - 2;
+    }
+}
+
+// y = A x over (+, ×): one warp per row.
+extern "C" __global__ void fglt_spmv(int n, const int* __restrict__ ptr, const int* __restrict__ idx,
+                                     const u64* __restrict__ x, u64* __restrict__ y) {
+    int lane = threadIdx.x & 31;
+    int warps = (gridDim.x * blockDim.x) >> 5;
+    for (int i = (blockIdx.x * blockDim.x + threadIdx.x) >> 5; i < n; i += warps) {
+        u64 s = 0;
+        for (int p = ptr[i] + lane; p < ptr[i + 1]; p += 32) s += x[idx[p]];
+        s = warp_sum(s);
+        if (lane == 0) y[i] = s;
+    }
+}
+
+// W on every stored entry (i, j): |N(i) ∩ N(j)|, walking the shorter row
+// and binary-searching the longer. One thread per entry.
+extern "C" __global__ void fglt_w(int n, long long nnz, const int* __restrict__ ptr, const int* __restrict__ idx,
+                                  const int* __restrict__ row_of, u32* __restrict__ w) {
+    for (long long e = blockIdx.x * (long long)blockDim.x + threadIdx.x; e < nnz; e += (long long)gridDim.x * blockDim.x) {
+        int i = row_of[e], j = idx[e];
+        int a0 = ptr[i], a1 = ptr[i + 1], b0 = ptr[j], b1 = ptr[j + 1];
+        if (a1 - a0 > b1 - b0) { int t = a0; a0 = b0; b0 = t; t = a1; a1 = b1; b1 = t; }
+        u32 c = 0;
+        int lo = b0;
+        for (int p = a0; p < a1 && lo < b1; ++p) {
+            lo = lower_bound(idx, lo, b1, idx[p]);
+            if (lo < b1 && idx[lo] == idx[p]) ++c;
+        }
+        w[e] = c;
+    }
+}
+
+// Row sums over W: w1 = W e, w_dm2 = W (d − 2), w_c2 = Σ_j C(W_ij, 2). One warp per row.
+extern "C" __global__ void fglt_w_sums(int n, const int* __restrict__ ptr, const int* __restrict__ idx,
+                                       const u32* __restrict__ w, const u64* __restrict__ dm2, u64* __restrict__ w1,
+                                       u64* __restrict__ w_dm2, u64* __restrict__ w_c2) {
+    int lane = threadIdx.x & 31;
+    int warps = (gridDim.x * blockDim.x) >> 5;
+    for (int i = (blockIdx.x * blockDim.x + threadIdx.x) >> 5; i < n; i += warps) {
+        u64 s1 = 0, s2 = 0, s3 = 0;
+        for (int p = ptr[i] + lane; p < ptr[i + 1]; p += 32) {
+            u64 c = w[p];
+            s1 += c;
+            s2 += c * dm2[idx[p]];
+            s3 += choose2(c);
+        }
+        s1 = warp_sum(s1);
+        s2 = warp_sum(s2);
+        s3 = warp_sum(s3);
+        if (lane == 0) {
+            w1[i] = s1;
+            w_dm2[i] = s2;
+            w_c2[i] = s3;
+        }
+    }
+}
+
+// aba[i] += Σ_{k ∈ N(i) ∩ N(j)} (W_jk − 1) for every stored entry (i, j):
+// diag(A (W − A) A). One thread per entry; aba must be zero.
+extern "C" __global__ void fglt_aba(int n, long long nnz, const int* __restrict__ ptr, const int* __restrict__ idx,
+                                    const int* __restrict__ row_of, const u32* __restrict__ w, u64* __restrict__ aba) {
+    for (long long e = blockIdx.x * (long long)blockDim.x + threadIdx.x; e < nnz; e += (long long)gridDim.x * blockDim.x) {
+        int i = row_of[e], j = idx[e];
+        int a0 = ptr[i], a1 = ptr[i + 1], b0 = ptr[j], b1 = ptr[j + 1];
+        u64 s = 0;
+        if (a1 - a0 <= b1 - b0) {
+            // walk N(i), find each k in N(j): its position there is the slot (j, k)
+            int lo = b0;
+            for (int p = a0; p < a1 && lo < b1; ++p) {
+                lo = lower_bound(idx, lo, b1, idx[p]);
+                if (lo < b1 && idx[lo] == idx[p]) s += (u64)w[lo] - 1;
+            }
+        } else {
+            // walk N(j) (slots (j, k) directly), find each k in N(i)
+            int lo = a0;
+            for (int q = b0; q < b1 && lo < a1; ++q) {
+                lo = lower_bound(idx, lo, a1, idx[q]);
+                if (lo < a1 && idx[lo] == idx[q]) s += (u64)w[q] - 1;
+            }
+        }
+        if (s) atomicAdd(&aba[i], s);
+    }
+}
+
+// 4-cycles through each vertex. A block takes vertices u in turn (grid
+// stride) and counts the wedges u–v–w with v, w < u into its own counter
+// array acc (n entries, zero between vertices), listing each w reached in
+// touched (n entries): u and w share C(acc[w], 2) cycles, and each middle v
+// is in acc[w] − 1 of them. c4 must be zero.
+extern "C" __global__ void fglt_c4(int n, const int* __restrict__ ptr, const int* __restrict__ idx,
+                                   u32* __restrict__ acc_all, int* __restrict__ touched_all, u64* __restrict__ c4) {
+    __shared__ int ntouched;
+    __shared__ u64 block_sum[32];
+    u32* acc = acc_all + (long long)blockIdx.x * n;
+    int* touched = touched_all + (long long)blockIdx.x * n;
+    int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
+    if (threadIdx.x == 0) ntouched = 0;
+    __syncthreads();
+    for (int u = blockIdx.x; u < n; u += gridDim.x) {
+        int u0 = ptr[u];
+        int u1 = lower_bound(idx, u0, ptr[u + 1], u);  // N(u) ∩ [0, u)
+        if (u1 - u0 < 2) continue;  // a cycle needs two middles (uniform over the block)
+        for (int p = u0 + warp; p < u1; p += nwarps) {
+            int v = idx[p];
+            for (int q = ptr[v] + lane; q < ptr[v + 1]; q += 32) {
+                int w = idx[q];
+                if (w >= u) break;
+                if (atomicAdd(&acc[w], 1u) == 0) touched[atomicAdd(&ntouched, 1)] = w;
+            }
+        }
+        __syncthreads();
+        int nt = ntouched;
+        u64 own = 0;
+        for (int t = threadIdx.x; t < nt; t += blockDim.x) {
+            int w = touched[t];
+            u64 c = choose2(acc[w]);
+            if (c) {
+                own += c;
+                atomicAdd(&c4[w], c);
+            }
+        }
+        for (int p = u0 + warp; p < u1; p += nwarps) {
+            int v = idx[p];
+            u64 s = 0;
+            for (int q = ptr[v] + lane; q < ptr[v + 1]; q += 32) {
+                int w = idx[q];
+                if (w >= u) break;
+                s += (u64)acc[w] - 1;
+            }
+            s = warp_sum(s);
+            if (lane == 0 && s) atomicAdd(&c4[v], s);
+        }
+        own = warp_sum(own);
+        if (lane == 0) block_sum[warp] = own;
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            u64 tot = 0;
+            for (int k = 0; k < nwarps; ++k) tot += block_sum[k];
+            if (tot) atomicAdd(&c4[u], tot);
+        }
+        for (int t = threadIdx.x; t < nt; t += blockDim.x) acc[touched[t]] = 0;
+        __syncthreads();
+        if (threadIdx.x == 0) ntouched = 0;
+        __syncthreads();
+    }
+}
+
+// 4-cliques through each vertex: one warp per stored entry (u, v) with
+// u < v; its lanes share out the w > v of N(u), and each w in N(v) closes
+// the cliques u < v < w < x with every x > w of N(w) in N(u) and N(v),
+// each found once. k4 must be zero.
+extern "C" __global__ void fglt_k4(int n, long long nnz, const int* __restrict__ ptr, const int* __restrict__ idx,
+                                   const int* __restrict__ row_of, u64* __restrict__ k4) {
+    int lane = threadIdx.x & 31;
+    long long warps = ((long long)gridDim.x * blockDim.x) >> 5;
+    for (long long e = (blockIdx.x * (long long)blockDim.x + threadIdx.x) >> 5; e < nnz; e += warps) {
+        int u = row_of[e], v = idx[e];
+        if (v <= u) continue;  // uniform over the warp
+        int u1 = ptr[u + 1], v0 = ptr[v], v1 = ptr[v + 1];
+        if (u1 - (int)e < 3) continue;  // fewer than two w > v in N(u)
+        int vstart = lower_bound(idx, v0, v1, v + 1);
+        u64 uv = 0;
+        for (int p = (int)e + 1 + lane; p < u1; p += 32) {
+            int w = idx[p];  // w > v: the entries of row u after (u, v)
+            int vw = find(idx, vstart, v1, w);
+            if (vw < 0) continue;
+            u64 kw = 0;
+            int ulo = p + 1, vlo = vw + 1;
+            for (int q = lower_bound(idx, ptr[w], ptr[w + 1], w + 1); q < ptr[w + 1]; ++q) {
+                int x = idx[q];
+                ulo = lower_bound(idx, ulo, u1, x);
+                if (ulo >= u1) break;
+                if (idx[ulo] != x) continue;
+                vlo = lower_bound(idx, vlo, v1, x);
+                if (vlo >= v1) break;
+                if (idx[vlo] != x) continue;
+                ++kw;
+                atomicAdd(&k4[x], 1ull);
+            }
+            if (kw) {
+                atomicAdd(&k4[w], kw);
+                uv += kw;
+            }
+        }
+        uv = warp_sum(uv);
+        if (lane == 0 && uv) {
+            atomicAdd(&k4[u], uv);
+            atomicAdd(&k4[v], uv);
+        }
+    }
+}
