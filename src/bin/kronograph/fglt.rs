@@ -2,7 +2,7 @@
 
 use crate::load_graph::load_graph;
 use crate::progress::Bar;
-use kronograph::graph::io::{npy, IoError};
+use kronograph::graph::io::{npy, output, IoError};
 use kronograph::graphlets::{fglt_with, Fglt, FgltOptions, ORBITS, ORBIT_NAMES, STAGES};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -48,6 +48,8 @@ pub fn run(args: Args, quiet: bool) -> kronograph::Result<()> {
         )
         .into());
     }
+    super::preflight::check_out(args.out.as_deref(), &args.graph)?;
+    super::preflight::check_out(args.csv.as_deref(), &args.graph)?;
     let t0 = Instant::now();
     let g = load_graph(&args.graph, args.graph_index)?;
     let load = t0.elapsed();
@@ -107,33 +109,18 @@ fn columns(t: &Fglt, raw: bool, both: bool) -> (usize, Vec<u64>) {
 }
 
 /// Writes a CSV with a header of FGLT's column names (prefixed `raw ` / `net `
-/// with `--both`), through a temporary file renamed into place (no partial file).
+/// with `--both`), atomically (see [`output::write_atomically`]: no partial file).
 fn write_csv(path: &Path, n: usize, cols: usize, data: &[u64], both: bool) -> Result<(), IoError> {
-    let os = |source| IoError::Os { path: path.into(), source };
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let name = path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    let written = (|| {
-        let mut w = std::io::BufWriter::new(std::fs::File::create(&tmp)?);
-        let header: Vec<String> = if both {
-            ORBIT_NAMES
-                .iter()
-                .map(|c| format!("raw {c}"))
-                .chain(ORBIT_NAMES.iter().map(|c| format!("net {c}")))
-                .collect()
-        } else {
-            ORBIT_NAMES.iter().map(|c| c.to_string()).collect()
-        };
+    let header: Vec<String> = if both {
+        ORBIT_NAMES.iter().map(|c| format!("raw {c}")).chain(ORBIT_NAMES.iter().map(|c| format!("net {c}"))).collect()
+    } else {
+        ORBIT_NAMES.iter().map(|c| c.to_string()).collect()
+    };
+    output::write_atomically(path, |w| {
         writeln!(w, "{}", header.iter().map(|h| format!("\"{h}\"")).collect::<Vec<_>>().join(","))?;
-        for i in 0..n {
-            let row = &data[i * cols..(i + 1) * cols];
+        for row in data.chunks(cols.max(1)).take(n) {
             writeln!(w, "{}", row.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(","))?;
         }
-        w.into_inner().map_err(|e| e.into_error())?.sync_data()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if written.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    written.map_err(os)
+        Ok(())
+    })
 }
