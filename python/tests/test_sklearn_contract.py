@@ -105,7 +105,7 @@ def regression_task(mutag, n=40):
 
 def test_gpr_fit_improves_likelihood(mutag):
     g, y = regression_task(mutag)
-    kernel = ConstantKernel(1.0, (1e-2, 1e2)) * make(normalize=True)
+    kernel = ConstantKernel(1.0, (1e-2, 1e2)) * make(normalize=True, q_bounds=(1e-3, 0.5))
     gpr = GaussianProcessRegressor(kernel=kernel, alpha=1e-2, normalize_y=True, random_state=0)
     gpr.fit(np.array(g, dtype=object), y)
     before = gpr.log_marginal_likelihood(kernel.theta)
@@ -122,3 +122,11 @@ def test_svc_precomputed(mutag):
     K = make(normalize=True)(g)
     clf = SVC(kernel="precomputed").fit(K, y)
     assert clf.score(K, y) > 0.7
+
+
+def test_progress_callback(mutag):
+    calls = []
+    k = make(progress=lambda done, total: calls.append((done, total)))
+    k(mutag.graphs[:20])
+    assert (210, 210) in calls
+    assert all(d <= t for d, t in calls)
