@@ -15,7 +15,8 @@ py="$venv/bin/python"
 "$py" -m pip install --quiet --disable-pip-version-check "maturin>=1.5,<2"
 "$venv/bin/maturin" build --release --quiet -m python/Cargo.toml -o "$wheels"
 wheel=$(ls "$wheels"/kronograph-*.whl)
-"$py" -m pip install --quiet --disable-pip-version-check "$wheel" pytest networkx "dask[array,distributed]"
+# the [cuda] extra: NVRTC from PyPI, found at import (tests/test_algorithms.py checks it)
+"$py" -m pip install --quiet --disable-pip-version-check "$wheel[cuda]" pytest networkx "dask[array,distributed]"
 
 # the CLI whose results the Python ones must equal
 cargo build --release --quiet --bin kronograph

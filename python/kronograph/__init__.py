@@ -12,7 +12,7 @@ Graphs come from networkx (:func:`from_networkx`), numpy/scipy.sparse
 library raise :class:`KronographError` subclasses carrying its message.
 """
 
-from . import _nvrtc
+from . import _native, _nvrtc
 
 _nvrtc.setup()
 
@@ -43,6 +43,16 @@ from .graphs import TUDataset, as_graphs, from_networkx, from_scipy, read_tu  # 
 from .kernel import MarginalizedGraphKernel  # noqa: E402
 from .tiles import assemble, tile_grid  # noqa: E402
 
+
+def cuda_status():
+    """What the GPU backend can use here: ``{"nvrtc": bool, "devices": int,
+    "nvrtc_from": folder of the nvidia-cuda-nvrtc wheel or None, "error": why
+    no device, or None}``.  ``backend="auto"`` uses the GPU when ``devices > 0``
+    and ``nvrtc`` is true."""
+    nvrtc, devices, error = _native.cuda_status()
+    return {"nvrtc": nvrtc, "devices": devices, "nvrtc_from": _nvrtc.setup(), "error": error}
+
+
 __all__ = [
     "BaseKernel",
     "CompactPolynomial",
@@ -68,6 +78,7 @@ __all__ = [
     "as_graphs",
     "assemble",
     "bfs",
+    "cuda_status",
     "from_networkx",
     "from_scipy",
     "read_tu",

@@ -1,9 +1,10 @@
 //! The native half of the `kronograph` Python package (`kronograph._native`):
 //! graphs ([`graph`]), the marginalized graph kernel ([`mgk`]), algorithms
-//! and the random-walk kernel ([`algorithms`]), and the exception hierarchy
+//! and the random-walk kernel ([`algorithms`]), the CUDA status ([`cuda`]), and the exception hierarchy
 //! ([`error`]). The Python half (`python/kronograph/`) builds on these.
 
 pub mod algorithms;
+pub mod cuda;
 pub mod error;
 pub mod graph;
 pub mod mgk;
@@ -17,6 +18,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<graph::PyGraph>()?;
     m.add_class::<mgk::PyMgk>()?;
     m.add_function(wrap_pyfunction!(graph::read_dataset, m)?)?;
+    m.add_function(wrap_pyfunction!(cuda::cuda_status, m)?)?;
     m.add_function(wrap_pyfunction!(algorithms::bfs, m)?)?;
     m.add_function(wrap_pyfunction!(algorithms::sssp, m)?)?;
     m.add_function(wrap_pyfunction!(algorithms::triangle_count, m)?)?;

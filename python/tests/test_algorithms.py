@@ -38,3 +38,14 @@ def test_random_walk_kernel_dense_reference():
             w = np.kron(wa, wb)
             x = np.linalg.solve(np.eye(len(w)) - lam * w, np.ones(len(w)))
             np.testing.assert_allclose(K[i, j], x.sum(), rtol=1e-8)
+
+
+def test_cuda_status_and_nvrtc_extra():
+    import importlib.util
+
+    s = kg.cuda_status()
+    assert set(s) == {"nvrtc", "devices", "nvrtc_from", "error"}
+    assert s["devices"] > 0 or s["error"]
+    if importlib.util.find_spec("nvidia") is not None:
+        # kronograph[cuda] installed the nvidia-cuda-nvrtc wheel: import found and loaded it
+        assert s["nvrtc_from"] is not None and s["nvrtc"], s
