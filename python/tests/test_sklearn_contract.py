@@ -130,3 +130,28 @@ def test_progress_callback(mutag):
     k(mutag.graphs[:20])
     assert (210, 210) in calls
     assert all(d <= t for d, t in calls)
+
+
+def test_gil_released_during_native_work(mutag):
+    import threading
+    import time
+
+    k = make(n_jobs=1)
+    g = mutag.graphs[:60]
+    ticks = []
+    done = threading.Event()
+
+    def tick():
+        while not done.is_set():
+            ticks.append(time.perf_counter())
+            time.sleep(0.001)
+
+    t = threading.Thread(target=tick)
+    t.start()
+    start = time.perf_counter()
+    k(g)
+    end = time.perf_counter()
+    done.set()
+    t.join()
+    during = [x for x in ticks if start < x < end]
+    assert len(during) > 5, (len(during), end - start)
