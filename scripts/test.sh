@@ -26,3 +26,6 @@ for ex in examples/*.rs; do
   echo "== example $name"
   cargo run --release --quiet --example "$name" >/dev/null
 done
+
+# the Python package: wheel into a fresh virtual environment, then pytest
+bash scripts/test_python.sh

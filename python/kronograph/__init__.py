@@ -1,0 +1,89 @@
+"""kronograph: graph kernels and graph algorithms on CPU and CUDA GPUs.
+
+::
+
+    import kronograph as kg
+    ds = kg.read_tu("data/MUTAG")
+    k = kg.MarginalizedGraphKernel(kg.KroneckerDelta(0.5), kg.KroneckerDelta(0.5), q=0.05)
+    K = k(ds.graphs)                         # numpy Gram matrix
+
+Graphs come from networkx (:func:`from_networkx`), numpy/scipy.sparse
+(:func:`from_scipy`) or TU folders (:func:`read_tu`); errors of the native
+library raise :class:`KronographError` subclasses carrying its message.
+"""
+
+from . import _native, _nvrtc
+
+_nvrtc.setup()
+
+from ._native import (  # noqa: E402
+    CudaError,
+    FileError,
+    Graph,
+    GraphError,
+    KernelError,
+    KronographError,
+    SolverError,
+    __version__,
+)
+from .algorithms import RandomWalkKernel, bfs, sssp, triangle_count, triangles_per_vertex  # noqa: E402
+from .basekernel import (  # noqa: E402
+    BaseKernel,
+    CompactPolynomial,
+    Constant,
+    KroneckerDelta,
+    Normalize,
+    Polynomial,
+    RationalQuadratic,
+    Spec,
+    SquareExponential,
+    TensorProduct,
+)
+from .graphs import TUDataset, as_graphs, from_networkx, from_scipy, read_tu  # noqa: E402
+from .kernel import MarginalizedGraphKernel  # noqa: E402
+from .tiles import assemble, tile_grid  # noqa: E402
+
+
+def cuda_status():
+    """What the GPU backend can use here: ``{"nvrtc": bool, "devices": int,
+    "nvrtc_from": folder of the nvidia-cuda-nvrtc wheel or None, "error": why
+    no device, or None}``.  ``backend="auto"`` uses the GPU when ``devices > 0``
+    and ``nvrtc`` is true."""
+    nvrtc, devices, error = _native.cuda_status()
+    return {"nvrtc": nvrtc, "devices": devices, "nvrtc_from": _nvrtc.setup(), "error": error}
+
+
+__all__ = [
+    "BaseKernel",
+    "CompactPolynomial",
+    "Constant",
+    "CudaError",
+    "FileError",
+    "Graph",
+    "GraphError",
+    "KernelError",
+    "KroneckerDelta",
+    "KronographError",
+    "MarginalizedGraphKernel",
+    "Normalize",
+    "Polynomial",
+    "RandomWalkKernel",
+    "RationalQuadratic",
+    "SolverError",
+    "Spec",
+    "SquareExponential",
+    "TUDataset",
+    "TensorProduct",
+    "__version__",
+    "as_graphs",
+    "assemble",
+    "bfs",
+    "cuda_status",
+    "from_networkx",
+    "from_scipy",
+    "read_tu",
+    "sssp",
+    "tile_grid",
+    "triangle_count",
+    "triangles_per_vertex",
+]

@@ -1,0 +1,89 @@
+"""Graph algorithms and the random-walk kernel on kronograph, networkx or
+scipy.sparse graphs, with numpy results.
+
+Node ``i`` of a result is node number ``i`` of the graph: for a networkx
+graph, the ``i``-th node of ``g.nodes``.  The graphlet transform and motif
+search will join this module as the library gains them.
+"""
+
+import numpy as np
+
+from . import _native, _progress
+from .graphs import Graph, as_graphs, from_networkx, from_scipy
+
+__all__ = ["bfs", "sssp", "triangle_count", "triangles_per_vertex", "RandomWalkKernel"]
+
+
+def _graph(g, weight="weight"):
+    if isinstance(g, Graph):
+        return g
+    if hasattr(g, "is_multigraph") and hasattr(g, "nodes"):
+        has_w = weight is not None and g.number_of_edges() > 0 and all(weight in d for _, _, d in g.edges(data=True))
+        return from_networkx(g, node_attrs=[], edge_attrs=[], weight=weight if has_w else None)
+    try:
+        import scipy.sparse as sp
+    except ImportError:
+        sp = None
+    if (sp is not None and sp.issparse(g)) or isinstance(g, np.ndarray):
+        a = sp.csr_matrix(g) if sp is not None else g
+        directed = bool((a != a.T).nnz) if sp is not None else not np.array_equal(g, g.T)
+        return from_scipy(a, directed=directed)
+    raise TypeError(
+        f"expected a kronograph.Graph, a networkx graph or a scipy.sparse adjacency matrix, not {type(g).__name__}"
+    )
+
+
+def bfs(g, source):
+    """Breadth-first search from node ``source``: ``(levels, parents)``,
+    int64 arrays with ``-1`` where a node is not reached."""
+    levels, parents = _native.bfs(_graph(g), int(source))
+    return np.frombuffer(levels, dtype="<i8").copy(), np.frombuffer(parents, dtype="<i8").copy()
+
+
+def sssp(g, source, weight="weight"):
+    """Shortest-path distances from ``source`` along non-negative weights
+    (the networkx edge attribute ``weight``, or the matrix values):
+    float64, ``inf`` where unreachable."""
+    return np.frombuffer(_native.sssp(_graph(g, weight), int(source)), dtype="<f8").copy()
+
+
+def triangle_count(g):
+    """The number of triangles of an undirected graph."""
+    return int(_native.triangle_count(_graph(g)))
+
+
+def triangles_per_vertex(g):
+    """The number of triangles through each node (int64)."""
+    return np.frombuffer(_native.triangles_per_vertex(_graph(g)), dtype="<i8").copy()
+
+
+class RandomWalkKernel:
+    """The geometric random-walk kernel ``k = 1' (I - lam W x W')^-1 1``
+    (GraKeL's ``RandomWalk``); ``labeled`` keeps only walks through nodes of
+    equal labels.  ``lam`` must stay below ``1 / (rho(W) rho(W'))``."""
+
+    def __init__(self, lam=0.01, labeled=False, tol=None, n_jobs=None, progress=False):
+        self.lam = lam
+        self.labeled = labeled
+        self.tol = tol
+        self.n_jobs = n_jobs
+        self.progress = progress
+
+    def __call__(self, X, Y=None):
+        """The Gram matrix ``K(X, Y)`` (``K(X, X)`` when ``Y`` is None)."""
+        x = [_graph(g) for g in as_graphs_or_any(X)]
+        y = None if Y is None else [_graph(g) for g in as_graphs_or_any(Y)]
+        cb, close = _progress.callback(self.progress)
+        try:
+            data, r, c = _native.random_walk_gram(x, y, float(self.lam), bool(self.labeled), self.tol, self.n_jobs, cb)
+        finally:
+            if close:
+                close()
+        return np.frombuffer(data, dtype="<f8").reshape(r, c).copy()
+
+
+def as_graphs_or_any(x):
+    """The items of ``x`` (graphs of any supported kind), refusing a single graph."""
+    if isinstance(x, Graph):
+        return as_graphs(x)
+    return list(x)

@@ -1,0 +1,335 @@
+"""Base kernels on node and edge labels, composable in Python.
+
+The names and parameterizations are GraphDot's::
+
+    KroneckerDelta(h)                 1 if a == b else h
+    SquareExponential(length_scale)   exp(-(a - b)^2 / (2 length_scale^2))
+    RationalQuadratic(length_scale, alpha)
+    Constant(c)
+    Polynomial(offset, degree)        (a . b + offset)^degree
+    CompactPolynomial(radius)         Wendland's compactly supported kernel
+    TensorProduct(label=..., charge=...)  a product over named fields
+    k1 + k2,  k1 * k2,  k ** p,  Normalize(k)
+
+Each object prints itself as a kernel SPEC (``str(k)``, the same text the
+command-line tool takes with ``--node-kernel``); the native library parses it
+once per call and binds it to the graphs' fields.  A leaf outside a
+:class:`TensorProduct` applies to the field ``label``.  A SPEC string can be
+used wherever a kernel object can (wrap it in :class:`Spec` to compose it).
+
+Every ``*_bounds`` argument is ``(low, high)``, ``"fixed"`` (not trained) or
+``None`` (the library's default bounds, widened to contain the value).
+"""
+
+import math
+import numbers
+import re
+
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+__all__ = [
+    "BaseKernel",
+    "Spec",
+    "Constant",
+    "KroneckerDelta",
+    "SquareExponential",
+    "RationalQuadratic",
+    "Polynomial",
+    "CompactPolynomial",
+    "TensorProduct",
+    "Normalize",
+    "to_spec",
+]
+
+
+def _num(x):
+    x = float(x)
+    if math.isinf(x) and x > 0:
+        return "inf"
+    if not math.isfinite(x):
+        raise ValueError(f"a kernel parameter is {x}; it must be a finite number")
+    return repr(x)
+
+
+def _bounds(b, what):
+    if b is None:
+        return ""
+    if isinstance(b, str):
+        if b == "fixed":
+            return ", fixed"
+        raise ValueError(f"{what}: bounds {b!r}; expected (low, high), 'fixed' or None")
+    try:
+        lo, hi = b
+    except (TypeError, ValueError):
+        raise ValueError(f"{what}: bounds {b!r}; expected (low, high), 'fixed' or None") from None
+    return f", [{_num(lo)}, {_num(hi)}]"
+
+
+def _field(name):
+    if _NAME.match(name):
+        return name
+    if '"' in name:
+        raise ValueError(f"field name {name!r} contains a double quote, which a kernel SPEC cannot hold")
+    return f'"{name}"'
+
+
+def _wrap(k):
+    if isinstance(k, BaseKernel):
+        return k
+    if isinstance(k, numbers.Real) and not isinstance(k, bool):
+        return Constant(k, "fixed")
+    if isinstance(k, str):
+        return Spec(k)
+    raise TypeError(f"cannot combine a base kernel with {type(k).__name__}: use a kernel, a number or a SPEC string")
+
+
+class BaseKernel:
+    """A base kernel: prints as a SPEC; combines with ``+``, ``*``, ``**``."""
+
+    def spec(self, field="label"):
+        """The SPEC of this kernel, its leaves applied to ``field``."""
+        raise NotImplementedError
+
+    def _slots(self):
+        """Every hyperparameter in the library's order: ``(object, attribute, name suffix)``."""
+        raise NotImplementedError
+
+    def __str__(self):
+        return self.spec()
+
+    def __add__(self, other):
+        return _Sum(self, _wrap(other))
+
+    def __radd__(self, other):
+        return _Sum(_wrap(other), self)
+
+    def __mul__(self, other):
+        return _Product(self, _wrap(other))
+
+    def __rmul__(self, other):
+        return _Product(_wrap(other), self)
+
+    def __pow__(self, p):
+        return _Power(self, p)
+
+    def __eq__(self, other):
+        return isinstance(other, BaseKernel) and self.spec() == other.spec()
+
+    def __ne__(self, other):
+        return not self.__eq__(other)
+
+    def __hash__(self):
+        return hash(self.spec())
+
+    def __repr__(self):
+        return f"{type(self).__name__}<{self.spec()}>"
+
+
+class Spec(BaseKernel):
+    """A kernel given as a SPEC string (see the README), e.g. ``Spec("delta(label, 0.5)")``."""
+
+    def __init__(self, text):
+        if not isinstance(text, str):
+            raise TypeError(f"Spec takes a string, not {type(text).__name__}")
+        self.text = text
+
+    def spec(self, field="label"):
+        return f"({self.text})"
+
+    def _slots(self):
+        return None  # unknown to Python: hyperparameters are set through the SPEC text
+
+
+class _Leaf(BaseKernel):
+    _name = ""
+    _params = ()  # (attribute, suffix)
+
+    def _slots(self):
+        return [(self, attr, suffix) for attr, suffix in self._params]
+
+
+class Constant(_Leaf):
+    """``c`` for every pair (``c > 0``)."""
+
+    _params = (("constant", "constant"),)
+
+    def __init__(self, constant, c_bounds=None):
+        self.constant = constant
+        self.c_bounds = c_bounds
+
+    def spec(self, field="label"):
+        return f"constant({_num(self.constant)}{_bounds(self.c_bounds, 'Constant')})"
+
+
+class KroneckerDelta(_Leaf):
+    """1 if the labels are equal, else ``h`` (``0 <= h <= 1``; integer fields)."""
+
+    _params = (("h", "h"),)
+
+    def __init__(self, h, h_bounds=None):
+        self.h = h
+        self.h_bounds = h_bounds
+
+    def spec(self, field="label"):
+        return f"delta({_field(field)}, {_num(self.h)}{_bounds(self.h_bounds, 'KroneckerDelta')})"
+
+
+class SquareExponential(_Leaf):
+    """``exp(-|a - b|^2 / (2 length_scale^2))`` on real or vector fields."""
+
+    _params = (("length_scale", "scale"),)
+
+    def __init__(self, length_scale, length_scale_bounds=None):
+        self.length_scale = length_scale
+        self.length_scale_bounds = length_scale_bounds
+
+    def spec(self, field="label"):
+        b = _bounds(self.length_scale_bounds, "SquareExponential")
+        return f"sqexp({_field(field)}, {_num(self.length_scale)}{b})"
+
+
+class RationalQuadratic(_Leaf):
+    """``(1 + |a - b|^2 / (2 alpha length_scale^2))^(-alpha)``."""
+
+    _params = (("length_scale", "scale"), ("alpha", "alpha"))
+
+    def __init__(self, length_scale, alpha, length_scale_bounds=None, alpha_bounds=None):
+        self.length_scale = length_scale
+        self.alpha = alpha
+        self.length_scale_bounds = length_scale_bounds
+        self.alpha_bounds = alpha_bounds
+
+    def spec(self, field="label"):
+        lb, ab = self.length_scale_bounds, self.alpha_bounds
+        if (lb is None) != (ab is None):
+            # the SPEC takes both bounds or neither
+            lb = lb if lb is not None else (1e-3, 1e3)
+            ab = ab if ab is not None else (1e-3, 1e3)
+        b = _bounds(lb, "RationalQuadratic") + _bounds(ab, "RationalQuadratic")
+        return f"rq({_field(field)}, {_num(self.length_scale)}, {_num(self.alpha)}{b})"
+
+
+class Polynomial(_Leaf):
+    """``(a . b + offset)^degree`` on vector fields (normalize it for the graph kernel)."""
+
+    _params = (("offset", "offset"),)
+
+    def __init__(self, offset, degree, offset_bounds=None):
+        self.offset = offset
+        self.degree = degree
+        self.offset_bounds = offset_bounds
+
+    def spec(self, field="label"):
+        b = _bounds(self.offset_bounds, "Polynomial")
+        return f"poly({_field(field)}, {_num(self.offset)}, {int(self.degree)}{b})"
+
+
+class CompactPolynomial(_Leaf):
+    """Wendland's compactly supported kernel of radius ``radius``."""
+
+    _params = (("radius", "radius"),)
+
+    def __init__(self, radius, radius_bounds=None):
+        self.radius = radius
+        self.radius_bounds = radius_bounds
+
+    def spec(self, field="label"):
+        return f"wendland({_field(field)}, {_num(self.radius)}{_bounds(self.radius_bounds, 'CompactPolynomial')})"
+
+
+class _Sum(BaseKernel):
+    def __init__(self, a, b):
+        self.a, self.b = a, b
+
+    def spec(self, field="label"):
+        return f"{self.a.spec(field)} + {self.b.spec(field)}"
+
+    def _slots(self):
+        a, b = self.a._slots(), self.b._slots()
+        return None if a is None or b is None else a + b
+
+
+class _Product(BaseKernel):
+    def __init__(self, a, b):
+        self.a, self.b = a, b
+
+    def spec(self, field="label"):
+        return f"({self.a.spec(field)}) * ({self.b.spec(field)})"
+
+    def _slots(self):
+        a, b = self.a._slots(), self.b._slots()
+        return None if a is None or b is None else a + b
+
+
+class _Power(BaseKernel):
+    def __init__(self, kernel, exponent):
+        if not isinstance(exponent, numbers.Real) or isinstance(exponent, bool) or not exponent > 0:
+            raise ValueError(f"kernel ** {exponent!r}: the exponent must be a number > 0")
+        self.kernel, self.exponent = kernel, exponent
+
+    def spec(self, field="label"):
+        return f"({self.kernel.spec(field)}) ^ {_num(self.exponent)}"
+
+    def _slots(self):
+        k = self.kernel._slots()
+        return None if k is None else [(self, "exponent", "exponent")] + k
+
+
+class Normalize(BaseKernel):
+    """``k(a, b) / sqrt(k(a, a) k(b, b))``."""
+
+    def __init__(self, kernel):
+        self.kernel = _wrap(kernel)
+
+    def spec(self, field="label"):
+        return f"normalize({self.kernel.spec(field)})"
+
+    def _slots(self):
+        return self.kernel._slots()
+
+
+class TensorProduct(BaseKernel):
+    """A product of kernels on named fields: ``TensorProduct(label=KroneckerDelta(0.5), charge=SquareExponential(1.0))``."""
+
+    def __init__(self, **kernels):
+        if not kernels:
+            raise ValueError("TensorProduct needs at least one field=kernel argument")
+        self.kernels = {name: _wrap(k) for name, k in kernels.items()}
+
+    def spec(self, field="label"):
+        return " * ".join(f"({k.spec(name)})" for name, k in self.kernels.items())
+
+    def _slots(self):
+        out = []
+        for k in self.kernels.values():
+            s = k._slots()
+            if s is None:
+                return None
+            out += s
+        return out
+
+
+def to_spec(kernel):
+    """The SPEC text of a kernel object or a SPEC string."""
+    if isinstance(kernel, str):
+        return kernel
+    if isinstance(kernel, BaseKernel):
+        return kernel.spec()
+    raise TypeError(
+        f"a node or edge kernel must be a kronograph base kernel or a SPEC string, not {type(kernel).__name__}"
+    )
+
+
+def with_values(kernel, names, values, new_spec):
+    """``kernel`` with its hyperparameters set to ``values`` (named ``names``,
+    the library's order); falls back to the SPEC text ``new_spec`` when the
+    Python object cannot take them (a :class:`Spec` inside, say)."""
+    if isinstance(kernel, BaseKernel) and not isinstance(kernel, Spec):
+        slots = kernel._slots()
+        if slots is not None and len(slots) == len(values):
+            if all(n.endswith(suffix) for (_, _, suffix), n in zip(slots, names)):
+                for (obj, attr, _), v in zip(slots, values):
+                    setattr(obj, attr, float(v))
+                return kernel
+        return Spec(new_spec)
+    return new_spec

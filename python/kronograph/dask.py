@@ -1,0 +1,139 @@
+"""Gram matrices over a Dask cluster: tiles computed on the workers.
+
+::
+
+    from dask.distributed import Client
+    client = Client("tcp://scheduler:8786")        # or LocalCluster(n_workers=2)
+    K = kronograph.dask.gram(kernel, graphs, client=client)            # a dask.array
+    kronograph.dask.gram(kernel, graphs, client=client, out="K.npy")   # or a .npy file
+
+Every tile ``K(X[rows], Y[cols])`` is one task; graphs travel pickled (a few
+flat byte strings each), one copy per block of rows or columns.  A symmetric
+Gram (``Y`` None) computes only the tiles on and above the diagonal.  On a
+multi-node cluster, install the same wheel on every worker; give each worker
+``--nthreads 1`` and let kronograph use the worker machine's cores
+(``n_jobs`` of the kernel, default all), or run several single-threaded
+workers per machine with ``n_jobs=1``.
+"""
+
+import os
+import tempfile
+
+import numpy as np
+
+from .graphs import as_graphs
+from .tiles import tile_grid
+
+__all__ = ["gram"]
+
+
+def _raw_diag(kernel, graphs):
+    return kernel.raw_diag(graphs)
+
+
+def _tile(kernel, x, y, dx, dy):
+    return kernel.tile(x, y, dx, dy)
+
+
+def _default_tile(n, m):
+    # about 4 tiles per row of blocks for small inputs, at most 256 graphs a side
+    return max(16, min(256, -(-max(n, m) // 4)))
+
+
+def gram(kernel, X, Y=None, client=None, tile=None, out=None):
+    """The Gram matrix ``kernel(X, Y)`` computed tile by tile with Dask.
+
+    :param kernel: a :class:`kronograph.MarginalizedGraphKernel` (any kernel
+        with ``tile`` and ``raw_diag`` methods).
+    :param client: a ``dask.distributed.Client``; ``None`` uses Dask's
+        current scheduler.
+    :param tile: graphs per tile side (default: 16 to 256 by size).
+    :param out: ``None`` returns a lazy ``dask.array``; a path ending in
+        ``.npy`` computes and writes it (written to a temporary file and
+        renamed, so a failed run leaves no partial file) and returns the path;
+        ``.zarr`` writes a zarr array (needs the ``zarr`` package).
+    """
+    import dask
+    import dask.array as da
+
+    x = as_graphs(X, "X")
+    symmetric = Y is None
+    y = x if symmetric else as_graphs(Y, "Y")
+    n, m = len(x), len(y)
+    tile = _default_tile(n, m) if tile is None else int(tile)
+    grid = tile_grid(n, m, tile, symmetric=symmetric)
+    row_starts = list(range(0, n, tile))
+    col_starts = list(range(0, m, tile))
+    xb = {a: dask.delayed(x[a : a + tile], traverse=False) for a in row_starts}
+    yb = xb if symmetric else {b: dask.delayed(y[b : b + tile], traverse=False) for b in col_starts}
+    if kernel.normalize:
+        dx = {a: dask.delayed(_raw_diag)(kernel, xb[a]) for a in row_starts}
+        dy = dx if symmetric else {b: dask.delayed(_raw_diag)(kernel, yb[b]) for b in col_starts}
+    else:
+        dx = {a: None for a in row_starts}
+        dy = {b: None for b in col_starts}
+    tiles = {}
+    for rows, cols in grid:
+        a, b = rows.start, cols.start
+        tiles[a, b] = dask.delayed(_tile, pure=True)(kernel, xb[a], yb[b], dx[a], dy[b])
+
+    if out is not None and str(out).endswith(".npy"):
+        return _write_npy(tiles, n, m, tile, symmetric, client, str(out))
+
+    blocks = []
+    for a in row_starts:
+        row = []
+        for b in col_starts:
+            shape = (min(tile, n - a), min(tile, m - b))
+            if (a, b) in tiles:
+                row.append(da.from_delayed(tiles[a, b], shape=shape, dtype=float))
+            else:  # below the diagonal of a symmetric Gram
+                row.append(da.from_delayed(tiles[b, a], shape=shape[::-1], dtype=float).T)
+        blocks.append(row)
+    arr = da.block(blocks) if blocks else da.zeros((n, m))
+    if out is not None:
+        if not str(out).endswith(".zarr"):
+            raise ValueError(f"out = {out!r}: expected a path ending in .npy or .zarr, or None")
+        if client is not None:
+            arr.to_zarr(str(out), compute=True)
+        else:
+            da.to_zarr(arr, str(out))
+        return str(out)
+    return arr
+
+
+def _write_npy(tiles, n, m, tile, symmetric, client, path):
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(suffix=".npy", dir=folder)
+    os.close(fd)
+    try:
+        k = np.lib.format.open_memmap(tmp, mode="w+", dtype="<f8", shape=(n, m))
+        keys = list(tiles)
+        if client is not None:
+            from dask.distributed import as_completed
+
+            futures = client.compute([tiles[key] for key in keys])
+            where = {f.key: key for f, key in zip(futures, keys)}
+            for fut in as_completed(futures):
+                _put(k, where[fut.key], fut.result(), tile, symmetric)
+        else:
+            import dask
+
+            for key, block in zip(keys, dask.compute(*[tiles[key] for key in keys])):
+                _put(k, key, block, tile, symmetric)
+        k.flush()
+        del k
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+        raise
+    return path
+
+
+def _put(k, key, block, tile, symmetric):
+    a, b = key
+    r, c = block.shape
+    k[a : a + r, b : b + c] = block
+    if symmetric and a != b:
+        k[b : b + c, a : a + r] = block.T

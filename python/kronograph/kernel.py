@@ -1,0 +1,232 @@
+"""The marginalized graph kernel as a scikit-learn ``Kernel``."""
+
+import copy
+
+import numpy as np
+from sklearn.gaussian_process.kernels import Hyperparameter, Kernel
+
+from . import _native, _progress
+from .basekernel import to_spec, with_values
+from .graphs import as_graphs
+
+__all__ = ["MarginalizedGraphKernel"]
+
+
+def _array(data, *shape):
+    return np.frombuffer(data, dtype="<f8").reshape(shape).copy()
+
+
+class MarginalizedGraphKernel(Kernel):
+    """The marginalized graph kernel (GraphDot's formulation) between graphs.
+
+    A scikit-learn ``Kernel``: use it in ``GaussianProcessRegressor`` (the
+    hyperparameters train through exact gradients), or compute a Gram matrix
+    for ``SVC(kernel="precomputed")``.  ``X`` is a sequence of
+    :class:`kronograph.Graph` (or networkx graphs, converted at each call).
+
+    :param node_kernel: a base kernel on node labels with values in (0, 1]
+        (a :mod:`kronograph.basekernel` object or a SPEC string).
+    :param edge_kernel: a base kernel on edge labels with values in [0, 1].
+    :param q: stop probability, in (0, 1).
+    :param q_bounds: ``(low, high)`` inside (0, 1), or ``"fixed"``.
+    :param backend: ``"auto"`` (a CUDA GPU when one can be used, else the
+        CPU), ``"cpu"``, ``"cuda"`` or ``"cuda:N"``.
+    :param precision: ``"f64"`` (relative residual 1e-12) or ``"f32"`` (1e-5).
+    :param normalize: return ``K(a, b) / sqrt(K(a, a) K(b, b))``.
+    :param lmin: 1 subtracts the length-one walks.
+    :param tol: relative residual of the solves (default by precision).
+    :param n_jobs: CPU threads (default: every core).
+    :param progress: ``True`` for a progress bar, or a callable ``f(done, total)``.
+    """
+
+    def __init__(
+        self,
+        node_kernel,
+        edge_kernel,
+        q=0.05,
+        q_bounds=(1e-4, 1 - 1e-4),
+        backend="auto",
+        precision="f64",
+        normalize=False,
+        lmin=0,
+        tol=None,
+        n_jobs=None,
+        progress=False,
+    ):
+        self.node_kernel = node_kernel
+        self.edge_kernel = edge_kernel
+        self.q = q
+        self.q_bounds = q_bounds
+        self.backend = backend
+        self.precision = precision
+        self.normalize = normalize
+        self.lmin = lmin
+        self.tol = tol
+        self.n_jobs = n_jobs
+        self.progress = progress
+
+    # -- the native kernel, rebuilt when a parameter changes --------------
+
+    def _key(self):
+        qb = None if isinstance(self.q_bounds, str) and self.q_bounds == "fixed" else self.q_bounds
+        if qb is not None:
+            qb = (float(qb[0]), float(qb[1]))
+        return (
+            to_spec(self.node_kernel),
+            to_spec(self.edge_kernel),
+            float(self.q),
+            qb,
+            int(self.lmin),
+            str(self.precision),
+            None if self.tol is None else float(self.tol),
+            str(self.backend),
+            None if self.n_jobs is None else int(self.n_jobs),
+        )
+
+    def _native(self):
+        key = self._key()
+        cached = self.__dict__.get("_cache")
+        if cached is None or cached[0] != key:
+            cached = (key, _native.Mgk(*key))
+            self.__dict__["_cache"] = cached
+        return cached[1]
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state.pop("_cache", None)
+        return state
+
+    def __deepcopy__(self, memo):
+        new = type(self).__new__(type(self))
+        new.__dict__.update(copy.deepcopy(self.__getstate__(), memo))
+        return new
+
+    # -- scikit-learn's hyperparameter interface ---------------------------
+
+    def _all(self):
+        return self._native().hyperparameters()
+
+    @property
+    def hyperparameters(self):
+        """Every hyperparameter (fixed ones marked), as scikit-learn's ``Hyperparameter``."""
+        return [
+            Hyperparameter(name, "numeric", "fixed" if b is None else np.array(b, dtype=float))
+            for name, _, b in self._all()
+        ]
+
+    @property
+    def theta(self):
+        """Log of the active (non-fixed) hyperparameters."""
+        return np.log(np.array([v for _, v, b in self._all() if b is not None], dtype=float))
+
+    @theta.setter
+    def theta(self, theta):
+        hs = self._all()
+        active = [i for i, (_, _, b) in enumerate(hs) if b is not None]
+        theta = np.asarray(theta, dtype=float).ravel()
+        if theta.shape[0] != len(active):
+            raise ValueError(f"theta has {theta.shape[0]} values; this kernel has {len(active)} active hyperparameters")
+        values = [v for _, v, _ in hs]
+        for t, i in zip(theta, active):
+            lo, hi = hs[i][2]
+            values[i] = float(np.clip(np.exp(t), lo, hi))  # exp(log(hi)) may round past hi
+        node_spec, edge_spec, q = self._native().with_theta(values)
+        names = [n for n, _, _ in hs]
+        node = [(n, v) for n, v in zip(names, values) if n.startswith("node.")]
+        edge = [(n, v) for n, v in zip(names, values) if n.startswith("edge.")]
+        self.node_kernel = with_values(self.node_kernel, [n for n, _ in node], [v for _, v in node], node_spec)
+        self.edge_kernel = with_values(self.edge_kernel, [n for n, _ in edge], [v for _, v in edge], edge_spec)
+        self.q = q
+
+    @property
+    def bounds(self):
+        """Log of the bounds of the active hyperparameters, ``(n_active, 2)``."""
+        b = [bb for _, _, bb in self._all() if bb is not None]
+        return np.log(np.array(b, dtype=float)) if b else np.empty((0, 2))
+
+    @property
+    def requires_vector_input(self):
+        """False: the inputs are graphs."""
+        return False
+
+    def is_stationary(self):
+        """False: the kernel is not a function of ``x - y``."""
+        return False
+
+    # -- values ------------------------------------------------------------
+
+    def __call__(self, X, Y=None, eval_gradient=False):
+        """The Gram matrix ``K(X, Y)`` (``K(X, X)`` when ``Y`` is None).
+
+        With ``eval_gradient``, also ``dK / d theta`` of shape
+        ``(len(X), len(Y), n_active)`` (log-hyperparameters).
+        """
+        x = as_graphs(X, "X")
+        y = None if Y is None else as_graphs(Y, "Y")
+        cb, close = _progress.callback(self.progress)
+        try:
+            data, r, c, grad, _ = self._native().gram(x, y, bool(self.normalize), bool(eval_gradient), cb)
+        finally:
+            if close:
+                close()
+        k = _array(data, r, c)
+        if eval_gradient:
+            return k, _array(grad, r, c, len(self.theta))
+        return k
+
+    def diag(self, X):
+        """``K(x, x)`` for each graph (ones when normalized)."""
+        x = as_graphs(X, "X")
+        if self.normalize:
+            return np.ones(len(x))
+        data, n, _, _, _ = self._native().diag(x, False)
+        return _array(data, n)
+
+    def nodal(self, g, h):
+        """The nodal similarity matrix of one pair of graphs (``n x n'``, unnormalized)."""
+        data, r, c = self._native().nodal(g, h)
+        return _array(data, r, c)
+
+    # -- tiles: pieces of a Gram matrix computed independently --------------
+
+    def raw_diag(self, X):
+        """The unnormalized diagonal ``K(x, x)`` (what tiles are normalized by)."""
+        data, n, _, _, _ = self._native().diag(as_graphs(X, "X"), False)
+        return _array(data, n)
+
+    def tile(self, X, Y, diag_x=None, diag_y=None):
+        """One tile ``K(X, Y)``; normalized by the given unnormalized
+        diagonals when the kernel normalizes (see :meth:`raw_diag`)."""
+        data, r, c, _, _ = self._native().gram(as_graphs(X, "X"), as_graphs(Y, "Y"), False, False, None)
+        k = _array(data, r, c)
+        if self.normalize:
+            if diag_x is None or diag_y is None:
+                raise ValueError("a normalized kernel's tile needs diag_x and diag_y (see raw_diag)")
+            k /= np.sqrt(np.outer(diag_x, diag_y))
+        return k
+
+    def gram_tiles(self, X, Y=None, tile=256):
+        """Yields ``(rows, cols, block)`` tiles covering ``K(X, Y)``, each
+        computed independently (on another process or machine if wanted; see
+        :func:`kronograph.tiles.tile_grid`).  With ``Y`` None only tiles on
+        and above the diagonal are yielded (``K`` is symmetric)."""
+        from .tiles import tile_grid
+
+        x = as_graphs(X, "X")
+        y = x if Y is None else as_graphs(Y, "Y")
+        dx = self.raw_diag(x) if self.normalize else None
+        dy = dx if Y is None else (self.raw_diag(y) if self.normalize else None)
+        for rows, cols in tile_grid(len(x), len(y), tile, symmetric=Y is None):
+            block = self.tile(
+                x[rows],
+                y[cols],
+                None if dx is None else dx[rows],
+                None if dy is None else dy[cols],
+            )
+            yield rows, cols, block
+
+    def __repr__(self):
+        return (
+            f"MarginalizedGraphKernel(node_kernel={to_spec(self.node_kernel)!r}, "
+            f"edge_kernel={to_spec(self.edge_kernel)!r}, q={self.q!r}, normalize={self.normalize!r})"
+        )
