@@ -1,13 +1,15 @@
 //! [`GpuGram`]: Gram matrices of the marginalized graph kernel on a GPU.
 
 use super::codegen::{mgk_block, mgk_source_with};
-use super::device::{check, device, Device, DeviceInfo};
+use super::device::{check, device, Device};
 use super::jit::{compile_tiered, Tier};
 use super::label::{GpuLabel, LabelLayout};
 use super::pack::{pack_graphs, PackedBatch};
+use super::DeviceInfo;
 use super::{CudaError, GramOutput, MgkParams, Origin, Precision, XmvScheme};
 use crate::basekernel::BaseKernel;
 use crate::graph::Graph;
+use crate::mgk::system::{cross_pairs, diagonal_pairs, dx_scale, upper_pairs};
 use cudarc::driver::{CudaFunction, CudaSlice, DevicePtr, DeviceRepr, LaunchConfig, PushKernelArg};
 use std::marker::PhantomData;
 use std::sync::{Arc, Mutex};
@@ -153,7 +155,7 @@ where
     /// within [0, 1] (the system would not be positive definite);
     /// device errors from opening the device.
     pub fn new(ordinal: usize, node_kernel: KN, edge_kernel: KE, params: MgkParams) -> Result<Self, CudaError> {
-        params.validate()?;
+        params.validate().map_err(|e| CudaError::InvalidParameter(e.to_string()))?;
         check_ranges(&node_kernel, &edge_kernel)?;
         // NVRTC's start-up overlaps opening the device; without a device no
         // GpuGram will wait for it at drop, so wait here (a thread still in
@@ -210,12 +212,10 @@ where
     /// # Errors
     /// As [`nodal`](Self::nodal).
     pub fn nodal_all(&self, graphs: &[Graph<N, E>]) -> Result<Vec<super::NodalOutput>, CudaError> {
-        let m = graphs.len();
-        let pairs: Vec<(usize, usize)> = (0..m).flat_map(|i| (i..m).map(move |j| (i, j))).collect();
-        self.nodal_pairs(graphs, &pairs)
+        self.nodal_pairs(graphs, &upper_pairs(graphs.len()))
     }
 
-    fn nodal_pairs(
+    pub(crate) fn nodal_pairs(
         &self,
         graphs: &[Graph<N, E>],
         pairs: &[(usize, usize)],
@@ -350,7 +350,7 @@ where
     /// See [`gram_xy`](Self::gram_xy).
     pub fn gram(&self, g: &GpuGraphs) -> Result<GramOutput, CudaError> {
         let m = g.len();
-        let jobs: Vec<(usize, usize)> = (0..m).flat_map(|i| (i..m).map(move |j| (i, j))).collect();
+        let jobs = upper_pairs(m);
         let r = self.run(g, g, &jobs, false)?;
         let mut values = vec![f64::NAN; m * m];
         let mut iterations = vec![0; m * m];
@@ -373,7 +373,7 @@ where
     /// [`CudaError::Driver`] from compiling and running.
     pub fn gram_xy(&self, x: &GpuGraphs, y: &GpuGraphs) -> Result<GramOutput, CudaError> {
         let (m, n) = (x.len(), y.len());
-        let jobs: Vec<(usize, usize)> = (0..m).flat_map(|i| (0..n).map(move |j| (i, j))).collect();
+        let jobs = cross_pairs(m, n);
         let r = self.run(x, y, &jobs, false)?;
         Ok(GramOutput {
             values: r.values,
@@ -390,8 +390,7 @@ where
     /// # Errors
     /// See [`gram_xy`](Self::gram_xy).
     pub fn diag(&self, g: &GpuGraphs) -> Result<GramOutput, CudaError> {
-        let jobs: Vec<(usize, usize)> = (0..g.len()).map(|i| (i, i)).collect();
-        let r = self.run(g, g, &jobs, false)?;
+        let r = self.run(g, g, &diagonal_pairs(g.len()), false)?;
         Ok(GramOutput {
             values: r.values,
             rows: 1,
@@ -521,7 +520,13 @@ where
     /// the others (or all, with [`set_large_pair_path`](Self::set_large_pair_path))
     /// one by one by the single-large-pair path. With `nodal`, also returns
     /// each job's nodal similarity (in the uploaded node order).
-    fn run(&self, a: &GpuGraphs, b: &GpuGraphs, jobs: &[(usize, usize)], nodal: bool) -> Result<RunOut, CudaError> {
+    pub(crate) fn run(
+        &self,
+        a: &GpuGraphs,
+        b: &GpuGraphs,
+        jobs: &[(usize, usize)],
+        nodal: bool,
+    ) -> Result<RunOut, CudaError> {
         check_ranges(&self.node_kernel, &self.edge_kernel)?;
         self.check_batch(a, (&a.node_layout, &a.edge_layout))?;
         self.check_batch(b, (&a.node_layout, &a.edge_layout))?;
@@ -678,7 +683,7 @@ where
         let null_ptr: u64 = 0;
 
         let q = self.params.q;
-        let dscale = 1.0 / ((1.0 - q) * (1.0 - q));
+        let dscale = dx_scale(q);
         let tol = self.params.tolerance();
         let (dscale32, tol32) = (dscale as f32, tol as f32);
         let n_jobs = jobs.len() as i32;
@@ -753,29 +758,21 @@ struct LaunchBuffers {
 }
 
 /// What a run of jobs gives back.
-struct RunOut {
-    values: Vec<f64>,
-    iterations: Vec<u32>,
+pub(crate) struct RunOut {
+    /// K per job.
+    pub(crate) values: Vec<f64>,
+    /// PCG iterations per job.
+    pub(crate) iterations: Vec<u32>,
     /// Σ iterations · nnz · nnz′.
-    work: f64,
+    pub(crate) work: f64,
     /// Kernel name, where its image came from, seconds to get it ready.
-    kernel: (String, Origin, f64),
+    pub(crate) kernel: (String, Origin, f64),
     /// Per job, the nodal similarity in the uploaded node order, when asked.
-    nodal: Option<Vec<Vec<f64>>>,
+    pub(crate) nodal: Option<Vec<Vec<f64>>>,
 }
 
+/// The base kernels' ranges ([`crate::mgk::system::check_ranges`]), as a
+/// [`CudaError::KernelRange`].
 fn check_ranges<N, E, KN: BaseKernel<N>, KE: BaseKernel<E>>(kn: &KN, ke: &KE) -> Result<(), CudaError> {
-    let (vlo, vhi) = kn.range();
-    if !(vlo > 0.0 && vhi <= 1.0) {
-        return Err(CudaError::KernelRange(format!(
-            "the node kernel takes values in [{vlo}, {vhi}]; the marginalized graph kernel needs 0 < κv ≤ 1"
-        )));
-    }
-    let (elo, ehi) = ke.range();
-    if !(elo >= 0.0 && ehi <= 1.0) {
-        return Err(CudaError::KernelRange(format!(
-            "the edge kernel takes values in [{elo}, {ehi}]; the marginalized graph kernel needs 0 ≤ κe ≤ 1"
-        )));
-    }
-    Ok(())
+    crate::mgk::system::check_ranges(kn, ke).map_err(|e| CudaError::KernelRange(e.to_string()))
 }

@@ -225,9 +225,9 @@ pub fn pack_graphs<N: GpuLabel, E: GpuLabel>(
             b.nz_weight.push(g.weights()[k]);
             g.edge_labels()[k].write(&b.edge_layout, precision, &mut b.nz_label)?;
         }
-        for (i, &d) in g.degrees().iter().enumerate() {
-            b.degree.push(if d == 0.0 { 1.0 } else { d });
-            g.node_labels()[i].write(&b.node_layout, precision, &mut b.node_label)?;
+        b.degree.extend(crate::mgk::system::degrees(g));
+        for l in g.node_labels() {
+            l.write(&b.node_layout, precision, &mut b.node_label)?;
         }
         match g.start_probabilities() {
             Some(p) => b.start.extend_from_slice(p),

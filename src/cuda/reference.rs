@@ -23,10 +23,6 @@ pub struct PairResult {
     pub converged: bool,
 }
 
-fn degrees<N: Label, E: Label>(g: &Graph<N, E>) -> Vec<f64> {
-    g.degrees().iter().map(|&d| if d == 0.0 { 1.0 } else { d }).collect()
-}
-
 fn starts<N: Label, E: Label>(g: &Graph<N, E>) -> Vec<f64> {
     g.start_probabilities().map(<[f64]>::to_vec).unwrap_or_else(|| vec![1.0; g.num_nodes()])
 }
@@ -55,9 +51,9 @@ where
         return PairResult { value: 0.0, iterations: 0, converged: true };
     }
     let c = |x: f64| T::from(x).unwrap();
-    let (d1, d2) = (degrees(g1), degrees(g2));
+    let (d1, d2) = (crate::mgk::system::degrees(g1), crate::mgk::system::degrees(g2));
     let (p1, p2) = (starts(g1), starts(g2));
-    let dscale = c(1.0 / ((1.0 - params.q) * (1.0 - params.q)));
+    let dscale = c(crate::mgk::system::dx_scale(params.q));
     // product entries (out, in, value)
     let mut prod: Vec<(u32, u32, T)> = Vec::with_capacity(g1.num_entries() * g2.num_entries());
     for i in 0..n1 {
@@ -158,9 +154,9 @@ where
 {
     let (n1, n2) = (g1.num_nodes(), g2.num_nodes());
     let nn = n1 * n2;
-    let (d1, d2) = (degrees(g1), degrees(g2));
+    let (d1, d2) = (crate::mgk::system::degrees(g1), crate::mgk::system::degrees(g2));
     let (p1, p2) = (starts(g1), starts(g2));
-    let dscale = 1.0 / ((1.0 - params.q) * (1.0 - params.q));
+    let dscale = crate::mgk::system::dx_scale(params.q);
     let mut a = vec![0.0; nn * nn];
     let mut b = vec![0.0; nn];
     for i in 0..n1 {
@@ -242,7 +238,7 @@ where
     KE: BaseKernel<E>,
 {
     let m = graphs.len();
-    let pairs: Vec<(usize, usize)> = (0..m).flat_map(|i| (i..m).map(move |j| (i, j))).collect();
+    let pairs = crate::mgk::system::upper_pairs(m);
     let vals: Vec<f64> = pairs
         .par_iter()
         .map(|&(i, j)| mgk_pair::<f64, _, _, _, _>(&graphs[i], &graphs[j], node_kernel, edge_kernel, params).value)

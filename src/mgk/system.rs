@@ -6,9 +6,12 @@
 //! (D× V×⁻¹ − (W ⊗ W') ⊙ E×) r = D× 1,   K = p×ᵀ r − lmin · Σ p p' κv
 //! ```
 //!
-//! (product node `(i, i')` at `i·n' + i'`), so that every backend (CPU here,
-//! CUDA later) builds the same system.
+//! (product node `(i, i')` at `i·n' + i'`), so that every backend (the CPU,
+//! the GPU, and the tests' references) builds the same system; with the
+//! ranges the base kernels must keep, the pairs each call solves, and the
+//! normalization.
 
+use super::MgkError;
 use crate::basekernel::BaseKernel;
 use crate::graph::{Graph, Label};
 use crate::solver::Real;
@@ -81,4 +84,68 @@ pub fn length_one_term<N, KV: BaseKernel<N>>(pa: &[f64], pb: &[f64], la: &[N], l
         }
     }
     s
+}
+
+/// Checks the base kernels' ranges the system needs to be positive definite:
+/// `0 < κv ≤ 1` and `0 ≤ κe ≤ 1`.
+///
+/// # Errors
+/// [`MgkError::NodeKernelRange`] or [`MgkError::EdgeKernelRange`].
+pub fn check_ranges<N, E, KV: BaseKernel<N>, KE: BaseKernel<E>>(kv: &KV, ke: &KE) -> Result<(), MgkError> {
+    let (lo, hi) = kv.range();
+    if !(lo > 0.0 && hi <= 1.0) {
+        return Err(MgkError::NodeKernelRange { min: lo, max: hi });
+    }
+    let (lo, hi) = ke.range();
+    if !(lo >= 0.0 && hi <= 1.0) {
+        return Err(MgkError::EdgeKernelRange { min: lo, max: hi });
+    }
+    Ok(())
+}
+
+/// The pairs of a symmetric Gram matrix of `n` graphs: `(a, b)` with
+/// `a ≤ b < n`, row by row (each pair solved once).
+pub fn upper_pairs(n: usize) -> Vec<(usize, usize)> {
+    (0..n).flat_map(|a| (a..n).map(move |b| (a, b))).collect()
+}
+
+/// The pairs of an `n × m` cross Gram matrix, row-major.
+pub fn cross_pairs(n: usize, m: usize) -> Vec<(usize, usize)> {
+    (0..n).flat_map(|a| (0..m).map(move |b| (a, b))).collect()
+}
+
+/// The pairs `(a, a)` of a diagonal.
+pub fn diagonal_pairs(n: usize) -> Vec<(usize, usize)> {
+    (0..n).map(|a| (a, a)).collect()
+}
+
+/// The normalized kernel `K_ab / √(dx_a dy_b)` of the row-major
+/// `dx.len() × dy.len()` matrix `k`, in place.
+pub fn normalize(k: &mut [f64], dx: &[f64], dy: &[f64]) {
+    for (row, &da) in k.chunks_mut(dy.len().max(1)).zip(dx) {
+        for (v, &db) in row.iter_mut().zip(dy) {
+            *v /= (da * db).sqrt();
+        }
+    }
+}
+
+/// The normalized kernel and its gradient, in place: `k` is `n × m`
+/// row-major, `g` its gradient (`n × m × t`, entry `(a, b, s)` at
+/// `(a·m + b)·t + s`), `dx`, `dy` the diagonals with their gradients
+/// (`n × t`, `m × t` row-major):
+/// `∂K̃_ab = ∂K_ab / √(dx_a dy_b) − ½ K̃_ab (∂dx_a / dx_a + ∂dy_b / dy_b)`.
+pub fn normalize_with_gradient(k: &mut [f64], g: &mut [f64], t: usize, dx: (&[f64], &[f64]), dy: (&[f64], &[f64])) {
+    let ((dx, gx), (dy, gy)) = (dx, dy);
+    let m = dy.len();
+    for a in 0..dx.len() {
+        for b in 0..m {
+            let s = (dx[a] * dy[b]).sqrt();
+            let kn = k[a * m + b] / s;
+            let cell = &mut g[(a * m + b) * t..(a * m + b + 1) * t];
+            for ((v, ga), gb) in cell.iter_mut().zip(&gx[a * t..(a + 1) * t]).zip(&gy[b * t..(b + 1) * t]) {
+                *v = *v / s - 0.5 * kn * (ga / dx[a] + gb / dy[b]);
+            }
+        }
+    }
+    normalize(k, dx, dy);
 }

@@ -173,7 +173,7 @@ where
         let LargeWork { fs, vecs, acc, theta_d, nodal: nodal_d, .. } = w;
         let [x, r, p, minv, diag, y] = vecs;
         let q = self.params.q;
-        let dscale = 1.0 / ((1.0 - q) * (1.0 - q));
+        let dscale = crate::mgk::system::dx_scale(q);
         let tol = self.params.tolerance();
         let sms = self.dev.info.multiprocessors as u32;
         let ew_grid = (n.div_ceil(BLOCK as usize) as u32).clamp(1, sms * 8);
