@@ -52,7 +52,29 @@ pub(crate) struct Device {
     pub(crate) stream: Arc<CudaStream>,
     pub(crate) info: DeviceInfo,
     /// Loaded kernels by name (name = family + hash of the source).
-    pub(crate) functions: RwLock<HashMap<String, CudaFunction>>,
+    pub(crate) functions: RwLock<HashMap<FunctionKey, CudaFunction>>,
+}
+
+/// The key of a loaded kernel: its `extern "C"` name (family + hash of the
+/// source) and the tier of the image it came from.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct FunctionKey {
+    /// The kernel's name.
+    pub(crate) name: String,
+    /// The image's optimization tier.
+    pub(crate) tier: super::jit::Tier,
+}
+
+impl FunctionKey {
+    /// The fully optimized kernel `name`.
+    pub(crate) fn full(name: &str) -> Self {
+        FunctionKey { name: name.to_string(), tier: super::jit::Tier::Full }
+    }
+
+    /// The fast-tier kernel `name`.
+    pub(crate) fn fast(name: &str) -> Self {
+        FunctionKey { name: name.to_string(), tier: super::jit::Tier::Fast }
+    }
 }
 
 /// The device of `ordinal`, opened once per process.

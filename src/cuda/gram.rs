@@ -1,7 +1,7 @@
 //! [`GpuGram`]: Gram matrices of the marginalized graph kernel on a GPU.
 
 use super::codegen::{mgk_block, mgk_source_with};
-use super::device::{check, device, Device};
+use super::device::{check, device, Device, FunctionKey};
 use super::jit::{compile_tiered, Tier};
 use super::label::{GpuLabel, LabelLayout};
 use super::pack::{pack_graphs, PackedBatch};
@@ -9,7 +9,7 @@ use super::DeviceInfo;
 use super::{CudaError, GramOutput, MgkParams, Origin, Precision, XmvScheme};
 use crate::basekernel::BaseKernel;
 use crate::graph::Graph;
-use crate::mgk::system::{cross_pairs, diagonal_pairs, dx_scale, upper_pairs};
+use crate::mgk::system::{cross_pairs, diagonal_pairs, upper_pairs, DegreeRule};
 use cudarc::driver::{CudaFunction, CudaSlice, DevicePtr, DeviceRepr, LaunchConfig, PushKernelArg};
 use std::marker::PhantomData;
 use std::sync::{Arc, Mutex};
@@ -67,11 +67,6 @@ impl GpuGraphs {
         self.precision
     }
 }
-
-/// Nonzero products (nnz · nnz′) from which a tile pair of the
-/// single-large-pair XMV uses the row-structured primitive rather than the
-/// sparse one (tuning knob: `KRONOGRAPH_MGK_DENSE_MIN`).
-const DENSE_MIN: i32 = 64;
 
 /// Device pointers of one uploaded batch, as the kernel's `GraphSet`.
 #[repr(C)]
@@ -223,7 +218,7 @@ where
         use crate::graph::reorder::reorder;
         check_ranges(&self.node_kernel, &self.edge_kernel)?;
         let (reordered, perms): (Vec<_>, Vec<_>) = graphs.iter().map(|g| reorder(g, self.params.reorder)).unzip();
-        let up = self.upload_packed(&pack_graphs(&reordered, self.params.precision)?)?;
+        let up = self.upload_packed(&self.pack(&reordered)?)?;
         let mut r = self.run(&up, &up, pairs, true)?;
         let nodal = r.nodal.take().expect("nodal output requested");
         let mut out = Vec::with_capacity(pairs.len());
@@ -261,10 +256,10 @@ where
         use rayon::prelude::*;
         self.prefetch(graphs);
         let packed = match self.params.reorder {
-            Method::Natural => pack_graphs(graphs, self.params.precision)?,
+            Method::Natural => self.pack(graphs)?,
             m => {
                 let reordered: Vec<Graph<N, E>> = graphs.par_iter().map(|g| reorder(g, m).0).collect();
-                pack_graphs(&reordered, self.params.precision)?
+                self.pack(&reordered)?
             }
         };
         self.upload_packed(&packed)
@@ -280,10 +275,21 @@ where
         let first_edges = graphs.iter().find(|g| g.num_entries() > 0).map(|g| g.edge_labels()).unwrap_or(&[]);
         let (Ok(nl), Ok(el)) = (N::layout(first_nodes, p), E::layout(first_edges, p)) else { return };
         if let Ok(src) = mgk_source_with(&self.node_kernel, &self.edge_kernel, &nl, &el, p, self.params.xmv) {
-            if !self.dev.functions.read().unwrap_or_else(|e| e.into_inner()).contains_key(&src.name) {
+            if !self.dev.functions.read().unwrap_or_else(|e| e.into_inner()).contains_key(&FunctionKey::full(&src.name))
+            {
                 super::jit::prefetch(src.source, src.name, self.dev.info.compute_capability);
             }
         }
+    }
+
+    /// Packs `graphs` for this kernel's precision, with the degrees of its
+    /// system ([`MgkParams::system`]).
+    fn pack(&self, graphs: &[Graph<N, E>]) -> Result<PackedBatch, CudaError> {
+        let mut b = pack_graphs(graphs, self.params.precision)?;
+        if self.params.system().degrees == DegreeRule::Ones {
+            b.degree.fill(1.0);
+        }
+        Ok(b)
     }
 
     /// Uploads an already packed batch.
@@ -422,14 +428,13 @@ where
     /// is ready, else the fast-tier one while the full one compiles in the
     /// background (see [`compile_tiered`]); later calls pick up the full one.
     fn function(&self, name: &str, source: &str) -> Result<(CudaFunction, Origin), CudaError> {
-        let fast_key = format!("{name}@fast");
         {
             let funcs = self.dev.functions.read().unwrap_or_else(|e| e.into_inner());
-            if let Some(f) = funcs.get(name) {
+            if let Some(f) = funcs.get(&FunctionKey::full(name)) {
                 return Ok((f.clone(), Origin::Memory));
             }
             // the full image still compiling: keep running the fast one
-            if let Some(f) = funcs.get(&fast_key) {
+            if let Some(f) = funcs.get(&FunctionKey::fast(name)) {
                 if super::jit::ready(source, name, self.dev.info.compute_capability).is_none() {
                     return Ok((f.clone(), Origin::FastTier));
                 }
@@ -448,8 +453,8 @@ where
             )
         })?;
         let (key, origin) = match tier {
-            Tier::Full => (name.to_string(), compiled.origin),
-            Tier::Fast => (fast_key, Origin::FastTier),
+            Tier::Full => (FunctionKey::full(name), compiled.origin),
+            Tier::Fast => (FunctionKey::fast(name), Origin::FastTier),
         };
         self.dev.functions.write().unwrap_or_else(|e| e.into_inner()).insert(key, f.clone());
         Ok((f, origin))
@@ -682,8 +687,7 @@ where
         let nodal_off_d = check("uploading nodal offsets", || stream.clone_htod(&nodal_off))?;
         let null_ptr: u64 = 0;
 
-        let q = self.params.q;
-        let dscale = dx_scale(q);
+        let dscale = self.params.system().scale;
         let tol = self.params.tolerance();
         let (dscale32, tol32) = (dscale as f32, tol as f32);
         let n_jobs = jobs.len() as i32;

@@ -70,8 +70,6 @@ pub mod codegen;
 pub mod label;
 pub mod pack;
 pub mod reference;
-#[doc(hidden)]
-pub mod stand_in_kernels;
 
 #[cfg(feature = "cuda")]
 mod device;

@@ -31,6 +31,9 @@ impl<N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>> MarginalizedGraph
         if want.gradient && x.iter().chain(y.unwrap_or(&[])).any(|g| g.is_directed()) {
             return Err(MgkError::Unsupported("gradients for directed graphs"));
         }
+        if want.gradient && self.config().system.is_some() {
+            return Err(MgkError::Unsupported("gradients of a Kronecker system other than the kernel's own"));
+        }
         eng.solve_pairs(self, x, y, pairs, want)
     }
 

@@ -1,6 +1,7 @@
 //! [`MgkConfig`]: the one configuration of the marginalized graph kernel,
 //! with one set of defaults and one validation, for every backend.
 
+use super::system::KronSystem;
 use super::MgkError;
 use crate::backend::Precision;
 use crate::graph::reorder::Method;
@@ -82,6 +83,11 @@ pub struct MgkConfig {
     /// iteration ([`XmvScheme`]; default [`XmvScheme::Rows`]). The results
     /// agree to rounding; only the speed differs. The CPU ignores it.
     pub xmv: XmvScheme,
+    /// The Kronecker system solved per pair; `None` (the default): the
+    /// marginalized graph kernel's, [`KronSystem::marginalized`]`(q)`. Another
+    /// system (e.g. [`KronSystem::random_walk`]) runs through the same API on
+    /// every backend; gradients are defined for the default only.
+    pub system: Option<KronSystem>,
 }
 
 impl Default for MgkConfig {
@@ -94,6 +100,7 @@ impl Default for MgkConfig {
             precision: Precision::F64,
             reorder: Method::Natural,
             xmv: XmvScheme::Rows,
+            system: None,
         }
     }
 }
@@ -104,7 +111,14 @@ impl MgkConfig {
         self.tol.unwrap_or(self.precision.default_tolerance())
     }
 
-    /// Checks `q ∈ (0, 1)`, `lmin ∈ {0, 1}`, `tol ∈ (0, 1)`, `max_iter ≥ 1`.
+    /// The system in use: [`system`](Self::system) or the marginalized graph
+    /// kernel's for `q`.
+    pub fn system(&self) -> KronSystem {
+        self.system.unwrap_or(KronSystem::marginalized(self.q))
+    }
+
+    /// Checks `q ∈ (0, 1)`, `lmin ∈ {0, 1}`, `tol ∈ (0, 1)`, `max_iter ≥ 1`,
+    /// and a custom system's scale (finite, > 0).
     ///
     /// # Errors
     /// [`MgkError::InvalidQ`], [`MgkError::InvalidLmin`] or
@@ -120,9 +134,54 @@ impl MgkConfig {
         if !(tol > 0.0 && tol < 1.0) {
             return Err(MgkError::InvalidParameter(format!("tolerance {tol} must lie in (0, 1)")));
         }
+        if let Some(s) = self.system {
+            if !(s.scale.is_finite() && s.scale > 0.0) {
+                return Err(MgkError::InvalidParameter(format!(
+                    "the Kronecker system's scale {} must be finite and > 0",
+                    s.scale
+                )));
+            }
+        }
         if self.max_iter == 0 {
             return Err(MgkError::InvalidParameter("max_iter = 0: allow at least one iteration".into()));
         }
         Ok(())
+    }
+}
+
+/// The GPU kernels' tuning knobs, read from the environment in this one
+/// place ([`from_env`](Self::from_env)). They change speed, never values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Tuning {
+    /// Nonzeros of the second graph each lane holds in the batched XMV
+    /// (`KRONOGRAPH_MGK_LANE_NZ`, 1 to 4); `None`: 4 in `f32`, 2 in `f64`.
+    pub lane_nz: Option<u32>,
+    /// Nonzero products `nnz(T)·nnz(T′)` from which a tile pair uses the
+    /// row-structured primitive rather than the sparse one
+    /// (`KRONOGRAPH_MGK_DENSE_MIN`, default 64).
+    pub dense_min: u32,
+    /// Threads per block of the batched kernels (`KRONOGRAPH_MGK_BLOCK`, a
+    /// multiple of 32 up to 1024); `None`: by the mean pair size.
+    pub block: Option<u32>,
+}
+
+impl Tuning {
+    /// The knobs from the environment; unset or invalid values give the
+    /// defaults.
+    pub fn from_env() -> Self {
+        let var = |name: &str| std::env::var(name).ok().and_then(|v| v.parse::<u32>().ok());
+        Tuning {
+            lane_nz: var("KRONOGRAPH_MGK_LANE_NZ").filter(|k| (1..=4).contains(k)),
+            dense_min: var("KRONOGRAPH_MGK_DENSE_MIN").unwrap_or(64),
+            block: var("KRONOGRAPH_MGK_BLOCK").filter(|&b| (32..=1024).contains(&b) && b % 32 == 0),
+        }
+    }
+
+    /// The lane count in use for `precision`.
+    pub fn lane_nz(&self, precision: Precision) -> u32 {
+        self.lane_nz.unwrap_or(match precision {
+            Precision::F32 => 4,
+            Precision::F64 => 2,
+        })
     }
 }

@@ -3,7 +3,7 @@
 //! lazy Kronecker product of [`crate::kron`], pairs in parallel (rayon).
 
 use super::engine::{PairEngine, PairOut, Want};
-use super::system::{degrees, length_one_term, pair_diagonal, start_product};
+use super::system::{length_one_term, pair_diagonal, start_product};
 use super::{MarginalizedGraphKernel as Mgk, MgkError};
 use crate::backend::Precision;
 use crate::basekernel::{BaseKernel, Hyperparameter};
@@ -86,7 +86,7 @@ fn prepare<'g, T: KronScalar, N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKer
                     (Cow::Owned(h), Some(perm))
                 }
             };
-            let (oct, deg, p) = (Octiles::new(&g), degrees(&g), k.start_probabilities(&g, i)?);
+            let (oct, deg, p) = (Octiles::new(&g), k.config().system().node_degrees(&g), k.start_probabilities(&g, i)?);
             Ok(Prepared { g, perm, oct, deg, p })
         })
         // all results first, so that the error reported is the first graph's in order
@@ -142,7 +142,7 @@ fn solve_pair<T: KronScalar, N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKern
     let (n, m) = (a.g.num_nodes(), b.g.num_nodes());
     let dim = n * m;
     let PairWorkspace { solver, values, dx, diag, r, px, y, kgrad } = ws;
-    pair_diagonal(&a.deg, &b.deg, la, lb, k.node_kernel(), k.q(), dx, diag);
+    pair_diagonal(&a.deg, &b.deg, la, lb, k.node_kernel(), k.config().system().scale, dx, diag);
     start_product(&a.p, &b.p, px);
     let kron = KronProduct::new(&a.oct, &b.oct, k.edge_kernel());
     r.resize(dim, T::zero());

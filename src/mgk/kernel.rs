@@ -226,6 +226,18 @@ impl<N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>> MarginalizedGraph
         self
     }
 
+    /// Solves `system` per pair instead of the marginalized graph kernel's
+    /// own ([`KronSystem`](super::KronSystem); `None`: the own one), on every
+    /// backend. Gradients are then unsupported.
+    ///
+    /// # Errors
+    /// [`MgkError::InvalidParameter`] for a scale that is not finite and > 0.
+    pub fn with_system(mut self, system: Option<super::KronSystem>) -> Result<Self, MgkError> {
+        MgkConfig { system, ..self.config }.validate()?;
+        self.config.system = system;
+        Ok(self)
+    }
+
     /// The configuration (q, lmin, precision, tolerance, iteration cap,
     /// reordering, XMV scheme), as every backend uses it.
     pub fn config(&self) -> &MgkConfig {

@@ -82,9 +82,10 @@ mod kernel;
 mod rw;
 pub mod system;
 
-pub use self::config::{MgkConfig, XmvScheme};
+pub use self::config::{MgkConfig, Tuning, XmvScheme};
 pub use self::kernel::{MarginalizedGraphKernel, StartProbability};
 pub use self::rw::{RandomWalkKernel, RwMethod};
+pub use self::system::{DegreeRule, KronSystem};
 pub use crate::backend::Precision;
 
 use crate::basekernel::KernelError;

@@ -118,6 +118,12 @@ where
         jobs: &[(usize, usize)],
     ) -> Result<GradRun, CudaError> {
         check_ranges(&self.node_kernel, &self.edge_kernel)?;
+        if self.params.system.is_some() {
+            return Err(CudaError::InvalidParameter(
+                "gradients are defined for the marginalized graph kernel's own system only (MgkParams::system = None)"
+                    .into(),
+            ));
+        }
         self.check_batch(a, (&a.node_layout, &a.edge_layout))?;
         self.check_batch(b, (&a.node_layout, &a.edge_layout))?;
         let precision = self.params.precision;
