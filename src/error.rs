@@ -27,9 +27,9 @@ pub enum Error {
     /// Graph algorithms (BFS, SSSP, triangles, components).
     #[error(transparent)]
     Algorithm(#[from] crate::algorithms::AlgorithmError),
-    /// A graph kernel failed.
+    /// A graph kernel failed (its GPU errors convert to [`Error::Cuda`]).
     #[error(transparent)]
-    Mgk(#[from] crate::mgk::MgkError),
+    Mgk(crate::mgk::MgkError),
     /// An iterative solver failed.
     #[error(transparent)]
     Solver(#[from] crate::solver::SolverError),
@@ -69,6 +69,15 @@ impl From<CudaError> for Error {
         match e {
             CudaError::NotCompiled => Error::CudaNotCompiled,
             e => Error::Cuda(e),
+        }
+    }
+}
+
+impl From<crate::mgk::MgkError> for Error {
+    fn from(e: crate::mgk::MgkError) -> Self {
+        match e {
+            crate::mgk::MgkError::Cuda(e) => Error::from(*e),
+            e => Error::Mgk(e),
         }
     }
 }

@@ -15,6 +15,7 @@
 #![warn(missing_docs)]
 
 pub mod algorithms;
+pub mod backend;
 pub mod basekernel;
 pub mod cuda;
 pub mod error;
@@ -25,6 +26,7 @@ pub mod matrix;
 pub mod mgk;
 pub mod solver;
 
+pub use backend::{Backend, Precision};
 pub use error::{Error, Result};
 pub use kronograph_semirings as semirings;
 

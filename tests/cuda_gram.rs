@@ -7,8 +7,8 @@ mod mgk_common;
 use mgk_common::gpu_or_skip;
 
 use kronograph::basekernel::BaseKernel;
+use kronograph::basekernel::{product, Constant, Field, KroneckerDelta, Product, SquareExponential};
 use kronograph::cuda::reference::mgk_pair;
-use kronograph::cuda::stand_in_kernels::{Constant, FieldDelta, FieldSqExp, Product};
 use kronograph::cuda::{device_count, resolve_backend, Backend, CudaError, GpuGram, MgkParams, Precision, XmvScheme};
 use kronograph::graph::{Direction, FieldKind, Graph, GraphBuilder, Record, Schema, Value};
 use rand::{Rng, SeedableRng};
@@ -79,8 +79,11 @@ fn compare<KN: BaseKernel<Record>, KE: BaseKernel<Record>>(
     eprintln!("{what}: {m} graphs, worst rel err {worst:e}, mean iterations {:.1}", out.mean_iterations());
 }
 
-fn labeled_kernels() -> (FieldDelta, Product<FieldDelta, FieldSqExp>) {
-    (FieldDelta::new("label", 0.5), Product(FieldDelta::new("label", 0.5), FieldSqExp::new("attr1", 0.1)))
+fn labeled_kernels() -> (Field<KroneckerDelta>, Product<Field<KroneckerDelta>, Field<SquareExponential>>) {
+    (
+        Field::new("label", KroneckerDelta::new(0.5)),
+        product(Field::new("label", KroneckerDelta::new(0.5)), Field::new("attr1", SquareExponential::new(0.1))),
+    )
 }
 
 #[test]
@@ -134,8 +137,9 @@ fn hyperparameter_change_reuses_the_kernel() {
     kronograph::cuda::jit::wait_background();
     let first = gpu.gram(&up).unwrap();
     assert_ne!(first.kernel.1, kronograph::cuda::jit::Origin::FastTier);
-    gpu.kernels_mut().0.h = 0.25;
-    gpu.kernels_mut().1 .1.length_scale = 0.3;
+    // through the real kernels' θ: label.h of the node kernel; label.h, attr1.scale of the edge kernel
+    gpu.kernels_mut().0.set_theta(&[0.25]).unwrap();
+    gpu.kernels_mut().1.set_theta(&[0.5, 0.3]).unwrap();
     let second = gpu.gram(&up).unwrap();
     assert_eq!(first.kernel.0, second.kernel.0, "same source, same kernel");
     assert_eq!(second.kernel.1, kronograph::cuda::jit::Origin::Memory);
@@ -178,8 +182,8 @@ fn mutag_matches_the_reference() {
     let Some(dev) = gpu_or_skip() else { return };
     let graphs = dataset("MUTAG", false);
     let graphs = &graphs[..60];
-    let kn = FieldDelta::new("label", 0.5);
-    let ke = FieldDelta::new("label", 0.5);
+    let kn = Field::new("label", KroneckerDelta::new(0.5));
+    let ke = Field::new("label", KroneckerDelta::new(0.5));
     compare(dev, graphs, &kn, &ke, MgkParams::default(), 1e-5, "MUTAG f32");
     compare(dev, graphs, &kn, &ke, MgkParams { precision: Precision::F64, ..Default::default() }, 1e-10, "MUTAG f64");
 }
@@ -214,7 +218,7 @@ fn synthetic_sets_match_the_reference() {
                 let (kn, ke) = labeled_kernels();
                 compare(dev, graphs, &kn, &ke, params, bound, &what);
             } else {
-                compare(dev, graphs, &Constant(1.0), &Constant(1.0), params, bound, &what);
+                compare(dev, graphs, &Constant::new(1.0), &Constant::new(1.0), params, bound, &what);
             }
         }
     }
@@ -256,7 +260,7 @@ fn compare_large<KN: BaseKernel<Record>, KE: BaseKernel<Record>>(
 fn large_pair_path_forced_matches_the_reference() {
     let Some(dev) = gpu_or_skip() else { return };
     let graphs = dataset("MUTAG", false);
-    let kn = FieldDelta::new("label", 0.5);
+    let kn = Field::new("label", KroneckerDelta::new(0.5));
     for (precision, bound) in [(Precision::F32, 1e-5), (Precision::F64, 1e-10)] {
         let params = MgkParams { precision, ..Default::default() };
         compare_large(dev, &graphs[..8], &kn, &kn, params, bound, &format!("large path MUTAG {precision:?}"));
@@ -315,8 +319,8 @@ fn proteins_with_its_largest_graphs() {
     let pick: Vec<usize> = by_size[..2].iter().chain(&by_size[by_size.len() - 4..]).copied().collect();
     let graphs: Vec<G> = pick.iter().map(|&i| all[i].clone()).collect();
     assert!(graphs[0].num_nodes() >= 600, "largest PROTEINS graph has {} nodes", graphs[0].num_nodes());
-    let kn = FieldDelta::new("label", 0.5);
-    let ke = Constant(1.0);
+    let kn = Field::new("label", KroneckerDelta::new(0.5));
+    let ke = Constant::new(1.0);
     for (precision, bound) in [(Precision::F32, 1e-5), (Precision::F64, 1e-10)] {
         let params = MgkParams { precision, ..Default::default() };
         let gpu = GpuGram::new(dev, kn.clone(), ke, params).unwrap();
@@ -445,14 +449,14 @@ fn tile_pair_xmv_matches_the_reference_and_the_row_scheme() {
     // MUTAG (labeled nodes and edges) and an unlabeled and a labeled synthetic set
     let mutag = dataset("MUTAG", false);
     let mutag = &mutag[..40];
-    let delta = FieldDelta::new("label", 0.5);
+    let delta = Field::new("label", KroneckerDelta::new(0.5));
     let nws = dataset("synthetic/NWS96", false);
     let ba = dataset("synthetic/BA96L", true);
     for (precision, bound) in [(Precision::F32, 1e-5), (Precision::F64, 1e-10)] {
         let p = tiles(precision, 0);
         compare(dev, mutag, &delta, &delta, p, bound, &format!("tiles MUTAG {precision:?}"));
         compare_schemes(dev, mutag, &delta, &delta, p, 2.0 * bound, &format!("tiles vs rows MUTAG {precision:?}"));
-        let one = Constant(1.0);
+        let one = Constant::new(1.0);
         compare(dev, &nws[..6], &one, &one, p, bound, &format!("tiles NWS96 {precision:?}"));
         compare_schemes(dev, &nws[..6], &one, &one, p, 2.0 * bound, &format!("tiles vs rows NWS96 {precision:?}"));
         compare(dev, &ba[..6], &kn, &ke, p, bound, &format!("tiles BA96L {precision:?}"));

@@ -6,10 +6,10 @@
 #![cfg(feature = "cuda")]
 
 use kronograph::basekernel::BaseKernel;
+use kronograph::basekernel::{product, Constant, Field, KroneckerDelta, SquareExponential};
 use kronograph::cuda::codegen::{mgk_grad_source, mgk_large_source, mgk_source, mgk_source_with};
 use kronograph::cuda::jit::{compile, nvrtc_available, nvrtc_version, options};
 use kronograph::cuda::label::{CType, LabelLayout};
-use kronograph::cuda::stand_in_kernels::{Constant, FieldDelta, FieldSqExp, Product};
 use kronograph::cuda::{CudaError, Precision, XmvScheme};
 use kronograph::graph::Record;
 
@@ -65,7 +65,7 @@ fn unlabeled_kernel_compiles() {
         return;
     }
     eprintln!("NVRTC {:?}", nvrtc_version().unwrap());
-    compile_both::<(), ()>(&Constant(1.0), &Constant(1.0), &LabelLayout::Empty, &LabelLayout::Empty);
+    compile_both::<(), ()>(&Constant::new(1.0), &Constant::new(1.0), &LabelLayout::Empty, &LabelLayout::Empty);
 }
 
 #[test]
@@ -77,8 +77,8 @@ fn labeled_kernels_compile() {
     for p in [Precision::F32, Precision::F64] {
         let el = LabelLayout::record(&[("label".into(), CType::Int32), ("length".into(), CType::Real)], p);
         compile_both::<Record, Record>(
-            &FieldDelta::new("label", 0.5),
-            &Product(FieldDelta::new("label", 0.5), FieldSqExp::new("length", 0.1)),
+            &Field::new("label", KroneckerDelta::new(0.5)),
+            &product(Field::new("label", KroneckerDelta::new(0.5)), Field::new("length", SquareExponential::new(0.1))),
             &nl,
             &el,
         );
@@ -137,8 +137,8 @@ fn tiered_compile_runs_the_fast_image_until_the_full_one_is_ready() {
         return;
     }
     let src = mgk_source::<(), (), _, _>(
-        &Constant(1.0),
-        &Constant(1.0),
+        &Constant::new(1.0),
+        &Constant::new(1.0),
         &LabelLayout::Empty,
         &LabelLayout::Empty,
         Precision::F32,

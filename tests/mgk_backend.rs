@@ -141,3 +141,41 @@ fn gpu_gradients_agree_with_the_cpu() {
         }
     }
 }
+
+#[test]
+fn every_output_agrees_across_backends() {
+    // the normalized forms and the nodal similarity, written once over the backend boundary:
+    // the CPU backend is the CPU method, and the GPU agrees with it (f64 ≤ 1e-10, f32 ≤ 1e-5
+    // relative) with the real base kernels, label-dependent start probabilities, lmin 1 and a
+    // reordering (nodal outputs come back in the graphs' own node order)
+    let (x, mgk) = mutag(10);
+    let mgk = mgk.with_reorder(Some(kronograph::graph::reorder::Method::Rcm));
+    let cpu_n = mgk.gram_normalized(&x).unwrap();
+    assert_eq!(mgk.gram_normalized_on(Backend::Cpu, &x).unwrap(), cpu_n);
+    assert!((0..x.len()).all(|a| (cpu_n.get(a, a) - 1.0).abs() < 1e-12));
+    let cpu_xy = mgk.gram_xy_normalized(&x[..3], &x[3..]).unwrap();
+    assert_eq!(mgk.gram_xy_normalized_on(Backend::Cpu, &x[..3], &x[3..]).unwrap(), cpu_xy);
+    let cpu_nodal = mgk.nodal(&x[0], &x[1]).unwrap();
+    assert_eq!(mgk.nodal_on(Backend::Cpu, &x[0], &x[1]).unwrap(), cpu_nodal);
+    let Some(device) = gpu_or_skip() else { return };
+    let gpu = Backend::Cuda(device);
+    for (precision, tol) in [(Precision::F64, 1e-10), (Precision::F32, 1e-5)] {
+        // the precision's default tolerance (1e-6 in f32) on both backends
+        let m = mgk.clone().with_precision(precision);
+        let n = m.gram_normalized_on(gpu, &x).unwrap();
+        assert!(max_rel(cpu_n.as_slice(), n.as_slice()) <= tol, "{precision:?} gram_normalized");
+        let xy = m.gram_xy_normalized_on(gpu, &x[..3], &x[3..]).unwrap();
+        assert!(max_rel(cpu_xy.as_slice(), xy.as_slice()) <= tol, "{precision:?} gram_xy_normalized");
+        let nodal = m.nodal_on(gpu, &x[0], &x[1]).unwrap();
+        assert_eq!((nodal.rows(), nodal.cols()), (cpu_nodal.rows(), cpu_nodal.cols()));
+        let scale = cpu_nodal.as_slice().iter().fold(0.0f64, |a, v| a.max(v.abs()));
+        let err = cpu_nodal.as_slice().iter().zip(nodal.as_slice()).fold(0.0f64, |a, (p, q)| a.max((p - q).abs()));
+        assert!(err <= tol * scale, "{precision:?} nodal: {err:e} of {scale:e}");
+        let cpu_f = m.gram(&x).unwrap();
+        let gpu_f = m.gram_on(gpu, &x).unwrap();
+        assert!(
+            max_rel(cpu_f.as_slice(), gpu_f.as_slice()) <= 2.0 * tol,
+            "{precision:?} gram at the default tolerance"
+        );
+    }
+}

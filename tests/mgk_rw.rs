@@ -107,3 +107,38 @@ fn lambda_too_large_is_a_clear_error() {
     assert!(RandomWalkKernel::new(-1.0).is_err());
     assert!(RandomWalkKernel::new(f64::NAN).is_err());
 }
+
+#[test]
+fn backends_agree() {
+    use kronograph::backend::{Backend, Precision};
+    // random weighted undirected graphs and a bundled set; λ at half the bound
+    let x: Vec<Graph<u8, f64>> =
+        (0..8).map(|s| random_graph(4 + s as usize, 0.4, 70 + s, Direction::Undirected)).collect();
+    let rho = x.iter().map(RandomWalkKernel::spectral_radius_bound).fold(0.0, f64::max);
+    let k = RandomWalkKernel::new(0.5 / (rho * rho)).unwrap();
+    let cpu = k.gram(&x).unwrap();
+    assert_eq!(k.gram_on(Backend::Cpu, &x).unwrap(), cpu);
+    assert_eq!(k.gram_xy_on(Backend::Cpu, &x[..3], &x[3..]).unwrap(), k.gram_xy(&x[..3], &x[3..]).unwrap());
+    assert!(matches!(k.gram_labeled_on(Backend::Cuda(0), &x), Err(kronograph::Error::Mgk(MgkError::Unsupported(_)))));
+    let Some(device) = gpu_or_skip() else { return };
+    let ds = kronograph::graph::io::load(format!("{}/data/synthetic/NWS96L", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let y = &ds.graphs[..16];
+    let rho_y = y.iter().map(RandomWalkKernel::spectral_radius_bound).fold(0.0, f64::max);
+    let ky = RandomWalkKernel::new(0.5 / (rho_y * rho_y)).unwrap();
+    let cpu_y = ky.gram(y).unwrap();
+    for (precision, tol) in [(Precision::F64, 1e-10), (Precision::F32, 1e-5)] {
+        let gpu = k.clone().with_precision(precision).gram_on(Backend::Cuda(device), &x).unwrap();
+        let err = max_rel(cpu.as_slice(), gpu.as_slice());
+        assert!(err <= tol, "{precision:?} random graphs: {err:e}");
+        let xy = k.clone().with_precision(precision).gram_xy_on(Backend::Cuda(device), &x[..3], &x[3..]).unwrap();
+        let err = max_rel(k.gram_xy(&x[..3], &x[3..]).unwrap().as_slice(), xy.as_slice());
+        assert!(err <= tol, "{precision:?} random graphs xy: {err:e}");
+        let gpu_y = ky.clone().with_precision(precision).gram_on(Backend::Cuda(device), y).unwrap();
+        let err = max_rel(cpu_y.as_slice(), gpu_y.as_slice());
+        assert!(err <= tol, "{precision:?} NWS96L: {err:e}");
+    }
+    // a λ beyond the bound is a typed error, not a wrong number
+    let too_big = RandomWalkKernel::new(2.0 / (rho * rho)).unwrap();
+    let err = too_big.gram_on(Backend::Cuda(device), &x).unwrap_err();
+    assert!(matches!(err, kronograph::Error::Mgk(MgkError::LambdaTooLarge { .. })), "{err}");
+}

@@ -52,14 +52,7 @@ pub const MGK_GRAD_TEMPLATE: &str = include_str!("../../kernels/mgk_grad.cu");
 /// reference sets on an H100 without register spills; in f64 four spill),
 /// or 1 to 4 from `KRONOGRAPH_MGK_LANE_NZ` (a tuning knob).
 pub fn mgk_lane_nz(precision: Precision) -> u32 {
-    std::env::var("KRONOGRAPH_MGK_LANE_NZ")
-        .ok()
-        .and_then(|v| v.parse::<u32>().ok())
-        .filter(|&k| (1..=4).contains(&k))
-        .unwrap_or(match precision {
-            Precision::F32 => 4,
-            Precision::F64 => 2,
-        })
+    crate::mgk::Tuning::from_env().lane_nz(precision)
 }
 
 /// Nonzero products nnz(T) · nnz(T′) from which a tile pair uses the
@@ -68,16 +61,13 @@ pub fn mgk_lane_nz(precision: Precision) -> u32 {
 /// 64 by default, any value from `KRONOGRAPH_MGK_DENSE_MIN` (a tuning knob;
 /// the single-large-pair path reads it too, at launch).
 pub fn mgk_dense_min() -> u32 {
-    std::env::var("KRONOGRAPH_MGK_DENSE_MIN").ok().and_then(|v| v.parse::<u32>().ok()).unwrap_or(64)
+    crate::mgk::Tuning::from_env().dense_min
 }
 
 /// Threads per block forced by `KRONOGRAPH_MGK_BLOCK` (a multiple of 32 up
 /// to 1024; a tuning knob), if set.
 pub fn mgk_block() -> Option<u32> {
-    std::env::var("KRONOGRAPH_MGK_BLOCK")
-        .ok()
-        .and_then(|v| v.parse::<u32>().ok())
-        .filter(|&b| (32..=1024).contains(&b) && b % 32 == 0)
+    crate::mgk::Tuning::from_env().block
 }
 
 /// A generated kernel: its name, full source and the hyperparameter values to
@@ -280,23 +270,23 @@ fn generate<N: ?Sized, E: ?Sized, KN: BaseKernel<N>, KE: BaseKernel<E>>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cuda::stand_in_kernels::{Constant, FieldDelta};
+    use crate::basekernel::{Constant, Field, KroneckerDelta};
     use crate::graph::Record;
 
     #[test]
     fn theta_changes_never_change_the_source() {
         let layout = LabelLayout::record(&[("label".into(), super::super::label::CType::Int32)], Precision::F32);
         let a = mgk_source::<Record, (), _, _>(
-            &FieldDelta::new("label", 0.5),
-            &Constant(1.0),
+            &Field::new("label", KroneckerDelta::new(0.5)),
+            &Constant::new(1.0),
             &layout,
             &LabelLayout::Empty,
             Precision::F32,
         )
         .unwrap();
         let b = mgk_source::<Record, (), _, _>(
-            &FieldDelta::new("label", 0.25),
-            &Constant(2.0),
+            &Field::new("label", KroneckerDelta::new(0.25)),
+            &Constant::new(2.0),
             &layout,
             &LabelLayout::Empty,
             Precision::F32,
@@ -307,8 +297,8 @@ mod tests {
         assert_eq!(a.theta, vec![0.5, 1.0]);
         assert_eq!(b.theta, vec![0.25, 2.0]);
         let c = mgk_source::<Record, (), _, _>(
-            &FieldDelta::new("label", 0.5),
-            &Constant(1.0),
+            &Field::new("label", KroneckerDelta::new(0.5)),
+            &Constant::new(1.0),
             &layout,
             &LabelLayout::Empty,
             Precision::F64,
@@ -322,9 +312,15 @@ mod tests {
     #[test]
     fn large_pair_source_names_every_kernel() {
         let layout = LabelLayout::record(&[("label".into(), super::super::label::CType::Int32)], Precision::F64);
-        let kn = FieldDelta::new("label", 0.5);
-        let a = mgk_large_source::<Record, (), _, _>(&kn, &Constant(1.0), &layout, &LabelLayout::Empty, Precision::F64)
-            .unwrap();
+        let kn = Field::new("label", KroneckerDelta::new(0.5));
+        let a = mgk_large_source::<Record, (), _, _>(
+            &kn,
+            &Constant::new(1.0),
+            &layout,
+            &LabelLayout::Empty,
+            Precision::F64,
+        )
+        .unwrap();
         assert!(a.name.starts_with("mgk_large_"));
         assert!(a.source.contains(&format!("#define MGK_LARGE_NAME {}\n", a.name)));
         for suffix in LARGE_KERNELS {
@@ -332,7 +328,8 @@ mod tests {
         }
         assert!(!a.source.contains("0.5"), "hyperparameter values must not be in the source");
         let batched =
-            mgk_source::<Record, (), _, _>(&kn, &Constant(1.0), &layout, &LabelLayout::Empty, Precision::F64).unwrap();
+            mgk_source::<Record, (), _, _>(&kn, &Constant::new(1.0), &layout, &LabelLayout::Empty, Precision::F64)
+                .unwrap();
         assert_ne!(a.name, batched.name);
     }
 
@@ -340,8 +337,8 @@ mod tests {
     fn gradient_functions_use_the_kernels_own_slots() {
         let nl = LabelLayout::record(&[("label".into(), super::super::label::CType::Int32)], Precision::F32);
         let src = mgk_grad_source::<Record, (), _, _>(
-            &FieldDelta::new("label", 0.5),
-            &Constant(1.0),
+            &Field::new("label", KroneckerDelta::new(0.5)),
+            &Constant::new(1.0),
             &nl,
             &LabelLayout::Empty,
             Precision::F32,
@@ -351,8 +348,8 @@ mod tests {
             src.name.starts_with("mgk_grad_") && src.source.contains(&format!("#define MGK_GRAD_NAME {}\n", src.name))
         );
         let value = mgk_source::<Record, (), _, _>(
-            &FieldDelta::new("label", 0.5),
-            &Constant(1.0),
+            &Field::new("label", KroneckerDelta::new(0.5)),
+            &Constant::new(1.0),
             &nl,
             &LabelLayout::Empty,
             Precision::F32,
@@ -374,12 +371,13 @@ mod tests {
     #[test]
     fn tile_pair_source_defines_its_scheme() {
         let layout = LabelLayout::record(&[("label".into(), super::super::label::CType::Int32)], Precision::F32);
-        let kn = FieldDelta::new("label", 0.5);
+        let kn = Field::new("label", KroneckerDelta::new(0.5));
         for p in [Precision::F32, Precision::F64] {
-            let rows = mgk_source::<Record, (), _, _>(&kn, &Constant(1.0), &layout, &LabelLayout::Empty, p).unwrap();
+            let rows =
+                mgk_source::<Record, (), _, _>(&kn, &Constant::new(1.0), &layout, &LabelLayout::Empty, p).unwrap();
             let rows2 = mgk_source_with::<Record, (), _, _>(
                 &kn,
-                &Constant(1.0),
+                &Constant::new(1.0),
                 &layout,
                 &LabelLayout::Empty,
                 p,
@@ -389,7 +387,7 @@ mod tests {
             assert_eq!(rows, rows2, "mgk_source is the row scheme");
             let tiles = mgk_source_with::<Record, (), _, _>(
                 &kn,
-                &Constant(1.0),
+                &Constant::new(1.0),
                 &layout,
                 &LabelLayout::Empty,
                 p,
@@ -410,7 +408,7 @@ mod tests {
             // the template holds both schemes; the gradient family never selects the tiles
             assert!(tiles.source.contains("#if MGK_XMV_TILES") && tiles.source.contains("stage_tiles("));
             let grad =
-                mgk_grad_source::<Record, (), _, _>(&kn, &Constant(1.0), &layout, &LabelLayout::Empty, p).unwrap();
+                mgk_grad_source::<Record, (), _, _>(&kn, &Constant::new(1.0), &layout, &LabelLayout::Empty, p).unwrap();
             assert!(!preface(&grad.source).contains("MGK_XMV_TILES"));
         }
     }

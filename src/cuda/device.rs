@@ -1,28 +1,11 @@
 //! Device discovery at run time and the per-device state (context, stream,
 //! loaded kernels).
 
-use super::{Backend, CudaError};
+use super::{CudaError, DeviceInfo};
 use cudarc::driver::{sys, CudaContext, CudaFunction, CudaStream, DriverError};
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::{Arc, Mutex, Once, OnceLock, RwLock};
-
-/// What the driver reports about a device.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct DeviceInfo {
-    /// Device ordinal.
-    pub ordinal: usize,
-    /// Marketing name (e.g. `NVIDIA H100 80GB HBM3`).
-    pub name: String,
-    /// Compute capability (major, minor); (9, 0) on H100/H200.
-    pub compute_capability: (i32, i32),
-    /// Number of streaming multiprocessors.
-    pub multiprocessors: usize,
-    /// Most shared memory one block may use (after opting in), bytes.
-    pub max_shared_per_block: usize,
-    /// Global memory, bytes.
-    pub total_memory: usize,
-}
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 /// Runs a driver call, mapping its error (and a panic from a missing symbol
 /// in the dynamically loaded library) to [`CudaError`].
@@ -57,30 +40,10 @@ pub fn device_count() -> Result<usize, CudaError> {
     check("counting devices", CudaContext::device_count).map(|n| n.max(0) as usize)
 }
 
-/// Resolves a [`Backend`] to a device ordinal, or `None` for the CPU.
-///
-/// `Auto` picks device 0 when a device can be used and the CPU otherwise,
-/// saying why on standard error once per process.
-///
-/// # Errors
-/// For `Cuda(i)`: [`CudaError::LibraryNotFound`], [`CudaError::NoDevice`] or
-/// [`CudaError::Driver`] when device `i` cannot be used.
-pub fn resolve_backend(backend: Backend) -> Result<Option<usize>, CudaError> {
-    match backend {
-        Backend::Cpu => Ok(None),
-        Backend::Cuda(i) => {
-            device(i)?;
-            Ok(Some(i))
-        }
-        Backend::Auto => match device(0) {
-            Ok(_) => Ok(Some(0)),
-            Err(e) => {
-                static ONCE: Once = Once::new();
-                ONCE.call_once(|| eprintln!("kronograph: no usable CUDA device, running on the CPU ({e})"));
-                Ok(None)
-            }
-        },
-    }
+/// Opens device `ordinal` (once per process), for
+/// [`resolve_backend`](crate::backend::resolve_backend).
+pub(crate) fn probe_device(ordinal: usize) -> Result<(), CudaError> {
+    device(ordinal).map(|_| ())
 }
 
 /// A device in use: its context, stream, properties and loaded kernels.
@@ -89,7 +52,29 @@ pub(crate) struct Device {
     pub(crate) stream: Arc<CudaStream>,
     pub(crate) info: DeviceInfo,
     /// Loaded kernels by name (name = family + hash of the source).
-    pub(crate) functions: RwLock<HashMap<String, CudaFunction>>,
+    pub(crate) functions: RwLock<HashMap<FunctionKey, CudaFunction>>,
+}
+
+/// The key of a loaded kernel: its `extern "C"` name (family + hash of the
+/// source) and the tier of the image it came from.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct FunctionKey {
+    /// The kernel's name.
+    pub(crate) name: String,
+    /// The image's optimization tier.
+    pub(crate) tier: super::jit::Tier,
+}
+
+impl FunctionKey {
+    /// The fully optimized kernel `name`.
+    pub(crate) fn full(name: &str) -> Self {
+        FunctionKey { name: name.to_string(), tier: super::jit::Tier::Full }
+    }
+
+    /// The fast-tier kernel `name`.
+    pub(crate) fn fast(name: &str) -> Self {
+        FunctionKey { name: name.to_string(), tier: super::jit::Tier::Fast }
+    }
 }
 
 /// The device of `ordinal`, opened once per process.

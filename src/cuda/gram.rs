@@ -1,13 +1,15 @@
 //! [`GpuGram`]: Gram matrices of the marginalized graph kernel on a GPU.
 
 use super::codegen::{mgk_block, mgk_source_with};
-use super::device::{check, device, Device, DeviceInfo};
+use super::device::{check, device, Device, FunctionKey};
 use super::jit::{compile_tiered, Tier};
 use super::label::{GpuLabel, LabelLayout};
 use super::pack::{pack_graphs, PackedBatch};
+use super::DeviceInfo;
 use super::{CudaError, GramOutput, MgkParams, Origin, Precision, XmvScheme};
 use crate::basekernel::BaseKernel;
 use crate::graph::Graph;
+use crate::mgk::system::{cross_pairs, diagonal_pairs, upper_pairs, DegreeRule};
 use cudarc::driver::{CudaFunction, CudaSlice, DevicePtr, DeviceRepr, LaunchConfig, PushKernelArg};
 use std::marker::PhantomData;
 use std::sync::{Arc, Mutex};
@@ -65,11 +67,6 @@ impl GpuGraphs {
         self.precision
     }
 }
-
-/// Nonzero products (nnz · nnz′) from which a tile pair of the
-/// single-large-pair XMV uses the row-structured primitive rather than the
-/// sparse one (tuning knob: `KRONOGRAPH_MGK_DENSE_MIN`).
-const DENSE_MIN: i32 = 64;
 
 /// Device pointers of one uploaded batch, as the kernel's `GraphSet`.
 #[repr(C)]
@@ -153,7 +150,7 @@ where
     /// within [0, 1] (the system would not be positive definite);
     /// device errors from opening the device.
     pub fn new(ordinal: usize, node_kernel: KN, edge_kernel: KE, params: MgkParams) -> Result<Self, CudaError> {
-        params.validate()?;
+        params.validate().map_err(|e| CudaError::InvalidParameter(e.to_string()))?;
         check_ranges(&node_kernel, &edge_kernel)?;
         // NVRTC's start-up overlaps opening the device; without a device no
         // GpuGram will wait for it at drop, so wait here (a thread still in
@@ -210,12 +207,10 @@ where
     /// # Errors
     /// As [`nodal`](Self::nodal).
     pub fn nodal_all(&self, graphs: &[Graph<N, E>]) -> Result<Vec<super::NodalOutput>, CudaError> {
-        let m = graphs.len();
-        let pairs: Vec<(usize, usize)> = (0..m).flat_map(|i| (i..m).map(move |j| (i, j))).collect();
-        self.nodal_pairs(graphs, &pairs)
+        self.nodal_pairs(graphs, &upper_pairs(graphs.len()))
     }
 
-    fn nodal_pairs(
+    pub(crate) fn nodal_pairs(
         &self,
         graphs: &[Graph<N, E>],
         pairs: &[(usize, usize)],
@@ -223,7 +218,7 @@ where
         use crate::graph::reorder::reorder;
         check_ranges(&self.node_kernel, &self.edge_kernel)?;
         let (reordered, perms): (Vec<_>, Vec<_>) = graphs.iter().map(|g| reorder(g, self.params.reorder)).unzip();
-        let up = self.upload_packed(&pack_graphs(&reordered, self.params.precision)?)?;
+        let up = self.upload_packed(&self.pack(&reordered)?)?;
         let mut r = self.run(&up, &up, pairs, true)?;
         let nodal = r.nodal.take().expect("nodal output requested");
         let mut out = Vec::with_capacity(pairs.len());
@@ -261,10 +256,10 @@ where
         use rayon::prelude::*;
         self.prefetch(graphs);
         let packed = match self.params.reorder {
-            Method::Natural => pack_graphs(graphs, self.params.precision)?,
+            Method::Natural => self.pack(graphs)?,
             m => {
                 let reordered: Vec<Graph<N, E>> = graphs.par_iter().map(|g| reorder(g, m).0).collect();
-                pack_graphs(&reordered, self.params.precision)?
+                self.pack(&reordered)?
             }
         };
         self.upload_packed(&packed)
@@ -280,10 +275,21 @@ where
         let first_edges = graphs.iter().find(|g| g.num_entries() > 0).map(|g| g.edge_labels()).unwrap_or(&[]);
         let (Ok(nl), Ok(el)) = (N::layout(first_nodes, p), E::layout(first_edges, p)) else { return };
         if let Ok(src) = mgk_source_with(&self.node_kernel, &self.edge_kernel, &nl, &el, p, self.params.xmv) {
-            if !self.dev.functions.read().unwrap_or_else(|e| e.into_inner()).contains_key(&src.name) {
+            if !self.dev.functions.read().unwrap_or_else(|e| e.into_inner()).contains_key(&FunctionKey::full(&src.name))
+            {
                 super::jit::prefetch(src.source, src.name, self.dev.info.compute_capability);
             }
         }
+    }
+
+    /// Packs `graphs` for this kernel's precision, with the degrees of its
+    /// system ([`MgkParams::system`]).
+    fn pack(&self, graphs: &[Graph<N, E>]) -> Result<PackedBatch, CudaError> {
+        let mut b = pack_graphs(graphs, self.params.precision)?;
+        if self.params.system().degrees == DegreeRule::Ones {
+            b.degree.fill(1.0);
+        }
+        Ok(b)
     }
 
     /// Uploads an already packed batch.
@@ -350,7 +356,7 @@ where
     /// See [`gram_xy`](Self::gram_xy).
     pub fn gram(&self, g: &GpuGraphs) -> Result<GramOutput, CudaError> {
         let m = g.len();
-        let jobs: Vec<(usize, usize)> = (0..m).flat_map(|i| (i..m).map(move |j| (i, j))).collect();
+        let jobs = upper_pairs(m);
         let r = self.run(g, g, &jobs, false)?;
         let mut values = vec![f64::NAN; m * m];
         let mut iterations = vec![0; m * m];
@@ -373,7 +379,7 @@ where
     /// [`CudaError::Driver`] from compiling and running.
     pub fn gram_xy(&self, x: &GpuGraphs, y: &GpuGraphs) -> Result<GramOutput, CudaError> {
         let (m, n) = (x.len(), y.len());
-        let jobs: Vec<(usize, usize)> = (0..m).flat_map(|i| (0..n).map(move |j| (i, j))).collect();
+        let jobs = cross_pairs(m, n);
         let r = self.run(x, y, &jobs, false)?;
         Ok(GramOutput {
             values: r.values,
@@ -390,8 +396,7 @@ where
     /// # Errors
     /// See [`gram_xy`](Self::gram_xy).
     pub fn diag(&self, g: &GpuGraphs) -> Result<GramOutput, CudaError> {
-        let jobs: Vec<(usize, usize)> = (0..g.len()).map(|i| (i, i)).collect();
-        let r = self.run(g, g, &jobs, false)?;
+        let r = self.run(g, g, &diagonal_pairs(g.len()), false)?;
         Ok(GramOutput {
             values: r.values,
             rows: 1,
@@ -423,14 +428,13 @@ where
     /// is ready, else the fast-tier one while the full one compiles in the
     /// background (see [`compile_tiered`]); later calls pick up the full one.
     fn function(&self, name: &str, source: &str) -> Result<(CudaFunction, Origin), CudaError> {
-        let fast_key = format!("{name}@fast");
         {
             let funcs = self.dev.functions.read().unwrap_or_else(|e| e.into_inner());
-            if let Some(f) = funcs.get(name) {
+            if let Some(f) = funcs.get(&FunctionKey::full(name)) {
                 return Ok((f.clone(), Origin::Memory));
             }
             // the full image still compiling: keep running the fast one
-            if let Some(f) = funcs.get(&fast_key) {
+            if let Some(f) = funcs.get(&FunctionKey::fast(name)) {
                 if super::jit::ready(source, name, self.dev.info.compute_capability).is_none() {
                     return Ok((f.clone(), Origin::FastTier));
                 }
@@ -449,8 +453,8 @@ where
             )
         })?;
         let (key, origin) = match tier {
-            Tier::Full => (name.to_string(), compiled.origin),
-            Tier::Fast => (fast_key, Origin::FastTier),
+            Tier::Full => (FunctionKey::full(name), compiled.origin),
+            Tier::Fast => (FunctionKey::fast(name), Origin::FastTier),
         };
         self.dev.functions.write().unwrap_or_else(|e| e.into_inner()).insert(key, f.clone());
         Ok((f, origin))
@@ -521,7 +525,13 @@ where
     /// the others (or all, with [`set_large_pair_path`](Self::set_large_pair_path))
     /// one by one by the single-large-pair path. With `nodal`, also returns
     /// each job's nodal similarity (in the uploaded node order).
-    fn run(&self, a: &GpuGraphs, b: &GpuGraphs, jobs: &[(usize, usize)], nodal: bool) -> Result<RunOut, CudaError> {
+    pub(crate) fn run(
+        &self,
+        a: &GpuGraphs,
+        b: &GpuGraphs,
+        jobs: &[(usize, usize)],
+        nodal: bool,
+    ) -> Result<RunOut, CudaError> {
         check_ranges(&self.node_kernel, &self.edge_kernel)?;
         self.check_batch(a, (&a.node_layout, &a.edge_layout))?;
         self.check_batch(b, (&a.node_layout, &a.edge_layout))?;
@@ -677,8 +687,7 @@ where
         let nodal_off_d = check("uploading nodal offsets", || stream.clone_htod(&nodal_off))?;
         let null_ptr: u64 = 0;
 
-        let q = self.params.q;
-        let dscale = 1.0 / ((1.0 - q) * (1.0 - q));
+        let dscale = self.params.system().scale;
         let tol = self.params.tolerance();
         let (dscale32, tol32) = (dscale as f32, tol as f32);
         let n_jobs = jobs.len() as i32;
@@ -753,29 +762,21 @@ struct LaunchBuffers {
 }
 
 /// What a run of jobs gives back.
-struct RunOut {
-    values: Vec<f64>,
-    iterations: Vec<u32>,
+pub(crate) struct RunOut {
+    /// K per job.
+    pub(crate) values: Vec<f64>,
+    /// PCG iterations per job.
+    pub(crate) iterations: Vec<u32>,
     /// Σ iterations · nnz · nnz′.
-    work: f64,
+    pub(crate) work: f64,
     /// Kernel name, where its image came from, seconds to get it ready.
-    kernel: (String, Origin, f64),
+    pub(crate) kernel: (String, Origin, f64),
     /// Per job, the nodal similarity in the uploaded node order, when asked.
-    nodal: Option<Vec<Vec<f64>>>,
+    pub(crate) nodal: Option<Vec<Vec<f64>>>,
 }
 
+/// The base kernels' ranges ([`crate::mgk::system::check_ranges`]), as a
+/// [`CudaError::KernelRange`].
 fn check_ranges<N, E, KN: BaseKernel<N>, KE: BaseKernel<E>>(kn: &KN, ke: &KE) -> Result<(), CudaError> {
-    let (vlo, vhi) = kn.range();
-    if !(vlo > 0.0 && vhi <= 1.0) {
-        return Err(CudaError::KernelRange(format!(
-            "the node kernel takes values in [{vlo}, {vhi}]; the marginalized graph kernel needs 0 < κv ≤ 1"
-        )));
-    }
-    let (elo, ehi) = ke.range();
-    if !(elo >= 0.0 && ehi <= 1.0) {
-        return Err(CudaError::KernelRange(format!(
-            "the edge kernel takes values in [{elo}, {ehi}]; the marginalized graph kernel needs 0 ≤ κe ≤ 1"
-        )));
-    }
-    Ok(())
+    crate::mgk::system::check_ranges(kn, ke).map_err(|e| CudaError::KernelRange(e.to_string()))
 }

@@ -59,16 +59,17 @@
 //! without self-loops), started from x₀ = 0, stopped when
 //! ‖r_k‖ ≤ tol · ‖D× 1‖.
 //!
-//! With the `cuda` feature off, the same names exist and every GPU call
-//! returns [`Error::CudaNotCompiled`](crate::Error::CudaNotCompiled), so user
-//! code needs no `cfg`.
+//! With the `cuda` feature off, [`GpuGram`] and [`GpuGraphs`] do not exist;
+//! the backend-neutral API (the `_on` methods of
+//! [`MarginalizedGraphKernel`](crate::mgk::MarginalizedGraphKernel),
+//! [`resolve_backend`], [`device_count`]) stays, and a CUDA request returns
+//! [`Error::CudaNotCompiled`](crate::Error::CudaNotCompiled), so user code of
+//! that API needs no `cfg`.
 
 pub mod codegen;
 pub mod label;
 pub mod pack;
 pub mod reference;
-#[doc(hidden)]
-pub mod stand_in_kernels;
 
 #[cfg(feature = "cuda")]
 pub(crate) mod device;
@@ -77,15 +78,44 @@ mod gram;
 #[cfg(feature = "cuda")]
 pub mod jit;
 
-#[cfg(not(feature = "cuda"))]
-mod stub;
-
 #[cfg(feature = "cuda")]
-pub use self::device::{device_count, resolve_backend, DeviceInfo};
+pub use self::device::device_count;
+#[cfg(feature = "cuda")]
+pub(crate) use self::device::probe_device;
 #[cfg(feature = "cuda")]
 pub use self::gram::{GpuGram, GpuGraphs};
+
+/// Number of CUDA devices.
+///
+/// # Errors
+/// Without the `cuda` feature, always [`CudaError::NotCompiled`].
 #[cfg(not(feature = "cuda"))]
-pub use self::stub::{device_count, resolve_backend, DeviceInfo, GpuGram, GpuGraphs};
+pub fn device_count() -> Result<usize, CudaError> {
+    Err(CudaError::NotCompiled)
+}
+
+/// Without the `cuda` feature, no device opens.
+#[cfg(not(feature = "cuda"))]
+pub(crate) fn probe_device(_ordinal: usize) -> Result<(), CudaError> {
+    Err(CudaError::NotCompiled)
+}
+
+/// What the driver reports about a device.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeviceInfo {
+    /// Device ordinal.
+    pub ordinal: usize,
+    /// Marketing name (e.g. `NVIDIA H100 80GB HBM3`).
+    pub name: String,
+    /// Compute capability (major, minor); (9, 0) on H100/H200.
+    pub compute_capability: (i32, i32),
+    /// Number of streaming multiprocessors.
+    pub multiprocessors: usize,
+    /// Most shared memory one block may use (after opting in), bytes.
+    pub max_shared_per_block: usize,
+    /// Global memory, bytes.
+    pub total_memory: usize,
+}
 
 pub use self::label::GpuLabel;
 
@@ -171,189 +201,9 @@ pub struct NodalOutput {
     pub iterations: u32,
 }
 
-/// Where a computation runs.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum Backend {
-    /// The first CUDA device when one can be used, else the CPU (with one log
-    /// line on standard error, printed once per process).
-    #[default]
-    Auto,
-    /// The CPU (rayon).
-    Cpu,
-    /// The CUDA device of this ordinal; an error when it cannot be used.
-    Cuda(usize),
-}
+pub use crate::backend::{resolve_backend, Backend, Precision};
 
-impl std::str::FromStr for Backend {
-    type Err = String;
-
-    /// Parses `auto`, `cpu`, `cuda` (device 0) or `cuda:N`.
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "auto" => Ok(Backend::Auto),
-            "cpu" => Ok(Backend::Cpu),
-            "cuda" | "gpu" => Ok(Backend::Cuda(0)),
-            _ => match s.strip_prefix("cuda:") {
-                Some(n) => n.parse().map(Backend::Cuda).map_err(|_| format!("bad device ordinal in {s:?}")),
-                None => Err(format!("unknown backend {s:?}: expected auto, cpu, cuda or cuda:N")),
-            },
-        }
-    }
-}
-
-/// Floating-point precision of the GPU computation.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum Precision {
-    /// 32-bit floats (the default; relative error about 1e-6 in K).
-    #[default]
-    F32,
-    /// 64-bit floats.
-    F64,
-}
-
-impl Precision {
-    /// The C type name: `float` or `double`.
-    pub fn c_type(self) -> &'static str {
-        match self {
-            Precision::F32 => "float",
-            Precision::F64 => "double",
-        }
-    }
-
-    /// Size of one real in bytes.
-    pub fn size(self) -> usize {
-        match self {
-            Precision::F32 => 4,
-            Precision::F64 => 8,
-        }
-    }
-}
-
-impl std::str::FromStr for Precision {
-    type Err = String;
-
-    /// Parses `f32` / `float` or `f64` / `double`.
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "f32" | "float" | "single" => Ok(Precision::F32),
-            "f64" | "double" => Ok(Precision::F64),
-            _ => Err(format!("unknown precision {s:?}: expected f32 or f64")),
-        }
-    }
-}
-
-/// How the batched kernel applies the off-diagonal operator
-/// y += ((W ⊗ W′) ⊙ E×) p, the XMV of each PCG iteration (see the header of
-/// `kernels/mgk_pcg.cu`). Both compute the same product, with the operator's
-/// weights w w′ κe computed on the fly; they differ in how the work is cut
-/// and what is staged in shared memory. Only the value kernels (`gram`,
-/// `gram_xy`, `diag`, `nodal`) follow it; the gradient kernel and the
-/// single-large-pair path have their own XMV.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum XmvScheme {
-    /// The row scheme (the default, 2–5× faster than
-    /// [`TilePairs`](Self::TilePairs) on every reference data set): G staged
-    /// by rows, G′ as its list of nonzeros in octile order; a warp takes a
-    /// row i of G and a chunk of `32 · MGK_LANE_NZ` nonzeros of G′, sums
-    /// over row i in registers and adds with one shared atomic per nonzero
-    /// of G′. Work O(nnz · nnz′) per product, independent of how the
-    /// nonzeros fall into octiles.
-    #[default]
-    Rows,
-    /// The tile-pair scheme (the earlier design, kept for comparison and
-    /// study): both graphs staged as octiles; the warps share out the pairs
-    /// of non-empty octiles, and each tile pair uses a row-structured
-    /// ("dense") primitive when nnz(T) · nnz(T′) ≥ the dense threshold
-    /// (`KRONOGRAPH_MGK_DENSE_MIN`, default 64, compiled into the kernel),
-    /// else a sparse one (lanes share out the nonzero pairs, one shared
-    /// atomic per product). Every tile pair is visited, so a product costs
-    /// at least nt · nt′ warp steps: slower on sparse graphs whose octiles
-    /// hold few nonzeros.
-    TilePairs,
-}
-
-impl std::str::FromStr for XmvScheme {
-    type Err = String;
-
-    /// Parses `rows` or `tiles` / `tile-pairs`.
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "rows" => Ok(XmvScheme::Rows),
-            "tiles" | "tile-pairs" | "tilepairs" => Ok(XmvScheme::TilePairs),
-            _ => Err(format!("unknown XMV scheme {s:?}: expected rows or tiles")),
-        }
-    }
-}
-
-/// Parameters of the marginalized graph kernel as the GPU computes it.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct MgkParams {
-    /// Stop probability q ∈ (0, 1).
-    pub q: f64,
-    /// 0: the full kernel; 1: subtract the length-one term Σ p p′ κv.
-    pub lmin: u32,
-    /// Relative residual tolerance of PCG (‖r‖ ≤ tol ‖b‖). `None`: 1e-6 in
-    /// f32, 1e-12 in f64.
-    pub tol: Option<f64>,
-    /// Most PCG iterations per pair.
-    pub max_iter: u32,
-    /// Precision of the GPU arithmetic.
-    pub precision: Precision,
-    /// Node reordering applied to each graph at upload, to pack its nonzeros
-    /// into fewer, denser octiles (K is invariant under it). Default
-    /// `Natural`: the default row scheme's speed does not depend on the
-    /// number of tiles (on an H100 natural, RCM and PBR orders ran within
-    /// 10 % of each other on NWS96, BA96, MUTAG and PROTEINS), while PBR
-    /// costs upload time (0.15 s on BA96). With [`XmvScheme::TilePairs`],
-    /// RCM or PBR pay (fewer tile pairs; docs/PERFORMANCE.md).
-    pub reorder: crate::graph::reorder::Method,
-    /// How the batched value kernel applies the operator in each PCG
-    /// iteration ([`XmvScheme`]; default [`XmvScheme::Rows`]). The results
-    /// agree to rounding; only the speed differs.
-    pub xmv: XmvScheme,
-}
-
-impl Default for MgkParams {
-    fn default() -> Self {
-        MgkParams {
-            q: 0.05,
-            lmin: 0,
-            tol: None,
-            max_iter: 1000,
-            precision: Precision::F32,
-            reorder: crate::graph::reorder::Method::Natural,
-            xmv: XmvScheme::Rows,
-        }
-    }
-}
-
-impl MgkParams {
-    /// The tolerance in use: [`tol`](Self::tol) or the precision's default.
-    pub fn tolerance(&self) -> f64 {
-        self.tol.unwrap_or(match self.precision {
-            Precision::F32 => 1e-6,
-            Precision::F64 => 1e-12,
-        })
-    }
-
-    /// Checks `q ∈ (0, 1)`, `lmin ∈ {0, 1}`, `tol > 0`.
-    ///
-    /// # Errors
-    /// [`CudaError::InvalidParameter`] naming the parameter.
-    pub fn validate(&self) -> Result<(), CudaError> {
-        if !(self.q > 0.0 && self.q < 1.0) {
-            return Err(CudaError::InvalidParameter(format!("stop probability q = {} must lie in (0, 1)", self.q)));
-        }
-        if self.lmin > 1 {
-            return Err(CudaError::InvalidParameter(format!("lmin = {} must be 0 or 1", self.lmin)));
-        }
-        let tol = self.tolerance();
-        if !(tol > 0.0 && tol.is_finite()) {
-            return Err(CudaError::InvalidParameter(format!("tolerance {tol} must be positive and finite")));
-        }
-        Ok(())
-    }
-}
+pub use crate::mgk::{MgkConfig as MgkParams, XmvScheme};
 
 /// Errors of the CUDA backend.
 #[derive(Debug, thiserror::Error)]

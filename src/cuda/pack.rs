@@ -42,24 +42,13 @@ impl Octile {
 /// bitmap-bit order) the index of its stored entry in the graph's CSR
 /// arrays (`weights()`, `edge_labels()`).
 ///
-/// Complexity O(nnz + t log t) for t tiles.
+/// Complexity O(nnz log nnz).
 pub fn octiles<N: crate::graph::Label, E: crate::graph::Label>(graph: &Graph<N, E>) -> (Vec<Octile>, Vec<usize>) {
-    let n = graph.num_nodes();
-    // (tile key, bit, entry) for every stored entry; sorting groups tiles and
-    // orders bits within a tile.
-    let mut items: Vec<(u64, u8, usize)> = Vec::with_capacity(graph.num_entries());
-    for i in 0..n {
-        for k in graph.row_range(i) {
-            let j = graph.indices()[k];
-            let key = ((i / 8) as u64) << 32 | (j / 8) as u64;
-            items.push((key, ((i % 8) * 8 + j % 8) as u8, k));
-        }
-    }
-    items.sort_unstable_by_key(|&(key, bit, _)| (key, bit));
+    // the library's one octile order (tiles row-major, then bit order)
+    let items = crate::kron::octile_order(graph);
     let mut tiles: Vec<Octile> = Vec::new();
     let mut entries = Vec::with_capacity(items.len());
-    for (idx, &(key, bit, k)) in items.iter().enumerate() {
-        let (row, col) = ((key >> 32) as u32, key as u32);
+    for (idx, &(row, col, bit, k)) in items.iter().enumerate() {
         match tiles.last_mut() {
             Some(t) if t.row == row && t.col == col => t.bitmap |= 1u64 << bit,
             _ => tiles.push(Octile { row, col, bitmap: 1u64 << bit, start: idx as u32 }),
@@ -225,9 +214,9 @@ pub fn pack_graphs<N: GpuLabel, E: GpuLabel>(
             b.nz_weight.push(g.weights()[k]);
             g.edge_labels()[k].write(&b.edge_layout, precision, &mut b.nz_label)?;
         }
-        for (i, &d) in g.degrees().iter().enumerate() {
-            b.degree.push(if d == 0.0 { 1.0 } else { d });
-            g.node_labels()[i].write(&b.node_layout, precision, &mut b.node_label)?;
+        b.degree.extend(crate::mgk::system::degrees(g));
+        for l in g.node_labels() {
+            l.write(&b.node_layout, precision, &mut b.node_label)?;
         }
         match g.start_probabilities() {
             Some(p) => b.start.extend_from_slice(p),

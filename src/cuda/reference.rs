@@ -23,10 +23,6 @@ pub struct PairResult {
     pub converged: bool,
 }
 
-fn degrees<N: Label, E: Label>(g: &Graph<N, E>) -> Vec<f64> {
-    g.degrees().iter().map(|&d| if d == 0.0 { 1.0 } else { d }).collect()
-}
-
 fn starts<N: Label, E: Label>(g: &Graph<N, E>) -> Vec<f64> {
     g.start_probabilities().map(<[f64]>::to_vec).unwrap_or_else(|| vec![1.0; g.num_nodes()])
 }
@@ -55,9 +51,9 @@ where
         return PairResult { value: 0.0, iterations: 0, converged: true };
     }
     let c = |x: f64| T::from(x).unwrap();
-    let (d1, d2) = (degrees(g1), degrees(g2));
+    let (d1, d2) = (params.system().node_degrees(g1), params.system().node_degrees(g2));
     let (p1, p2) = (starts(g1), starts(g2));
-    let dscale = c(1.0 / ((1.0 - params.q) * (1.0 - params.q)));
+    let dscale = c(params.system().scale);
     // product entries (out, in, value)
     let mut prod: Vec<(u32, u32, T)> = Vec::with_capacity(g1.num_entries() * g2.num_entries());
     for i in 0..n1 {
@@ -158,9 +154,9 @@ where
 {
     let (n1, n2) = (g1.num_nodes(), g2.num_nodes());
     let nn = n1 * n2;
-    let (d1, d2) = (degrees(g1), degrees(g2));
+    let (d1, d2) = (params.system().node_degrees(g1), params.system().node_degrees(g2));
     let (p1, p2) = (starts(g1), starts(g2));
-    let dscale = 1.0 / ((1.0 - params.q) * (1.0 - params.q));
+    let dscale = params.system().scale;
     let mut a = vec![0.0; nn * nn];
     let mut b = vec![0.0; nn];
     for i in 0..n1 {
@@ -242,7 +238,7 @@ where
     KE: BaseKernel<E>,
 {
     let m = graphs.len();
-    let pairs: Vec<(usize, usize)> = (0..m).flat_map(|i| (i..m).map(move |j| (i, j))).collect();
+    let pairs = crate::mgk::system::upper_pairs(m);
     let vals: Vec<f64> = pairs
         .par_iter()
         .map(|&(i, j)| mgk_pair::<f64, _, _, _, _>(&graphs[i], &graphs[j], node_kernel, edge_kernel, params).value)
@@ -258,7 +254,7 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cuda::stand_in_kernels::{Constant, FieldDelta, FieldSqExp, Product};
+    use crate::basekernel::{product, Constant, Field, KroneckerDelta, SquareExponential};
     use crate::graph::{Direction, FieldKind, GraphBuilder, Record, Schema, Value};
     use rand::{Rng, SeedableRng};
     use std::sync::Arc;
@@ -286,8 +282,9 @@ mod tests {
     #[test]
     fn pcg_matches_dense_cholesky() {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
-        let kn = FieldDelta::new("label", 0.5);
-        let ke = Product(FieldDelta::new("label", 0.5), FieldSqExp::new("length", 0.3));
+        let kn = Field::new("label", KroneckerDelta::new(0.5));
+        let ke =
+            product(Field::new("label", KroneckerDelta::new(0.5)), Field::new("length", SquareExponential::new(0.3)));
         for lmin in [0, 1] {
             let params = MgkParams { lmin, tol: Some(1e-13), ..Default::default() };
             for _ in 0..4 {
@@ -313,7 +310,7 @@ mod tests {
         let g: Graph<(), ()> =
             GraphBuilder::new(2, Direction::Undirected).default_node_labels().edge(0, 1, 1.0, ()).build().unwrap();
         let params = MgkParams { tol: Some(1e-14), ..Default::default() };
-        let v = mgk_pair::<f64, _, _, _, _>(&g, &g, &Constant(1.0), &Constant(1.0), &params).value;
+        let v = mgk_pair::<f64, _, _, _, _>(&g, &g, &Constant::new(1.0), &Constant::new(1.0), &params).value;
         let s = 1.0 / (0.95f64 * 0.95);
         assert!((v - 4.0 * s / (s - 1.0)).abs() < 1e-9, "{v}");
     }

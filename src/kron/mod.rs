@@ -29,7 +29,7 @@ mod octile;
 mod product;
 
 pub use self::matched::{ClassPacking, MatchedKron};
-pub use self::octile::{Octiles, Tile, TileEntry};
+pub use self::octile::{octile_order, Octiles, Tile, TileEntry, TILE};
 pub use self::product::{CachedKron, KronProduct, KronScalar, Unlabeled};
 
 use crate::solver::{LinOp, Real, SolverError};

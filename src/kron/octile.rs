@@ -3,6 +3,30 @@
 use crate::graph::{Graph, Label};
 use crate::solver::Real;
 
+/// The side of an octile (8): the one tile size of the library, shared by
+/// the reordering's tile statistics, this packer and the GPU's
+/// ([`crate::cuda::pack`]).
+pub use crate::graph::reorder::TILE;
+
+// a tile's occupancy is one 64-bit bitmap
+const _: () = assert!(TILE * TILE == 64);
+
+/// The stored entries of `g` in octile order, the one order both packers
+/// use: `(tile row, tile column, position, entry)` with position
+/// `TILE·a + b` for local `(a, b)`, sorted by tile (row-major over tiles),
+/// then by position. `O(nnz log nnz)`.
+pub fn octile_order<N: Label, E: Label>(g: &Graph<N, E>) -> Vec<(u32, u32, u8, usize)> {
+    let mut keyed = Vec::with_capacity(g.num_entries());
+    for i in 0..g.num_nodes() {
+        for k in g.row_range(i) {
+            let j = g.indices()[k];
+            keyed.push(((i / TILE) as u32, (j / TILE) as u32, ((i % TILE) * TILE + j % TILE) as u8, k));
+        }
+    }
+    keyed.sort_unstable();
+    keyed
+}
+
 /// One non-empty 8×8 tile of an adjacency matrix.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Tile {
@@ -63,14 +87,13 @@ impl<T: Real, E: Label> Octiles<T, E> {
     /// Packs the adjacency and edge labels of `g`.
     pub fn new<N: Label>(g: &Graph<N, E>) -> Self {
         let n = g.num_nodes();
-        let mut keyed: Vec<(u32, u32, u32, u32, usize)> = Vec::with_capacity(g.num_entries());
-        for i in 0..n {
-            for k in g.row_range(i) {
-                let j = g.indices()[k];
-                keyed.push(((i / 8) as u32, (j / 8) as u32, i as u32, j as u32, k));
-            }
-        }
-        keyed.sort_unstable();
+        let keyed: Vec<(u32, u32, u32, u32, usize)> = octile_order(g)
+            .into_iter()
+            .map(|(bi, bj, pos, k)| {
+                let (a, b) = (pos as u32 / TILE as u32, pos as u32 % TILE as u32);
+                (bi, bj, bi * TILE as u32 + a, bj * TILE as u32 + b, k)
+            })
+            .collect();
         // edge ids: undirected arcs i -> j and j -> i share the id of the i <= j arc
         let undirected = !g.is_directed();
         let mut csr_id = vec![u32::MAX; g.num_entries()];
@@ -107,7 +130,8 @@ impl<T: Real, E: Label> Octiles<T, E> {
                 _ => tiles.push(Tile { bi, bj, bitmap: 0, start: entries.len() as u32, len: 1 }),
             }
             let t = tiles.last_mut().expect("just pushed");
-            t.bitmap |= 1u64 << ((i % 8) * 8 + j % 8);
+            let pos = (i as usize % TILE) * TILE + j as usize % TILE;
+            t.bitmap |= 1u64 << pos;
             if i == j {
                 self_loops.push(entries.len() as u32);
             }
@@ -117,7 +141,7 @@ impl<T: Real, E: Label> Octiles<T, E> {
                 edge_rep[id as usize] = entries.len() as u32;
             }
             edge_ids.push(id);
-            local.push(((i % 8) * 8 + j % 8) as u8);
+            local.push(pos as u8);
             entries.push(TileEntry { row: i, col: j, weight: T::of_f64(g.weights()[k]) });
             labels.push(g.edge_labels()[k].clone());
         }

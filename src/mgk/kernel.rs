@@ -1,18 +1,14 @@
-//! [`MarginalizedGraphKernel`]: Gram matrices, diagonals, nodal similarity
-//! and gradients.
+//! [`MarginalizedGraphKernel`]: its configuration, hyperparameters and
+//! start probabilities (the computations are in [`super::api`], the
+//! backends in [`super::cpu`] and [`super::gpu`]).
 
-use super::system::{degrees, length_one_term, pair_diagonal, start_product};
-use super::{Gradient, Matrix, MgkError, Progress};
+use super::{MgkConfig, MgkError, Progress};
+use crate::backend::Precision;
 use crate::basekernel::{BaseKernel, Bounds, Hyperparameter, KernelError};
-use crate::graph::reorder::{self, Method, Permutation};
+use crate::graph::reorder::Method;
 use crate::graph::{Graph, Label};
-use crate::kron::{CachedKron, Diag, KronProduct, KronScalar, Octiles, ShiftedKron};
-use crate::solver::{bicgstab, cg, BicgstabParams, CgParams, LinOp, Preconditioner, SolveInfo, SolverError, Workspace};
-use rayon::prelude::*;
-use std::borrow::Cow;
 use std::fmt;
 use std::marker::PhantomData;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 /// The start probability `p_i` of the random walks.
@@ -46,16 +42,6 @@ impl<N> fmt::Debug for StartProbability<N> {
     }
 }
 
-/// The floating-point precision of the solves.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Precision {
-    /// Double precision (default tolerance `1e-12`).
-    #[default]
-    F64,
-    /// Single precision (default tolerance `1e-5`).
-    F32,
-}
-
 /// The marginalized graph kernel (Kashima et al. 2003, in GraphDot's
 /// formulation): see the [module documentation](super) for the math.
 ///
@@ -77,15 +63,10 @@ pub enum Precision {
 pub struct MarginalizedGraphKernel<N, E, KV, KE> {
     node_kernel: KV,
     edge_kernel: KE,
-    q: f64,
+    config: MgkConfig,
     q_bounds: Bounds,
-    lmin: u32,
     start: StartProbability<N>,
-    precision: Precision,
-    tol: Option<f64>,
-    max_iters: usize,
     edge_cache_limit: usize,
-    reorder: Option<Method>,
     progress: Option<Progress>,
     _labels: PhantomData<fn(&N, &E)>,
 }
@@ -95,15 +76,10 @@ impl<N, E, KV: Clone, KE: Clone> Clone for MarginalizedGraphKernel<N, E, KV, KE>
         MarginalizedGraphKernel {
             node_kernel: self.node_kernel.clone(),
             edge_kernel: self.edge_kernel.clone(),
-            q: self.q,
+            config: self.config,
             q_bounds: self.q_bounds,
-            lmin: self.lmin,
             start: self.start.clone(),
-            precision: self.precision,
-            tol: self.tol,
-            max_iters: self.max_iters,
             edge_cache_limit: self.edge_cache_limit,
-            reorder: self.reorder,
             progress: self.progress.clone(),
             _labels: PhantomData,
         }
@@ -115,64 +91,15 @@ impl<N, E, KV: fmt::Debug, KE: fmt::Debug> fmt::Debug for MarginalizedGraphKerne
         f.debug_struct("MarginalizedGraphKernel")
             .field("node_kernel", &self.node_kernel)
             .field("edge_kernel", &self.edge_kernel)
-            .field("q", &self.q)
+            .field("config", &self.config)
             .field("q_bounds", &self.q_bounds)
-            .field("lmin", &self.lmin)
             .field("start", &self.start)
-            .field("precision", &self.precision)
-            .field("tol", &self.tol)
-            .field("max_iters", &self.max_iters)
-            .field("reorder", &self.reorder)
             .finish()
     }
 }
 
 /// Default of [`MarginalizedGraphKernel::with_edge_cache_limit`].
 const DEFAULT_EDGE_CACHE: usize = 1 << 21;
-
-/// Work memory of one worker thread, reused across pairs.
-struct PairWorkspace<T> {
-    solver: Workspace<Vec<T>>,
-    values: Vec<T>,
-    dx: Vec<T>,
-    diag: Vec<T>,
-    r: Vec<T>,
-    px: Vec<T>,
-    y: Vec<T>,
-    kgrad: Vec<f64>,
-}
-
-impl<T: KronScalar> PairWorkspace<T> {
-    fn new() -> Self {
-        PairWorkspace {
-            solver: Workspace::new(),
-            values: Vec::new(),
-            dx: Vec::new(),
-            diag: Vec::new(),
-            r: Vec::new(),
-            px: Vec::new(),
-            y: Vec::new(),
-            kgrad: Vec::new(),
-        }
-    }
-}
-
-/// A graph prepared once for all its pairs.
-struct Prepared<'g, T, N: Clone, E: Clone> {
-    g: Cow<'g, Graph<N, E>>,
-    /// The reordering applied to `g`, if any.
-    perm: Option<Permutation>,
-    oct: Octiles<T, E>,
-    deg: Vec<f64>,
-    p: Vec<f64>,
-}
-
-/// What one pair gives.
-struct PairOut {
-    value: f64,
-    grad: Vec<f64>,
-    nodal: Option<Vec<f64>>,
-}
 
 impl<N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>> MarginalizedGraphKernel<N, E, KV, KE> {
     /// A marginalized graph kernel with node kernel `node_kernel`, edge
@@ -187,15 +114,10 @@ impl<N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>> MarginalizedGraph
         let k = MarginalizedGraphKernel {
             node_kernel,
             edge_kernel,
-            q,
+            config: MgkConfig { q, ..MgkConfig::default() },
             q_bounds: Bounds::Fixed,
-            lmin: 0,
             start: StartProbability::Uniform(1.0),
-            precision: Precision::F64,
-            tol: None,
-            max_iters: 10_000,
             edge_cache_limit: DEFAULT_EDGE_CACHE,
-            reorder: None,
             progress: None,
             _labels: PhantomData,
         };
@@ -209,10 +131,8 @@ impl<N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>> MarginalizedGraph
     /// # Errors
     /// [`MgkError::InvalidLmin`] for other values.
     pub fn with_lmin(mut self, lmin: u32) -> Result<Self, MgkError> {
-        if lmin > 1 {
-            return Err(MgkError::InvalidLmin(lmin));
-        }
-        self.lmin = lmin;
+        MgkConfig { lmin, ..self.config }.validate()?;
+        self.config.lmin = lmin;
         Ok(self)
     }
 
@@ -240,7 +160,7 @@ impl<N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>> MarginalizedGraph
     /// [`MgkError::InvalidQ`] when the bounds leave `(0, 1)` or exclude `q`.
     pub fn with_q_bounds(mut self, bounds: Bounds) -> Result<Self, MgkError> {
         if let Bounds::Range(lo, hi) = bounds {
-            if !(lo > 0.0 && hi < 1.0 && lo <= self.q && self.q <= hi) {
+            if !(lo > 0.0 && hi < 1.0 && lo <= self.config.q && self.config.q <= hi) {
                 return Err(MgkError::InvalidQ(if lo <= 0.0 { lo } else { hi }));
             }
         }
@@ -250,26 +170,25 @@ impl<N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>> MarginalizedGraph
 
     /// Sets the precision of the solves.
     pub fn with_precision(mut self, precision: Precision) -> Self {
-        self.precision = precision;
+        self.config.precision = precision;
         self
     }
 
-    /// Sets the relative-residual tolerance (default `1e-12` in `f64`,
-    /// `1e-5` in `f32`).
+    /// Sets the relative-residual tolerance (default
+    /// [`Precision::default_tolerance`]: `1e-12` in `f64`, `1e-6` in `f32`).
     ///
     /// # Errors
     /// [`MgkError::InvalidParameter`] unless `0 < tol < 1`.
     pub fn with_tolerance(mut self, tol: f64) -> Result<Self, MgkError> {
-        if !(tol > 0.0 && tol < 1.0) {
-            return Err(MgkError::InvalidParameter(format!("tolerance {tol} must lie in (0, 1)")));
-        }
-        self.tol = Some(tol);
+        MgkConfig { tol: Some(tol), ..self.config }.validate()?;
+        self.config.tol = Some(tol);
         Ok(self)
     }
 
-    /// Sets the iteration limit of each solve (default 10 000).
+    /// Sets the iteration limit of each solve (default 10 000; values above
+    /// `u32::MAX` are `u32::MAX`).
     pub fn with_max_iters(mut self, max_iters: usize) -> Self {
-        self.max_iters = max_iters;
+        self.config.max_iter = u32::try_from(max_iters).unwrap_or(u32::MAX);
         self
     }
 
@@ -291,13 +210,53 @@ impl<N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>> MarginalizedGraph
     /// original node order. The permutation is computed on every call, for
     /// each graph of the call: `O(n)`–`O(n log n)` for RCM, more for PBR.
     pub fn with_reorder(mut self, method: Option<Method>) -> Self {
-        self.reorder = method;
+        self.config.reorder = method.unwrap_or(Method::Natural);
         self
     }
 
     /// The reordering applied before packing, if any.
     pub fn reorder(&self) -> Option<Method> {
-        self.reorder
+        (self.config.reorder != Method::Natural).then_some(self.config.reorder)
+    }
+
+    /// Sets how the GPU applies the operator ([`XmvScheme`](super::XmvScheme);
+    /// the CPU ignores it).
+    pub fn with_xmv(mut self, xmv: super::XmvScheme) -> Self {
+        self.config.xmv = xmv;
+        self
+    }
+
+    /// Solves `system` per pair instead of the marginalized graph kernel's
+    /// own ([`KronSystem`](super::KronSystem); `None`: the own one), on every
+    /// backend. Gradients are then unsupported.
+    ///
+    /// # Errors
+    /// [`MgkError::InvalidParameter`] for a scale that is not finite and > 0.
+    pub fn with_system(mut self, system: Option<super::KronSystem>) -> Result<Self, MgkError> {
+        MgkConfig { system, ..self.config }.validate()?;
+        self.config.system = system;
+        Ok(self)
+    }
+
+    /// The configuration (q, lmin, precision, tolerance, iteration cap,
+    /// reordering, XMV scheme), as every backend uses it.
+    pub fn config(&self) -> &MgkConfig {
+        &self.config
+    }
+
+    /// The edge-cache limit of the CPU backend.
+    pub(crate) fn edge_cache_limit(&self) -> usize {
+        self.edge_cache_limit
+    }
+
+    /// The progress callback, if any.
+    pub(crate) fn progress(&self) -> Option<&Progress> {
+        self.progress.as_ref()
+    }
+
+    /// Whether `q` is trained.
+    pub(crate) fn q_active(&self) -> bool {
+        self.q_bounds != Bounds::Fixed
     }
 
     /// Sets a progress callback, called with `(pairs done, total)`.
@@ -318,30 +277,27 @@ impl<N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>> MarginalizedGraph
 
     /// The stop probability.
     pub fn q(&self) -> f64 {
-        self.q
+        self.config.q
     }
 
     /// `lmin`.
     pub fn lmin(&self) -> u32 {
-        self.lmin
+        self.config.lmin
     }
 
     /// The precision.
     pub fn precision(&self) -> Precision {
-        self.precision
+        self.config.precision
     }
 
     /// The most solver iterations per pair.
     pub fn max_iters(&self) -> usize {
-        self.max_iters
+        self.config.max_iter as usize
     }
 
     /// The relative-residual tolerance in use.
     pub fn tolerance(&self) -> f64 {
-        self.tol.unwrap_or(match self.precision {
-            Precision::F64 => 1e-12,
-            Precision::F32 => 1e-5,
-        })
+        self.config.tolerance()
     }
 
     /// All hyperparameters: the node kernel's (prefixed `node.`), the edge
@@ -350,7 +306,7 @@ impl<N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>> MarginalizedGraph
         let mut h: Vec<Hyperparameter> =
             self.node_kernel.hyperparameters().into_iter().map(|h| h.prefixed("node")).collect();
         h.extend(self.edge_kernel.hyperparameters().into_iter().map(|h| h.prefixed("edge")));
-        h.push(Hyperparameter::new("q", self.q, self.q_bounds));
+        h.push(Hyperparameter::new("q", self.config.q, self.q_bounds));
         h
     }
 
@@ -379,25 +335,15 @@ impl<N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>> MarginalizedGraph
         let mut next = self.clone();
         next.node_kernel.set_theta(&theta[..nv])?;
         next.edge_kernel.set_theta(&theta[nv..nv + ne])?;
-        next.q = q;
+        next.config.q = q;
         next.check()?;
         *self = next;
         Ok(())
     }
 
     fn check(&self) -> Result<(), MgkError> {
-        let (lo, hi) = self.node_kernel.range();
-        if !(lo > 0.0 && hi <= 1.0) {
-            return Err(MgkError::NodeKernelRange { min: lo, max: hi });
-        }
-        let (lo, hi) = self.edge_kernel.range();
-        if !(lo >= 0.0 && hi <= 1.0) {
-            return Err(MgkError::EdgeKernelRange { min: lo, max: hi });
-        }
-        if !(self.q > 0.0 && self.q < 1.0) {
-            return Err(MgkError::InvalidQ(self.q));
-        }
-        Ok(())
+        super::system::check_ranges(&self.node_kernel, &self.edge_kernel)?;
+        self.config.validate()
     }
 
     /// The start probabilities of graph `g` (number `index` in its list).
@@ -416,458 +362,5 @@ impl<N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>> MarginalizedGraph
             return Err(MgkError::InvalidStart { graph: index, node, value });
         }
         Ok(p)
-    }
-
-    // ----------------------------------------------------------------- API
-
-    /// `K(G, G')` for one pair.
-    ///
-    /// # Errors
-    /// [`MgkError::Solver`] when a solve fails; [`MgkError::InvalidStart`].
-    pub fn pair(&self, g: &Graph<N, E>, h: &Graph<N, E>) -> Result<f64, MgkError> {
-        let k = self.gram_xy(std::slice::from_ref(g), std::slice::from_ref(h))?;
-        Ok(k.get(0, 0))
-    }
-
-    /// The nodal similarity of one pair: the `n × n'` matrix
-    /// `K_ii' = p_i p'_i' r_ii' − lmin p_i p'_i' κv(v_i, v'_i')`, whose sum is `K(G, G')`.
-    ///
-    /// # Errors
-    /// As [`pair`](Self::pair).
-    pub fn nodal(&self, g: &Graph<N, E>, h: &Graph<N, E>) -> Result<Matrix, MgkError> {
-        let out = match self.precision {
-            Precision::F64 => {
-                self.run::<f64>(std::slice::from_ref(g), Some(std::slice::from_ref(h)), &[(0, 0)], false, true)
-            }
-            Precision::F32 => {
-                self.run::<f32>(std::slice::from_ref(g), Some(std::slice::from_ref(h)), &[(0, 0)], false, true)
-            }
-        }?;
-        let data = out.into_iter().next().and_then(|o| o.nodal).expect("nodal requested");
-        Ok(Matrix { rows: g.num_nodes(), cols: h.num_nodes(), data })
-    }
-
-    /// The Gram matrix `K(X_a, X_b)` of one list: symmetric; each pair
-    /// `a ≤ b` is solved once. Pairs run in parallel (rayon).
-    ///
-    /// Cost: `N(N+1)/2` solves of `O(iterations · nnz·nnz')` each.
-    ///
-    /// # Errors
-    /// [`MgkError::Solver`] naming the first failing pair; [`MgkError::InvalidStart`].
-    pub fn gram(&self, x: &[Graph<N, E>]) -> Result<Matrix, MgkError> {
-        let pairs = upper_pairs(x.len());
-        let out = self.dispatch(x, None, &pairs, false)?;
-        let mut m = Matrix::zeros(x.len(), x.len());
-        for (&(a, b), o) in pairs.iter().zip(&out) {
-            m.set(a, b, o.value);
-            m.set(b, a, o.value);
-        }
-        Ok(m)
-    }
-
-    /// The cross Gram matrix `K(X_a, Y_b)`, `|X| × |Y|`.
-    ///
-    /// # Errors
-    /// As [`gram`](Self::gram).
-    pub fn gram_xy(&self, x: &[Graph<N, E>], y: &[Graph<N, E>]) -> Result<Matrix, MgkError> {
-        let pairs: Vec<(usize, usize)> = (0..x.len()).flat_map(|a| (0..y.len()).map(move |b| (a, b))).collect();
-        let out = self.dispatch(x, Some(y), &pairs, false)?;
-        let mut m = Matrix::zeros(x.len(), y.len());
-        for (&(a, b), o) in pairs.iter().zip(&out) {
-            m.set(a, b, o.value);
-        }
-        Ok(m)
-    }
-
-    /// The diagonal `K(X_a, X_a)`.
-    ///
-    /// # Errors
-    /// As [`gram`](Self::gram).
-    pub fn diag(&self, x: &[Graph<N, E>]) -> Result<Vec<f64>, MgkError> {
-        let pairs: Vec<(usize, usize)> = (0..x.len()).map(|a| (a, a)).collect();
-        Ok(self.dispatch(x, None, &pairs, false)?.into_iter().map(|o| o.value).collect())
-    }
-
-    /// The normalized Gram matrix `K(a, b) / √(K(a, a) K(b, b))` (unit
-    /// diagonal).
-    ///
-    /// # Errors
-    /// As [`gram`](Self::gram).
-    pub fn gram_normalized(&self, x: &[Graph<N, E>]) -> Result<Matrix, MgkError> {
-        let mut k = self.gram(x)?;
-        let d: Vec<f64> = (0..x.len()).map(|a| k.get(a, a)).collect();
-        normalize(&mut k, &d, &d);
-        Ok(k)
-    }
-
-    /// The normalized cross Gram matrix (solves the diagonals of both lists
-    /// too).
-    ///
-    /// # Errors
-    /// As [`gram`](Self::gram).
-    pub fn gram_xy_normalized(&self, x: &[Graph<N, E>], y: &[Graph<N, E>]) -> Result<Matrix, MgkError> {
-        let mut k = self.gram_xy(x, y)?;
-        let (dx, dy) = (self.diag(x)?, self.diag(y)?);
-        normalize(&mut k, &dx, &dy);
-        Ok(k)
-    }
-
-    /// The Gram matrix and its gradient with respect to the log of every
-    /// active hyperparameter (see the module documentation). One extra
-    /// (adjoint) solve per pair. With `normalized`, both are those of the
-    /// normalized kernel.
-    ///
-    /// # Errors
-    /// As [`gram`](Self::gram); [`MgkError::Unsupported`] for directed graphs.
-    pub fn gram_with_gradient(&self, x: &[Graph<N, E>], normalized: bool) -> Result<(Matrix, Gradient), MgkError> {
-        if x.iter().any(|g| g.is_directed()) {
-            return Err(MgkError::Unsupported("gradients for directed graphs"));
-        }
-        let names: Vec<String> =
-            self.hyperparameters().into_iter().filter(Hyperparameter::is_active).map(|h| h.name).collect();
-        let nt = names.len();
-        let n = x.len();
-        let pairs = upper_pairs(n);
-        let out = self.dispatch(x, None, &pairs, true)?;
-        let mut k = Matrix::zeros(n, n);
-        let mut g = Gradient { rows: n, cols: n, names, data: vec![0.0; n * n * nt] };
-        for (&(a, b), o) in pairs.iter().zip(&out) {
-            k.set(a, b, o.value);
-            k.set(b, a, o.value);
-            for t in 0..nt {
-                g.data[(a * n + b) * nt + t] = o.grad[t];
-                g.data[(b * n + a) * nt + t] = o.grad[t];
-            }
-        }
-        if normalized {
-            normalize_square_with_gradient(&mut k, &mut g);
-        }
-        Ok((k, g))
-    }
-
-    /// The cross Gram matrix `K(X_a, Y_b)` and its gradient with respect to
-    /// the log of every active hyperparameter (one extra solve per pair).
-    /// With `normalized`, both are those of the normalized kernel (which
-    /// solves the diagonals of both lists too).
-    ///
-    /// # Errors
-    /// As [`gram`](Self::gram); [`MgkError::Unsupported`] for directed graphs.
-    pub fn gram_xy_with_gradient(
-        &self,
-        x: &[Graph<N, E>],
-        y: &[Graph<N, E>],
-        normalized: bool,
-    ) -> Result<(Matrix, Gradient), MgkError> {
-        if x.iter().chain(y).any(|g| g.is_directed()) {
-            return Err(MgkError::Unsupported("gradients for directed graphs"));
-        }
-        let names: Vec<String> =
-            self.hyperparameters().into_iter().filter(Hyperparameter::is_active).map(|h| h.name).collect();
-        let nt = names.len();
-        let (n, m) = (x.len(), y.len());
-        let pairs: Vec<(usize, usize)> = (0..n).flat_map(|a| (0..m).map(move |b| (a, b))).collect();
-        let out = self.dispatch(x, Some(y), &pairs, true)?;
-        let mut k = Matrix::zeros(n, m);
-        let mut g = Gradient { rows: n, cols: m, names, data: vec![0.0; n * m * nt] };
-        for (&(a, b), o) in pairs.iter().zip(&out) {
-            k.set(a, b, o.value);
-            g.data[(a * m + b) * nt..(a * m + b + 1) * nt].copy_from_slice(&o.grad);
-        }
-        if normalized {
-            let (dx, gx) = self.diag_with_gradient(x)?;
-            let (dy, gy) = self.diag_with_gradient(y)?;
-            normalize_with_gradient(&mut k, &mut g, (&dx, &gx), (&dy, &gy));
-        }
-        Ok((k, g))
-    }
-
-    /// The diagonal `K(X_a, X_a)` and its gradient (`|X| × k` row-major, the
-    /// active hyperparameters in the order of [`Gradient::names`]).
-    ///
-    /// # Errors
-    /// As [`gram_with_gradient`](Self::gram_with_gradient).
-    pub fn diag_with_gradient(&self, x: &[Graph<N, E>]) -> Result<(Vec<f64>, Vec<f64>), MgkError> {
-        if x.iter().any(|g| g.is_directed()) {
-            return Err(MgkError::Unsupported("gradients for directed graphs"));
-        }
-        let pairs: Vec<(usize, usize)> = (0..x.len()).map(|a| (a, a)).collect();
-        let out = self.dispatch(x, None, &pairs, true)?;
-        let d = out.iter().map(|o| o.value).collect();
-        let g = out.into_iter().flat_map(|o| o.grad).collect();
-        Ok((d, g))
-    }
-
-    // ----------------------------------------------------------- internals
-
-    fn dispatch(
-        &self,
-        x: &[Graph<N, E>],
-        y: Option<&[Graph<N, E>]>,
-        pairs: &[(usize, usize)],
-        grad: bool,
-    ) -> Result<Vec<PairOut>, MgkError> {
-        match self.precision {
-            Precision::F64 => self.run::<f64>(x, y, pairs, grad, false),
-            Precision::F32 => self.run::<f32>(x, y, pairs, grad, false),
-        }
-    }
-
-    fn prepare<'g, T: KronScalar>(&self, x: &'g [Graph<N, E>]) -> Result<Vec<Prepared<'g, T, N, E>>, MgkError> {
-        x.par_iter()
-            .enumerate()
-            .map(|(i, g)| {
-                let (g, perm) = match self.reorder {
-                    Some(method) => {
-                        let (h, perm) = reorder::reorder(g, method);
-                        (Cow::Owned(h), Some(perm))
-                    }
-                    None => (Cow::Borrowed(g), None),
-                };
-                let (oct, deg, p) = (Octiles::new(&g), degrees(&g), self.start_probabilities(&g, i)?);
-                Ok(Prepared { g, perm, oct, deg, p })
-            })
-            // all results first, so that the error reported is the first graph's in order
-            // whatever the number of threads
-            .collect::<Vec<Result<_, MgkError>>>()
-            .into_iter()
-            .collect()
-    }
-
-    fn run<T: KronScalar>(
-        &self,
-        x: &[Graph<N, E>],
-        y: Option<&[Graph<N, E>]>,
-        pairs: &[(usize, usize)],
-        grad: bool,
-        nodal: bool,
-    ) -> Result<Vec<PairOut>, MgkError> {
-        let px = self.prepare::<T>(x)?;
-        let py = match y {
-            Some(y) => Some(self.prepare::<T>(y)?),
-            None => None,
-        };
-        let pb = py.as_deref().unwrap_or(&px);
-        let total = pairs.len();
-        let done = AtomicUsize::new(0);
-        pairs
-            .par_iter()
-            .map_init(PairWorkspace::<T>::new, |ws, &(a, b)| {
-                let mut out = self
-                    .solve_pair(&px[a], &pb[b], ws, grad, nodal)
-                    .map_err(|source| MgkError::Solver { pair: (a, b), source })?;
-                if let Some(r) = out.nodal.as_mut() {
-                    unpermute_nodal(r, px[a].perm.as_ref(), pb[b].perm.as_ref());
-                }
-                let d = done.fetch_add(1, Ordering::Relaxed) + 1;
-                if let Some(p) = &self.progress {
-                    p(d, total);
-                }
-                Ok(out)
-            })
-            .collect()
-    }
-
-    /// Solves one pair (and its adjoint when `grad`).
-    fn solve_pair<T: KronScalar>(
-        &self,
-        a: &Prepared<'_, T, N, E>,
-        b: &Prepared<'_, T, N, E>,
-        ws: &mut PairWorkspace<T>,
-        grad: bool,
-        nodal: bool,
-    ) -> Result<PairOut, SolverError> {
-        let (la, lb) = (a.g.node_labels(), b.g.node_labels());
-        let (n, m) = (a.g.num_nodes(), b.g.num_nodes());
-        let dim = n * m;
-        let PairWorkspace { solver, values, dx, diag, r, px, y, kgrad } = ws;
-        pair_diagonal(&a.deg, &b.deg, la, lb, &self.node_kernel, self.q, dx, diag);
-        start_product(&a.p, &b.p, px);
-        let kron = KronProduct::new(&a.oct, &b.oct, &self.edge_kernel);
-        r.resize(dim, T::zero());
-        let directed = a.g.is_directed() || b.g.is_directed();
-        let pairs_nnz = a.oct.entries().len() * b.oct.entries().len();
-        let cached = !kron.is_factorized() && pairs_nnz <= self.edge_cache_limit && dim < (1 << 17);
-        if cached {
-            kron.edge_values(values);
-        }
-        let empty: [T; 0] = [];
-        let cached_op = CachedKron::new_unchecked(&kron, if cached { values } else { &empty });
-        let op_lazy = ShiftedKron::new(Diag::Vec(diag), T::one(), &kron);
-        let op_cached = ShiftedKron::new(Diag::Vec(diag), T::one(), &cached_op);
-        let op: &dyn LinOp<Vec<T>> = if cached { &op_cached } else { &op_lazy };
-        self.solve(op, dx, r, solver, directed)?;
-        let lmin_term = if self.lmin == 1 { length_one_term(&a.p, &b.p, la, lb, &self.node_kernel) } else { 0.0 };
-        let value = crate::solver::Vector::dot(px, r) - lmin_term;
-        let nodal = nodal.then(|| {
-            let mut v: Vec<f64> = px.iter().zip(r.iter()).map(|(p, r)| p.as_f64() * r.as_f64()).collect();
-            if self.lmin == 1 {
-                for i in 0..n {
-                    for ip in 0..m {
-                        v[i * m + ip] -= a.p[i] * b.p[ip] * self.node_kernel.value(&la[i], &lb[ip]);
-                    }
-                }
-            }
-            v
-        });
-        let mut g = Vec::new();
-        if grad {
-            y.resize(dim, T::zero());
-            self.solve(&op, px, y, solver, directed)?;
-            g = self.pair_gradient(a, b, r, y, dx, diag, kgrad);
-        }
-        Ok(PairOut { value, grad: g, nodal })
-    }
-
-    fn solve<T: KronScalar>(
-        &self,
-        op: &dyn LinOp<Vec<T>>,
-        rhs: &Vec<T>,
-        x: &mut Vec<T>,
-        ws: &mut Workspace<Vec<T>>,
-        directed: bool,
-    ) -> Result<SolveInfo, SolverError> {
-        let tol = self.tolerance();
-        if directed {
-            let p = BicgstabParams {
-                tol,
-                max_iters: self.max_iters,
-                precond: Preconditioner::Jacobi,
-                ..Default::default()
-            };
-            bicgstab(&op, rhs, x, &p, ws)
-        } else {
-            let p = CgParams { tol, max_iters: self.max_iters, precond: Preconditioner::Jacobi, ..Default::default() };
-            cg(&op, rhs, x, &p, ws)
-        }
-    }
-
-    /// The gradient entries of one pair, active hyperparameters only.
-    #[allow(clippy::too_many_arguments)]
-    fn pair_gradient<T: KronScalar>(
-        &self,
-        a: &Prepared<'_, T, N, E>,
-        b: &Prepared<'_, T, N, E>,
-        r: &[T],
-        y: &[T],
-        dx: &[T],
-        diag: &[T],
-        buf: &mut Vec<f64>,
-    ) -> Vec<f64> {
-        let hv = self.node_kernel.hyperparameters();
-        let he = self.edge_kernel.hyperparameters();
-        let (nv, ne) = (hv.len(), he.len());
-        let mut full = vec![0.0; nv + ne + 1];
-        let (la, lb) = (a.g.node_labels(), b.g.node_labels());
-        let m = b.g.num_nodes();
-        // node kernel
-        if hv.iter().any(Hyperparameter::is_active) {
-            buf.resize(nv, 0.0);
-            for (i, va) in la.iter().enumerate() {
-                for (ip, vb) in lb.iter().enumerate() {
-                    let k = i * m + ip;
-                    let kv = self.node_kernel.gradient(va, vb, buf);
-                    let f = y[k].as_f64() * r[k].as_f64() * dx[k].as_f64() / (kv * kv);
-                    let l1 = if self.lmin == 1 { a.p[i] * b.p[ip] } else { 0.0 };
-                    for t in 0..nv {
-                        full[t] += (f - l1) * buf[t];
-                    }
-                }
-            }
-        }
-        // edge kernel
-        if he.iter().any(Hyperparameter::is_active) {
-            buf.resize(ne, 0.0);
-            for (ea, lea) in a.oct.entries().iter().zip(a.oct.labels()) {
-                let (yi, xj) = (ea.row as usize * m, ea.col as usize * m);
-                for (eb, leb) in b.oct.entries().iter().zip(b.oct.labels()) {
-                    self.edge_kernel.gradient(lea, leb, buf);
-                    let f = y[yi + eb.row as usize].as_f64()
-                        * ea.weight.as_f64()
-                        * eb.weight.as_f64()
-                        * r[xj + eb.col as usize].as_f64();
-                    for t in 0..ne {
-                        full[nv + t] += f * buf[t];
-                    }
-                }
-            }
-        }
-        // q
-        if self.q_bounds.is_active() {
-            let c = 2.0 * self.q / (1.0 - self.q);
-            let mut s = 0.0;
-            for k in 0..r.len() {
-                s += y[k].as_f64() * (dx[k].as_f64() - diag[k].as_f64() * r[k].as_f64());
-            }
-            full[nv + ne] = c * s;
-        }
-        hv.iter()
-            .chain(he.iter())
-            .map(Hyperparameter::is_active)
-            .chain([self.q_bounds.is_active()])
-            .zip(full)
-            .filter_map(|(act, v)| act.then_some(v))
-            .collect()
-    }
-}
-
-trait BoundsExt {
-    fn is_active(&self) -> bool;
-}
-
-impl BoundsExt for Bounds {
-    fn is_active(&self) -> bool {
-        *self != Bounds::Fixed
-    }
-}
-
-/// The pairs `(a, b)` with `a ≤ b < n`.
-fn upper_pairs(n: usize) -> Vec<(usize, usize)> {
-    (0..n).flat_map(|a| (a..n).map(move |b| (a, b))).collect()
-}
-
-/// The normalized kernel `K_ab / √(dx_a dy_b)` and its gradient
-/// `∂K_ab/√(dx_a dy_b) − ½ K̂_ab (∂dx_a/dx_a + ∂dy_b/dy_b)`, in place;
-/// `dx`, `dy` are the diagonals with their gradients (`len × k` row-major).
-pub(super) fn normalize_with_gradient(k: &mut Matrix, g: &mut Gradient, dx: (&[f64], &[f64]), dy: (&[f64], &[f64])) {
-    let nt = g.names.len();
-    let (n, m) = (k.rows, k.cols);
-    let ((dx, gx), (dy, gy)) = (dx, dy);
-    for a in 0..n {
-        for b in 0..m {
-            let s = (dx[a] * dy[b]).sqrt();
-            let kn = k.get(a, b) / s;
-            let cell = &mut g.data[(a * m + b) * nt..(a * m + b + 1) * nt];
-            for ((v, ga), gb) in cell.iter_mut().zip(&gx[a * nt..(a + 1) * nt]).zip(&gy[b * nt..(b + 1) * nt]) {
-                *v = *v / s - 0.5 * kn * (ga / dx[a] + gb / dy[b]);
-            }
-        }
-    }
-    normalize(k, dx, dy);
-}
-
-/// [`normalize_with_gradient`] of a square Gram matrix by its own diagonal.
-pub(super) fn normalize_square_with_gradient(k: &mut Matrix, g: &mut Gradient) {
-    let (n, nt) = (k.rows, g.names.len());
-    let d: Vec<f64> = (0..n).map(|a| k.get(a, a)).collect();
-    let dg: Vec<f64> = (0..n).flat_map(|a| (0..nt).map(move |t| (a, t))).map(|(a, t)| g.get(a, a, t)).collect();
-    normalize_with_gradient(k, g, (&d, &dg), (&d, &dg));
-}
-
-/// `K_ab ← K_ab / √(dx_a dy_b)`.
-fn normalize(k: &mut Matrix, dx: &[f64], dy: &[f64]) {
-    let cols = k.cols;
-    for (row, &da) in k.data.chunks_mut(cols.max(1)).zip(dx) {
-        for (v, &db) in row.iter_mut().zip(dy) {
-            *v /= (da * db).sqrt();
-        }
-    }
-}
-
-/// Maps a nodal similarity computed on reordered graphs (indexed by new
-/// node ids, `k·n' + k'`) back to the original node order in place. Both
-/// graphs of a pair are reordered, or neither.
-fn unpermute_nodal(r: &mut Vec<f64>, pa: Option<&Permutation>, pb: Option<&Permutation>) {
-    if let (Some(pa), Some(pb)) = (pa, pb) {
-        *r = pa.apply_inverse_pairs(pb, r).expect("a nodal output has n·n' entries");
     }
 }

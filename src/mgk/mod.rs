@@ -55,23 +55,38 @@
 //!
 //! [`Precision::F64`] solves to a relative residual of `1e-12` by default;
 //! [`Precision::F32`] packs weights and vectors in `f32` (half the memory
-//! traffic) and defaults to `1e-5`: `f32` rounding (about `6e-8`) bounds
+//! traffic) and defaults to `1e-6` (on every backend:
+//! [`Precision::default_tolerance`]): `f32` rounding (about `6e-8`) bounds
 //! how far the true residual can fall, and the kernel values then agree with
 //! `f64` to about `1e-5` relative. Reductions (dot products, `K`) accumulate
 //! in `f64` in both.
 //!
 //! ## Backends
 //!
+//! One configuration ([`MgkConfig`]) and one API: every computation
+//! (`gram`, `gram_xy`, `diag`, `nodal`, the normalized forms and the
+//! gradients) enumerates its pairs and hands them to a backend engine ("solve
+//! these pairs with these outputs"), the CPU's or the CUDA device's, then
+//! assembles and normalizes the result in one place. The plain methods run on
+//! the CPU; the `_on` methods take a [`Backend`](crate::Backend).
 //! Everything that defines a pair's system (degrees, `D×`, `V×`, start
-//! vectors, the length-one term) is in [`system`], shared with other backends.
+//! vectors, the length-one term, the pairs of a call, the normalization) is
+//! in [`system`], shared by the backends and the tests' references.
 
-mod backend;
+mod api;
+mod config;
+mod cpu;
+mod engine;
+mod gpu;
 mod kernel;
 mod rw;
 pub mod system;
 
-pub use self::kernel::{MarginalizedGraphKernel, Precision, StartProbability};
+pub use self::config::{MgkConfig, Tuning, XmvScheme};
+pub use self::kernel::{MarginalizedGraphKernel, StartProbability};
 pub use self::rw::{RandomWalkKernel, RwMethod};
+pub use self::system::{DegreeRule, KronSystem};
+pub use crate::backend::Precision;
 
 use crate::basekernel::KernelError;
 use crate::solver::SolverError;
@@ -242,6 +257,9 @@ pub enum MgkError {
         /// What was found.
         detail: String,
     },
+    /// The GPU backend failed (see [`CudaError`](crate::cuda::CudaError)).
+    #[error(transparent)]
+    Cuda(Box<crate::cuda::CudaError>),
     /// The solver failed on a pair of graphs.
     #[error("solving the pair ({}, {}): {source}", pair.0, pair.1)]
     Solver {
@@ -251,4 +269,10 @@ pub enum MgkError {
         #[source]
         source: SolverError,
     },
+}
+
+impl From<crate::cuda::CudaError> for MgkError {
+    fn from(e: crate::cuda::CudaError) -> Self {
+        MgkError::Cuda(Box::new(e))
+    }
 }

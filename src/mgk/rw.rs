@@ -1,6 +1,9 @@
 //! The geometric random-walk kernel and its node-labeled variant.
 
-use super::{Matrix, MgkError, Progress};
+use super::{KronSystem, MarginalizedGraphKernel, Matrix, MgkError, Progress};
+use crate::backend::{resolve_backend, Backend};
+use crate::basekernel::Constant;
+use crate::cuda::GpuLabel;
 use crate::graph::{Graph, Label};
 use crate::kron::{ClassPacking, Diag, KronApply, KronProduct, MatchedKron, Octiles, ShiftedKron, Unlabeled};
 use crate::solver::{bicgstab, cg, BicgstabParams, CgParams, LinOp, Preconditioner, SolverError, Workspace};
@@ -60,6 +63,7 @@ const MAX_TERMS: usize = 400;
 #[derive(Clone)]
 pub struct RandomWalkKernel {
     lambda: f64,
+    precision: crate::backend::Precision,
     method: RwMethod,
     tol: f64,
     max_iters: usize,
@@ -71,6 +75,7 @@ impl std::fmt::Debug for RandomWalkKernel {
         f.debug_struct("RandomWalkKernel")
             .field("lambda", &self.lambda)
             .field("method", &self.method)
+            .field("precision", &self.precision)
             .field("tol", &self.tol)
             .field("max_iters", &self.max_iters)
             .finish()
@@ -97,7 +102,24 @@ impl RandomWalkKernel {
         if !(lambda.is_finite() && lambda > 0.0) {
             return Err(MgkError::InvalidParameter(format!("random-walk λ = {lambda} must be finite and > 0")));
         }
-        Ok(RandomWalkKernel { lambda, method: RwMethod::Auto, tol: 1e-12, max_iters: 10_000, progress: None })
+        Ok(RandomWalkKernel {
+            lambda,
+            precision: crate::backend::Precision::F64,
+            method: RwMethod::Auto,
+            tol: 1e-12,
+            max_iters: 10_000,
+            progress: None,
+        })
+    }
+
+    /// Sets the precision of the GPU backend's solves (the CPU computes in
+    /// `f64`). Also sets the tolerance to the precision's default
+    /// ([`Precision::default_tolerance`](crate::backend::Precision::default_tolerance));
+    /// call [`with_tolerance`](Self::with_tolerance) after it to change that.
+    pub fn with_precision(mut self, precision: crate::backend::Precision) -> Self {
+        self.precision = precision;
+        self.tol = precision.default_tolerance();
+        self
     }
 
     /// Sets the method for unlabeled pairs.
@@ -427,4 +449,100 @@ fn fill(n: usize, m: usize, pairs: &[(usize, usize)], v: &[f64], sym: bool) -> M
         }
     }
     k
+}
+
+/// The kernel on a backend chosen per call ([`Backend`]): the CPU computes
+/// as the plain methods do; a CUDA device solves the unlabeled kernel's
+/// system `(I − λ W ⊗ W') x = 1` as an instance of the Kronecker systems of
+/// [`MarginalizedGraphKernel`](super::MarginalizedGraphKernel)
+/// ([`KronSystem::random_walk`]: κv = κe = 1, unit degrees, scale `1/λ`,
+/// `p = 1`) by the batched PCG of the GPU, in this kernel's precision, to its
+/// tolerance. The GPU needs undirected graphs and `λ ρ̂(W) ρ̂(W') < 1` for
+/// every pair (the bounds of
+/// [`spectral_radius_bound`](Self::spectral_radius_bound), so that the
+/// system is positive definite).
+///
+/// # Errors (every `_on` method)
+/// [`MgkError::LambdaTooLarge`] naming the pair with the largest bound;
+/// [`crate::Error::Cuda`] (or [`crate::Error::CudaNotCompiled`]) from the
+/// GPU; the CPU methods' errors.
+impl RandomWalkKernel {
+    /// [`gram`](Self::gram) on `backend`.
+    ///
+    /// # Errors
+    /// See the `_on` methods above.
+    pub fn gram_on<N: GpuLabel, E: GpuLabel>(&self, backend: Backend, x: &[Graph<N, E>]) -> crate::Result<Matrix> {
+        match resolve_backend(backend)? {
+            None => Ok(self.gram(x)?),
+            Some(d) => {
+                self.check_gpu_lambda(x, x)?;
+                self.as_system()?.gram_on(Backend::Cuda(d), x)
+            }
+        }
+    }
+
+    /// [`gram_xy`](Self::gram_xy) on `backend`.
+    ///
+    /// # Errors
+    /// See the `_on` methods above.
+    pub fn gram_xy_on<N: GpuLabel, E: GpuLabel>(
+        &self,
+        backend: Backend,
+        x: &[Graph<N, E>],
+        y: &[Graph<N, E>],
+    ) -> crate::Result<Matrix> {
+        match resolve_backend(backend)? {
+            None => Ok(self.gram_xy(x, y)?),
+            Some(d) => {
+                self.check_gpu_lambda(x, y)?;
+                self.as_system()?.gram_xy_on(Backend::Cuda(d), x, y)
+            }
+        }
+    }
+
+    /// [`gram_labeled`](Self::gram_labeled) on `backend`: the CPU only for
+    /// now (`Auto` runs on the CPU).
+    ///
+    /// # Errors
+    /// [`MgkError::Unsupported`] for an explicit CUDA device; the CPU's errors.
+    pub fn gram_labeled_on<N: Label + PartialEq, E: Label>(
+        &self,
+        backend: Backend,
+        x: &[Graph<N, E>],
+    ) -> crate::Result<Matrix> {
+        match backend {
+            Backend::Cuda(_) => Err(MgkError::Unsupported("the node-labeled random-walk kernel on the GPU").into()),
+            _ => Ok(self.gram_labeled(x)?),
+        }
+    }
+
+    /// The kernel as a Kronecker system of the marginalized graph kernel.
+    fn as_system<N: Label, E: Label>(&self) -> Result<MarginalizedGraphKernel<N, E, Constant, Constant>, MgkError> {
+        // q is not used by a custom system; any valid value
+        MarginalizedGraphKernel::new(Constant::new(1.0), Constant::new(1.0), 0.5)?
+            .with_system(Some(KronSystem::random_walk(self.lambda)))?
+            .with_precision(self.precision)
+            .with_tolerance(self.tol)
+            .map(|k| k.with_max_iters(self.max_iters))
+    }
+
+    /// Rejects a λ for which some pair's system may not be positive definite
+    /// (the GPU's PCG has no curvature check).
+    fn check_gpu_lambda<N: Label, E: Label>(&self, x: &[Graph<N, E>], y: &[Graph<N, E>]) -> Result<(), MgkError> {
+        let best = |v: &[Graph<N, E>]| {
+            v.par_iter()
+                .map(Self::spectral_radius_bound)
+                .enumerate()
+                .reduce(|| (0, 0.0), |a, b| if b.1 > a.1 { b } else { a })
+        };
+        let ((a, ra), (b, rb)) = (best(x), best(y));
+        if self.lambda * ra * rb >= 1.0 {
+            return Err(MgkError::LambdaTooLarge {
+                lambda: self.lambda,
+                pair: (a, b),
+                detail: format!("λ ρ̂ ρ̂' = {:.3} ≥ 1 (the GPU needs it below 1)", self.lambda * ra * rb),
+            });
+        }
+        Ok(())
+    }
 }

@@ -1,6 +1,7 @@
 //! `kronograph rw DATASET --lambda L`: the geometric random-walk kernel.
 
 use super::progress::Bar;
+use kronograph::backend::{resolve_backend, Backend, Precision};
 use kronograph::graph::io;
 use kronograph::mgk::{RandomWalkKernel, RwMethod};
 use std::path::PathBuf;
@@ -38,6 +39,13 @@ pub struct Args {
     /// Write the Gram matrix (float64, N x N) to this .npy file.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Where to compute: auto (a CUDA GPU when one can be used, else the CPU), cpu, cuda or cuda:N.
+    /// The GPU computes the unlabeled kernel; --labeled runs on the CPU (cuda: an error).
+    #[arg(long, default_value = "auto")]
+    pub backend: Backend,
+    /// Arithmetic precision of the GPU's solves, f32 or f64 (default f64; the CPU computes in f64).
+    #[arg(long)]
+    pub precision: Option<Precision>,
 }
 
 /// Runs `rw`.
@@ -52,14 +60,22 @@ pub fn run(args: Args, quiet: bool) -> kronograph::Result<()> {
         Method::Auto => RwMethod::Auto,
         Method::Solver => RwMethod::Solver,
     };
-    let k = RandomWalkKernel::new(args.lambda)?.with_method(method).with_progress(bar.callback());
+    let mut k = RandomWalkKernel::new(args.lambda)?.with_method(method).with_progress(bar.callback());
+    if let Some(p) = args.precision {
+        k = k.with_precision(p);
+    }
+    let backend = match args.backend {
+        // the labeled kernel runs on the CPU; Auto must not pick a GPU for it
+        Backend::Auto if args.labeled => Backend::Cpu,
+        b => resolve_backend(b)?.map_or(Backend::Cpu, Backend::Cuda),
+    };
     let t = Instant::now();
-    let g = if args.labeled { k.gram_labeled(&ds.graphs)? } else { k.gram(&ds.graphs)? };
+    let g = if args.labeled { k.gram_labeled_on(backend, &ds.graphs)? } else { k.gram_on(backend, &ds.graphs)? };
     let secs = t.elapsed().as_secs_f64();
     bar.finish();
     if !quiet {
         eprintln!(
-            "rw{}: {} graphs, {pairs} pairs in {secs:.3} s ({:.0} pairs/s)",
+            "rw{} on {backend}: {} graphs, {pairs} pairs in {secs:.3} s ({:.0} pairs/s)",
             if args.labeled { " (labeled)" } else { "" },
             n,
             pairs as f64 / secs.max(1e-12)

@@ -29,7 +29,7 @@ where
     /// As [`gram_xy_with_gradient`](Self::gram_xy_with_gradient).
     pub fn gram_with_gradient(&self, g: &GpuGraphs) -> Result<GramGradient, CudaError> {
         let m = g.len();
-        let jobs: Vec<(usize, usize)> = (0..m).flat_map(|i| (i..m).map(move |j| (i, j))).collect();
+        let jobs = crate::mgk::system::upper_pairs(m);
         let r = self.run_gradient(g, g, &jobs)?;
         let k = r.slots;
         let mut out = GramGradient {
@@ -65,7 +65,7 @@ where
     /// from compiling and running.
     pub fn gram_xy_with_gradient(&self, x: &GpuGraphs, y: &GpuGraphs) -> Result<GramGradient, CudaError> {
         let (m, n) = (x.len(), y.len());
-        let jobs: Vec<(usize, usize)> = (0..m).flat_map(|i| (0..n).map(move |j| (i, j))).collect();
+        let jobs = crate::mgk::system::cross_pairs(m, n);
         let r = self.run_gradient(x, y, &jobs)?;
         Ok(GramGradient {
             gram: GramOutput {
@@ -87,7 +87,7 @@ where
     /// # Errors
     /// As [`gram_xy_with_gradient`](Self::gram_xy_with_gradient).
     pub fn diag_with_gradient(&self, g: &GpuGraphs) -> Result<GramGradient, CudaError> {
-        let jobs: Vec<(usize, usize)> = (0..g.len()).map(|i| (i, i)).collect();
+        let jobs = crate::mgk::system::diagonal_pairs(g.len());
         let r = self.run_gradient(g, g, &jobs)?;
         Ok(GramGradient {
             gram: GramOutput {
@@ -111,8 +111,19 @@ where
         node.chain(edge).chain(["q".to_string()]).collect()
     }
 
-    fn run_gradient(&self, a: &GpuGraphs, b: &GpuGraphs, jobs: &[(usize, usize)]) -> Result<GradRun, CudaError> {
+    pub(crate) fn run_gradient(
+        &self,
+        a: &GpuGraphs,
+        b: &GpuGraphs,
+        jobs: &[(usize, usize)],
+    ) -> Result<GradRun, CudaError> {
         check_ranges(&self.node_kernel, &self.edge_kernel)?;
+        if self.params.system.is_some() {
+            return Err(CudaError::InvalidParameter(
+                "gradients are defined for the marginalized graph kernel's own system only (MgkParams::system = None)"
+                    .into(),
+            ));
+        }
         self.check_batch(a, (&a.node_layout, &a.edge_layout))?;
         self.check_batch(b, (&a.node_layout, &a.edge_layout))?;
         let precision = self.params.precision;
@@ -148,7 +159,7 @@ where
         let grad_d = check("allocating gradient output", || stream.clone_htod(&vec![f64::NAN; jobs.len() * slots]))?;
 
         let q = self.params.q;
-        let dscale = 1.0 / ((1.0 - q) * (1.0 - q));
+        let dscale = crate::mgk::system::dx_scale(q);
         let qfactor = 2.0 * q / (1.0 - q);
         let tol = self.params.tolerance();
         let (dscale32, tol32) = (dscale as f32, tol as f32);
@@ -202,13 +213,18 @@ where
 }
 
 /// What a gradient run gives back, per job.
-struct GradRun {
-    values: Vec<f64>,
+pub(crate) struct GradRun {
+    /// K per job.
+    pub(crate) values: Vec<f64>,
     /// Iterations of both solves.
-    iterations: Vec<u32>,
-    /// `slots` entries per job.
-    gradient: Vec<f64>,
-    slots: usize,
-    work: f64,
-    kernel: (String, super::super::Origin, f64),
+    pub(crate) iterations: Vec<u32>,
+    /// `slots` entries per job: every hyperparameter of the node kernel,
+    /// the edge kernel, then `q`.
+    pub(crate) gradient: Vec<f64>,
+    /// Gradient entries per job.
+    pub(crate) slots: usize,
+    /// Σ iterations · nnz · nnz′.
+    pub(crate) work: f64,
+    /// Kernel name, where its image came from, seconds to get it ready.
+    pub(crate) kernel: (String, super::super::Origin, f64),
 }

@@ -17,7 +17,7 @@
 //! stopped at ‖r‖ ≤ tol ‖b‖), and it is checked against the CPU reference.
 
 use super::super::codegen::{mgk_large_source, LARGE_KERNELS};
-use super::super::device::check;
+use super::super::device::{check, FunctionKey};
 use super::super::jit::compile_cached;
 use super::super::{CudaError, Origin, Precision};
 use super::{real_bytes, GpuGram, GpuGraphs};
@@ -94,7 +94,8 @@ where
         let names: Vec<String> = LARGE_KERNELS.iter().map(|s| format!("{}{s}", src.name)).collect();
         {
             let map = self.dev.functions.read().unwrap_or_else(|e| e.into_inner());
-            let found: Vec<CudaFunction> = names.iter().filter_map(|n| map.get(n).cloned()).collect();
+            let found: Vec<CudaFunction> =
+                names.iter().filter_map(|n| map.get(&FunctionKey::full(n)).cloned()).collect();
             if found.len() == names.len() {
                 return Ok((found, src.name, Origin::Memory, src.theta));
             }
@@ -107,7 +108,7 @@ where
         let mut map = self.dev.functions.write().unwrap_or_else(|e| e.into_inner());
         for n in &names {
             let f = check("finding a large-pair kernel in its module", || module.load_function(n))?;
-            map.insert(n.clone(), f.clone());
+            map.insert(FunctionKey::full(n), f.clone());
             fs.push(f);
         }
         Ok((fs, src.name, compiled.origin, src.theta))
@@ -172,8 +173,7 @@ where
         let stream = &self.dev.stream;
         let LargeWork { fs, vecs, acc, theta_d, nodal: nodal_d, .. } = w;
         let [x, r, p, minv, diag, y] = vecs;
-        let q = self.params.q;
-        let dscale = 1.0 / ((1.0 - q) * (1.0 - q));
+        let dscale = self.params.system().scale;
         let tol = self.params.tolerance();
         let sms = self.dev.info.multiprocessors as u32;
         let ew_grid = (n.div_ceil(BLOCK as usize) as u32).clamp(1, sms * 8);
@@ -182,8 +182,7 @@ where
         let xmv_grid = (tile_pairs.div_ceil((BLOCK / 32) as u64) as u32).clamp(1, sms * 32);
         let xcfg = LaunchConfig { grid_dim: (xmv_grid, 1, 1), block_dim: (BLOCK, 1, 1), shared_mem_bytes: 0 };
         let n_arg = n as i64;
-        let dense_min: i32 =
-            std::env::var("KRONOGRAPH_MGK_DENSE_MIN").ok().and_then(|v| v.parse().ok()).unwrap_or(super::DENSE_MIN);
+        let dense_min = i32::try_from(super::super::codegen::mgk_dense_min()).unwrap_or(i32::MAX);
         let lmin = self.params.lmin as i32;
         let (f_init, f_ap, f_xmv, f_dot, f_update, f_dir, f_final) =
             (&fs[0], &fs[1], &fs[2], &fs[3], &fs[4], &fs[5], &fs[6]);

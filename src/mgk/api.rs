@@ -1,0 +1,382 @@
+//! The marginalized graph kernel's computations, written once over the
+//! backend boundary ([`PairEngine`]): each method enumerates its pairs,
+//! asks an engine to solve them, and assembles (and normalizes) the result.
+//!
+//! Two faces: the plain methods (`gram`, `diag`, …) run on the CPU for any
+//! label type; the `_on` forms take a [`Backend`] and need labels the GPU can
+//! hold ([`GpuLabel`]).
+
+use super::cpu::Cpu;
+use super::engine::{PairEngine, PairOut, Want};
+use super::gpu::Gpu;
+use super::system::{cross_pairs, diagonal_pairs, normalize, normalize_with_gradient, upper_pairs};
+use super::{Gradient, MarginalizedGraphKernel, Matrix, MgkError};
+use crate::backend::{resolve_backend, Backend};
+use crate::basekernel::{BaseKernel, Hyperparameter};
+use crate::cuda::GpuLabel;
+use crate::graph::{Graph, Label};
+
+type Engine<'a, N, E, KV, KE> = &'a dyn PairEngine<N, E, KV, KE>;
+
+/// The computations over any engine.
+impl<N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>> MarginalizedGraphKernel<N, E, KV, KE> {
+    fn values(
+        &self,
+        eng: Engine<'_, N, E, KV, KE>,
+        x: &[Graph<N, E>],
+        y: Option<&[Graph<N, E>]>,
+        pairs: &[(usize, usize)],
+        want: Want,
+    ) -> Result<Vec<PairOut>, MgkError> {
+        if want.gradient && x.iter().chain(y.unwrap_or(&[])).any(|g| g.is_directed()) {
+            return Err(MgkError::Unsupported("gradients for directed graphs"));
+        }
+        if want.gradient && self.config().system.is_some() {
+            return Err(MgkError::Unsupported("gradients of a Kronecker system other than the kernel's own"));
+        }
+        eng.solve_pairs(self, x, y, pairs, want)
+    }
+
+    fn gram_by(&self, eng: Engine<'_, N, E, KV, KE>, x: &[Graph<N, E>]) -> Result<Matrix, MgkError> {
+        let n = x.len();
+        let pairs = upper_pairs(n);
+        let out = self.values(eng, x, None, &pairs, Want::default())?;
+        let mut m = Matrix::zeros(n, n);
+        for (&(a, b), o) in pairs.iter().zip(&out) {
+            m.set(a, b, o.value);
+            m.set(b, a, o.value);
+        }
+        Ok(m)
+    }
+
+    fn gram_xy_by(
+        &self,
+        eng: Engine<'_, N, E, KV, KE>,
+        x: &[Graph<N, E>],
+        y: &[Graph<N, E>],
+    ) -> Result<Matrix, MgkError> {
+        let pairs = cross_pairs(x.len(), y.len());
+        let out = self.values(eng, x, Some(y), &pairs, Want::default())?;
+        Ok(Matrix { rows: x.len(), cols: y.len(), data: out.into_iter().map(|o| o.value).collect() })
+    }
+
+    fn diag_by(&self, eng: Engine<'_, N, E, KV, KE>, x: &[Graph<N, E>]) -> Result<Vec<f64>, MgkError> {
+        let out = self.values(eng, x, None, &diagonal_pairs(x.len()), Want::default())?;
+        Ok(out.into_iter().map(|o| o.value).collect())
+    }
+
+    fn nodal_by(&self, eng: Engine<'_, N, E, KV, KE>, g: &Graph<N, E>, h: &Graph<N, E>) -> Result<Matrix, MgkError> {
+        let want = Want { nodal: true, ..Want::default() };
+        let out = self.values(eng, std::slice::from_ref(g), Some(std::slice::from_ref(h)), &[(0, 0)], want)?;
+        let data = out.into_iter().next().and_then(|o| o.nodal).expect("nodal requested");
+        Ok(Matrix { rows: g.num_nodes(), cols: h.num_nodes(), data })
+    }
+
+    fn gram_normalized_by(&self, eng: Engine<'_, N, E, KV, KE>, x: &[Graph<N, E>]) -> Result<Matrix, MgkError> {
+        let mut k = self.gram_by(eng, x)?;
+        let d: Vec<f64> = (0..x.len()).map(|a| k.get(a, a)).collect();
+        normalize(&mut k.data, &d, &d);
+        Ok(k)
+    }
+
+    fn gram_xy_normalized_by(
+        &self,
+        eng: Engine<'_, N, E, KV, KE>,
+        x: &[Graph<N, E>],
+        y: &[Graph<N, E>],
+    ) -> Result<Matrix, MgkError> {
+        let mut k = self.gram_xy_by(eng, x, y)?;
+        let (dx, dy) = (self.diag_by(eng, x)?, self.diag_by(eng, y)?);
+        normalize(&mut k.data, &dx, &dy);
+        Ok(k)
+    }
+
+    fn active_names(&self) -> Vec<String> {
+        self.hyperparameters().into_iter().filter(Hyperparameter::is_active).map(|h| h.name).collect()
+    }
+
+    fn gram_with_gradient_by(
+        &self,
+        eng: Engine<'_, N, E, KV, KE>,
+        x: &[Graph<N, E>],
+        normalized: bool,
+    ) -> Result<(Matrix, Gradient), MgkError> {
+        let names = self.active_names();
+        let (n, nt) = (x.len(), names.len());
+        let pairs = upper_pairs(n);
+        let out = self.values(eng, x, None, &pairs, Want { gradient: true, ..Want::default() })?;
+        let mut k = Matrix::zeros(n, n);
+        let mut g = Gradient { rows: n, cols: n, names, data: vec![0.0; n * n * nt] };
+        for (&(a, b), o) in pairs.iter().zip(&out) {
+            k.set(a, b, o.value);
+            k.set(b, a, o.value);
+            for t in 0..nt {
+                g.data[(a * n + b) * nt + t] = o.grad[t];
+                g.data[(b * n + a) * nt + t] = o.grad[t];
+            }
+        }
+        if normalized {
+            let d: Vec<f64> = (0..n).map(|a| k.get(a, a)).collect();
+            let dg: Vec<f64> = (0..n).flat_map(|a| (0..nt).map(move |t| (a, t))).map(|(a, t)| g.get(a, a, t)).collect();
+            normalize_with_gradient(&mut k.data, &mut g.data, nt, (&d, &dg), (&d, &dg));
+        }
+        Ok((k, g))
+    }
+
+    fn gram_xy_with_gradient_by(
+        &self,
+        eng: Engine<'_, N, E, KV, KE>,
+        x: &[Graph<N, E>],
+        y: &[Graph<N, E>],
+        normalized: bool,
+    ) -> Result<(Matrix, Gradient), MgkError> {
+        let names = self.active_names();
+        let (n, m, nt) = (x.len(), y.len(), names.len());
+        let pairs = cross_pairs(n, m);
+        let out = self.values(eng, x, Some(y), &pairs, Want { gradient: true, ..Want::default() })?;
+        let mut k = Matrix::zeros(n, m);
+        let mut g = Gradient { rows: n, cols: m, names, data: vec![0.0; n * m * nt] };
+        for (&(a, b), o) in pairs.iter().zip(&out) {
+            k.set(a, b, o.value);
+            g.data[(a * m + b) * nt..(a * m + b + 1) * nt].copy_from_slice(&o.grad);
+        }
+        if normalized {
+            let (dx, gx) = self.diag_with_gradient_by(eng, x)?;
+            let (dy, gy) = self.diag_with_gradient_by(eng, y)?;
+            normalize_with_gradient(&mut k.data, &mut g.data, nt, (&dx, &gx), (&dy, &gy));
+        }
+        Ok((k, g))
+    }
+
+    fn diag_with_gradient_by(
+        &self,
+        eng: Engine<'_, N, E, KV, KE>,
+        x: &[Graph<N, E>],
+    ) -> Result<(Vec<f64>, Vec<f64>), MgkError> {
+        let out = self.values(eng, x, None, &diagonal_pairs(x.len()), Want { gradient: true, ..Want::default() })?;
+        let d = out.iter().map(|o| o.value).collect();
+        let g = out.into_iter().flat_map(|o| o.grad).collect();
+        Ok((d, g))
+    }
+
+    // ------------------------------------------------------------- CPU API
+
+    /// `K(G, G')` for one pair.
+    ///
+    /// # Errors
+    /// [`MgkError::Solver`] when a solve fails; [`MgkError::InvalidStart`].
+    pub fn pair(&self, g: &Graph<N, E>, h: &Graph<N, E>) -> Result<f64, MgkError> {
+        let k = self.gram_xy(std::slice::from_ref(g), std::slice::from_ref(h))?;
+        Ok(k.get(0, 0))
+    }
+
+    /// The nodal similarity of one pair: the `n × n'` matrix
+    /// `K_ii' = p_i p'_i' r_ii' − lmin p_i p'_i' κv(v_i, v'_i')`, whose sum is `K(G, G')`.
+    ///
+    /// # Errors
+    /// As [`pair`](Self::pair).
+    pub fn nodal(&self, g: &Graph<N, E>, h: &Graph<N, E>) -> Result<Matrix, MgkError> {
+        self.nodal_by(&Cpu, g, h)
+    }
+
+    /// The Gram matrix `K(X_a, X_b)` of one list: symmetric; each pair
+    /// `a ≤ b` is solved once. Pairs run in parallel (rayon).
+    ///
+    /// Cost: `N(N+1)/2` solves of `O(iterations · nnz·nnz')` each.
+    ///
+    /// # Errors
+    /// [`MgkError::Solver`] naming the first failing pair; [`MgkError::InvalidStart`].
+    pub fn gram(&self, x: &[Graph<N, E>]) -> Result<Matrix, MgkError> {
+        self.gram_by(&Cpu, x)
+    }
+
+    /// The cross Gram matrix `K(X_a, Y_b)`, `|X| × |Y|`.
+    ///
+    /// # Errors
+    /// As [`gram`](Self::gram).
+    pub fn gram_xy(&self, x: &[Graph<N, E>], y: &[Graph<N, E>]) -> Result<Matrix, MgkError> {
+        self.gram_xy_by(&Cpu, x, y)
+    }
+
+    /// The diagonal `K(X_a, X_a)`.
+    ///
+    /// # Errors
+    /// As [`gram`](Self::gram).
+    pub fn diag(&self, x: &[Graph<N, E>]) -> Result<Vec<f64>, MgkError> {
+        self.diag_by(&Cpu, x)
+    }
+
+    /// The normalized Gram matrix `K(a, b) / √(K(a, a) K(b, b))` (unit
+    /// diagonal).
+    ///
+    /// # Errors
+    /// As [`gram`](Self::gram).
+    pub fn gram_normalized(&self, x: &[Graph<N, E>]) -> Result<Matrix, MgkError> {
+        self.gram_normalized_by(&Cpu, x)
+    }
+
+    /// The normalized cross Gram matrix (solves the diagonals of both lists
+    /// too).
+    ///
+    /// # Errors
+    /// As [`gram`](Self::gram).
+    pub fn gram_xy_normalized(&self, x: &[Graph<N, E>], y: &[Graph<N, E>]) -> Result<Matrix, MgkError> {
+        self.gram_xy_normalized_by(&Cpu, x, y)
+    }
+
+    /// The Gram matrix and its gradient with respect to the log of every
+    /// active hyperparameter (see the module documentation). One extra
+    /// (adjoint) solve per pair. With `normalized`, both are those of the
+    /// normalized kernel.
+    ///
+    /// # Errors
+    /// As [`gram`](Self::gram); [`MgkError::Unsupported`] for directed graphs.
+    pub fn gram_with_gradient(&self, x: &[Graph<N, E>], normalized: bool) -> Result<(Matrix, Gradient), MgkError> {
+        self.gram_with_gradient_by(&Cpu, x, normalized)
+    }
+
+    /// The cross Gram matrix `K(X_a, Y_b)` and its gradient with respect to
+    /// the log of every active hyperparameter (one extra solve per pair).
+    /// With `normalized`, both are those of the normalized kernel (which
+    /// solves the diagonals of both lists too).
+    ///
+    /// # Errors
+    /// As [`gram`](Self::gram); [`MgkError::Unsupported`] for directed graphs.
+    pub fn gram_xy_with_gradient(
+        &self,
+        x: &[Graph<N, E>],
+        y: &[Graph<N, E>],
+        normalized: bool,
+    ) -> Result<(Matrix, Gradient), MgkError> {
+        self.gram_xy_with_gradient_by(&Cpu, x, y, normalized)
+    }
+
+    /// The diagonal `K(X_a, X_a)` and its gradient (`|X| × k` row-major, the
+    /// active hyperparameters in the order of [`Gradient::names`]).
+    ///
+    /// # Errors
+    /// As [`gram_with_gradient`](Self::gram_with_gradient).
+    pub fn diag_with_gradient(&self, x: &[Graph<N, E>]) -> Result<(Vec<f64>, Vec<f64>), MgkError> {
+        self.diag_with_gradient_by(&Cpu, x)
+    }
+}
+
+/// The same computations on a backend chosen per call.
+///
+/// `Backend::Cpu` solves on the CPU, `Backend::Cuda(d)` on CUDA device `d`
+/// (an error when there is none), `Backend::Auto` on device 0 when one can be
+/// used, else on the CPU with one log line saying why
+/// ([`resolve_backend`]). Every backend uses this kernel's base kernels, start
+/// probabilities and [`MgkConfig`](super::MgkConfig) (q, lmin, precision,
+/// tolerance, iteration cap, reordering, XMV scheme); the values agree to the
+/// solver tolerance (about `1e-5` relative in `f32`, `1e-10` in `f64`). On
+/// the GPU, gradients need every pair to fit the batched kernel's shared
+/// memory, and the progress callback is not called.
+///
+/// # Errors (every `_on` method)
+/// [`crate::Error::Mgk`] from the solves; [`crate::Error::Cuda`] (or
+/// [`crate::Error::CudaNotCompiled`]) from the GPU.
+impl<N: GpuLabel, E: GpuLabel, KV: BaseKernel<N>, KE: BaseKernel<E>> MarginalizedGraphKernel<N, E, KV, KE> {
+    /// Runs `f` on the engine of `backend`.
+    fn on<T>(
+        &self,
+        backend: Backend,
+        f: impl FnOnce(Engine<'_, N, E, KV, KE>) -> Result<T, MgkError>,
+    ) -> crate::Result<T> {
+        Ok(match resolve_backend(backend)? {
+            None => f(&Cpu)?,
+            Some(device) => f(&Gpu::new(device)?)?,
+        })
+    }
+
+    /// [`gram`](Self::gram) on `backend`.
+    ///
+    /// # Errors
+    /// See the `_on` methods above.
+    pub fn gram_on(&self, backend: Backend, x: &[Graph<N, E>]) -> crate::Result<Matrix> {
+        self.on(backend, |e| self.gram_by(e, x))
+    }
+
+    /// [`gram_xy`](Self::gram_xy) on `backend`.
+    ///
+    /// # Errors
+    /// See the `_on` methods above.
+    pub fn gram_xy_on(&self, backend: Backend, x: &[Graph<N, E>], y: &[Graph<N, E>]) -> crate::Result<Matrix> {
+        self.on(backend, |e| self.gram_xy_by(e, x, y))
+    }
+
+    /// [`diag`](Self::diag) on `backend`.
+    ///
+    /// # Errors
+    /// See the `_on` methods above.
+    pub fn diag_on(&self, backend: Backend, x: &[Graph<N, E>]) -> crate::Result<Vec<f64>> {
+        self.on(backend, |e| self.diag_by(e, x))
+    }
+
+    /// [`nodal`](Self::nodal) on `backend`.
+    ///
+    /// # Errors
+    /// See the `_on` methods above.
+    pub fn nodal_on(&self, backend: Backend, g: &Graph<N, E>, h: &Graph<N, E>) -> crate::Result<Matrix> {
+        self.on(backend, |e| self.nodal_by(e, g, h))
+    }
+
+    /// [`gram_normalized`](Self::gram_normalized) on `backend`.
+    ///
+    /// # Errors
+    /// See the `_on` methods above.
+    pub fn gram_normalized_on(&self, backend: Backend, x: &[Graph<N, E>]) -> crate::Result<Matrix> {
+        self.on(backend, |e| self.gram_normalized_by(e, x))
+    }
+
+    /// [`gram_xy_normalized`](Self::gram_xy_normalized) on `backend`.
+    ///
+    /// # Errors
+    /// See the `_on` methods above.
+    pub fn gram_xy_normalized_on(
+        &self,
+        backend: Backend,
+        x: &[Graph<N, E>],
+        y: &[Graph<N, E>],
+    ) -> crate::Result<Matrix> {
+        self.on(backend, |e| self.gram_xy_normalized_by(e, x, y))
+    }
+
+    /// [`gram_with_gradient`](Self::gram_with_gradient) on `backend`. On the
+    /// GPU: one batched launch, two solves per pair, the base kernels'
+    /// gradients by forward-mode differentiation of their CUDA forms.
+    ///
+    /// # Errors
+    /// See the `_on` methods above; [`crate::cuda::CudaError::PairTooLarge`]
+    /// for a pair too large for the batched kernel.
+    pub fn gram_with_gradient_on(
+        &self,
+        backend: Backend,
+        x: &[Graph<N, E>],
+        normalized: bool,
+    ) -> crate::Result<(Matrix, Gradient)> {
+        self.on(backend, |e| self.gram_with_gradient_by(e, x, normalized))
+    }
+
+    /// [`gram_xy_with_gradient`](Self::gram_xy_with_gradient) on `backend`.
+    ///
+    /// # Errors
+    /// As [`gram_with_gradient_on`](Self::gram_with_gradient_on).
+    pub fn gram_xy_with_gradient_on(
+        &self,
+        backend: Backend,
+        x: &[Graph<N, E>],
+        y: &[Graph<N, E>],
+        normalized: bool,
+    ) -> crate::Result<(Matrix, Gradient)> {
+        self.on(backend, |e| self.gram_xy_with_gradient_by(e, x, y, normalized))
+    }
+
+    /// [`diag_with_gradient`](Self::diag_with_gradient) on `backend`.
+    ///
+    /// # Errors
+    /// As [`gram_with_gradient_on`](Self::gram_with_gradient_on).
+    pub fn diag_with_gradient_on(&self, backend: Backend, x: &[Graph<N, E>]) -> crate::Result<(Vec<f64>, Vec<f64>)> {
+        self.on(backend, |e| self.diag_with_gradient_by(e, x))
+    }
+}

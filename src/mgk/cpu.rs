@@ -1,0 +1,276 @@
+//! The CPU backend of the marginalized graph kernel: each pair solved by
+//! preconditioned conjugate gradients (BiCGSTAB for directed graphs) on the
+//! lazy Kronecker product of [`crate::kron`], pairs in parallel (rayon).
+
+use super::engine::{PairEngine, PairOut, Want};
+use super::system::{length_one_term, pair_diagonal, start_product};
+use super::{MarginalizedGraphKernel as Mgk, MgkError};
+use crate::backend::Precision;
+use crate::basekernel::{BaseKernel, Hyperparameter};
+use crate::graph::reorder::{self, Method, Permutation};
+use crate::graph::{Graph, Label};
+use crate::kron::{CachedKron, Diag, KronProduct, KronScalar, Octiles, ShiftedKron};
+use crate::solver::{bicgstab, cg, BicgstabParams, CgParams, LinOp, Preconditioner, SolveInfo, SolverError, Workspace};
+use rayon::prelude::*;
+use std::borrow::Cow;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// The CPU engine.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Cpu;
+
+impl<N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>> PairEngine<N, E, KV, KE> for Cpu {
+    fn solve_pairs(
+        &self,
+        k: &Mgk<N, E, KV, KE>,
+        x: &[Graph<N, E>],
+        y: Option<&[Graph<N, E>]>,
+        pairs: &[(usize, usize)],
+        want: Want,
+    ) -> Result<Vec<PairOut>, MgkError> {
+        match k.precision() {
+            Precision::F64 => run::<f64, N, E, KV, KE>(k, x, y, pairs, want.gradient, want.nodal),
+            Precision::F32 => run::<f32, N, E, KV, KE>(k, x, y, pairs, want.gradient, want.nodal),
+        }
+    }
+}
+
+/// Work memory of one worker thread, reused across pairs.
+struct PairWorkspace<T> {
+    solver: Workspace<Vec<T>>,
+    values: Vec<T>,
+    dx: Vec<T>,
+    diag: Vec<T>,
+    r: Vec<T>,
+    px: Vec<T>,
+    y: Vec<T>,
+    kgrad: Vec<f64>,
+}
+
+impl<T: KronScalar> PairWorkspace<T> {
+    fn new() -> Self {
+        PairWorkspace {
+            solver: Workspace::new(),
+            values: Vec::new(),
+            dx: Vec::new(),
+            diag: Vec::new(),
+            r: Vec::new(),
+            px: Vec::new(),
+            y: Vec::new(),
+            kgrad: Vec::new(),
+        }
+    }
+}
+
+/// A graph prepared once for all its pairs.
+struct Prepared<'g, T, N: Clone, E: Clone> {
+    g: Cow<'g, Graph<N, E>>,
+    /// The reordering applied to `g`, if any.
+    perm: Option<Permutation>,
+    oct: Octiles<T, E>,
+    deg: Vec<f64>,
+    p: Vec<f64>,
+}
+
+fn prepare<'g, T: KronScalar, N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>>(
+    k: &Mgk<N, E, KV, KE>,
+    x: &'g [Graph<N, E>],
+) -> Result<Vec<Prepared<'g, T, N, E>>, MgkError> {
+    x.par_iter()
+        .enumerate()
+        .map(|(i, g)| {
+            let (g, perm) = match k.config().reorder {
+                Method::Natural => (Cow::Borrowed(g), None),
+                method => {
+                    let (h, perm) = reorder::reorder(g, method);
+                    (Cow::Owned(h), Some(perm))
+                }
+            };
+            let (oct, deg, p) = (Octiles::new(&g), k.config().system().node_degrees(&g), k.start_probabilities(&g, i)?);
+            Ok(Prepared { g, perm, oct, deg, p })
+        })
+        // all results first, so that the error reported is the first graph's in order
+        // whatever the number of threads
+        .collect::<Vec<Result<_, MgkError>>>()
+        .into_iter()
+        .collect()
+}
+
+fn run<T: KronScalar, N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>>(
+    k: &Mgk<N, E, KV, KE>,
+    x: &[Graph<N, E>],
+    y: Option<&[Graph<N, E>]>,
+    pairs: &[(usize, usize)],
+    grad: bool,
+    nodal: bool,
+) -> Result<Vec<PairOut>, MgkError> {
+    let px = prepare::<T, N, E, KV, KE>(k, x)?;
+    let py = match y {
+        Some(y) => Some(prepare::<T, N, E, KV, KE>(k, y)?),
+        None => None,
+    };
+    let pb = py.as_deref().unwrap_or(&px);
+    let total = pairs.len();
+    let done = AtomicUsize::new(0);
+    pairs
+        .par_iter()
+        .map_init(PairWorkspace::<T>::new, |ws, &(a, b)| {
+            let mut out = solve_pair(k, &px[a], &pb[b], ws, grad, nodal)
+                .map_err(|source| MgkError::Solver { pair: (a, b), source })?;
+            if let Some(r) = out.nodal.as_mut() {
+                unpermute_nodal(r, px[a].perm.as_ref(), pb[b].perm.as_ref());
+            }
+            let d = done.fetch_add(1, Ordering::Relaxed) + 1;
+            if let Some(p) = k.progress() {
+                p(d, total);
+            }
+            Ok(out)
+        })
+        .collect()
+}
+
+/// Solves one pair (and its adjoint when `grad`).
+fn solve_pair<T: KronScalar, N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>>(
+    k: &Mgk<N, E, KV, KE>,
+    a: &Prepared<'_, T, N, E>,
+    b: &Prepared<'_, T, N, E>,
+    ws: &mut PairWorkspace<T>,
+    grad: bool,
+    nodal: bool,
+) -> Result<PairOut, SolverError> {
+    let (la, lb) = (a.g.node_labels(), b.g.node_labels());
+    let (n, m) = (a.g.num_nodes(), b.g.num_nodes());
+    let dim = n * m;
+    let PairWorkspace { solver, values, dx, diag, r, px, y, kgrad } = ws;
+    pair_diagonal(&a.deg, &b.deg, la, lb, k.node_kernel(), k.config().system().scale, dx, diag);
+    start_product(&a.p, &b.p, px);
+    let kron = KronProduct::new(&a.oct, &b.oct, k.edge_kernel());
+    r.resize(dim, T::zero());
+    let directed = a.g.is_directed() || b.g.is_directed();
+    let pairs_nnz = a.oct.entries().len() * b.oct.entries().len();
+    let cached = !kron.is_factorized() && pairs_nnz <= k.edge_cache_limit() && dim < (1 << 17);
+    if cached {
+        kron.edge_values(values);
+    }
+    let empty: [T; 0] = [];
+    let cached_op = CachedKron::new_unchecked(&kron, if cached { values } else { &empty });
+    let op_lazy = ShiftedKron::new(Diag::Vec(diag), T::one(), &kron);
+    let op_cached = ShiftedKron::new(Diag::Vec(diag), T::one(), &cached_op);
+    let op: &dyn LinOp<Vec<T>> = if cached { &op_cached } else { &op_lazy };
+    solve(k, op, dx, r, solver, directed)?;
+    let lmin_term = if k.lmin() == 1 { length_one_term(&a.p, &b.p, la, lb, k.node_kernel()) } else { 0.0 };
+    let value = crate::solver::Vector::dot(px, r) - lmin_term;
+    let nodal = nodal.then(|| {
+        let mut v: Vec<f64> = px.iter().zip(r.iter()).map(|(p, r)| p.as_f64() * r.as_f64()).collect();
+        if k.lmin() == 1 {
+            for i in 0..n {
+                for ip in 0..m {
+                    v[i * m + ip] -= a.p[i] * b.p[ip] * k.node_kernel().value(&la[i], &lb[ip]);
+                }
+            }
+        }
+        v
+    });
+    let mut g = Vec::new();
+    if grad {
+        y.resize(dim, T::zero());
+        solve(k, &op, px, y, solver, directed)?;
+        g = pair_gradient(k, a, b, r, y, dx, diag, kgrad);
+    }
+    Ok(PairOut { value, grad: g, nodal })
+}
+
+fn solve<T: KronScalar, N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>>(
+    k: &Mgk<N, E, KV, KE>,
+    op: &dyn LinOp<Vec<T>>,
+    rhs: &Vec<T>,
+    x: &mut Vec<T>,
+    ws: &mut Workspace<Vec<T>>,
+    directed: bool,
+) -> Result<SolveInfo, SolverError> {
+    let tol = k.tolerance();
+    if directed {
+        let p = BicgstabParams { tol, max_iters: k.max_iters(), precond: Preconditioner::Jacobi, ..Default::default() };
+        bicgstab(&op, rhs, x, &p, ws)
+    } else {
+        let p = CgParams { tol, max_iters: k.max_iters(), precond: Preconditioner::Jacobi, ..Default::default() };
+        cg(&op, rhs, x, &p, ws)
+    }
+}
+
+/// The gradient entries of one pair, active hyperparameters only.
+#[allow(clippy::too_many_arguments)]
+fn pair_gradient<T: KronScalar, N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>>(
+    k: &Mgk<N, E, KV, KE>,
+    a: &Prepared<'_, T, N, E>,
+    b: &Prepared<'_, T, N, E>,
+    r: &[T],
+    y: &[T],
+    dx: &[T],
+    diag: &[T],
+    buf: &mut Vec<f64>,
+) -> Vec<f64> {
+    let hv = k.node_kernel().hyperparameters();
+    let he = k.edge_kernel().hyperparameters();
+    let (nv, ne) = (hv.len(), he.len());
+    let mut full = vec![0.0; nv + ne + 1];
+    let (la, lb) = (a.g.node_labels(), b.g.node_labels());
+    let m = b.g.num_nodes();
+    // node kernel
+    if hv.iter().any(Hyperparameter::is_active) {
+        buf.resize(nv, 0.0);
+        for (i, va) in la.iter().enumerate() {
+            for (ip, vb) in lb.iter().enumerate() {
+                let at = i * m + ip;
+                let kv = k.node_kernel().gradient(va, vb, buf);
+                let f = y[at].as_f64() * r[at].as_f64() * dx[at].as_f64() / (kv * kv);
+                let l1 = if k.lmin() == 1 { a.p[i] * b.p[ip] } else { 0.0 };
+                for t in 0..nv {
+                    full[t] += (f - l1) * buf[t];
+                }
+            }
+        }
+    }
+    // edge kernel
+    if he.iter().any(Hyperparameter::is_active) {
+        buf.resize(ne, 0.0);
+        for (ea, lea) in a.oct.entries().iter().zip(a.oct.labels()) {
+            let (yi, xj) = (ea.row as usize * m, ea.col as usize * m);
+            for (eb, leb) in b.oct.entries().iter().zip(b.oct.labels()) {
+                k.edge_kernel().gradient(lea, leb, buf);
+                let f = y[yi + eb.row as usize].as_f64()
+                    * ea.weight.as_f64()
+                    * eb.weight.as_f64()
+                    * r[xj + eb.col as usize].as_f64();
+                for t in 0..ne {
+                    full[nv + t] += f * buf[t];
+                }
+            }
+        }
+    }
+    // q
+    if k.q_active() {
+        let c = 2.0 * k.q() / (1.0 - k.q());
+        let mut s = 0.0;
+        for at in 0..r.len() {
+            s += y[at].as_f64() * (dx[at].as_f64() - diag[at].as_f64() * r[at].as_f64());
+        }
+        full[nv + ne] = c * s;
+    }
+    hv.iter()
+        .chain(he.iter())
+        .map(Hyperparameter::is_active)
+        .chain([k.q_active()])
+        .zip(full)
+        .filter_map(|(act, v)| act.then_some(v))
+        .collect()
+}
+
+/// Maps a nodal similarity computed on reordered graphs (indexed by new
+/// node ids, `k·n' + k'`) back to the original node order in place. Both
+/// graphs of a pair are reordered, or neither.
+fn unpermute_nodal(r: &mut Vec<f64>, pa: Option<&Permutation>, pb: Option<&Permutation>) {
+    if let (Some(pa), Some(pb)) = (pa, pb) {
+        *r = pa.apply_inverse_pairs(pb, r).expect("a nodal output has n·n' entries");
+    }
+}
