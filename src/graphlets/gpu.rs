@@ -62,7 +62,7 @@ pub use self::imp::{primitives, timed_primitives};
 #[cfg(feature = "cuda")]
 mod imp {
     use super::*;
-    use crate::cuda::device::{check, device, Device};
+    use crate::cuda::device::{check, device, Device, FunctionKey};
     use crate::cuda::jit::compile_cached;
     use cudarc::driver::{sys, CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
     use std::sync::Arc;
@@ -72,7 +72,7 @@ mod imp {
 
     /// The loaded kernels of [`SOURCE`] on `dev`, in [`KERNELS`] order.
     fn functions(dev: &Device) -> Result<Vec<CudaFunction>, CudaError> {
-        let key = |k: &str| format!("{MODULE}/{k}");
+        let key = |k: &str| FunctionKey::full(&format!("{MODULE}/{k}"));
         {
             let map = dev.functions.read().unwrap_or_else(|e| e.into_inner());
             let found: Vec<CudaFunction> = KERNELS.iter().filter_map(|k| map.get(&key(k)).cloned()).collect();
