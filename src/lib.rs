@@ -22,6 +22,7 @@ pub mod graph;
 pub mod kron;
 pub mod matrix;
 pub mod mgk;
+pub mod motif;
 pub mod solver;
 
 pub use error::{Error, Result};

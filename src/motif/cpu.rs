@@ -1,0 +1,177 @@
+//! One run of the sieve on the CPU: the 2^k points in lines of
+//! [`Lines::POINTS`], lines in parallel (rayon), and within a line the
+//! vertices of each level in parallel. Memory: `k · n` lines per line of
+//! points in flight (O(n · vector width)), never `2^k · n`.
+
+use super::instance::Instance;
+use super::lines::{Bs8, Lines, Wide64};
+use super::random::{draw, TAG_ALPHA};
+use super::Field;
+use rayon::prelude::*;
+
+/// Per-vertex values `Q_i = Σ_L P_{i,k}(ζ^L)` of run `key`, in kept-vertex order.
+pub(crate) fn sieve(inst: &Instance, field: Field, key: u64) -> Vec<u64> {
+    match field {
+        Field::Gf256 => {
+            // wide lines (512 points, one AVX-512 register per plane) when the
+            // points fill them and k·n lines per thread stay small
+            let per_thread = inst.k * inst.n() * 512;
+            if (1usize << inst.k) >= 2 * 512 && per_thread <= 64 << 20 {
+                run::<Bs8<8>>(inst, key)
+            } else {
+                run::<Bs8<1>>(inst, key)
+            }
+        }
+        Field::Gf2p64 => run::<Wide64>(inst, key),
+    }
+}
+
+fn run<F: Lines>(inst: &Instance, key: u64) -> Vec<u64> {
+    let (n, k) = (inst.n(), inst.k);
+    let zeta = inst.labels(key, F::scalar, F::mul_scalar);
+    let points = 1usize << k;
+    let lines = points.div_ceil(F::POINTS);
+    let simd = Simd::detect();
+    (0..lines)
+        .into_par_iter()
+        .map_init(
+            || vec![F::zero(); k * n],
+            |p, c| {
+                let first = c * F::POINTS;
+                let count = (points - first).min(F::POINTS);
+                // (c) label sums: level 1
+                p[..n].par_iter_mut().enumerate().with_min_len(256).for_each(|(i, line)| {
+                    *line = F::labels(&zeta[i * k..(i + 1) * k], first as u64);
+                });
+                // (d) the recurrence, one level at a time
+                for s in 2..=k {
+                    let (lower, upper) = p.split_at_mut((s - 1) * n);
+                    let lower = &*lower;
+                    upper[..n].par_chunks_mut(64).enumerate().for_each_init(
+                        || vec![F::zero_acc(); k],
+                        |t, (ci, rows)| simd.level::<F>(inst, key, lower, s, ci * 64, rows, t),
+                    );
+                }
+                // (e) per-vertex sums over this line's points
+                let top = &p[(k - 1) * n..k * n];
+                top.iter().map(|line| F::sum(line, count)).collect::<Vec<u64>>()
+            },
+        )
+        .reduce(
+            || vec![0u64; n],
+            |mut a, b| {
+                a.iter_mut().zip(&b).for_each(|(x, y)| *x ^= y);
+                a
+            },
+        )
+}
+
+/// The instruction set the level kernel is compiled for, chosen at run time.
+#[derive(Clone, Copy)]
+enum Simd {
+    Avx512,
+    Avx2,
+    Plain,
+}
+
+impl Simd {
+    fn detect() -> Simd {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::arch::is_x86_feature_detected!("avx512f") {
+                return Simd::Avx512;
+            }
+            if std::arch::is_x86_feature_detected!("avx2") {
+                return Simd::Avx2;
+            }
+        }
+        Simd::Plain
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn level<F: Lines>(
+        self,
+        inst: &Instance,
+        key: u64,
+        lower: &[F::Line],
+        s: usize,
+        row0: usize,
+        rows: &mut [F::Line],
+        t: &mut [F::Acc],
+    ) {
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: the feature was detected on this CPU.
+            Simd::Avx512 => unsafe { level_avx512::<F>(inst, key, lower, s, row0, rows, t) },
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: the feature was detected on this CPU.
+            Simd::Avx2 => unsafe { level_avx2::<F>(inst, key, lower, s, row0, rows, t) },
+            _ => level_rows::<F>(inst, key, lower, s, row0, rows, t),
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn level_avx512<F: Lines>(
+    inst: &Instance,
+    key: u64,
+    lower: &[F::Line],
+    s: usize,
+    row0: usize,
+    rows: &mut [F::Line],
+    t: &mut [F::Acc],
+) {
+    level_rows::<F>(inst, key, lower, s, row0, rows, t)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn level_avx2<F: Lines>(
+    inst: &Instance,
+    key: u64,
+    lower: &[F::Line],
+    s: usize,
+    row0: usize,
+    rows: &mut [F::Line],
+    t: &mut [F::Acc],
+) {
+    level_rows::<F>(inst, key, lower, s, row0, rows, t)
+}
+
+/// Level `s` of the recurrence (5) for the vertices `row0 ..
+/// row0 + rows.len()`, written as
+/// `P_{i,s} = Σ_{s1=1}^{s-1} P_{i,s1} ⊙ T_{s-s1}`, `T_{s2} = Σ_{j ∈ Γ(i)} α_{s,(i,j)} P_{j,s2}`
+/// (the same sum as (5), with the products by α moved inside). `lower`
+/// holds levels `1 .. s-1` (`n` lines each); `t` is scratch of `k` accumulators.
+#[inline(always)]
+fn level_rows<F: Lines>(
+    inst: &Instance,
+    key: u64,
+    lower: &[F::Line],
+    s: usize,
+    row0: usize,
+    rows: &mut [F::Line],
+    t: &mut [F::Acc],
+) {
+    let n = inst.n();
+    for (r, out) in rows.iter_mut().enumerate() {
+        let i = row0 + r;
+        for a in t[1..s].iter_mut() {
+            *a = F::zero_acc();
+        }
+        for e in inst.indptr[i] as usize..inst.indptr[i + 1] as usize {
+            let j = inst.indices[e] as usize;
+            let alpha = F::prep(F::scalar(draw(key, TAG_ALPHA, e as u64, s as u64)));
+            for s2 in 1..s {
+                F::acc_scaled(&mut t[s2], &lower[(s2 - 1) * n + j], &alpha);
+            }
+        }
+        let mut acc = F::zero_acc();
+        for s1 in 1..s {
+            let ts = F::reduce(&t[s - s1]);
+            F::acc_mul(&mut acc, &lower[(s1 - 1) * n + i], &ts);
+        }
+        *out = F::reduce(&acc);
+    }
+}

@@ -1,0 +1,142 @@
+//! A checked motif query: the graph in compact CSR form (restricted, when
+//! asked, to the vertices whose colour occurs in the motif), the shades of
+//! each vertex and the labels.
+
+use super::random::{draw, TAG_MU, TAG_NU};
+use super::MotifError;
+use crate::graph::{Graph, Label};
+use std::collections::BTreeMap;
+
+/// Most motif vertices: 2^k evaluation points per run.
+pub const MAX_MOTIF_SIZE: usize = 32;
+
+/// The sieve's view of a query.
+#[derive(Clone, Debug)]
+pub(crate) struct Instance {
+    /// Vertices of the input graph.
+    pub n_input: usize,
+    /// Motif size k.
+    pub k: usize,
+    /// Input id of each vertex kept (ascending).
+    pub vertices: Vec<u32>,
+    /// CSR row pointers over the kept vertices (self-loops dropped).
+    pub indptr: Vec<u64>,
+    /// CSR column indices (kept-vertex ids).
+    pub indices: Vec<u32>,
+    /// First shade of each kept vertex's colour.
+    pub shade_first: Vec<u32>,
+    /// Shades of each kept vertex's colour: its multiplicity in the motif
+    /// (0 for a colour outside the motif).
+    pub shade_count: Vec<u32>,
+    /// `false` when some motif colour has no vertex: no match can exist.
+    pub feasible: bool,
+}
+
+impl Instance {
+    /// Checks the query and builds the sieve's graph.
+    ///
+    /// # Errors
+    /// [`MotifError`] for a colour count other than `n`, an empty motif, a
+    /// motif larger than the graph or than [`MAX_MOTIF_SIZE`]; the graph's
+    /// error when it is directed.
+    pub fn new<N: Label, E: Label>(
+        g: &Graph<N, E>,
+        colors: &[u32],
+        motif: &[u32],
+        prune: bool,
+    ) -> crate::Result<Instance> {
+        g.require_undirected("motif search")?;
+        let n = g.num_nodes();
+        let k = motif.len();
+        if colors.len() != n {
+            return Err(MotifError::ColorCount { colors: colors.len(), nodes: n }.into());
+        }
+        if k == 0 {
+            return Err(MotifError::EmptyMotif.into());
+        }
+        if k > MAX_MOTIF_SIZE {
+            return Err(MotifError::MotifTooLong { k, max: MAX_MOTIF_SIZE }.into());
+        }
+        if k > n {
+            return Err(MotifError::MotifTooLarge { k, nodes: n }.into());
+        }
+        // shades: motif colour q gets M(q) consecutive ids
+        let mut mult: BTreeMap<u32, u32> = BTreeMap::new();
+        for &q in motif {
+            *mult.entry(q).or_default() += 1;
+        }
+        let mut first: BTreeMap<u32, (u32, u32)> = BTreeMap::new();
+        let mut next = 0u32;
+        for (&q, &m) in &mult {
+            first.insert(q, (next, m));
+            next += m;
+        }
+        let mut present: BTreeMap<u32, bool> = mult.keys().map(|&q| (q, false)).collect();
+        for c in colors {
+            if let Some(p) = present.get_mut(c) {
+                *p = true;
+            }
+        }
+        let feasible = present.values().all(|&p| p);
+        let keep: Vec<bool> = colors.iter().map(|c| !prune || mult.contains_key(c)).collect();
+        let mut new_id = vec![u32::MAX; n];
+        let mut vertices = Vec::new();
+        for i in 0..n {
+            if keep[i] && feasible {
+                new_id[i] = vertices.len() as u32;
+                vertices.push(i as u32);
+            }
+        }
+        let mut indptr = Vec::with_capacity(vertices.len() + 1);
+        let mut indices = Vec::new();
+        indptr.push(0u64);
+        let (mut shade_first, mut shade_count) = (Vec::new(), Vec::new());
+        for &v in &vertices {
+            let v = v as usize;
+            for &j in g.neighbors(v) {
+                if j != v && new_id[j] != u32::MAX {
+                    indices.push(new_id[j]);
+                }
+            }
+            indptr.push(indices.len() as u64);
+            let (f, c) = first.get(&colors[v]).copied().unwrap_or((0, 0));
+            shade_first.push(f);
+            shade_count.push(c);
+        }
+        Ok(Instance { n_input: n, k, vertices, indptr, indices, shade_first, shade_count, feasible })
+    }
+
+    /// Kept vertices.
+    pub fn n(&self) -> usize {
+        self.vertices.len()
+    }
+
+    /// Oriented edges (arcs) kept.
+    pub fn arcs(&self) -> usize {
+        self.indices.len()
+    }
+
+    /// The labels ζ_{i,ℓ} = Σ_{d ∈ S_{c(i)}} μ_{i,d} ν_{d,ℓ}, row-major
+    /// `n × k`, for the field with random-element map `scalar` and product
+    /// `mul`.
+    pub fn labels(
+        &self,
+        key: u64,
+        scalar: impl Fn(u64) -> u64 + Sync,
+        mul: impl Fn(u64, u64) -> u64 + Sync,
+    ) -> Vec<u64> {
+        use rayon::prelude::*;
+        let k = self.k;
+        let mut zeta = vec![0u64; self.n() * k];
+        zeta.par_chunks_mut(k.max(1)).enumerate().for_each(|(i, row)| {
+            let (f, c) = (self.shade_first[i] as u64, self.shade_count[i] as u64);
+            for d in f..f + c {
+                let mu = scalar(draw(key, TAG_MU, i as u64, d));
+                for (l, z) in row.iter_mut().enumerate() {
+                    *z ^= mul(mu, scalar(draw(key, TAG_NU, d, l as u64)));
+                }
+            }
+        });
+        zeta
+    }
+}
