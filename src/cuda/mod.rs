@@ -71,7 +71,7 @@ pub mod reference;
 pub mod stand_in_kernels;
 
 #[cfg(feature = "cuda")]
-mod device;
+pub(crate) mod device;
 #[cfg(feature = "cuda")]
 mod gram;
 #[cfg(feature = "cuda")]

@@ -1,8 +1,35 @@
-//! One run of the sieve on a CUDA device (see `kernels/motif.cu`).
-//! Without the `cuda` feature, [`sieve`] returns
+//! One run of the sieve on a CUDA device: the seed's workloads
+//! (`kernels/motif.cu`, compiled once by NVRTC through
+//! [`jit::compile_cached`](crate::cuda::jit::compile_cached)):
+//! label evaluation and the α table (once per run), then, streamed over
+//! the 2^k points in chunks of `32·D`, the label-sum initialization, the
+//! main recurrence as `k − 1` level workloads of shape `n × D`, and the
+//! per-vertex sums. Without the `cuda` feature, [`sieve`] returns
 //! [`Error::CudaNotCompiled`](crate::Error::CudaNotCompiled).
 
 use super::instance::Instance;
+
+/// The CUDA source of the sieve's kernels.
+pub const SOURCE: &str = include_str!("../../kernels/motif.cu");
+
+/// Bytes of the level buffers a run may take on a device with `total`
+/// bytes of memory.
+#[cfg_attr(not(feature = "cuda"), allow(dead_code))]
+fn level_budget(total: usize) -> usize {
+    (total / 4).min(16 << 30)
+}
+
+/// Threads per vertex `D` (a power of two): all `2^k / 32` when the
+/// `k · n · D` lines of 32 bytes fit `budget`, else the most that fit.
+#[cfg_attr(not(feature = "cuda"), allow(dead_code))]
+pub(crate) fn threads_per_vertex(k: usize, n: usize, budget: usize) -> usize {
+    let max_d = ((1usize << k) / 32).max(1);
+    let mut d = max_d;
+    while d > 1 && k * n.max(1) * d * 32 > budget {
+        d /= 2;
+    }
+    d
+}
 
 #[cfg(not(feature = "cuda"))]
 pub(crate) fn sieve(_inst: &Instance, _key: u64, _device: usize) -> crate::Result<Vec<u64>> {
@@ -10,6 +37,123 @@ pub(crate) fn sieve(_inst: &Instance, _key: u64, _device: usize) -> crate::Resul
 }
 
 #[cfg(feature = "cuda")]
-pub(crate) fn sieve(_inst: &Instance, _key: u64, _device: usize) -> crate::Result<Vec<u64>> {
-    todo!()
+pub(crate) fn sieve(inst: &Instance, key: u64, device: usize) -> crate::Result<Vec<u64>> {
+    imp::sieve(inst, key, device)
+}
+
+#[cfg(feature = "cuda")]
+mod imp {
+    use super::{level_budget, threads_per_vertex, Instance, SOURCE};
+    use crate::cuda::device::{check, device, Device};
+    use crate::cuda::jit::compile_cached;
+    use crate::cuda::CudaError;
+    use cudarc::driver::{CudaFunction, LaunchConfig, PushKernelArg};
+
+    const NAMES: [&str; 5] = ["motif_labels", "motif_alpha", "motif_init", "motif_level", "motif_sum"];
+    const BLOCK: u32 = 256;
+
+    fn functions(dev: &Device) -> Result<Vec<CudaFunction>, CudaError> {
+        let key = |f: &str| format!("motif/{f}");
+        {
+            let funcs = dev.functions.read().unwrap_or_else(|e| e.into_inner());
+            if let Some(v) = NAMES.iter().map(|f| funcs.get(&key(f)).cloned()).collect::<Option<Vec<_>>>() {
+                return Ok(v);
+            }
+        }
+        let compiled = compile_cached(SOURCE, "motif", dev.info.compute_capability)?;
+        let module = check("loading the motif kernels", || {
+            dev.ctx.load_module(cudarc::nvrtc::Ptx::from_binary(compiled.image.to_vec()))
+        })?;
+        let mut out = Vec::new();
+        let mut funcs = dev.functions.write().unwrap_or_else(|e| e.into_inner());
+        for f in NAMES {
+            let func = check("finding a motif kernel", || module.load_function(f))?;
+            funcs.insert(key(f), func.clone());
+            out.push(func);
+        }
+        Ok(out)
+    }
+
+    fn grid(threads: usize) -> LaunchConfig {
+        let blocks = threads.div_ceil(BLOCK as usize).max(1);
+        LaunchConfig { grid_dim: (blocks as u32, 1, 1), block_dim: (BLOCK, 1, 1), shared_mem_bytes: 0 }
+    }
+
+    pub(super) fn sieve(inst: &Instance, key: u64, ordinal: usize) -> crate::Result<Vec<u64>> {
+        let dev = device(ordinal)?;
+        let f = functions(&dev)?;
+        let (n, k, m) = (inst.n(), inst.k, inst.arcs());
+        let stream = &dev.stream;
+        let d = threads_per_vertex(k, n, level_budget(dev.info.total_memory));
+        let chunk = 32 * d;
+        let points = 1usize << k;
+        let indptr: Vec<i64> = inst.indptr.iter().map(|&x| x as i64).collect();
+        let up = |what: &str| format!("uploading the {what}");
+        let indptr_d = check(&up("row pointers"), || stream.clone_htod(&indptr))?;
+        let indices_d = check(&up("column indices"), || stream.clone_htod(&inst.indices[..].to_vec().max_len1()))?;
+        let first_d = check(&up("shades"), || stream.clone_htod(&inst.shade_first))?;
+        let count_d = check(&up("shades"), || stream.clone_htod(&inst.shade_count))?;
+        // outputs poisoned (0xFF) so an unwritten value cannot pass for a result; Q accumulates from 0
+        let mut zeta_d = check("allocating labels", || stream.clone_htod(&vec![0xFFu8; n * k]))?;
+        let mut alpha_d = check("allocating the α table", || stream.clone_htod(&vec![0xFFu8; (m * (k - 1)).max(1)]))?;
+        let mut p_d = check("allocating the level buffers", || stream.alloc_zeros::<u8>(k * n * d * 32))?;
+        let mut q_d = check("allocating the per-vertex sums", || stream.alloc_zeros::<u32>(n))?;
+        let (n32, k32, d32, m64) = (n as i32, k as i32, d as i32, m as i64);
+
+        // (b) labels and the α table, once per run
+        let mut lb = stream.launch_builder(&f[0]);
+        lb.arg(&n32).arg(&k32).arg(&key).arg(&first_d).arg(&count_d).arg(&mut zeta_d);
+        // SAFETY: arguments match motif_labels in kernels/motif.cu; the buffers outlive the run (synchronized below).
+        check("launching motif_labels", || unsafe { lb.launch(grid(n * k)) })?;
+        if k >= 2 && m > 0 {
+            let mut lb = stream.launch_builder(&f[1]);
+            lb.arg(&m64).arg(&k32).arg(&key).arg(&mut alpha_d);
+            // SAFETY: as above (motif_alpha).
+            check("launching motif_alpha", || unsafe { lb.launch(grid(m * (k - 1))) })?;
+        }
+        for first in (0..points).step_by(chunk) {
+            let first64 = first as u64;
+            // (c) label sums: level 1
+            let mut lb = stream.launch_builder(&f[2]);
+            lb.arg(&n32).arg(&k32).arg(&d32).arg(&first64).arg(&zeta_d).arg(&mut p_d);
+            // SAFETY: as above (motif_init).
+            check("launching motif_init", || unsafe { lb.launch(grid(n * d)) })?;
+            // (d) the recurrence, k − 1 workloads
+            for s in 2..=k as i32 {
+                let mut lb = stream.launch_builder(&f[3]);
+                lb.arg(&n32).arg(&s).arg(&d32).arg(&m64).arg(&indptr_d).arg(&indices_d).arg(&alpha_d).arg(&mut p_d);
+                // SAFETY: as above (motif_level).
+                check("launching motif_level", || unsafe { lb.launch(grid(n * d)) })?;
+            }
+            // (e) per-vertex sums
+            let count = (points - first).min(chunk) as i64;
+            let mut lb = stream.launch_builder(&f[4]);
+            lb.arg(&n32).arg(&k32).arg(&d32).arg(&count).arg(&p_d).arg(&mut q_d);
+            // SAFETY: as above (motif_sum).
+            check("launching motif_sum", || unsafe { lb.launch(grid(n)) })?;
+        }
+        let q = check("reading the per-vertex sums", || stream.clone_dtoh(&q_d))?;
+        check("synchronizing", || stream.synchronize())?;
+        if let Some(bad) = q.iter().find(|&&v| v > 0xFF) {
+            return Err(CudaError::Driver {
+                context: "checking the per-vertex sums".into(),
+                message: format!("a sum {bad:#x} is not an element of GF(2^8)"),
+            }
+            .into());
+        }
+        Ok(q.into_iter().map(u64::from).collect())
+    }
+
+    trait MaxLen1 {
+        fn max_len1(self) -> Self;
+    }
+    impl MaxLen1 for Vec<u32> {
+        /// At least one element (a zero-length device buffer cannot be allocated).
+        fn max_len1(mut self) -> Self {
+            if self.is_empty() {
+                self.push(0);
+            }
+            self
+        }
+    }
 }

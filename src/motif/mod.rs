@@ -55,6 +55,7 @@ mod lines;
 mod random;
 pub mod reference;
 
+pub use gpu::SOURCE as CUDA_SOURCE;
 pub use instance::MAX_MOTIF_SIZE;
 
 use crate::cuda::{resolve_backend, Backend};
