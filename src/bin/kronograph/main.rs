@@ -4,9 +4,11 @@ use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
 mod bfs;
+mod generate;
 mod gram;
 mod info;
 mod load_graph;
+mod motif;
 mod progress;
 mod reorder_stats;
 mod rw;
@@ -37,6 +39,10 @@ enum Command {
     Rw(rw::Args),
     /// Non-empty 8×8 tiles, their density and the reordering time for the natural, RCM and PBR orders.
     ReorderStats(reorder_stats::Args),
+    /// Vertex-localized motif search: which vertices lie in a connected match of a colour multiset.
+    Motif(motif::Args),
+    /// Write generated instances (e.g. `generate motif`: a planted motif-search instance).
+    Generate(generate::Args),
 }
 
 fn main() -> ExitCode {
@@ -48,6 +54,8 @@ fn main() -> ExitCode {
         Command::Gram(a) => gram::run(a, cli.quiet),
         Command::Rw(a) => rw::run(a, cli.quiet),
         Command::ReorderStats(a) => reorder_stats::run(a),
+        Command::Motif(a) => motif::run(a),
+        Command::Generate(a) => generate::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
