@@ -27,6 +27,9 @@
 //! }
 //! ```
 
+// index loops over planes and words: the shape the vectorizer wants
+#![allow(clippy::needless_range_loop)]
+
 /// A line of `64·W` elements of GF(2^8) as eight bit planes of `W` words.
 pub type Planes<const W: usize> = [[u64; W]; 8];
 

@@ -47,10 +47,9 @@ fn run<F: Lines>(inst: &Instance, key: u64) -> Vec<u64> {
                 for s in 2..=k {
                     let (lower, upper) = p.split_at_mut((s - 1) * n);
                     let lower = &*lower;
-                    upper[..n].par_chunks_mut(64).enumerate().for_each_init(
-                        || vec![F::zero_acc(); k],
-                        |t, (ci, rows)| simd.level::<F>(inst, key, lower, s, ci * 64, rows, t),
-                    );
+                    upper[..n].par_chunks_mut(64).enumerate().for_each_init(Vec::new, |alphas, (ci, rows)| {
+                        simd.level::<F>(inst, key, lower, s, ci * 64, rows, alphas)
+                    });
                 }
                 // (e) per-vertex sums over this line's points
                 let top = &p[(k - 1) * n..k * n];
@@ -97,16 +96,16 @@ impl Simd {
         s: usize,
         row0: usize,
         rows: &mut [F::Line],
-        t: &mut [F::Acc],
+        alphas: &mut Vec<F::Scale>,
     ) {
         match self {
             #[cfg(target_arch = "x86_64")]
             // SAFETY: the feature was detected on this CPU.
-            Simd::Avx512 => unsafe { level_avx512::<F>(inst, key, lower, s, row0, rows, t) },
+            Simd::Avx512 => unsafe { level_avx512::<F>(inst, key, lower, s, row0, rows, alphas) },
             #[cfg(target_arch = "x86_64")]
             // SAFETY: the feature was detected on this CPU.
-            Simd::Avx2 => unsafe { level_avx2::<F>(inst, key, lower, s, row0, rows, t) },
-            _ => level_rows::<F>(inst, key, lower, s, row0, rows, t),
+            Simd::Avx2 => unsafe { level_avx2::<F>(inst, key, lower, s, row0, rows, alphas) },
+            _ => level_rows::<F>(inst, key, lower, s, row0, rows, alphas),
         }
     }
 }
@@ -120,9 +119,9 @@ unsafe fn level_avx512<F: Lines>(
     s: usize,
     row0: usize,
     rows: &mut [F::Line],
-    t: &mut [F::Acc],
+    alphas: &mut Vec<F::Scale>,
 ) {
-    level_rows::<F>(inst, key, lower, s, row0, rows, t)
+    level_rows::<F>(inst, key, lower, s, row0, rows, alphas)
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -134,16 +133,18 @@ unsafe fn level_avx2<F: Lines>(
     s: usize,
     row0: usize,
     rows: &mut [F::Line],
-    t: &mut [F::Acc],
+    alphas: &mut Vec<F::Scale>,
 ) {
-    level_rows::<F>(inst, key, lower, s, row0, rows, t)
+    level_rows::<F>(inst, key, lower, s, row0, rows, alphas)
 }
 
 /// Level `s` of the recurrence (5) for the vertices `row0 ..
 /// row0 + rows.len()`, written as
 /// `P_{i,s} = Σ_{s1=1}^{s-1} P_{i,s1} ⊙ T_{s-s1}`, `T_{s2} = Σ_{j ∈ Γ(i)} α_{s,(i,j)} P_{j,s2}`
-/// (the same sum as (5), with the products by α moved inside). `lower`
-/// holds levels `1 .. s-1` (`n` lines each); `t` is scratch of `k` accumulators.
+/// (the same sum as (5), with the products by α moved inside; one
+/// accumulator `T_{s2}` at a time, so it stays in registers while the
+/// neighbours stream by). `lower` holds levels `1 .. s-1` (`n` lines each);
+/// `alphas` is scratch for the prepared α of one vertex's arcs.
 #[inline(always)]
 fn level_rows<F: Lines>(
     inst: &Instance,
@@ -152,25 +153,23 @@ fn level_rows<F: Lines>(
     s: usize,
     row0: usize,
     rows: &mut [F::Line],
-    t: &mut [F::Acc],
+    alphas: &mut Vec<F::Scale>,
 ) {
     let n = inst.n();
     for (r, out) in rows.iter_mut().enumerate() {
         let i = row0 + r;
-        for a in t[1..s].iter_mut() {
-            *a = F::zero_acc();
-        }
-        for e in inst.indptr[i] as usize..inst.indptr[i + 1] as usize {
-            let j = inst.indices[e] as usize;
-            let alpha = F::prep(F::scalar(draw(key, TAG_ALPHA, e as u64, s as u64)));
-            for s2 in 1..s {
-                F::acc_scaled(&mut t[s2], &lower[(s2 - 1) * n + j], &alpha);
-            }
-        }
+        let (e0, e1) = (inst.indptr[i] as usize, inst.indptr[i + 1] as usize);
+        let nbrs = &inst.indices[e0..e1];
+        alphas.clear();
+        alphas.extend((e0..e1).map(|e| F::prep(F::scalar(draw(key, TAG_ALPHA, e as u64, s as u64)))));
         let mut acc = F::zero_acc();
-        for s1 in 1..s {
-            let ts = F::reduce(&t[s - s1]);
-            F::acc_mul(&mut acc, &lower[(s1 - 1) * n + i], &ts);
+        for s2 in 1..s {
+            let level = &lower[(s2 - 1) * n..s2 * n];
+            let mut t = F::zero_acc();
+            for (&j, alpha) in nbrs.iter().zip(alphas.iter()) {
+                F::acc_scaled(&mut t, &level[j as usize], alpha);
+            }
+            F::acc_mul(&mut acc, &lower[(s - s2 - 1) * n + i], &F::reduce(&t));
         }
         *out = F::reduce(&acc);
     }

@@ -31,15 +31,23 @@ pub(crate) fn threads_per_vertex(k: usize, n: usize, budget: usize) -> usize {
     d
 }
 
+/// An instance uploaded to a device, for any number of runs.
 #[cfg(not(feature = "cuda"))]
-pub(crate) fn sieve(_inst: &Instance, _key: u64, _device: usize) -> crate::Result<Vec<u64>> {
-    Err(crate::Error::CudaNotCompiled)
+pub(crate) struct Prepared;
+
+#[cfg(not(feature = "cuda"))]
+impl Prepared {
+    pub(crate) fn new(_inst: &Instance, _device: usize) -> crate::Result<Prepared> {
+        Err(crate::Error::CudaNotCompiled)
+    }
+
+    pub(crate) fn run(&self, _key: u64) -> crate::Result<Vec<u64>> {
+        Err(crate::Error::CudaNotCompiled)
+    }
 }
 
 #[cfg(feature = "cuda")]
-pub(crate) fn sieve(inst: &Instance, key: u64, device: usize) -> crate::Result<Vec<u64>> {
-    imp::sieve(inst, key, device)
-}
+pub(crate) use imp::Prepared;
 
 #[cfg(feature = "cuda")]
 mod imp {
@@ -47,7 +55,7 @@ mod imp {
     use crate::cuda::device::{check, device, Device};
     use crate::cuda::jit::compile_cached;
     use crate::cuda::CudaError;
-    use cudarc::driver::{CudaFunction, LaunchConfig, PushKernelArg};
+    use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
 
     const NAMES: [&str; 5] = ["motif_labels", "motif_alpha", "motif_init", "motif_level", "motif_sum"];
     const BLOCK: u32 = 256;
@@ -79,69 +87,106 @@ mod imp {
         LaunchConfig { grid_dim: (blocks as u32, 1, 1), block_dim: (BLOCK, 1, 1), shared_mem_bytes: 0 }
     }
 
-    pub(super) fn sieve(inst: &Instance, key: u64, ordinal: usize) -> crate::Result<Vec<u64>> {
-        let dev = device(ordinal)?;
-        let f = functions(&dev)?;
-        let (n, k, m) = (inst.n(), inst.k, inst.arcs());
-        let stream = &dev.stream;
-        let d = threads_per_vertex(k, n, level_budget(dev.info.total_memory));
-        let chunk = 32 * d;
-        let points = 1usize << k;
-        let indptr: Vec<i64> = inst.indptr.iter().map(|&x| x as i64).collect();
-        let up = |what: &str| format!("uploading the {what}");
-        let indptr_d = check(&up("row pointers"), || stream.clone_htod(&indptr))?;
-        let indices_d = check(&up("column indices"), || stream.clone_htod(&inst.indices[..].to_vec().max_len1()))?;
-        let first_d = check(&up("shades"), || stream.clone_htod(&inst.shade_first))?;
-        let count_d = check(&up("shades"), || stream.clone_htod(&inst.shade_count))?;
-        // outputs poisoned (0xFF) so an unwritten value cannot pass for a result; Q accumulates from 0
-        let mut zeta_d = check("allocating labels", || stream.clone_htod(&vec![0xFFu8; n * k]))?;
-        let mut alpha_d = check("allocating the α table", || stream.clone_htod(&vec![0xFFu8; (m * (k - 1)).max(1)]))?;
-        let mut p_d = check("allocating the level buffers", || stream.alloc_zeros::<u8>(k * n * d * 32))?;
-        let mut q_d = check("allocating the per-vertex sums", || stream.alloc_zeros::<u32>(n))?;
-        let (n32, k32, d32, m64) = (n as i32, k as i32, d as i32, m as i64);
+    /// An instance uploaded to a device: the graph, the shades and the
+    /// buffers of a run.
+    pub(crate) struct Prepared {
+        dev: std::sync::Arc<Device>,
+        f: Vec<CudaFunction>,
+        n: usize,
+        k: usize,
+        m: usize,
+        d: usize,
+        indptr_d: CudaSlice<i64>,
+        indices_d: CudaSlice<u32>,
+        first_d: CudaSlice<u32>,
+        count_d: CudaSlice<u32>,
+        bufs: std::sync::Mutex<Buffers>,
+    }
 
-        // (b) labels and the α table, once per run
-        let mut lb = stream.launch_builder(&f[0]);
-        lb.arg(&n32).arg(&k32).arg(&key).arg(&first_d).arg(&count_d).arg(&mut zeta_d);
-        // SAFETY: arguments match motif_labels in kernels/motif.cu; the buffers outlive the run (synchronized below).
-        check("launching motif_labels", || unsafe { lb.launch(grid(n * k)) })?;
-        if k >= 2 && m > 0 {
-            let mut lb = stream.launch_builder(&f[1]);
-            lb.arg(&m64).arg(&k32).arg(&key).arg(&mut alpha_d);
-            // SAFETY: as above (motif_alpha).
-            check("launching motif_alpha", || unsafe { lb.launch(grid(m * (k - 1))) })?;
+    struct Buffers {
+        zeta: CudaSlice<u8>,
+        alpha: CudaSlice<u8>,
+        p: CudaSlice<u8>,
+    }
+
+    impl Prepared {
+        pub(crate) fn new(inst: &Instance, ordinal: usize) -> crate::Result<Prepared> {
+            let dev = device(ordinal)?;
+            let f = functions(&dev)?;
+            let (n, k, m) = (inst.n(), inst.k, inst.arcs());
+            let stream = &dev.stream;
+            let d = threads_per_vertex(k, n, level_budget(dev.info.total_memory));
+            let indptr: Vec<i64> = inst.indptr.iter().map(|&x| x as i64).collect();
+            let up = |what: &str| format!("uploading the {what}");
+            let indptr_d = check(&up("row pointers"), || stream.clone_htod(&indptr))?;
+            let indices_d = check(&up("column indices"), || stream.clone_htod(&inst.indices[..].to_vec().max_len1()))?;
+            let first_d = check(&up("shades"), || stream.clone_htod(&inst.shade_first))?;
+            let count_d = check(&up("shades"), || stream.clone_htod(&inst.shade_count))?;
+            // poisoned (0xFF) so that an unwritten value cannot pass for a result
+            let zeta = check("allocating labels", || stream.clone_htod(&vec![0xFFu8; n * k]))?;
+            let alpha = check("allocating the α table", || stream.clone_htod(&vec![0xFFu8; (m * (k - 1)).max(1)]))?;
+            let p = check("allocating the level buffers", || stream.alloc_zeros::<u8>(k * n * d * 32))?;
+            let bufs = std::sync::Mutex::new(Buffers { zeta, alpha, p });
+            Ok(Prepared { dev, f, n, k, m, d, indptr_d, indices_d, first_d, count_d, bufs })
         }
-        for first in (0..points).step_by(chunk) {
-            let first64 = first as u64;
-            // (c) label sums: level 1
-            let mut lb = stream.launch_builder(&f[2]);
-            lb.arg(&n32).arg(&k32).arg(&d32).arg(&first64).arg(&zeta_d).arg(&mut p_d);
-            // SAFETY: as above (motif_init).
-            check("launching motif_init", || unsafe { lb.launch(grid(n * d)) })?;
-            // (d) the recurrence, k − 1 workloads
-            for s in 2..=k as i32 {
-                let mut lb = stream.launch_builder(&f[3]);
-                lb.arg(&n32).arg(&s).arg(&d32).arg(&m64).arg(&indptr_d).arg(&indices_d).arg(&alpha_d).arg(&mut p_d);
-                // SAFETY: as above (motif_level).
-                check("launching motif_level", || unsafe { lb.launch(grid(n * d)) })?;
+
+        /// The per-vertex values of the run with key `key`.
+        pub(crate) fn run(&self, key: u64) -> crate::Result<Vec<u64>> {
+            let (f, n, k, m, d) = (&self.f, self.n, self.k, self.m, self.d);
+            let (indptr_d, indices_d, first_d, count_d) =
+                (&self.indptr_d, &self.indices_d, &self.first_d, &self.count_d);
+            let mut guard = self.bufs.lock().unwrap_or_else(|e| e.into_inner());
+            let Buffers { zeta: zeta_d, alpha: alpha_d, p: p_d } = &mut *guard;
+            let stream = &self.dev.stream;
+            let chunk = 32 * d;
+            let points = 1usize << k;
+            // the sums accumulate over chunks from 0
+            let mut q_d = check("allocating the per-vertex sums", || stream.alloc_zeros::<u32>(n))?;
+            let (n32, k32, d32, m64) = (n as i32, k as i32, d as i32, m as i64);
+
+            // (b) labels and the α table, once per run
+            let mut lb = stream.launch_builder(&f[0]);
+            lb.arg(&n32).arg(&k32).arg(&key).arg(first_d).arg(count_d).arg(&mut *zeta_d);
+            // SAFETY: arguments match motif_labels in kernels/motif.cu; the buffers outlive the run (synchronized below).
+            check("launching motif_labels", || unsafe { lb.launch(grid(n * k)) })?;
+            if k >= 2 && m > 0 {
+                let mut lb = stream.launch_builder(&f[1]);
+                lb.arg(&m64).arg(&k32).arg(&key).arg(&mut *alpha_d);
+                // SAFETY: as above (motif_alpha).
+                check("launching motif_alpha", || unsafe { lb.launch(grid(m * (k - 1))) })?;
             }
-            // (e) per-vertex sums
-            let count = (points - first).min(chunk) as i64;
-            let mut lb = stream.launch_builder(&f[4]);
-            lb.arg(&n32).arg(&k32).arg(&d32).arg(&count).arg(&p_d).arg(&mut q_d);
-            // SAFETY: as above (motif_sum).
-            check("launching motif_sum", || unsafe { lb.launch(grid(n)) })?;
-        }
-        let q = check("reading the per-vertex sums", || stream.clone_dtoh(&q_d))?;
-        check("synchronizing", || stream.synchronize())?;
-        if let Some(bad) = q.iter().find(|&&v| v > 0xFF) {
-            return Err(CudaError::Driver {
-                context: "checking the per-vertex sums".into(),
-                message: format!("a sum {bad:#x} is not an element of GF(2^8)"),
+            for first in (0..points).step_by(chunk) {
+                let first64 = first as u64;
+                // (c) label sums: level 1
+                let mut lb = stream.launch_builder(&f[2]);
+                lb.arg(&n32).arg(&k32).arg(&d32).arg(&first64).arg(&*zeta_d).arg(&mut *p_d);
+                // SAFETY: as above (motif_init).
+                check("launching motif_init", || unsafe { lb.launch(grid(n * d)) })?;
+                // (d) the recurrence, k − 1 workloads
+                for s in 2..=k as i32 {
+                    let mut lb = stream.launch_builder(&f[3]);
+                    lb.arg(&n32).arg(&s).arg(&d32).arg(&m64).arg(indptr_d).arg(indices_d).arg(&*alpha_d).arg(&mut *p_d);
+                    // SAFETY: as above (motif_level).
+                    check("launching motif_level", || unsafe { lb.launch(grid(n * d)) })?;
+                }
+                // (e) per-vertex sums
+                let count = (points - first).min(chunk) as i64;
+                let mut lb = stream.launch_builder(&f[4]);
+                lb.arg(&n32).arg(&k32).arg(&d32).arg(&count).arg(&*p_d).arg(&mut q_d);
+                // SAFETY: as above (motif_sum).
+                check("launching motif_sum", || unsafe { lb.launch(grid(n)) })?;
             }
-            .into());
+            let q = check("reading the per-vertex sums", || stream.clone_dtoh(&q_d))?;
+            check("synchronizing", || stream.synchronize())?;
+            if let Some(bad) = q.iter().find(|&&v| v > 0xFF) {
+                return Err(CudaError::Driver {
+                    context: "checking the per-vertex sums".into(),
+                    message: format!("a sum {bad:#x} is not an element of GF(2^8)"),
+                }
+                .into());
+            }
+            Ok(q.into_iter().map(u64::from).collect())
         }
-        Ok(q.into_iter().map(u64::from).collect())
     }
 
     trait MaxLen1 {

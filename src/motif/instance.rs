@@ -112,6 +112,7 @@ impl Instance {
     }
 
     /// Oriented edges (arcs) kept.
+    #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
     pub fn arcs(&self) -> usize {
         self.indices.len()
     }

@@ -116,11 +116,21 @@ pub struct MotifOptions {
     /// Run on the vertices whose colour is in the motif only (default
     /// `true`; the answer is the same, the work usually much smaller).
     pub prune: bool,
+    /// Stop before the runs δ asks for once every vertex whose colour is in
+    /// the motif is hit (default `true`: the answer is then certain).
+    pub early_stop: bool,
 }
 
 impl Default for MotifOptions {
     fn default() -> Self {
-        MotifOptions { field: Field::Gf256, delta: 1e-6, seed: 0, backend: Backend::Auto, prune: true }
+        MotifOptions {
+            field: Field::Gf256,
+            delta: 1e-6,
+            seed: 0,
+            backend: Backend::Auto,
+            prune: true,
+            early_stop: true,
+        }
     }
 }
 
@@ -195,8 +205,10 @@ pub enum MotifError {
     GpuField,
 }
 
-/// Runs needed for (k/2^(b−1))^runs ≤ δ.
-fn runs_needed(field: Field, k: usize, delta: f64) -> u32 {
+/// Runs needed for the per-vertex false-negative bound (k/2^(b−1))^runs
+/// to reach δ (at least 1). [`localized`] makes at most this many, fewer
+/// when every vertex whose colour is in the motif is hit earlier.
+pub fn runs_needed(field: Field, k: usize, delta: f64) -> u32 {
     let p = field.run_bound(k);
     if p <= delta {
         return 1;
@@ -237,14 +249,15 @@ pub fn localized<N: Label, E: Label>(
         return Ok(MotifHits { hits, runs: 0, false_negative_bound: 0.0, device: None });
     }
     let device = device_for(opts)?;
+    let engine = Engine::new(&inst, opts.field, device)?;
     let need = runs_needed(opts.field, inst.k, opts.delta);
     let mut local = vec![false; inst.n()];
     let mut runs = 0;
     for run in 0..need {
-        let q = sieve_values(&inst, opts.field, opts.seed, run, device)?;
+        let q = engine.run(&inst, opts.seed, run)?;
         runs += 1;
         local.iter_mut().zip(&q).for_each(|(h, &v)| *h |= v != 0);
-        if local.iter().zip(&inst.shade_count).all(|(&h, &c)| h || c == 0) {
+        if opts.early_stop && local.iter().zip(&inst.shade_count).all(|(&h, &c)| h || c == 0) {
             break; // every vertex that could be in a match is: certain
         }
     }
@@ -275,10 +288,10 @@ pub fn exists<N: Label, E: Label>(
     if !inst.feasible {
         return Ok(MotifDecision { found: false, runs: 0, false_negative_bound: 0.0 });
     }
-    let device = device_for(opts)?;
+    let engine = Engine::new(&inst, opts.field, device_for(opts)?)?;
     let need = runs_needed(opts.field, inst.k, opts.delta);
     for run in 0..need {
-        if sieve_values(&inst, opts.field, opts.seed, run, device)?.iter().any(|&v| v != 0) {
+        if engine.run(&inst, opts.seed, run)?.iter().any(|&v| v != 0) {
             return Ok(MotifDecision { found: true, runs: run + 1, false_negative_bound: 0.0 });
         }
     }
@@ -349,8 +362,7 @@ pub fn sieve_run<N: Label, E: Label>(
     if !inst.feasible {
         return Ok(out);
     }
-    let device = device_for(opts)?;
-    let q = sieve_values(&inst, opts.field, opts.seed, run, device)?;
+    let q = Engine::new(&inst, opts.field, device_for(opts)?)?.run(&inst, opts.seed, run)?;
     for (&v, &x) in inst.vertices.iter().zip(&q) {
         out[v as usize] = x;
     }
@@ -368,10 +380,26 @@ fn device_for(opts: &MotifOptions) -> crate::Result<Option<usize>> {
     Ok(device)
 }
 
-fn sieve_values(inst: &Instance, field: Field, seed: u64, run: u32, device: Option<usize>) -> crate::Result<Vec<u64>> {
-    let key = random::run_key(seed, run);
-    match device {
-        None => Ok(cpu::sieve(inst, field, key)),
-        Some(d) => gpu::sieve(inst, key, d),
+/// Where the runs of one query go: the CPU, or a device holding the
+/// uploaded instance.
+enum Engine {
+    Cpu(Field),
+    Gpu(Box<gpu::Prepared>),
+}
+
+impl Engine {
+    fn new(inst: &Instance, field: Field, device: Option<usize>) -> crate::Result<Engine> {
+        Ok(match device {
+            None => Engine::Cpu(field),
+            Some(d) => Engine::Gpu(Box::new(gpu::Prepared::new(inst, d)?)),
+        })
+    }
+
+    fn run(&self, inst: &Instance, seed: u64, run: u32) -> crate::Result<Vec<u64>> {
+        let key = random::run_key(seed, run);
+        match self {
+            Engine::Cpu(field) => Ok(cpu::sieve(inst, *field, key)),
+            Engine::Gpu(g) => g.run(key),
+        }
     }
 }

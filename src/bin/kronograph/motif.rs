@@ -55,6 +55,7 @@ pub fn run(args: Args) -> kronograph::Result<()> {
         seed: args.seed,
         backend: args.backend,
         prune: !args.no_prune,
+        ..Default::default()
     };
     let t0 = Instant::now();
     let hits = motif::localized(&g, &colors, &motif, &opts)?;
