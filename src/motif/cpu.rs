@@ -12,18 +12,30 @@ use rayon::prelude::*;
 /// Per-vertex values `Q_i = Σ_L P_{i,k}(ζ^L)` of run `key`, in kept-vertex order.
 pub(crate) fn sieve(inst: &Instance, field: Field, key: u64) -> Vec<u64> {
     match field {
-        Field::Gf256 => {
-            // wide lines (512 points, one AVX-512 register per plane) when the
-            // points fill them and k·n lines per thread stay small
-            let per_thread = inst.k * inst.n() * 512;
-            if (1usize << inst.k) >= 2 * 512 && per_thread <= 64 << 20 {
-                run::<Bs8<8>>(inst, key)
-            } else {
-                run::<Bs8<1>>(inst, key)
-            }
-        }
+        Field::Gf256 => match line_words(inst.k, inst.n()) {
+            8 => run::<Bs8<8>>(inst, key),
+            4 => run::<Bs8<4>>(inst, key),
+            2 => run::<Bs8<2>>(inst, key),
+            _ => run::<Bs8<1>>(inst, key),
+        },
         Field::Gf2p64 => run::<Wide64>(inst, key),
     }
+}
+
+/// Words per bit plane of a GF(2^8) line (64 points each; the words of a
+/// plane are what the SIMD units work on, so wider is much faster: on the
+/// 2-core AVX-512 VM of docs/PERFORMANCE.md one run at n = 2^10, k = 10 took
+/// 0.12 s with 8 words and 0.98 s with 1): the widest of 8, 4, 2, 1 that the
+/// 2^k points fill and whose `k · n` lines per thread stay within 2 GiB in
+/// all. `KRONOGRAPH_MOTIF_LINE_WORDS` overrides it (for measurements).
+fn line_words(k: usize, n: usize) -> usize {
+    if let Some(w) = std::env::var("KRONOGRAPH_MOTIF_LINE_WORDS").ok().and_then(|v| v.parse::<usize>().ok()) {
+        if [1, 2, 4, 8].contains(&w) {
+            return w;
+        }
+    }
+    let threads = rayon::current_num_threads().max(1);
+    [8, 4, 2].into_iter().find(|&w| (1usize << k) >= 64 * w && threads * k * n * 64 * w <= 2 << 30).unwrap_or(1)
 }
 
 fn run<F: Lines>(inst: &Instance, key: u64) -> Vec<u64> {
