@@ -54,3 +54,19 @@ fn gpu_equals_cpu() {
         assert_eq!(hits.device, Some(0));
     }
 }
+
+/// GF(2^64) is CPU-only: an explicit device is refused with a typed error,
+/// `auto` runs it on the CPU.
+#[test]
+fn gf64_on_the_gpu_is_refused() {
+    if !gpu_or_skip() {
+        return;
+    }
+    let inst = generate::regular_motif(64, 4, 4, 4, &mut ChaCha8Rng::seed_from_u64(2)).unwrap();
+    let opts = |backend| MotifOptions { backend, field: motif::Field::Gf2p64, ..Default::default() };
+    let err = motif::localized(&inst.graph, &inst.colors, &inst.motif, &opts(Backend::Cuda(0))).unwrap_err();
+    assert!(matches!(err, kronograph::Error::Motif(motif::MotifError::GpuField)), "{err}");
+    let hits = motif::localized(&inst.graph, &inst.colors, &inst.motif, &opts(Backend::Auto)).unwrap();
+    assert_eq!(hits.device, None);
+    assert_eq!((0..64).filter(|&i| hits.hits[i]).collect::<Vec<_>>(), inst.planted);
+}

@@ -69,7 +69,9 @@ pub enum Field {
     /// k/2^7, so several runs reach a small δ. CPU and GPU.
     #[default]
     Gf256,
-    /// GF(2^64): per-run bound k/2^63 (one run). CPU only.
+    /// GF(2^64): per-run bound k/2^63 (one run). CPU only: with
+    /// [`Backend::Auto`] it runs on the CPU, with [`Backend::Cuda`] it is
+    /// [`MotifError::GpuField`].
     Gf2p64,
 }
 
