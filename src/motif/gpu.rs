@@ -122,9 +122,11 @@ mod imp {
             let indices_d = check(&up("column indices"), || stream.clone_htod(&inst.indices[..].to_vec().max_len1()))?;
             let first_d = check(&up("shades"), || stream.clone_htod(&inst.shade_first))?;
             let count_d = check(&up("shades"), || stream.clone_htod(&inst.shade_count))?;
-            // poisoned (0xFF) so that an unwritten value cannot pass for a result
+            // labels poisoned (0xFF) so that an unwritten one cannot pass for a value; the α
+            // table (written whole by motif_alpha) and the levels (each written before it is
+            // read) are zeroed on the device, without a host copy
             let zeta = check("allocating labels", || stream.clone_htod(&vec![0xFFu8; n * k]))?;
-            let alpha = check("allocating the α table", || stream.clone_htod(&vec![0xFFu8; (m * (k - 1)).max(1)]))?;
+            let alpha = check("allocating the α table", || stream.alloc_zeros::<u8>((m * (k - 1)).max(1)))?;
             let p = check("allocating the level buffers", || stream.alloc_zeros::<u8>(k * n * d * 32))?;
             let bufs = std::sync::Mutex::new(Buffers { zeta, alpha, p });
             Ok(Prepared { dev, f, n, k, m, d, indptr_d, indices_d, first_d, count_d, bufs })

@@ -87,22 +87,32 @@ impl Instance {
                 vertices.push(i as u32);
             }
         }
+        // rows in parallel: kept neighbours (self-loops dropped), then one prefix sum
+        use rayon::prelude::*;
+        let new_id = &new_id;
+        let kept = move |v: usize| g.neighbors(v).iter().filter(move |&&j| j != v && new_id[j] != u32::MAX);
+        let degree: Vec<u64> = vertices.par_iter().map(|&v| kept(v as usize).count() as u64).collect();
         let mut indptr = Vec::with_capacity(vertices.len() + 1);
-        let mut indices = Vec::new();
         indptr.push(0u64);
-        let (mut shade_first, mut shade_count) = (Vec::new(), Vec::new());
-        for &v in &vertices {
-            let v = v as usize;
-            for &j in g.neighbors(v) {
-                if j != v && new_id[j] != u32::MAX {
-                    indices.push(new_id[j]);
-                }
-            }
-            indptr.push(indices.len() as u64);
-            let (f, c) = first.get(&colors[v]).copied().unwrap_or((0, 0));
-            shade_first.push(f);
-            shade_count.push(c);
+        for d in &degree {
+            indptr.push(indptr[indptr.len() - 1] + d);
         }
+        let mut indices = vec![0u32; indptr[vertices.len()] as usize];
+        let mut rows: Vec<&mut [u32]> = Vec::with_capacity(vertices.len());
+        let mut rest = &mut indices[..];
+        for d in &degree {
+            let (row, tail) = rest.split_at_mut(*d as usize);
+            rows.push(row);
+            rest = tail;
+        }
+        rows.into_par_iter().zip(vertices.par_iter()).for_each(|(row, &v)| {
+            for (slot, &j) in row.iter_mut().zip(kept(v as usize)) {
+                *slot = new_id[j];
+            }
+        });
+        let shade = |v: &u32| first.get(&colors[*v as usize]).copied().unwrap_or((0, 0));
+        let shade_first = vertices.iter().map(|v| shade(v).0).collect();
+        let shade_count = vertices.iter().map(|v| shade(v).1).collect();
         Ok(Instance { n_input: n, k, vertices, indptr, indices, shade_first, shade_count, feasible })
     }
 
