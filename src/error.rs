@@ -59,6 +59,9 @@ pub enum Error {
         /// What to change.
         hint: String,
     },
+    /// Motif search (bad query).
+    #[error(transparent)]
+    Motif(#[from] crate::motif::MotifError),
     /// A GPU computation was asked of a library built without the `cuda` feature.
     #[error("kronograph was built without CUDA support (enable the `cuda` feature)")]
     CudaNotCompiled,

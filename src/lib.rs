@@ -24,6 +24,7 @@ pub mod graphlets;
 pub mod kron;
 pub mod matrix;
 pub mod mgk;
+pub mod motif;
 pub mod solver;
 
 pub use backend::{Backend, Precision};

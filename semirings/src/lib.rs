@@ -35,6 +35,7 @@
 
 #![warn(missing_docs)]
 
+pub mod bitsliced;
 mod builtin;
 mod cuda;
 mod gf;

@@ -114,4 +114,39 @@ impl Device {
     pub(crate) fn info(&self) -> &DeviceInfo {
         &self.info
     }
+
+    /// The kernels `names` of the hand-written CUDA `source` (compiled once
+    /// per process and architecture through [`jit::compile_cached`](super::jit::compile_cached),
+    /// cached on disk), loaded on this device once and kept in
+    /// [`functions`](Self::functions) under `module/name`; in `names` order.
+    ///
+    /// # Errors
+    /// A compile or load failure, naming `module`.
+    pub(crate) fn module_functions(
+        &self,
+        source: &str,
+        module: &str,
+        names: &[&str],
+    ) -> Result<Vec<CudaFunction>, CudaError> {
+        let key = |name: &str| FunctionKey::full(&format!("{module}/{name}"));
+        {
+            let map = self.functions.read().unwrap_or_else(|e| e.into_inner());
+            if let Some(found) = names.iter().map(|n| map.get(&key(n)).cloned()).collect::<Option<Vec<_>>>() {
+                return Ok(found);
+            }
+        }
+        let compiled = super::jit::compile_cached(source, module, self.info.compute_capability)?;
+        let loaded = check(&format!("loading the {module} kernels"), || {
+            self.ctx.load_module(cudarc::nvrtc::Ptx::from_binary(compiled.image.to_vec()))
+        })?;
+        let mut map = self.functions.write().unwrap_or_else(|e| e.into_inner());
+        names
+            .iter()
+            .map(|&n| {
+                let f = check(&format!("finding the {module} kernel {n}"), || loaded.load_function(n))?;
+                map.insert(key(n), f.clone());
+                Ok(f)
+            })
+            .collect()
+    }
 }

@@ -452,3 +452,104 @@ fn from_edges(n: usize, edges: Vec<(usize, usize)>) -> Graph {
         transpose: OnceLock::new(),
     }
 }
+
+/// A coloured graph with a planted match, as in the motif-search
+/// experiments of Kaski, Lauri and Thejaswi (SEA 2018): see
+/// [`plant_motif`], [`regular_motif`] and [`power_law_motif`].
+#[derive(Clone, Debug)]
+pub struct MotifInstance {
+    /// The host graph.
+    pub graph: Graph,
+    /// One colour per vertex.
+    pub colors: Vec<u32>,
+    /// The motif: `k` times the planted colour.
+    pub motif: Vec<u32>,
+    /// The planted match (sorted vertex ids): exactly the vertices in a match.
+    pub planted: Vec<usize>,
+}
+
+/// Colours `graph` uniformly over `colors` colours (`0 .. colors`) and
+/// plants a match: a depth-first search from a random vertex takes the
+/// first `k` vertices it visits (starting again elsewhere when the
+/// component is too small) and colours them with colour `colors`, which no
+/// other vertex has; the motif is `k` times that colour. The planted
+/// vertices are then exactly the vertices that lie in a match.
+///
+/// # Errors
+/// [`GraphError::InvalidParameters`] when `k = 0`, `colors = 0`, or no
+/// component has `k` vertices.
+pub fn plant_motif<R: Rng + ?Sized>(
+    graph: Graph,
+    colors: u32,
+    k: usize,
+    rng: &mut R,
+) -> Result<MotifInstance, GraphError> {
+    let n = graph.num_nodes();
+    if k == 0 || colors == 0 || colors == u32::MAX {
+        return Err(invalid(format!(
+            "a planted motif needs k >= 1 and 1 <= colors < 2^32 - 1, got k = {k}, colors = {colors}"
+        )));
+    }
+    if k > n {
+        return Err(invalid(format!("cannot plant k = {k} vertices in a graph of {n}")));
+    }
+    let mut cols: Vec<u32> = (0..n).map(|_| rng.random_range(0..colors)).collect();
+    let mut starts: Vec<usize> = (0..n).collect();
+    starts.shuffle(rng);
+    for &s in &starts {
+        let mut seen = HashSet::from([s]);
+        let mut order = Vec::with_capacity(k);
+        let mut stack = vec![s];
+        while let Some(v) = stack.pop() {
+            order.push(v);
+            if order.len() == k {
+                break;
+            }
+            for &u in graph.neighbors(v).iter().rev() {
+                if seen.insert(u) {
+                    stack.push(u);
+                }
+            }
+        }
+        if order.len() == k {
+            for &v in &order {
+                cols[v] = colors;
+            }
+            order.sort_unstable();
+            return Ok(MotifInstance { graph, colors: cols, motif: vec![colors; k], planted: order });
+        }
+    }
+    Err(invalid(format!("no connected component has k = {k} vertices to plant a match in")))
+}
+
+/// [`plant_motif`] on a [`random_regular`] graph of `n` vertices and degree `d`.
+///
+/// # Errors
+/// Those of [`random_regular`] and [`plant_motif`].
+pub fn regular_motif<R: Rng + ?Sized>(
+    n: usize,
+    d: usize,
+    colors: u32,
+    k: usize,
+    rng: &mut R,
+) -> Result<MotifInstance, GraphError> {
+    let g = random_regular(n, d, rng)?;
+    plant_motif(g, colors, k, rng)
+}
+
+/// [`plant_motif`] on a power-law graph: [`barabasi_albert`] with
+/// `max(1, d / 2)` edges per new vertex (mean degree about `d`, degree
+/// tail `P(deg) ~ deg^-3`).
+///
+/// # Errors
+/// Those of [`barabasi_albert`] and [`plant_motif`].
+pub fn power_law_motif<R: Rng + ?Sized>(
+    n: usize,
+    d: usize,
+    colors: u32,
+    k: usize,
+    rng: &mut R,
+) -> Result<MotifInstance, GraphError> {
+    let g = barabasi_albert(n, (d / 2).max(1), rng)?;
+    plant_motif(g, colors, k, rng)
+}

@@ -62,8 +62,7 @@ pub use self::imp::{primitives, timed_primitives};
 #[cfg(feature = "cuda")]
 mod imp {
     use super::*;
-    use crate::cuda::device::{check, device, Device, FunctionKey};
-    use crate::cuda::jit::compile_cached;
+    use crate::cuda::device::{check, device, Device};
     use cudarc::driver::{sys, CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
     use std::sync::Arc;
     use std::time::Instant;
@@ -72,27 +71,7 @@ mod imp {
 
     /// The loaded kernels of [`SOURCE`] on `dev`, in [`KERNELS`] order.
     fn functions(dev: &Device) -> Result<Vec<CudaFunction>, CudaError> {
-        let key = |k: &str| FunctionKey::full(&format!("{MODULE}/{k}"));
-        {
-            let map = dev.functions.read().unwrap_or_else(|e| e.into_inner());
-            let found: Vec<CudaFunction> = KERNELS.iter().filter_map(|k| map.get(&key(k)).cloned()).collect();
-            if found.len() == KERNELS.len() {
-                return Ok(found);
-            }
-        }
-        let compiled = compile_cached(SOURCE, MODULE, dev.info.compute_capability)?;
-        let module = check("loading the FGLT kernels", || {
-            dev.ctx.load_module(cudarc::nvrtc::Ptx::from_binary(compiled.image.to_vec()))
-        })?;
-        let mut map = dev.functions.write().unwrap_or_else(|e| e.into_inner());
-        KERNELS
-            .iter()
-            .map(|k| {
-                let f = check("finding an FGLT kernel in its module", || module.load_function(k))?;
-                map.insert(key(k), f.clone());
-                Ok(f)
-            })
-            .collect()
+        dev.module_functions(SOURCE, MODULE, &KERNELS)
     }
 
     /// The primitives of `p` on CUDA device `ordinal`, with the time of each

@@ -5,9 +5,11 @@ use std::process::ExitCode;
 
 mod bfs;
 mod fglt;
+mod generate;
 mod gram;
 mod info;
 mod load_graph;
+mod motif;
 mod preflight;
 mod progress;
 mod reorder_stats;
@@ -42,6 +44,10 @@ enum Command {
     Fglt(fglt::Args),
     /// Non-empty 8×8 tiles, their density and the reordering time for the natural, RCM and PBR orders.
     ReorderStats(reorder_stats::Args),
+    /// Vertex-localized motif search: which vertices lie in a connected match of a colour multiset.
+    Motif(motif::Args),
+    /// Write generated instances (e.g. `generate motif`: a planted motif-search instance).
+    Generate(generate::Args),
 }
 
 fn main() -> ExitCode {
@@ -55,6 +61,8 @@ fn main() -> ExitCode {
         Command::Rw(a) => rw::run(a, cli.quiet),
         Command::ReorderStats(a) => reorder_stats::run(a),
         Command::Fglt(a) => fglt::run(a, cli.quiet),
+        Command::Motif(a) => motif::run(a),
+        Command::Generate(a) => generate::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

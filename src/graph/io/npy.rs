@@ -18,7 +18,7 @@ use npyz::WriterBuilder;
 use std::path::Path;
 
 /// A scalar type that can be written to `.npy`: `f64`, `f32`, `i64`, `u64`,
-/// `i32`, `u32`.
+/// `i32`, `u32`, `bool`.
 pub trait Element: npyz::AutoSerialize + Copy + sealed::Sealed {}
 
 mod sealed {
@@ -29,6 +29,7 @@ macro_rules! element {
     ($($t:ty),*) => { $(impl sealed::Sealed for $t {} impl Element for $t {})* };
 }
 element!(f64, f32, i64, u64, i32, u32);
+element!(bool);
 
 /// Writes the dense row-major matrix `data` of shape `(rows, cols)`.
 ///

@@ -1,0 +1,108 @@
+//! The motif-search table of docs/PERFORMANCE.md: vertex-localized search
+//! (per-vertex output, δ = 1e-6) on d = 20 random regular graphs with a
+//! planted match, sieving the whole graph (`prune = false`, as the seed's
+//! experiments do) and, for comparison, the default pruned search.
+//!
+//! ```text
+//! bench_motif [--backend cpu|cuda|auto] [--n-log2 10,12] [--k 10] [--reps 3] [--seed 1]
+//! ```
+//! Each row: runs made by `motif::localized` (it stops early when every
+//! vertex of a motif colour is hit) and its median wall time over `--reps`
+//! calls after one warm-up call; the runs δ = 1e-6 asks for at most and
+//! the median time of `localized` making that many runs (`early_stop:
+//! false`), the time per
+//! run, the
+//! multiplications of recurrence (5) as written per second
+//! (2^k · arcs · (k(k+1)/2 − 1) per run) and the modelled memory traffic
+//! of the level workloads per second (one byte per point for every
+//! neighbour line read, own line read and line written).
+
+use kronograph::cuda::Backend;
+use kronograph::graph::generate;
+use kronograph::motif::{self, Field, MotifOptions};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use std::time::Instant;
+
+fn list(s: &str) -> Vec<usize> {
+    s.split(',').filter_map(|t| t.trim().parse().ok()).collect()
+}
+
+fn main() {
+    let mut backend = Backend::Auto;
+    let (mut ns, mut ks, mut reps, mut seed) = (vec![10usize], vec![10usize], 3usize, 1u64);
+    let mut prune_too = true;
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut i = 0;
+    while i < args.len() {
+        let v = args.get(i + 1).cloned().unwrap_or_default();
+        match args[i].as_str() {
+            "--backend" => backend = v.parse().unwrap_or_else(|e| panic!("{e}")),
+            "--n-log2" => ns = list(&v),
+            "--k" => ks = list(&v),
+            "--reps" => reps = v.parse().expect("--reps N"),
+            "--seed" => seed = v.parse().expect("--seed S"),
+            "--no-pruned" => {
+                prune_too = false;
+                i += 1;
+                continue;
+            }
+            other => panic!("unknown argument {other}"),
+        }
+        i += 2;
+    }
+    println!("threads: {}", rayon::current_num_threads());
+    println!("backend\tn\tk\tarcs\truns\tmedian_s\truns_delta\tall_runs_s\ts_per_run\tGmul_per_s\tGiB_per_s\tpruned_median_s\thits_ok");
+    for &nl in &ns {
+        for &k in &ks {
+            let n = 1usize << nl;
+            let inst = generate::regular_motif(n, 20, 16, k, &mut ChaCha8Rng::seed_from_u64(seed)).unwrap();
+            let arcs = inst.graph.num_entries() as f64;
+            let time = |prune: bool| {
+                let opts = MotifOptions { backend, prune, seed, ..Default::default() };
+                let mut out = motif::localized(&inst.graph, &inst.colors, &inst.motif, &opts).unwrap();
+                let mut t = Vec::new();
+                for _ in 0..reps {
+                    let t0 = Instant::now();
+                    out = motif::localized(&inst.graph, &inst.colors, &inst.motif, &opts).unwrap();
+                    t.push(t0.elapsed().as_secs_f64());
+                }
+                t.sort_by(|a, b| a.total_cmp(b));
+                (t[t.len() / 2], out)
+            };
+            let (med, out) = time(false);
+            // every run δ asks for, as when some candidate vertex stays unhit
+            let need = motif::runs_needed(Field::Gf256, k, 1e-6);
+            let opts = MotifOptions { backend, prune: false, seed, early_stop: false, ..Default::default() };
+            let mut t = Vec::new();
+            for _ in 0..reps {
+                let t0 = Instant::now();
+                let all = motif::localized(&inst.graph, &inst.colors, &inst.motif, &opts).unwrap();
+                t.push(t0.elapsed().as_secs_f64());
+                assert_eq!(all.runs, need);
+            }
+            t.sort_by(|a, b| a.total_cmp(b));
+            let full = t[t.len() / 2];
+            let hits: Vec<usize> = (0..n).filter(|&i| out.hits[i]).collect();
+            let ok = hits == inst.planted;
+            let runs = need as f64;
+            let points = (1u64 << k) as f64;
+            let kf = k as f64;
+            let mults = points * arcs * (kf * (kf + 1.0) / 2.0 - 1.0) * runs;
+            // per level s: (s−1) neighbour lines per arc, (s−1) own lines and one written line per vertex
+            let lines = (kf * (kf - 1.0) / 2.0) * (arcs + n as f64) + kf * n as f64;
+            let bytes = points * lines * runs;
+            let pruned = if prune_too { format!("{:.4}", time(true).0) } else { "-".into() };
+            let dev = out.device.map_or("cpu".to_string(), |d| format!("cuda:{d}"));
+            println!(
+                "{dev}\t2^{nl}\t{k}\t{arcs}\t{}\t{med:.4}\t{need}\t{full:.4}\t{:.4}\t{:.1}\t{:.1}\t{pruned}\t{ok}",
+                out.runs,
+                full / runs,
+                mults / full / 1e9,
+                bytes / full / (1u64 << 30) as f64
+            );
+        }
+    }
+    #[cfg(feature = "cuda")]
+    kronograph::cuda::jit::wait_background();
+}
