@@ -2,7 +2,7 @@
 //! (`mxv`, `reduce_rows`); `W = A² ∘ A`, its products, the 4-cycles and the
 //! 4-cliques by enumeration ([`super::enumerate`], which says why).
 
-use super::enumerate::{four_cliques, lower_common_neighbours, wedge_sums, WedgeSums};
+use super::enumerate::{four_cliques, lower_common_neighbours, wedge_sums, Adj, WedgeSums};
 use super::pattern::Pattern;
 use super::transform::{choose2, Primitives};
 use crate::matrix::{mxv, reduce_rows, DenseVector, Descriptor, MatrixError, SparseMatrix};
@@ -56,12 +56,13 @@ pub(super) fn primitives(
 
     stage("W = A² ∘ A");
     let t = Instant::now();
-    let wl = lower_common_neighbours(a);
+    let adj = Adj::of(a);
+    let wl = lower_common_neighbours(&adj);
     timed("W = A² ∘ A", t);
 
     stage("W products and 4-cycles");
     let t = Instant::now();
-    let WedgeSums { w1, w_dm2, w_c2, aba, c4 } = wedge_sums(a, &wl, &d);
+    let WedgeSums { w1, w_dm2, w_c2, aba, c4 } = wedge_sums(&adj, &wl, &d);
     let a_w1 = spmv(a, &w1)?;
     timed("W products and 4-cycles", t);
 

@@ -35,10 +35,12 @@ fn strided_sum<W>(
         return Vec::new();
     }
     let threads = rayon::current_num_threads();
-    // a few chunks per thread for balance, bounded so that the per-chunk
-    // arrays stay within ~1 GiB
+    // a few chunks per thread for balance (fewer for wide outputs, whose
+    // zeroing and summing cost more), bounded so that the per-chunk arrays
+    // stay within ~1 GiB
     let by_memory = ((1usize << 30) / (n * width * 8)).max(1);
-    let chunks = (threads * 4).min(by_memory).min(n).max(1);
+    let per_thread = if width > 1 { 2 } else { 4 };
+    let chunks = (threads * per_thread).min(by_memory).min(n).max(1);
     (0..chunks)
         .into_par_iter()
         .map(|c| {
@@ -58,9 +60,37 @@ fn strided_sum<W>(
         .unwrap_or_else(|| vec![0; n * width])
 }
 
-/// Offset of each row of `a` in its index array.
-fn row_start(a: &SparseMatrix<u64>, u: usize) -> usize {
-    a.indptr()[u] - a.indptr()[0]
+/// `A`'s pattern with `u32` column indices: half the memory traffic of
+/// `usize` indices in the enumerations' row reads, which come in random
+/// order. Vertex ids are assumed below `2³²` (as the `u32` wedge and
+/// common-neighbour counts already assume).
+pub(super) struct Adj {
+    ptr: Vec<usize>,
+    idx: Vec<u32>,
+}
+
+impl Adj {
+    /// The pattern of `a` (`n < 2³²` rows).
+    pub(super) fn of(a: &SparseMatrix<u64>) -> Self {
+        debug_assert!(u32::try_from(a.nrows()).is_ok(), "vertex ids must fit in u32");
+        let p0 = a.indptr()[0];
+        let ptr: Vec<usize> = a.indptr().iter().map(|&p| p - p0).collect();
+        let idx = a.indices()[p0..p0 + a.nnz()].par_iter().map(|&x| x as u32).collect();
+        Adj { ptr, idx }
+    }
+
+    fn n(&self) -> usize {
+        self.ptr.len() - 1
+    }
+
+    /// Offset of row `u` in the index array.
+    fn start(&self, u: usize) -> usize {
+        self.ptr[u]
+    }
+
+    fn row(&self, u: usize) -> &[u32] {
+        &self.idx[self.ptr[u]..self.ptr[u + 1]]
+    }
 }
 
 /// `W_L`: for each entry `(u, v)` of `A` with `v < u`, the common neighbours
@@ -71,9 +101,9 @@ fn row_start(a: &SparseMatrix<u64>, u: usize) -> usize {
 /// Rows in parallel in contiguous blocks; row `u` marks `N(u)` and scans
 /// each lower neighbour's row, the shorter one in degree order: cost
 /// `O(Σ_{ij ∈ E} min(d_i, d_j))`.
-pub(super) fn lower_common_neighbours(a: &SparseMatrix<u64>) -> Vec<u32> {
-    let n = a.nrows();
-    let nnz = a.nnz();
+pub(super) fn lower_common_neighbours(a: &Adj) -> Vec<u32> {
+    let n = a.n();
+    let nnz = a.idx.len();
     let mut w = vec![0u32; nnz];
     let blocks = (rayon::current_num_threads() * 32).min(n).max(1);
     // cut rows into blocks of about equal entries; split `w` to match
@@ -83,10 +113,10 @@ pub(super) fn lower_common_neighbours(a: &SparseMatrix<u64>) -> Vec<u32> {
     for b in 1..=blocks {
         let target = nnz * b / blocks;
         let mut end = start;
-        while end < n && (row_start(a, end + 1) <= target || b == blocks) {
+        while end < n && (a.start(end + 1) <= target || b == blocks) {
             end += 1;
         }
-        let (head, tail) = std::mem::take(&mut rest).split_at_mut(row_start(a, end) - row_start(a, start));
+        let (head, tail) = std::mem::take(&mut rest).split_at_mut(a.start(end) - a.start(start));
         parts.push((start, end, head));
         rest = tail;
         start = end;
@@ -94,18 +124,18 @@ pub(super) fn lower_common_neighbours(a: &SparseMatrix<u64>) -> Vec<u32> {
     parts.into_par_iter().for_each_init(
         || vec![false; n],
         |mark, (start, end, out)| {
-            let base = row_start(a, start);
+            let base = a.start(start);
             for u in start..end {
-                let nu = a.row(u).0;
-                let o = row_start(a, u) - base;
+                let nu = a.row(u);
+                let o = a.start(u) - base;
                 for &x in nu {
-                    mark[x] = true;
+                    mark[x as usize] = true;
                 }
-                for (t, &v) in nu.iter().take_while(|&&v| v < u).enumerate() {
-                    out[o + t] = a.row(v).0.iter().filter(|&&x| mark[x]).count() as u32;
+                for (t, &v) in nu.iter().take_while(|&&v| (v as usize) < u).enumerate() {
+                    out[o + t] = a.row(v as usize).iter().filter(|&&x| mark[x as usize]).count() as u32;
                 }
                 for &x in nu {
-                    mark[x] = false;
+                    mark[x as usize] = false;
                 }
             }
         },
@@ -144,14 +174,16 @@ pub(super) struct WedgeSums {
 ///
 /// Cost `O(Σ_u Σ_{v ∈ N(u), v < u} |{w ∈ N(v) : w < u}|)`, which the degree
 /// order keeps at `O(m √m)`.
-pub(super) fn wedge_sums(a: &SparseMatrix<u64>, wl: &[u32], d: &[u64]) -> WedgeSums {
-    const K: usize = 5;
-    let n = a.nrows();
+pub(super) fn wedge_sums(a: &Adj, wl: &[u32], d: &[u64]) -> WedgeSums {
+    // output layout: the 4-cycle counts (`n`, dense, the most scattered),
+    // then the other four sums interleaved per vertex
+    const K: usize = 4;
+    let n = a.n();
     struct Scratch {
-        /// wedges ending at each vertex
-        acc: Vec<u32>,
-        /// position + 1 in `u`'s lower row of each lower neighbour, 0 elsewhere
-        pos: Vec<u32>,
+        /// per vertex: the wedges ending there, and its position + 1 in
+        /// `u`'s lower row if a lower neighbour of `u` (else 0); side by side
+        /// so that a wedge end costs one cache line
+        acc: Vec<[u32; 2]>,
         touched: Vec<usize>,
         /// the wedge ends `w`, row after row of the lower neighbours
         ends: Vec<u32>,
@@ -160,16 +192,17 @@ pub(super) fn wedge_sums(a: &SparseMatrix<u64>, wl: &[u32], d: &[u64]) -> WedgeS
     }
     let out = strided_sum(
         n,
-        K,
-        || Scratch { acc: vec![0; n], pos: vec![0; n], touched: Vec::new(), ends: Vec::new(), seg: Vec::new() },
+        K + 1,
+        || Scratch { acc: vec![[0; 2]; n], touched: Vec::new(), ends: Vec::new(), seg: Vec::new() },
         |u, s, out| {
-            let nu = a.row(u).0;
-            let lower = &nu[..nu.partition_point(|&v| v < u)];
-            let bu = row_start(a, u);
+            let nu = a.row(u);
+            let lower = &nu[..nu.partition_point(|&v| (v as usize) < u)];
+            let bu = a.start(u);
             let wu = &wl[bu..bu + lower.len()];
-            let (du2, mut own) = (d[u].saturating_sub(2), [0u64; K]);
+            let (c4, out) = out.split_at_mut(n);
+            let (du2, mut own, mut own_c4) = (d[u].saturating_sub(2), [0u64; K], 0u64);
             for (t, (&v, &x)) in lower.iter().zip(wu).enumerate() {
-                let x = x as u64;
+                let (v, x) = (v as usize, x as u64);
                 let c2 = choose2(x);
                 own[0] += x;
                 own[1] += x * d[v].saturating_sub(2);
@@ -178,23 +211,25 @@ pub(super) fn wedge_sums(a: &SparseMatrix<u64>, wl: &[u32], d: &[u64]) -> WedgeS
                 o[0] += x;
                 o[1] += x * du2;
                 o[2] += c2;
-                s.pos[v] = t as u32 + 1;
+                s.acc[v][1] = t as u32 + 1;
             }
             s.ends.clear();
             s.seg.clear();
             for (t, &v) in lower.iter().enumerate() {
-                let rv = a.row(v).0;
-                let bv = row_start(a, v);
-                for (j, &w) in rv.iter().enumerate() {
+                let v = v as usize;
+                let bv = a.start(v);
+                for (j, &w) in a.row(v).iter().enumerate() {
+                    let w = w as usize;
                     if w >= u {
                         break;
                     }
                     s.ends.push(w as u32);
-                    if s.acc[w] == 0 {
+                    let [c, p] = &mut s.acc[w];
+                    if *c == 0 {
                         s.touched.push(w);
                     }
-                    s.acc[w] += 1;
-                    let p = s.pos[w] as usize;
+                    *c += 1;
+                    let p = *p as usize;
                     if w < v && p != 0 {
                         // the triangle w < v < u; (v, w) is a lower entry of row v
                         own[3] += 2 * (wl[bv + j] as u64 - 1);
@@ -205,31 +240,34 @@ pub(super) fn wedge_sums(a: &SparseMatrix<u64>, wl: &[u32], d: &[u64]) -> WedgeS
                 s.seg.push(s.ends.len());
             }
             for &w in s.touched.iter() {
-                let c = s.acc[w] as u64;
+                let c = s.acc[w][0] as u64;
                 let p = c * (c - 1) / 2;
-                own[4] += p;
-                out[w * K + 4] += p;
+                own_c4 += p;
+                c4[w] += p;
             }
             let mut from = 0;
             for (&v, &to) in lower.iter().zip(&s.seg) {
-                let c: u64 = s.ends[from..to].iter().map(|&w| s.acc[w as usize] as u64 - 1).sum();
-                out[v * K + 4] += c;
+                let v = v as usize;
+                let c: u64 = s.ends[from..to].iter().map(|&w| s.acc[w as usize][0] as u64 - 1).sum();
+                c4[v] += c;
                 from = to;
             }
             for (o, x) in out[u * K..u * K + K].iter_mut().zip(own) {
                 *o += x;
             }
+            c4[u] += own_c4;
             for &v in lower {
-                s.pos[v] = 0;
+                s.acc[v as usize][1] = 0;
             }
             for &w in s.touched.iter() {
-                s.acc[w] = 0;
+                s.acc[w][0] = 0;
             }
             s.touched.clear();
         },
     );
-    let col = |k: usize| -> Vec<u64> { out.iter().skip(k).step_by(K).copied().collect() };
-    WedgeSums { w1: col(0), w_dm2: col(1), w_c2: col(2), aba: col(3), c4: col(4) }
+    let (c4, sums) = out.split_at(n);
+    let col = |k: usize| -> Vec<u64> { sums.iter().skip(k).step_by(K).copied().collect() };
+    WedgeSums { w1: col(0), w_dm2: col(1), w_c2: col(2), aba: col(3), c4: c4.to_vec() }
 }
 
 /// 4-cliques through each vertex (raw orbit 15).
