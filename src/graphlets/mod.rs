@@ -33,11 +33,14 @@
 //!
 //! # How it is computed
 //! The vertices are first relabelled by increasing degree ([`pattern`]).
-//! On the CPU the matrix expressions are the library's own sparse operations:
-//! `W` by a masked dot-product `mxm` over the strictly lower triangle with
-//! the `(+, pair)` semiring, then `W_L + W_Lᵀ`; `A·x` and `W·x` by `mxv`;
-//! `diag(A B A)` by two masked products; the 4-cycles and 4-cliques by
-//! enumeration over neighbourhoods ([`enumerate`]). On a CUDA device the
+//! On the CPU `d`, `A·x` and `A·(W e)` are the library's own sparse
+//! operations (`reduce_rows`, `mxv`); `W` on the strictly lower triangle,
+//! stored alongside `A`'s entries, then `W e`, `W (d − 2)`,
+//! `Σ_j C(W_ij, 2)`, `diag(A (W − A) A)` and the 4-cycles in one fused
+//! pass per vertex, and the 4-cliques, are enumerations over neighbourhoods
+//! ([`enumerate`], whose docs say why the `W` products are not library
+//! operations: as masked `mxm`/`apply`/`reduce_rows` they took eight passes
+//! over `W` in random order). On a CUDA device the
 //! same primitives come from the kernels of `kernels/fglt.cu`. Both hand
 //! their [`Primitives`] to one [`transform::assemble`], so the backends
 //! agree exactly (integers, no rounding).
