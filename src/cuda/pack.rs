@@ -157,7 +157,10 @@ impl PackedBatch {
 /// Largest node count a packed graph may have (tile coordinates are 16-bit).
 pub const MAX_NODES: usize = 8 * 65536;
 
-/// Packs `graphs` into octile form for `precision`.
+/// Packs `graphs` into octile form for `precision`. Each graph's weights
+/// first pass through [`unit_weights`](crate::mgk::system::unit_weights)
+/// (an exact power-of-two scaling when the largest weight is extreme, as
+/// on the CPU).
 ///
 /// # Errors
 /// [`CudaError::UnsupportedGraph`] for a directed graph or one of more than
@@ -197,6 +200,10 @@ pub fn pack_graphs<N: GpuLabel, E: GpuLabel>(
         nnz: Vec::with_capacity(graphs.len()),
     };
     for (index, g) in graphs.iter().enumerate() {
+        // the same exact power-of-two weight scaling as the CPU solver (the kernel is scale invariant)
+        let (g, _) = crate::mgk::system::unit_weights(g)
+            .map_err(|e| CudaError::UnsupportedGraph { index, reason: e.to_string() })?;
+        let g = &*g;
         if g.is_directed() {
             return Err(CudaError::UnsupportedGraph { index, reason: "directed graphs are not supported".into() });
         }

@@ -29,7 +29,7 @@ impl<N: GpuLabel, E: GpuLabel, KV: BaseKernel<N>, KE: BaseKernel<E>> Marginalize
             Some(device) => {
                 let gpu = self.gpu(device)?;
                 let out = gpu.gram(&gpu.upload(&self.with_starts(x)?)?)?;
-                Ok(Matrix { rows: out.rows, cols: out.cols, data: out.values })
+                self.checked(Matrix { rows: out.rows, cols: out.cols, data: out.values })
             }
         }
     }
@@ -45,7 +45,7 @@ impl<N: GpuLabel, E: GpuLabel, KV: BaseKernel<N>, KE: BaseKernel<E>> Marginalize
                 let gpu = self.gpu(device)?;
                 let (gx, gy) = (gpu.upload(&self.with_starts(x)?)?, gpu.upload(&self.with_starts(y)?)?);
                 let out = gpu.gram_xy(&gx, &gy)?;
-                Ok(Matrix { rows: out.rows, cols: out.cols, data: out.values })
+                self.checked(Matrix { rows: out.rows, cols: out.cols, data: out.values })
             }
         }
     }
@@ -59,7 +59,9 @@ impl<N: GpuLabel, E: GpuLabel, KV: BaseKernel<N>, KE: BaseKernel<E>> Marginalize
             None => Ok(self.diag(x)?),
             Some(device) => {
                 let gpu = self.gpu(device)?;
-                Ok(gpu.diag(&gpu.upload(&self.with_starts(x)?)?)?.values)
+                let out = gpu.diag(&gpu.upload(&self.with_starts(x)?)?)?;
+                let n = out.values.len();
+                Ok(self.checked(Matrix { rows: 1, cols: n, data: out.values })?.data)
             }
         }
     }
@@ -85,7 +87,7 @@ impl<N: GpuLabel, E: GpuLabel, KV: BaseKernel<N>, KE: BaseKernel<E>> Marginalize
                 let gpu = self.gpu(device)?;
                 let (mut k, mut g) = self.active_gradient(gpu.gram_with_gradient(&gpu.upload(&self.with_starts(x)?)?)?);
                 if normalized {
-                    normalize_square_with_gradient(&mut k, &mut g);
+                    normalize_square_with_gradient(&mut k, &mut g)?;
                 }
                 Ok((k, g))
             }
@@ -113,7 +115,7 @@ impl<N: GpuLabel, E: GpuLabel, KV: BaseKernel<N>, KE: BaseKernel<E>> Marginalize
                 if normalized {
                     let (dx, gdx) = self.active_gradient(gpu.diag_with_gradient(&gx)?);
                     let (dy, gdy) = self.active_gradient(gpu.diag_with_gradient(&gy)?);
-                    normalize_with_gradient(&mut k, &mut g, (&dx.data, &gdx.data), (&dy.data, &gdy.data));
+                    normalize_with_gradient(&mut k, &mut g, (&dx.data, &gdx.data), (&dy.data, &gdy.data))?;
                 }
                 Ok((k, g))
             }
@@ -147,6 +149,35 @@ impl<N: GpuLabel, E: GpuLabel, KV: BaseKernel<N>, KE: BaseKernel<E>> Marginalize
         let names = active.iter().map(|&t| hs[t].name.clone()).collect();
         let (rows, cols) = (out.gram.rows, out.gram.cols);
         (Matrix { rows, cols, data: out.gram.values }, Gradient { rows, cols, names, data })
+    }
+
+    /// Kernel values computed on the GPU, checked as the CPU's are: an entry
+    /// that is not finite is an error; negative entries within the solve's
+    /// tolerance of the largest entry are rounding of 0 and become 0, larger
+    /// ones are an error. (A `1 × n` matrix holds a diagonal.)
+    fn checked(&self, mut k: Matrix) -> crate::Result<Matrix> {
+        let largest = k.data.iter().copied().filter(|v| v.is_finite()).fold(0.0, |m: f64, v| m.max(v.abs()));
+        let slack = 10.0 * self.tolerance() * largest;
+        let cols = k.cols;
+        let diagonal = k.rows == 1;
+        for (i, v) in k.data.iter_mut().enumerate() {
+            let pair = if diagonal { (i, i) } else { (i / cols, i % cols) };
+            if !v.is_finite() || *v < -slack {
+                return Err(super::MgkError::InvalidValue {
+                    pair,
+                    value: *v,
+                    detail: "not finite or negative on the GPU: a weight or a kernel hyperparameter over- or \
+                             underflows, or the tolerance is too loose for the precision; check them or run on \
+                             the CPU (--backend cpu) to see which"
+                        .into(),
+                }
+                .into());
+            }
+            if *v < 0.0 {
+                *v = 0.0;
+            }
+        }
+        Ok(k)
     }
 
     /// The GPU form of this kernel on device `device`.

@@ -1,13 +1,16 @@
 //! [`MarginalizedGraphKernel`]: Gram matrices, diagonals, nodal similarity
 //! and gradients.
 
-use super::system::{degrees, length_one_term, pair_diagonal, start_product};
-use super::{Gradient, Matrix, MgkError, Progress};
+use super::system::{degrees, length_one_term, pair_diagonal, start_product, unit_weights};
+use super::{Gradient, Matrix, MgkError, Progress, SolverProgress};
 use crate::basekernel::{BaseKernel, Bounds, Hyperparameter, KernelError};
 use crate::graph::reorder::{self, Method, Permutation};
 use crate::graph::{Graph, Label};
 use crate::kron::{CachedKron, Diag, KronProduct, KronScalar, Octiles, ShiftedKron};
-use crate::solver::{bicgstab, cg, BicgstabParams, CgParams, LinOp, Preconditioner, SolveInfo, SolverError, Workspace};
+use crate::solver::{
+    bicgstab_or_fixed_point, cg, BicgstabParams, CgParams, LinOp, Monitor, Preconditioner, SolveInfo, SolverError,
+    Workspace,
+};
 use rayon::prelude::*;
 use std::borrow::Cow;
 use std::fmt;
@@ -87,6 +90,7 @@ pub struct MarginalizedGraphKernel<N, E, KV, KE> {
     edge_cache_limit: usize,
     reorder: Option<Method>,
     progress: Option<Progress>,
+    solver_progress: Option<SolverProgress>,
     _labels: PhantomData<fn(&N, &E)>,
 }
 
@@ -105,6 +109,7 @@ impl<N, E, KV: Clone, KE: Clone> Clone for MarginalizedGraphKernel<N, E, KV, KE>
             edge_cache_limit: self.edge_cache_limit,
             reorder: self.reorder,
             progress: self.progress.clone(),
+            solver_progress: self.solver_progress.clone(),
             _labels: PhantomData,
         }
     }
@@ -124,6 +129,31 @@ impl<N, E, KV: fmt::Debug, KE: fmt::Debug> fmt::Debug for MarginalizedGraphKerne
             .field("max_iters", &self.max_iters)
             .field("reorder", &self.reorder)
             .finish()
+    }
+}
+
+/// The smallest stop probability: below it `(1 − q)²` is 1 to within
+/// rounding of the system's entries and the system is singular.
+pub(super) const MIN_Q: f64 = 1e-10;
+
+/// The smallest relative-residual tolerance a solve in `precision` can reach.
+fn min_tolerance(precision: Precision) -> f64 {
+    match precision {
+        Precision::F64 => 1e-15,
+        Precision::F32 => 1e-7,
+    }
+}
+
+/// Why one pair failed (mapped to [`MgkError`] with the pair's indices).
+enum PairFail {
+    Solver(SolverError),
+    NodeKernel { nodes: (usize, usize), value: f64 },
+    Value { value: f64, detail: String },
+}
+
+impl From<SolverError> for PairFail {
+    fn from(e: SolverError) -> Self {
+        PairFail::Solver(e)
     }
 }
 
@@ -197,6 +227,7 @@ impl<N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>> MarginalizedGraph
             edge_cache_limit: DEFAULT_EDGE_CACHE,
             reorder: None,
             progress: None,
+            solver_progress: None,
             _labels: PhantomData,
         };
         k.check()?;
@@ -237,9 +268,13 @@ impl<N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>> MarginalizedGraph
     /// ([`Bounds::Fixed`], the default, keeps it fixed).
     ///
     /// # Errors
-    /// [`MgkError::InvalidQ`] when the bounds leave `(0, 1)` or exclude `q`.
+    /// [`MgkError::InvalidQ`] when the bounds leave `(0, 1)` or exclude `q`;
+    /// [`MgkError::QTooSmall`] for a lower bound below `1e-10`.
     pub fn with_q_bounds(mut self, bounds: Bounds) -> Result<Self, MgkError> {
         if let Bounds::Range(lo, hi) = bounds {
+            if lo > 0.0 && lo < MIN_Q {
+                return Err(MgkError::QTooSmall(lo));
+            }
             if !(lo > 0.0 && hi < 1.0 && lo <= self.q && self.q <= hi) {
                 return Err(MgkError::InvalidQ(if lo <= 0.0 { lo } else { hi }));
             }
@@ -258,13 +293,36 @@ impl<N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>> MarginalizedGraph
     /// `1e-5` in `f32`).
     ///
     /// # Errors
-    /// [`MgkError::InvalidParameter`] unless `0 < tol < 1`.
+    /// [`MgkError::InvalidParameter`] unless `0 < tol < 1`, or when `tol` is
+    /// below what the current precision can reach (`1e-15` in `f64`, `1e-7`
+    /// in `f32`; checked again when solving, in case the precision changes).
     pub fn with_tolerance(mut self, tol: f64) -> Result<Self, MgkError> {
         if !(tol > 0.0 && tol < 1.0) {
             return Err(MgkError::InvalidParameter(format!("tolerance {tol} must lie in (0, 1)")));
         }
         self.tol = Some(tol);
+        self.check_tolerance()?;
         Ok(self)
+    }
+
+    /// The tolerance against the precision's floor.
+    fn check_tolerance(&self) -> Result<(), MgkError> {
+        let (tol, floor) = (self.tolerance(), min_tolerance(self.precision));
+        if tol < floor {
+            return Err(MgkError::InvalidParameter(format!(
+                "tolerance {tol:e} is below what {:?} arithmetic can reach: use a tolerance (--tol) of at least {floor:e}",
+                self.precision
+            )));
+        }
+        Ok(())
+    }
+
+    /// Sets a per-iteration progress callback for long single pairs (see
+    /// [`SolverProgress`]): called after every solver iteration with the
+    /// pair, the iteration and the relative residual.
+    pub fn with_solver_progress(mut self, progress: SolverProgress) -> Self {
+        self.solver_progress = Some(progress);
+        self
     }
 
     /// Sets the iteration limit of each solve (default 10 000).
@@ -397,6 +455,9 @@ impl<N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>> MarginalizedGraph
         if !(self.q > 0.0 && self.q < 1.0) {
             return Err(MgkError::InvalidQ(self.q));
         }
+        if self.q < MIN_Q {
+            return Err(MgkError::QTooSmall(self.q));
+        }
         Ok(())
     }
 
@@ -496,7 +557,7 @@ impl<N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>> MarginalizedGraph
     pub fn gram_normalized(&self, x: &[Graph<N, E>]) -> Result<Matrix, MgkError> {
         let mut k = self.gram(x)?;
         let d: Vec<f64> = (0..x.len()).map(|a| k.get(a, a)).collect();
-        normalize(&mut k, &d, &d);
+        normalize(&mut k, &d, &d)?;
         Ok(k)
     }
 
@@ -508,7 +569,7 @@ impl<N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>> MarginalizedGraph
     pub fn gram_xy_normalized(&self, x: &[Graph<N, E>], y: &[Graph<N, E>]) -> Result<Matrix, MgkError> {
         let mut k = self.gram_xy(x, y)?;
         let (dx, dy) = (self.diag(x)?, self.diag(y)?);
-        normalize(&mut k, &dx, &dy);
+        normalize(&mut k, &dx, &dy)?;
         Ok(k)
     }
 
@@ -540,7 +601,7 @@ impl<N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>> MarginalizedGraph
             }
         }
         if normalized {
-            normalize_square_with_gradient(&mut k, &mut g);
+            normalize_square_with_gradient(&mut k, &mut g)?;
         }
         Ok((k, g))
     }
@@ -576,7 +637,7 @@ impl<N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>> MarginalizedGraph
         if normalized {
             let (dx, gx) = self.diag_with_gradient(x)?;
             let (dy, gy) = self.diag_with_gradient(y)?;
-            normalize_with_gradient(&mut k, &mut g, (&dx, &gx), (&dy, &gy));
+            normalize_with_gradient(&mut k, &mut g, (&dx, &gx), (&dy, &gy))?;
         }
         Ok((k, g))
     }
@@ -606,6 +667,7 @@ impl<N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>> MarginalizedGraph
         pairs: &[(usize, usize)],
         grad: bool,
     ) -> Result<Vec<PairOut>, MgkError> {
+        self.check_tolerance()?;
         match self.precision {
             Precision::F64 => self.run::<f64>(x, y, pairs, grad, false),
             Precision::F32 => self.run::<f32>(x, y, pairs, grad, false),
@@ -616,12 +678,13 @@ impl<N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>> MarginalizedGraph
         x.par_iter()
             .enumerate()
             .map(|(i, g)| {
+                let (g, _) = unit_weights(g).map_err(|source| MgkError::WeightRange { graph: i, source })?;
                 let (g, perm) = match self.reorder {
                     Some(method) => {
-                        let (h, perm) = reorder::reorder(g, method);
+                        let (h, perm) = reorder::reorder(&g, method);
                         (Cow::Owned(h), Some(perm))
                     }
-                    None => (Cow::Borrowed(g), None),
+                    None => (g, None),
                 };
                 let (oct, deg, p) = (Octiles::new(&g), degrees(&g), self.start_probabilities(&g, i)?);
                 Ok(Prepared { g, perm, oct, deg, p })
@@ -652,9 +715,11 @@ impl<N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>> MarginalizedGraph
         pairs
             .par_iter()
             .map_init(PairWorkspace::<T>::new, |ws, &(a, b)| {
-                let mut out = self
-                    .solve_pair(&px[a], &pb[b], ws, grad, nodal)
-                    .map_err(|source| MgkError::Solver { pair: (a, b), source })?;
+                let mut out = self.solve_pair(&px[a], &pb[b], (a, b), ws, grad, nodal).map_err(|e| match e {
+                    PairFail::Solver(source) => MgkError::Solver { pair: (a, b), advice: self.advice(&source), source },
+                    PairFail::NodeKernel { nodes, value } => MgkError::NodeKernelValue { pair: (a, b), nodes, value },
+                    PairFail::Value { value, detail } => MgkError::InvalidValue { pair: (a, b), value, detail },
+                })?;
                 if let Some(r) = out.nodal.as_mut() {
                     unpermute_nodal(r, px[a].perm.as_ref(), pb[b].perm.as_ref());
                 }
@@ -667,20 +732,48 @@ impl<N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>> MarginalizedGraph
             .collect()
     }
 
-    /// Solves one pair (and its adjoint when `grad`).
+    /// What a solver error means for this kernel and what to change.
+    fn advice(&self, e: &SolverError) -> String {
+        let small_q = if self.q < 1e-3 {
+            format!("; the stop probability q = {:e} is small, which makes the system nearly singular: raise q", self.q)
+        } else {
+            String::new()
+        };
+        match e {
+            SolverError::NoConvergence { iterations, rel_residual, .. } => format!(
+                "no convergence within {iterations} iterations (relative residual {rel_residual:e}): raise the \
+                 iteration limit or the tolerance (--tol){small_q}"
+            ),
+            SolverError::NonPositiveDefinite { .. } => format!(
+                "the system is positive definite in exact arithmetic but rounding broke that: the tolerance {:e} \
+                 is too tight for {:?} arithmetic (raise --tol){small_q}",
+                self.tolerance(),
+                self.precision
+            ),
+            SolverError::Breakdown { .. } | SolverError::Preconditioner(_) => "a value overflowed or became NaN: \
+                 a weight or a kernel hyperparameter under- or overflows (e.g. a tiny sqexp length scale); check \
+                 the weights and the node and edge kernels' hyperparameters"
+                .to_string(),
+            _ => "internal error".to_string(),
+        }
+    }
+
+    /// Solves one pair (and its adjoint when `grad`); checks the value.
     fn solve_pair<T: KronScalar>(
         &self,
         a: &Prepared<'_, T, N, E>,
         b: &Prepared<'_, T, N, E>,
+        pair: (usize, usize),
         ws: &mut PairWorkspace<T>,
         grad: bool,
         nodal: bool,
-    ) -> Result<PairOut, SolverError> {
+    ) -> Result<PairOut, PairFail> {
         let (la, lb) = (a.g.node_labels(), b.g.node_labels());
         let (n, m) = (a.g.num_nodes(), b.g.num_nodes());
         let dim = n * m;
         let PairWorkspace { solver, values, dx, diag, r, px, y, kgrad } = ws;
-        pair_diagonal(&a.deg, &b.deg, la, lb, &self.node_kernel, self.q, dx, diag);
+        pair_diagonal(&a.deg, &b.deg, la, lb, &self.node_kernel, self.q, dx, diag)
+            .map_err(|(i, ip, value)| PairFail::NodeKernel { nodes: (i, ip), value })?;
         start_product(&a.p, &b.p, px);
         let kron = KronProduct::new(&a.oct, &b.oct, &self.edge_kernel);
         r.resize(dim, T::zero());
@@ -695,9 +788,10 @@ impl<N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>> MarginalizedGraph
         let op_lazy = ShiftedKron::new(Diag::Vec(diag), T::one(), &kron);
         let op_cached = ShiftedKron::new(Diag::Vec(diag), T::one(), &cached_op);
         let op: &dyn LinOp<Vec<T>> = if cached { &op_cached } else { &op_lazy };
-        self.solve(op, dx, r, solver, directed)?;
+        self.solve(op, dx, r, solver, directed, pair)?;
         let lmin_term = if self.lmin == 1 { length_one_term(&a.p, &b.p, la, lb, &self.node_kernel) } else { 0.0 };
-        let value = crate::solver::Vector::dot(px, r) - lmin_term;
+        let total = crate::solver::Vector::dot(px, r);
+        let value = self.checked_value(total, lmin_term)?;
         let nodal = nodal.then(|| {
             let mut v: Vec<f64> = px.iter().zip(r.iter()).map(|(p, r)| p.as_f64() * r.as_f64()).collect();
             if self.lmin == 1 {
@@ -712,12 +806,45 @@ impl<N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>> MarginalizedGraph
         let mut g = Vec::new();
         if grad {
             y.resize(dim, T::zero());
-            self.solve(&op, px, y, solver, directed)?;
+            self.solve(&op, px, y, solver, directed, pair)?;
             g = self.pair_gradient(a, b, r, y, dx, diag, kgrad);
         }
         Ok(PairOut { value, grad: g, nodal })
     }
 
+    /// `K = p×ᵀ r − lmin term`, checked: finite, and non-negative (a
+    /// negative value within the solve's tolerance of the total is rounding
+    /// of a zero and becomes 0).
+    fn checked_value(&self, total: f64, lmin_term: f64) -> Result<f64, PairFail> {
+        let value = total - lmin_term;
+        if !value.is_finite() {
+            return Err(PairFail::Value {
+                value,
+                detail: "not finite: a weight or a kernel hyperparameter over- or underflows; check the weights \
+                         and the node and edge kernels' hyperparameters"
+                    .into(),
+            });
+        }
+        if value < 0.0 {
+            let slack = 10.0 * self.tolerance().max(f64::EPSILON) * total.abs().max(lmin_term.abs());
+            if -value <= slack {
+                return Ok(0.0);
+            }
+            return Err(PairFail::Value {
+                value,
+                detail: format!(
+                    "negative, which a kernel value cannot be: the solve stopped short of the solution; lower \
+                     the tolerance (now {:e}) or use double precision",
+                    self.tolerance()
+                ),
+            });
+        }
+        Ok(value)
+    }
+
+    /// Solves `op x = rhs`: CG for undirected graphs, BiCGSTAB (falling back
+    /// to the Jacobi iteration, which converges on these diagonally dominant
+    /// systems, where BiCGSTAB breaks down) for directed ones.
     fn solve<T: KronScalar>(
         &self,
         op: &dyn LinOp<Vec<T>>,
@@ -725,18 +852,27 @@ impl<N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>> MarginalizedGraph
         x: &mut Vec<T>,
         ws: &mut Workspace<Vec<T>>,
         directed: bool,
+        pair: (usize, usize),
     ) -> Result<SolveInfo, SolverError> {
         let tol = self.tolerance();
+        let monitor = self.solver_progress.clone().map(|f| Monitor::new(move |it, res| f(pair, it, res)));
         if directed {
             let p = BicgstabParams {
                 tol,
                 max_iters: self.max_iters,
                 precond: Preconditioner::Jacobi,
+                monitor,
                 ..Default::default()
             };
-            bicgstab(&op, rhs, x, &p, ws)
+            bicgstab_or_fixed_point(&op, rhs, x, &p, ws)
         } else {
-            let p = CgParams { tol, max_iters: self.max_iters, precond: Preconditioner::Jacobi, ..Default::default() };
+            let p = CgParams {
+                tol,
+                max_iters: self.max_iters,
+                precond: Preconditioner::Jacobi,
+                monitor,
+                ..Default::default()
+            };
             cg(&op, rhs, x, &p, ws)
         }
     }
@@ -828,13 +964,24 @@ fn upper_pairs(n: usize) -> Vec<(usize, usize)> {
 /// The normalized kernel `K_ab / √(dx_a dy_b)` and its gradient
 /// `∂K_ab/√(dx_a dy_b) − ½ K̂_ab (∂dx_a/dx_a + ∂dy_b/dy_b)`, in place;
 /// `dx`, `dy` are the diagonals with their gradients (`len × k` row-major).
-pub(super) fn normalize_with_gradient(k: &mut Matrix, g: &mut Gradient, dx: (&[f64], &[f64]), dy: (&[f64], &[f64])) {
+///
+/// # Errors
+/// [`MgkError::ZeroNorm`] and [`MgkError::InvalidValue`] as [`normalize`].
+pub(super) fn normalize_with_gradient(
+    k: &mut Matrix,
+    g: &mut Gradient,
+    dx: (&[f64], &[f64]),
+    dy: (&[f64], &[f64]),
+) -> Result<(), MgkError> {
     let nt = g.names.len();
     let (n, m) = (k.rows, k.cols);
     let ((dx, gx), (dy, gy)) = (dx, dy);
+    check_norms(dx, "")?;
+    check_norms(dy, " of the second list")?;
     for a in 0..n {
         for b in 0..m {
-            let s = (dx[a] * dy[b]).sqrt();
+            let p = dx[a] * dy[b];
+            let s = if p.is_finite() && p > 0.0 { p.sqrt() } else { dx[a].sqrt() * dy[b].sqrt() };
             let kn = k.get(a, b) / s;
             let cell = &mut g.data[(a * m + b) * nt..(a * m + b + 1) * nt];
             for ((v, ga), gb) in cell.iter_mut().zip(&gx[a * nt..(a + 1) * nt]).zip(&gy[b * nt..(b + 1) * nt]) {
@@ -842,25 +989,75 @@ pub(super) fn normalize_with_gradient(k: &mut Matrix, g: &mut Gradient, dx: (&[f
             }
         }
     }
-    normalize(k, dx, dy);
+    normalize(k, dx, dy)
 }
 
 /// [`normalize_with_gradient`] of a square Gram matrix by its own diagonal.
-pub(super) fn normalize_square_with_gradient(k: &mut Matrix, g: &mut Gradient) {
+pub(super) fn normalize_square_with_gradient(k: &mut Matrix, g: &mut Gradient) -> Result<(), MgkError> {
     let (n, nt) = (k.rows, g.names.len());
     let d: Vec<f64> = (0..n).map(|a| k.get(a, a)).collect();
     let dg: Vec<f64> = (0..n).flat_map(|a| (0..nt).map(move |t| (a, t))).map(|(a, t)| g.get(a, a, t)).collect();
-    normalize_with_gradient(k, g, (&d, &dg), (&d, &dg));
+    normalize_with_gradient(k, g, (&d, &dg), (&d, &dg))
 }
 
-/// `K_ab ← K_ab / √(dx_a dy_b)`.
-fn normalize(k: &mut Matrix, dx: &[f64], dy: &[f64]) {
+/// Normalizes a square Gram matrix of `n × n` values (row-major) by its own
+/// diagonal, in place: `K̃_ab = K_ab / √(K_aa K_bb)`, so `K̃_aa = 1`. For
+/// results computed elsewhere (e.g. the GPU's).
+///
+/// The normalized kernel is undefined for a graph with `K(G, G) = 0` (no
+/// nodes, or all start probabilities 0): that is an error, not a NaN.
+///
+/// # Errors
+/// [`MgkError::InvalidParameter`] when `values` does not hold `n × n`
+/// entries; [`MgkError::ZeroNorm`] for a diagonal entry that is not finite
+/// and positive; [`MgkError::InvalidValue`] for an entry that is not finite.
+pub fn normalize_gram(values: &mut Vec<f64>, n: usize) -> Result<(), MgkError> {
+    if n.checked_mul(n) != Some(values.len()) {
+        return Err(MgkError::InvalidParameter(format!(
+            "normalize_gram: {} values for a {n} × {n} matrix",
+            values.len()
+        )));
+    }
+    let mut k = Matrix { rows: n, cols: n, data: std::mem::take(values) };
+    let d: Vec<f64> = (0..n).map(|a| k.get(a, a)).collect();
+    let r = normalize(&mut k, &d, &d);
+    *values = k.data;
+    r
+}
+
+/// A diagonal usable for normalization: finite and positive.
+fn check_norms(d: &[f64], list: &'static str) -> Result<(), MgkError> {
+    match d.iter().position(|&v| !(v.is_finite() && v > 0.0)) {
+        Some(graph) => Err(MgkError::ZeroNorm { graph, list, value: d[graph] }),
+        None => Ok(()),
+    }
+}
+
+/// `K_ab ← K_ab / √(dx_a dy_b)` (as `K_ab / √dx_a / √dy_b` where the
+/// product over- or underflows).
+///
+/// # Errors
+/// [`MgkError::ZeroNorm`] for a diagonal value that is not finite and
+/// positive; [`MgkError::InvalidValue`] for a result that is not finite.
+fn normalize(k: &mut Matrix, dx: &[f64], dy: &[f64]) -> Result<(), MgkError> {
+    check_norms(dx, "")?;
+    check_norms(dy, " of the second list")?;
     let cols = k.cols;
-    for (row, &da) in k.data.chunks_mut(cols.max(1)).zip(dx) {
-        for (v, &db) in row.iter_mut().zip(dy) {
-            *v /= (da * db).sqrt();
+    for (a, (row, &da)) in k.data.chunks_mut(cols.max(1)).zip(dx).enumerate() {
+        for (b, (v, &db)) in row.iter_mut().zip(dy).enumerate() {
+            let p = da * db;
+            let x = if p.is_finite() && p > 0.0 { *v / p.sqrt() } else { *v / da.sqrt() / db.sqrt() };
+            if !x.is_finite() {
+                return Err(MgkError::InvalidValue {
+                    pair: (a, b),
+                    value: *v,
+                    detail: "not finite; the normalized kernel is undefined".into(),
+                });
+            }
+            *v = x;
         }
     }
+    Ok(())
 }
 
 /// Maps a nodal similarity computed on reordered graphs (indexed by new

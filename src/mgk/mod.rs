@@ -70,7 +70,7 @@ mod kernel;
 mod rw;
 pub mod system;
 
-pub use self::kernel::{MarginalizedGraphKernel, Precision, StartProbability};
+pub use self::kernel::{normalize_gram, MarginalizedGraphKernel, Precision, StartProbability};
 pub use self::rw::{RandomWalkKernel, RwMethod};
 
 use crate::basekernel::KernelError;
@@ -80,6 +80,12 @@ use std::sync::Arc;
 /// A progress callback: called with `(pairs done, pairs in total)` after
 /// each pair, from any worker thread.
 pub type Progress = Arc<dyn Fn(usize, usize) + Send + Sync>;
+
+/// A per-iteration progress callback for long single pairs: called with
+/// `((a, b), iteration, relative residual)` after every solver iteration of
+/// pair `(a, b)`, from the worker thread solving it. It should return
+/// quickly (throttle any drawing).
+pub type SolverProgress = Arc<dyn Fn((usize, usize), usize, f64) + Send + Sync>;
 
 /// A dense row-major matrix of kernel values.
 #[derive(Clone, Debug, PartialEq)]
@@ -207,6 +213,64 @@ pub enum MgkError {
     /// `q` outside `(0, 1)`.
     #[error("stop probability q = {0} must lie strictly between 0 and 1")]
     InvalidQ(f64),
+    /// `q` so small that the system is singular in floating point.
+    #[error(
+        "stop probability q = {0:e} is too small: the system becomes singular as q → 0 (its margin of positive \
+         definiteness is about 2q, lost to rounding below 1e-10); use q ≥ 1e-10 (typical values are 0.01 to 0.1)"
+    )]
+    QTooSmall(f64),
+    /// A graph whose weights cannot be scaled into range.
+    #[error("graph {graph}: {source}")]
+    WeightRange {
+        /// Graph index in its list.
+        graph: usize,
+        /// What was found.
+        #[source]
+        source: system::WeightRange,
+    },
+    /// The node kernel evaluates outside `(0, ∞)` (0, NaN or infinite) on
+    /// some pair of labels although its declared range is fine: a
+    /// hyperparameter under- or overflows.
+    #[error(
+        "the node kernel is {value} on node {} of graph {} and node {} of graph {}; the marginalized graph \
+         kernel needs 0 < κv ≤ 1: a hyperparameter under- or overflows there (a sqexp or rq length scale too \
+         small for the label distances gives exp(−d²/(2ℓ²)) = 0, or 0/0 = NaN for equal labels); use a larger \
+         length scale or rescale the labels",
+        nodes.0, pair.0, nodes.1, pair.1
+    )]
+    NodeKernelValue {
+        /// The pair of graphs.
+        pair: (usize, usize),
+        /// The nodes `(i, i')`.
+        nodes: (usize, usize),
+        /// The value found.
+        value: f64,
+    },
+    /// A kernel value that is not finite, or negative beyond rounding.
+    #[error("the kernel value of pair ({}, {}) is {value}: {detail}", pair.0, pair.1)]
+    InvalidValue {
+        /// The pair of graphs.
+        pair: (usize, usize),
+        /// The value found.
+        value: f64,
+        /// Why, and what to change.
+        detail: String,
+    },
+    /// Normalization by a diagonal value that is zero, negative or not
+    /// finite.
+    #[error(
+        "cannot normalize: K(G, G) = {value} for graph {graph}{list}; K̃ = K(G, G′)/√(K(G, G) K(G′, G′)) is \
+         undefined when K(G, G) is 0 (a graph with no nodes, or whose start probabilities are all 0, has no \
+         walks): remove that graph or use the unnormalized kernel"
+    )]
+    ZeroNorm {
+        /// Graph index in its list.
+        graph: usize,
+        /// Which list (empty, or " of the second list").
+        list: &'static str,
+        /// The diagonal value.
+        value: f64,
+    },
     /// `lmin` other than 0 or 1.
     #[error("lmin = {0}: only 0 and 1 are supported")]
     InvalidLmin(u32),
@@ -243,12 +307,15 @@ pub enum MgkError {
         detail: String,
     },
     /// The solver failed on a pair of graphs.
-    #[error("solving the pair ({}, {}): {source}", pair.0, pair.1)]
+    #[error("solving the pair ({}, {}): {advice} (solver: {source})", pair.0, pair.1)]
     Solver {
         /// Indices of the two graphs (in the first and second list).
         pair: (usize, usize),
         /// The solver's error.
         #[source]
         source: SolverError,
+        /// What went wrong and what to change, in terms of the kernel's
+        /// parameters.
+        advice: String,
     },
 }
