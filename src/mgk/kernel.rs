@@ -147,7 +147,7 @@ fn min_tolerance(precision: Precision) -> f64 {
 /// Why one pair failed (mapped to [`MgkError`] with the pair's indices).
 enum PairFail {
     Solver(SolverError),
-    NodeKernel { nodes: (usize, usize), value: f64 },
+    Kernel { kernel: &'static str, at: (usize, usize), value: f64 },
     Value { value: f64, detail: String },
 }
 
@@ -717,7 +717,13 @@ impl<N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>> MarginalizedGraph
             .map_init(PairWorkspace::<T>::new, |ws, &(a, b)| {
                 let mut out = self.solve_pair(&px[a], &pb[b], (a, b), ws, grad, nodal).map_err(|e| match e {
                     PairFail::Solver(source) => MgkError::Solver { pair: (a, b), advice: self.advice(&source), source },
-                    PairFail::NodeKernel { nodes, value } => MgkError::NodeKernelValue { pair: (a, b), nodes, value },
+                    PairFail::Kernel { kernel, at, value } => MgkError::KernelValue {
+                        kernel,
+                        needs: if kernel == "node" { "0 < κv ≤ 1" } else { "0 ≤ κe ≤ 1" },
+                        pair: (a, b),
+                        at,
+                        value,
+                    },
                     PairFail::Value { value, detail } => MgkError::InvalidValue { pair: (a, b), value, detail },
                 })?;
                 if let Some(r) = out.nodal.as_mut() {
@@ -773,7 +779,7 @@ impl<N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>> MarginalizedGraph
         let dim = n * m;
         let PairWorkspace { solver, values, dx, diag, r, px, y, kgrad } = ws;
         pair_diagonal(&a.deg, &b.deg, la, lb, &self.node_kernel, self.q, dx, diag)
-            .map_err(|(i, ip, value)| PairFail::NodeKernel { nodes: (i, ip), value })?;
+            .map_err(|(i, ip, value)| PairFail::Kernel { kernel: "node", at: (i, ip), value })?;
         start_product(&a.p, &b.p, px);
         let kron = KronProduct::new(&a.oct, &b.oct, &self.edge_kernel);
         r.resize(dim, T::zero());
@@ -788,7 +794,9 @@ impl<N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>> MarginalizedGraph
         let op_lazy = ShiftedKron::new(Diag::Vec(diag), T::one(), &kron);
         let op_cached = ShiftedKron::new(Diag::Vec(diag), T::one(), &cached_op);
         let op: &dyn LinOp<Vec<T>> = if cached { &op_cached } else { &op_lazy };
-        self.solve(op, dx, r, solver, directed, pair)?;
+        if let Err(e) = self.solve(op, dx, r, solver, directed, pair) {
+            return Err(self.diagnose(a, b).unwrap_or(PairFail::Solver(e)));
+        }
         let lmin_term = if self.lmin == 1 { length_one_term(&a.p, &b.p, la, lb, &self.node_kernel) } else { 0.0 };
         let total = crate::solver::Vector::dot(px, r);
         let value = self.checked_value(total, lmin_term)?;
@@ -810,6 +818,20 @@ impl<N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>> MarginalizedGraph
             g = self.pair_gradient(a, b, r, y, dx, diag, kgrad);
         }
         Ok(PairOut { value, grad: g, nodal })
+    }
+
+    /// After a failed solve: the first edge-kernel value that is not finite
+    /// or negative, if any (`O(nnz·nnz')`, only on failure).
+    fn diagnose<T: KronScalar>(&self, a: &Prepared<'_, T, N, E>, b: &Prepared<'_, T, N, E>) -> Option<PairFail> {
+        for (i, la) in a.g.edge_labels().iter().enumerate() {
+            for (j, lb) in b.g.edge_labels().iter().enumerate() {
+                let value = self.edge_kernel.value(la, lb);
+                if !(value.is_finite() && value >= 0.0) {
+                    return Some(PairFail::Kernel { kernel: "edge", at: (i, j), value });
+                }
+            }
+        }
+        None
     }
 
     /// `K = p×ᵀ r − lmin term`, checked: finite, and non-negative (a

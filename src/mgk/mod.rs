@@ -228,21 +228,25 @@ pub enum MgkError {
         #[source]
         source: system::WeightRange,
     },
-    /// The node kernel evaluates outside `(0, ∞)` (0, NaN or infinite) on
-    /// some pair of labels although its declared range is fine: a
-    /// hyperparameter under- or overflows.
+    /// The node kernel evaluates to 0, NaN or infinity (or the edge kernel
+    /// to NaN, infinity or a negative value) on some pair of labels although
+    /// its declared range is fine: a hyperparameter under- or overflows.
     #[error(
-        "the node kernel is {value} on node {} of graph {} and node {} of graph {}; the marginalized graph \
-         kernel needs 0 < κv ≤ 1: a hyperparameter under- or overflows there (a sqexp or rq length scale too \
+        "the {kernel} kernel is {value} on {kernel} {} of graph {} and {kernel} {} of graph {}; the marginalized \
+         graph kernel needs {needs}: a hyperparameter under- or overflows there (a sqexp or rq length scale too \
          small for the label distances gives exp(−d²/(2ℓ²)) = 0, or 0/0 = NaN for equal labels); use a larger \
          length scale or rescale the labels",
-        nodes.0, pair.0, nodes.1, pair.1
+        at.0, pair.0, at.1, pair.1
     )]
-    NodeKernelValue {
+    KernelValue {
+        /// `"node"` or `"edge"`.
+        kernel: &'static str,
+        /// What the kernel must satisfy (`0 < κv ≤ 1` or `0 ≤ κe ≤ 1`).
+        needs: &'static str,
         /// The pair of graphs.
         pair: (usize, usize),
-        /// The nodes `(i, i')`.
-        nodes: (usize, usize),
+        /// The nodes `(i, i')`, or the stored entries (arcs) of the two graphs.
+        at: (usize, usize),
         /// The value found.
         value: f64,
     },
