@@ -46,11 +46,11 @@ proptest! {
         let g = random_graph(n, p, seed, Direction::Undirected);
         let h = random_graph(m, p, seed ^ 0x9e37, Direction::Undirected);
         let k = kernel(0.05).with_lmin(lmin).unwrap();
-        let want = k.gram_xy(&[g.clone(), h.clone()], &[h.clone()]).unwrap();
+        let want = k.gram_xy(&[g.clone(), h.clone()], std::slice::from_ref(&h)).unwrap();
         let (gs, hs) = (scaled(&g, SCALES[a]), scaled(&h, SCALES[b]));
-        let got = k.gram_xy(&[gs.clone(), hs.clone()], &[hs.clone()]).unwrap();
+        let got = k.gram_xy(&[gs.clone(), hs.clone()], std::slice::from_ref(&hs)).unwrap();
         // lmin = 1 subtracts a term of the size of K: compare on the scale of K with lmin = 0
-        let scale = kernel(0.05).gram_xy(&[g.clone(), h.clone()], &[h.clone()]).unwrap();
+        let scale = kernel(0.05).gram_xy(&[g.clone(), h.clone()], std::slice::from_ref(&h)).unwrap();
         for i in 0..2 {
             let (x, y, s) = (got.get(i, 0), want.get(i, 0), scale.get(i, 0));
             prop_assert!(x.is_finite() && x >= 0.0, "{x}");
@@ -100,7 +100,7 @@ fn weights_spanning_more_than_f64_are_a_typed_error() {
         .edge(1, 2, 1e-300, 0.0)
         .build()
         .unwrap();
-    let e = kernel(0.05).gram(&[g.clone()]).unwrap_err();
+    let e = kernel(0.05).gram(std::slice::from_ref(&g)).unwrap_err();
     assert!(matches!(e, MgkError::WeightRange { graph: 0, .. }), "{e}");
     assert!(e.to_string().contains("orders of magnitude"), "{e}");
     let e = RandomWalkKernel::new(0.1).unwrap().gram(&[g]).unwrap_err();
@@ -122,13 +122,13 @@ fn empty_graphs_give_zero_and_their_normalization_is_an_error() {
     // K̃ = K / √(K K) is undefined: a typed error naming the graph, never NaN
     let e = k.gram_normalized(&[g.clone(), empty()]).unwrap_err();
     assert!(matches!(e, MgkError::ZeroNorm { graph: 1, .. }), "{e}");
-    let e = k.gram_xy_normalized(&[g.clone()], &[empty()]).unwrap_err();
+    let e = k.gram_xy_normalized(std::slice::from_ref(&g), &[empty()]).unwrap_err();
     assert!(matches!(e, MgkError::ZeroNorm { graph: 0, list, .. } if list.contains("second")), "{e}");
     let e = k.gram_with_gradient(&[empty(), g.clone()], true).unwrap_err();
     assert!(matches!(e, MgkError::ZeroNorm { graph: 0, .. }), "{e}");
     // all start probabilities 0: the same
     let z = k.clone().with_start(StartProbability::PerNode(Arc::new(|_: &u8| 0.0))).unwrap();
-    assert!(matches!(z.gram_normalized(&[g.clone()]).unwrap_err(), MgkError::ZeroNorm { .. }));
+    assert!(matches!(z.gram_normalized(std::slice::from_ref(&g)).unwrap_err(), MgkError::ZeroNorm { .. }));
     // the random walk: k = 0 for an empty graph
     let rw = RandomWalkKernel::new(0.01).unwrap().gram(&[g, empty()]).unwrap();
     assert_eq!(rw.get(1, 1), 0.0);
@@ -238,7 +238,7 @@ fn directed_random_walks_are_right() {
             let got = k.pair(&g, &g).unwrap();
             assert!(close(got, 9.0 / (1.0 - lambda), 1e-10), "λ = {lambda}: {got}");
         }
-        let got = RandomWalkKernel::new(lambda).unwrap().gram_labeled(&[g.clone()]).unwrap().get(0, 0);
+        let got = RandomWalkKernel::new(lambda).unwrap().gram_labeled(std::slice::from_ref(&g)).unwrap().get(0, 0);
         assert!(close(got, 9.0 / (1.0 - lambda), 1e-10), "labeled λ = {lambda}: {got}");
     }
     // and on random directed graphs, against a dense solve
@@ -265,7 +265,7 @@ fn directed_random_walk_beyond_convergence_is_refused_with_the_largest_lambda() 
         let msg = e.to_string();
         assert!(msg.contains("use λ < 1.000000e0") || msg.contains("λ < 1.0"), "{msg}");
         assert!(msg.contains("λ < 1 / (ρ(W) ρ(W'))"), "{msg}");
-        let e = RandomWalkKernel::new(lambda).unwrap().gram_labeled(&[g.clone()]).unwrap_err();
+        let e = RandomWalkKernel::new(lambda).unwrap().gram_labeled(std::slice::from_ref(&g)).unwrap_err();
         assert!(matches!(e, MgkError::LambdaTooLarge { .. }), "{e}");
     }
     // a random directed graph: never a negative or non-finite value, whatever λ
@@ -335,10 +335,13 @@ fn directed_mgk_matches_dense_solve_on_cycles() {
     }
 }
 
+/// One solver step reported: pair, iteration, relative residual.
+type Step = ((usize, usize), usize, f64);
+
 #[test]
 fn solver_progress_reports_iterations_and_residuals() {
     let g = random_path_graph(12, 0.3, 5);
-    let seen: Arc<Mutex<Vec<((usize, usize), usize, f64)>>> = Arc::default();
+    let seen: Arc<Mutex<Vec<Step>>> = Arc::default();
     let s = seen.clone();
     let k = kernel(0.05).with_solver_progress(Arc::new(move |pair, it, res| s.lock().unwrap().push((pair, it, res))));
     k.gram(&[g.clone(), g.clone()]).unwrap();
@@ -408,4 +411,65 @@ fn gpu_values_are_scale_invariant() {
             assert!(err <= tol, "{precision:?}, scale {c:e}: relative error {err:e}");
         }
     }
+}
+
+#[test]
+fn values_from_elsewhere_are_checked() {
+    use kronograph::mgk::check_values;
+    let mut v = vec![2.0, -1e-17, 1.0, 3.0];
+    check_values(&mut v, Some(2), 1e-12).unwrap();
+    assert_eq!(v[1], 0.0);
+    let mut v = vec![2.0, -0.5, 1.0, 3.0];
+    let e = check_values(&mut v, Some(2), 1e-12).unwrap_err();
+    assert!(matches!(e, MgkError::InvalidValue { pair: (0, 1), .. }), "{e}");
+    let mut v = vec![2.0, 1.0, f64::NAN];
+    assert!(matches!(check_values(&mut v, None, 1e-5).unwrap_err(), MgkError::InvalidValue { pair: (2, 2), .. }));
+}
+
+/// Runs the CLI on a Matrix Market file with `body`; returns (success, stdout, stderr).
+fn cli(name: &str, body: &str, args: &[&str]) -> (bool, String, String) {
+    let dir = std::env::temp_dir().join(format!("kronograph-numerics-cli-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(format!("{name}.mtx"));
+    std::fs::write(&path, body).unwrap();
+    let mut full = vec!["--quiet".to_string(), args[0].to_string(), path.display().to_string()];
+    full.extend(args[1..].iter().map(|s| s.to_string()));
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kronograph")).args(&full).output().unwrap();
+    std::fs::remove_dir_all(&dir).ok();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+const CYCLE3: &str = "%%MatrixMarket matrix coordinate pattern general\n3 3 3\n1 2\n2 3\n3 1\n";
+const PATH3: &str = "%%MatrixMarket matrix coordinate real symmetric\n3 3 2\n2 1 1e300\n3 2 1e300\n";
+
+#[test]
+fn cli_messages_say_what_to_change() {
+    // directed 3-cycle: λ = 1 is refused with the largest λ that works; λ = 0.5 is right
+    let (ok, _, err) = cli("cycle", CYCLE3, &["rw", "--lambda", "1"]);
+    assert!(!ok && err.contains("use λ < 1.000000e0 (--lambda)"), "{err}");
+    let (ok, out, err) = cli("cycle", CYCLE3, &["rw", "--lambda", "0.5"]);
+    assert!(ok, "{err}");
+    assert!(out.trim().parse::<f64>().is_ok_and(|v| (v - 18.0).abs() < 1e-9), "{out}");
+    // q and tol below what the arithmetic reaches
+    let (ok, _, err) = cli("path", PATH3, &["gram", "--q", "1e-300"]);
+    assert!(!ok && err.contains("q ≥ 1e-10"), "{err}");
+    let (ok, _, err) = cli("path", PATH3, &["gram", "--tol", "1e-300"]);
+    assert!(!ok && err.contains("at least 1e-15"), "{err}");
+    // weights of 1e300: the right (finite, normalized = 1) value, not 0 or NaN
+    let (ok, out, err) = cli("path", PATH3, &["gram", "--normalize"]);
+    assert!(ok, "{err}");
+    assert_eq!(out.trim().parse::<f64>().unwrap(), 1.0, "{out}");
+    let (ok, big, _) = cli("path", PATH3, &["gram"]);
+    let (_, unit, _) = cli("path", &PATH3.replace("1e300", "1"), &["gram"]);
+    assert!(ok && big == unit, "{big} vs {unit}");
+    // an empty graph: K = 0, and its normalization is a typed error, not NaN
+    let empty = "%%MatrixMarket matrix coordinate real symmetric\n0 0 0\n";
+    let (ok, out, _) = cli("empty", empty, &["gram"]);
+    assert!(ok && out.trim().parse::<f64>().unwrap() == 0.0, "{out}");
+    let (ok, _, err) = cli("empty", empty, &["gram", "--normalize"]);
+    assert!(!ok && err.contains("cannot normalize"), "{err}");
 }

@@ -1,7 +1,7 @@
 //! The marginalized graph kernel on a backend chosen per call: the CPU
 //! solver of this module or the batched CUDA kernel of [`crate::cuda`].
 
-use super::kernel::{normalize_square_with_gradient, normalize_with_gradient};
+use super::kernel::{check_values, normalize_square_with_gradient, normalize_with_gradient};
 use super::{Gradient, MarginalizedGraphKernel, Matrix, Precision};
 use crate::basekernel::BaseKernel;
 use crate::cuda::{self, Backend, GpuGram, GpuLabel, GramGradient, MgkParams};
@@ -151,32 +151,11 @@ impl<N: GpuLabel, E: GpuLabel, KV: BaseKernel<N>, KE: BaseKernel<E>> Marginalize
         (Matrix { rows, cols, data: out.gram.values }, Gradient { rows, cols, names, data })
     }
 
-    /// Kernel values computed on the GPU, checked as the CPU's are: an entry
-    /// that is not finite is an error; negative entries within the solve's
-    /// tolerance of the largest entry are rounding of 0 and become 0, larger
-    /// ones are an error. (A `1 × n` matrix holds a diagonal.)
+    /// Kernel values computed on the GPU, checked by [`check_values`]
+    /// (a `1 × n` matrix holds a diagonal).
     fn checked(&self, mut k: Matrix) -> crate::Result<Matrix> {
-        let largest = k.data.iter().copied().filter(|v| v.is_finite()).fold(0.0, |m: f64, v| m.max(v.abs()));
-        let slack = 10.0 * self.tolerance() * largest;
-        let cols = k.cols;
         let diagonal = k.rows == 1;
-        for (i, v) in k.data.iter_mut().enumerate() {
-            let pair = if diagonal { (i, i) } else { (i / cols, i % cols) };
-            if !v.is_finite() || *v < -slack {
-                return Err(super::MgkError::InvalidValue {
-                    pair,
-                    value: *v,
-                    detail: "not finite or negative on the GPU: a weight or a kernel hyperparameter over- or \
-                             underflows, or the tolerance is too loose for the precision; check them or run on \
-                             the CPU (--backend cpu) to see which"
-                        .into(),
-                }
-                .into());
-            }
-            if *v < 0.0 {
-                *v = 0.0;
-            }
-        }
+        check_values(&mut k.data, if diagonal { None } else { Some(k.cols) }, self.tolerance())?;
         Ok(k)
     }
 

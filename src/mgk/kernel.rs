@@ -1047,6 +1047,39 @@ pub fn normalize_gram(values: &mut Vec<f64>, n: usize) -> Result<(), MgkError> {
     r
 }
 
+/// Checks kernel values computed elsewhere (e.g. on the GPU) as the CPU
+/// solver checks its own: an entry that is not finite is an error; negative
+/// entries within `10 · tol` of the largest entry are rounding of 0 and
+/// become 0, more negative ones are an error. `cols` is the number of
+/// columns of the row-major matrix (for naming the pair), `None` for a
+/// diagonal (entry `i` is pair `(i, i)`).
+///
+/// # Errors
+/// [`MgkError::InvalidValue`] naming the first bad pair.
+pub fn check_values(values: &mut [f64], cols: Option<usize>, tol: f64) -> Result<(), MgkError> {
+    let largest = values.iter().copied().filter(|v| v.is_finite()).fold(0.0, |m: f64, v| m.max(v.abs()));
+    let slack = 10.0 * tol * largest;
+    for (i, v) in values.iter_mut().enumerate() {
+        if !v.is_finite() || *v < -slack {
+            let pair = match cols {
+                Some(c) => (i / c.max(1), i % c.max(1)),
+                None => (i, i),
+            };
+            return Err(MgkError::InvalidValue {
+                pair,
+                value: *v,
+                detail: "not finite or negative: a weight or a kernel hyperparameter over- or underflows, or the \
+                         tolerance is too loose for the precision; check them, or compute on the CPU to see which"
+                    .into(),
+            });
+        }
+        if *v < 0.0 {
+            *v = 0.0;
+        }
+    }
+    Ok(())
+}
+
 /// A diagonal usable for normalization: finite and positive.
 fn check_norms(d: &[f64], list: &'static str) -> Result<(), MgkError> {
     match d.iter().position(|&v| !(v.is_finite() && v > 0.0)) {

@@ -70,7 +70,7 @@ mod kernel;
 mod rw;
 pub mod system;
 
-pub use self::kernel::{normalize_gram, MarginalizedGraphKernel, Precision, StartProbability};
+pub use self::kernel::{check_values, normalize_gram, MarginalizedGraphKernel, Precision, StartProbability};
 pub use self::rw::{RandomWalkKernel, RwMethod};
 
 use crate::basekernel::KernelError;

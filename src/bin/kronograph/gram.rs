@@ -97,6 +97,9 @@ pub fn run(args: Args, quiet: bool) -> kronograph::Result<()> {
         .with_precision(if single { Precision::F32 } else { Precision::F64 })
         .with_reorder(args.reorder.filter(|m| *m != Method::Natural))
         .with_progress(bar.callback());
+    if let Some(cb) = bar.solver_callback() {
+        mgk = mgk.with_solver_progress(cb);
+    }
     if let Some(t) = args.tol {
         mgk = mgk.with_tolerance(t)?;
     }
@@ -156,13 +159,9 @@ fn run_gpu(
     let secs = t.elapsed().as_secs_f64();
     let iterations = out.mean_iterations();
     let mut k = out.values;
+    kronograph::mgk::check_values(&mut k, Some(n), args.tol.unwrap_or(1e-5))?;
     if args.normalize {
-        let d: Vec<f64> = (0..n).map(|i| k[i * n + i]).collect();
-        for a in 0..n {
-            for b in 0..n {
-                k[a * n + b] /= (d[a] * d[b]).sqrt();
-            }
-        }
+        kronograph::mgk::normalize_gram(&mut k, n)?;
     }
     let pairs = n * (n + 1) / 2;
     if !quiet {

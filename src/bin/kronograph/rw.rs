@@ -50,7 +50,10 @@ pub fn run(args: Args, quiet: bool) -> kronograph::Result<()> {
         Method::Auto => RwMethod::Auto,
         Method::Solver => RwMethod::Solver,
     };
-    let k = RandomWalkKernel::new(args.lambda)?.with_method(method).with_progress(bar.callback());
+    let mut k = RandomWalkKernel::new(args.lambda)?.with_method(method).with_progress(bar.callback());
+    if let Some(cb) = bar.solver_callback() {
+        k = k.with_solver_progress(cb);
+    }
     let t = Instant::now();
     let g = if args.labeled { k.gram_labeled(&ds.graphs)? } else { k.gram(&ds.graphs)? };
     let secs = t.elapsed().as_secs_f64();
