@@ -64,6 +64,32 @@
 //!
 //! Everything that defines a pair's system (degrees, `D×`, `V×`, start
 //! vectors, the length-one term) is in [`system`], shared with other backends.
+//!
+//! ## Extreme values and failures
+//!
+//! - Scale invariance: `K` does not change when all weights of a graph are
+//!   multiplied by `c > 0` (`D` and `W` scale together; isolated nodes keep
+//!   degree 1 and `r_ii' = κv`). Both backends pass every graph through
+//!   [`system::unit_weights`] (an exact power-of-two scaling when the
+//!   largest weight is outside `[2⁻²⁰, 2²⁰]`), so extreme weights give the
+//!   same values as moderate ones; gradients are invariant too.
+//! - Values are checked: a pair's `K` that is not finite, or negative beyond
+//!   the solve's tolerance, is [`MgkError::InvalidValue`] naming the pair
+//!   (tiny negatives from rounding a zero become 0). A graph with no nodes
+//!   has `K = 0` with every graph (defined: there are no walks);
+//!   normalizing by a `K(G, G)` that is 0 (or not finite) is
+//!   [`MgkError::ZeroNorm`] naming the graph, never NaN.
+//! - What the solvers rely on is checked before solving: `q ≥ 1e-10`
+//!   ([`MgkError::QTooSmall`]; the system's margin of positive definiteness
+//!   is about `2q`), a tolerance the precision can reach, κv positive and
+//!   finite on every pair of labels ([`MgkError::KernelValue`], which also
+//!   names an edge kernel that becomes NaN when a solve fails). Solver
+//!   failures carry advice in the kernel's terms ([`MgkError::Solver`]).
+//! - Directed graphs are solved by BiCGSTAB, which falls back to the Jacobi
+//!   iteration (convergent on these strictly diagonally dominant systems)
+//!   where it breaks down.
+//! - Long single pairs can report every solver iteration
+//!   ([`MarginalizedGraphKernel::with_solver_progress`]).
 
 mod backend;
 mod kernel;
