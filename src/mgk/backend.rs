@@ -161,6 +161,7 @@ impl<N: GpuLabel, E: GpuLabel, KV: BaseKernel<N>, KE: BaseKernel<E>> Marginalize
 
     /// The GPU form of this kernel on device `device`.
     fn gpu(&self, device: usize) -> crate::Result<GpuGram<N, E, KV, KE>> {
+        self.check_tolerance()?;
         let params = MgkParams {
             q: self.q(),
             lmin: self.lmin(),

@@ -306,7 +306,7 @@ impl<N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>> MarginalizedGraph
     }
 
     /// The tolerance against the precision's floor.
-    fn check_tolerance(&self) -> Result<(), MgkError> {
+    pub(super) fn check_tolerance(&self) -> Result<(), MgkError> {
         let (tol, floor) = (self.tolerance(), min_tolerance(self.precision));
         if tol < floor {
             return Err(MgkError::InvalidParameter(format!(
