@@ -336,7 +336,9 @@ impl MgkParams {
         })
     }
 
-    /// Checks `q ∈ (0, 1)`, `lmin ∈ {0, 1}`, `tol > 0`.
+    /// Checks `q ∈ (0, 1)` and `q ≥` [`MIN_Q`](crate::mgk::MIN_Q), `lmin ∈
+    /// {0, 1}`, `tol > 0` and not below what the precision reaches
+    /// ([`min_tolerance`](crate::mgk::min_tolerance)), as the CPU kernel does.
     ///
     /// # Errors
     /// [`CudaError::InvalidParameter`] naming the parameter.
@@ -344,12 +346,22 @@ impl MgkParams {
         if !(self.q > 0.0 && self.q < 1.0) {
             return Err(CudaError::InvalidParameter(format!("stop probability q = {} must lie in (0, 1)", self.q)));
         }
+        if self.q < crate::mgk::MIN_Q {
+            return Err(CudaError::InvalidParameter(crate::mgk::MgkError::QTooSmall(self.q).to_string()));
+        }
         if self.lmin > 1 {
             return Err(CudaError::InvalidParameter(format!("lmin = {} must be 0 or 1", self.lmin)));
         }
         let tol = self.tolerance();
         if !(tol > 0.0 && tol.is_finite()) {
             return Err(CudaError::InvalidParameter(format!("tolerance {tol} must be positive and finite")));
+        }
+        let precision = match self.precision {
+            Precision::F32 => crate::mgk::Precision::F32,
+            Precision::F64 => crate::mgk::Precision::F64,
+        };
+        if let Some(msg) = crate::mgk::tolerance_below_floor(tol, precision) {
+            return Err(CudaError::InvalidParameter(msg));
         }
         Ok(())
     }

@@ -132,16 +132,29 @@ impl<N, E, KV: fmt::Debug, KE: fmt::Debug> fmt::Debug for MarginalizedGraphKerne
     }
 }
 
-/// The smallest stop probability: below it `(1 − q)²` is 1 to within
-/// rounding of the system's entries and the system is singular.
-pub(super) const MIN_Q: f64 = 1e-10;
+/// The smallest stop probability `q` (on every backend): below it the
+/// system's margin of positive definiteness (about `2q`) is lost to
+/// rounding and the system is singular.
+pub const MIN_Q: f64 = 1e-10;
 
-/// The smallest relative-residual tolerance a solve in `precision` can reach.
-fn min_tolerance(precision: Precision) -> f64 {
+/// The smallest relative-residual tolerance a solve in `precision` can
+/// reach (`1e-15` in `f64`, `1e-7` in `f32`), on every backend.
+pub fn min_tolerance(precision: Precision) -> f64 {
     match precision {
         Precision::F64 => 1e-15,
         Precision::F32 => 1e-7,
     }
+}
+
+/// The message for a tolerance below [`min_tolerance`], if it is.
+pub(crate) fn tolerance_below_floor(tol: f64, precision: Precision) -> Option<String> {
+    let floor = min_tolerance(precision);
+    (tol < floor).then(|| {
+        format!(
+            "tolerance {tol:e} is below what {precision:?} arithmetic can reach: use a tolerance (--tol) of at least \
+             {floor:e}"
+        )
+    })
 }
 
 /// Why one pair failed (mapped to [`MgkError`] with the pair's indices).
@@ -307,14 +320,10 @@ impl<N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>> MarginalizedGraph
 
     /// The tolerance against the precision's floor.
     pub(super) fn check_tolerance(&self) -> Result<(), MgkError> {
-        let (tol, floor) = (self.tolerance(), min_tolerance(self.precision));
-        if tol < floor {
-            return Err(MgkError::InvalidParameter(format!(
-                "tolerance {tol:e} is below what {:?} arithmetic can reach: use a tolerance (--tol) of at least {floor:e}",
-                self.precision
-            )));
+        match tolerance_below_floor(self.tolerance(), self.precision) {
+            Some(msg) => Err(MgkError::InvalidParameter(msg)),
+            None => Ok(()),
         }
-        Ok(())
     }
 
     /// Sets a per-iteration progress callback for long single pairs (see

@@ -96,9 +96,12 @@ mod kernel;
 mod rw;
 pub mod system;
 
-pub use self::kernel::{check_values, normalize_gram, MarginalizedGraphKernel, Precision, StartProbability};
+pub use self::kernel::{
+    check_values, min_tolerance, normalize_gram, MarginalizedGraphKernel, Precision, StartProbability, MIN_Q,
+};
 pub use self::rw::{RandomWalkKernel, RwMethod};
 
+pub(crate) use self::kernel::tolerance_below_floor;
 use crate::basekernel::KernelError;
 use crate::solver::SolverError;
 use std::sync::Arc;
