@@ -322,6 +322,23 @@ mod tests {
     }
 
     #[test]
+    fn only_scale_invariant_systems_get_their_weights_scaled() {
+        let g = random_graph(5, &[(0, 1, 1.0), (1, 2, 3.0), (3, 4, 0.5)]);
+        let big = g.with_weights(|w, _| w * 2f64.powi(300)).unwrap();
+        // the marginalized kernel's system: packed as the unscaled graph
+        let (a, b) = (
+            pack_graphs(std::slice::from_ref(&g), Precision::F64).unwrap(),
+            pack_graphs(std::slice::from_ref(&big), Precision::F64).unwrap(),
+        );
+        assert_eq!((&a.nz_weight, &a.degree), (&b.nz_weight, &b.degree));
+        // the random walk's (unit degrees, not scale invariant): the weights as they are
+        let rw = KronSystem::random_walk(0.1);
+        let c = pack_graphs_for(std::slice::from_ref(&big), Precision::F64, &rw).unwrap();
+        assert_eq!(c.nz_weight, a.nz_weight.iter().map(|w| w * 2f64.powi(300)).collect::<Vec<_>>());
+        assert!(c.degree.iter().all(|&d| d == 1.0));
+    }
+
+    #[test]
     fn directed_graphs_are_rejected() {
         let g: Graph<i64, i64> =
             GraphBuilder::new(2, Direction::Directed).node_labels(vec![0, 0]).arc(0, 1, 1.0, 0).build().unwrap();
