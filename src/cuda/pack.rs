@@ -325,16 +325,19 @@ mod tests {
     fn only_scale_invariant_systems_get_their_weights_scaled() {
         let g = random_graph(5, &[(0, 1, 1.0), (1, 2, 3.0), (3, 4, 0.5)]);
         let big = g.with_weights(|w, _| w * 2f64.powi(300)).unwrap();
-        // the marginalized kernel's system: packed as the unscaled graph
+        let small = g.with_weights(|w, _| w * 2f64.powi(-300)).unwrap();
+        // the marginalized kernel's system: both scaled by exact powers of two to the same graph
         let (a, b) = (
-            pack_graphs(std::slice::from_ref(&g), Precision::F64).unwrap(),
             pack_graphs(std::slice::from_ref(&big), Precision::F64).unwrap(),
+            pack_graphs(std::slice::from_ref(&small), Precision::F64).unwrap(),
         );
         assert_eq!((&a.nz_weight, &a.degree), (&b.nz_weight, &b.degree));
+        assert!(a.nz_weight.iter().all(|&w| (0.25..2.0).contains(&w)));
         // the random walk's (unit degrees, not scale invariant): the weights as they are
         let rw = KronSystem::random_walk(0.1);
+        let unit = pack_graphs_for(std::slice::from_ref(&g), Precision::F64, &rw).unwrap();
         let c = pack_graphs_for(std::slice::from_ref(&big), Precision::F64, &rw).unwrap();
-        assert_eq!(c.nz_weight, a.nz_weight.iter().map(|w| w * 2f64.powi(300)).collect::<Vec<_>>());
+        assert_eq!(c.nz_weight, unit.nz_weight.iter().map(|w| w * 2f64.powi(300)).collect::<Vec<_>>());
         assert!(c.degree.iter().all(|&d| d == 1.0));
     }
 
