@@ -51,6 +51,17 @@
 //! `0.5 * delta(label, 0.2) + 0.5`, `sqexp(attr1, 0.1, [0.01, 10])`,
 //! `normalize(poly(coords, 1.0, 2))`, `rconv(atoms, delta(0.5), mean)`.
 //!
+//! # Limits
+//!
+//! A SPEC may nest parentheses and kernel calls at most [`MAX_DEPTH`] deep
+//! and hold at most [`MAX_NODES`] kernels (leaves and operators); one value
+//! of the kernel may cost at most [`MAX_EVALUATIONS`] leaf evaluations
+//! (`normalize(k)` evaluates `k` three times). Larger SPECs are refused with
+//! a [`SpecError`] naming the limit. `normalize(k)` of a kernel whose
+//! diagonal is identically 1 (a `normalize(…)`, or a product or power of
+//! such kernels) is `k` itself and is built as `k`, so nested normalizations
+//! cost nothing extra.
+//!
 //! A SPEC parses into a [`SpecKernel`], which implements
 //! [`BaseKernel<Record>`]; bind it to the data set's [`Schema`] before use
 //! ([`SpecKernel::parse_for`] does both). [`SpecKernel`]'s `Display` prints a
@@ -64,6 +75,15 @@ use super::{
 use crate::graph::{Record, Schema};
 use std::fmt;
 use std::str::FromStr;
+
+/// The deepest nesting of parentheses and kernel calls a SPEC may have.
+pub const MAX_DEPTH: usize = 64;
+
+/// The most kernels (leaves and operators) a SPEC may hold.
+pub const MAX_NODES: usize = 1000;
+
+/// The most leaf-kernel evaluations one value of a SPEC kernel may cost.
+pub const MAX_EVALUATIONS: u64 = 100_000;
 
 /// A SPEC that does not parse: where, what was found, what was expected.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -519,6 +539,10 @@ trait Build: Sized {
     fn power(k: Self, p: f64) -> Self;
     fn normalize(k: Self) -> Self;
     fn rconv(field: String, elem: ElementKernel, reduction: Reduction) -> Option<Self>;
+    /// Whether κ(x, x) = 1 for every x by construction.
+    fn unit_diagonal(&self) -> bool;
+    /// Leaf evaluations per value (saturating).
+    fn evaluations(&self) -> u64;
 }
 
 enum OwnedLeaf {
@@ -558,6 +582,25 @@ impl Build for SpecKernel {
     fn rconv(field: String, elem: ElementKernel, reduction: Reduction) -> Option<Self> {
         Some(SpecKernel::RConv(Field::new(&field, RConvolution { kernel: elem, reduction })))
     }
+    fn unit_diagonal(&self) -> bool {
+        match self {
+            SpecKernel::Normalize(_) => true,
+            SpecKernel::Constant(k) => k.c() == 1.0,
+            SpecKernel::Product(k) => k.a.unit_diagonal() && k.b.unit_diagonal(),
+            SpecKernel::Power(k) => k.kernel.unit_diagonal(),
+            _ => false,
+        }
+    }
+    fn evaluations(&self) -> u64 {
+        match self {
+            SpecKernel::Product(k) => k.a.evaluations().saturating_add(k.b.evaluations()),
+            SpecKernel::Sum(k) => k.a.evaluations().saturating_add(k.b.evaluations()),
+            SpecKernel::Power(k) => k.kernel.evaluations(),
+            SpecKernel::Normalize(k) => k.kernel.evaluations().saturating_mul(3),
+            SpecKernel::RConv(k) => k.kernel.kernel.evaluations(),
+            _ => 1,
+        }
+    }
 }
 
 impl Build for ElementKernel {
@@ -587,12 +630,34 @@ impl Build for ElementKernel {
     fn rconv(_field: String, _elem: ElementKernel, _reduction: Reduction) -> Option<Self> {
         None
     }
+    fn unit_diagonal(&self) -> bool {
+        match self {
+            ElementKernel::Normalize(_) => true,
+            ElementKernel::Constant(k) => k.c() == 1.0,
+            ElementKernel::Product(k) => k.a.unit_diagonal() && k.b.unit_diagonal(),
+            ElementKernel::Power(k) => k.kernel.unit_diagonal(),
+            _ => false,
+        }
+    }
+    fn evaluations(&self) -> u64 {
+        match self {
+            ElementKernel::Product(k) => k.a.evaluations().saturating_add(k.b.evaluations()),
+            ElementKernel::Sum(k) => k.a.evaluations().saturating_add(k.b.evaluations()),
+            ElementKernel::Power(k) => k.kernel.evaluations(),
+            ElementKernel::Normalize(k) => k.kernel.evaluations().saturating_mul(3),
+            _ => 1,
+        }
+    }
 }
 
 struct Parser<'s> {
     spec: &'s str,
     toks: Vec<Token>,
     pos: usize,
+    /// Current nesting of parentheses and calls.
+    depth: usize,
+    /// Kernels built so far.
+    nodes: usize,
 }
 
 const KERNELS: &str = "a number, `(`, or a kernel: constant, delta, sqexp, rq, poly, wendland, normalize, rconv";
@@ -603,7 +668,7 @@ fn positive(v: f64) -> bool {
 
 impl<'s> Parser<'s> {
     fn new(spec: &'s str) -> Result<Self, SpecError> {
-        Ok(Parser { spec, toks: lex(spec)?, pos: 0 })
+        Ok(Parser { spec, toks: lex(spec)?, pos: 0, depth: 0, nodes: 0 })
     }
 
     fn peek(&self) -> &Token {
@@ -654,6 +719,7 @@ impl<'s> Parser<'s> {
         let mut k = self.product::<B>()?;
         while self.eat('+') {
             let r = self.product::<B>()?;
+            self.count_node()?;
             k = B::sum(k, r);
         }
         Ok(k)
@@ -663,6 +729,7 @@ impl<'s> Parser<'s> {
         let mut k = self.power::<B>()?;
         while self.eat('*') {
             let r = self.power::<B>()?;
+            self.count_node()?;
             k = B::product(k, r);
         }
         Ok(k)
@@ -672,6 +739,7 @@ impl<'s> Parser<'s> {
         let k = self.atom::<B>()?;
         if self.eat('^') {
             let p = self.number("an exponent > 0", positive)?;
+            self.count_node()?;
             return Ok(B::power(k, p));
         }
         Ok(k)
@@ -685,23 +753,46 @@ impl<'s> Parser<'s> {
         }
     }
 
+    /// Counts one more kernel against [`MAX_NODES`].
+    fn count_node(&mut self) -> Result<(), SpecError> {
+        self.nodes += 1;
+        if self.nodes > MAX_NODES {
+            let t = self.toks[self.pos.saturating_sub(1)].clone();
+            return Err(self
+                .err_at(&t, &format!("a SPEC of at most {MAX_NODES} kernels and operators (write a shorter kernel)")));
+        }
+        Ok(())
+    }
+
     fn atom<B: Build>(&mut self) -> Result<B, SpecError> {
         let t = self.next();
-        match &t.tok {
+        if matches!(t.tok, Tok::Punct('(') | Tok::Name(_)) {
+            self.depth += 1;
+            if self.depth > MAX_DEPTH {
+                return Err(self.err_at(
+                    &t,
+                    &format!("parentheses and kernel calls nested at most {MAX_DEPTH} deep (simplify the SPEC)"),
+                ));
+            }
+        }
+        let k = match &t.tok {
             Tok::Number(c) => {
                 if !positive(*c) {
                     return Err(self.err_at(&t, "a constant > 0"));
                 }
-                Ok(B::leaf(None, OwnedLeaf::Constant(Constant::new(*c))))
+                self.count_node()?;
+                return Ok(B::leaf(None, OwnedLeaf::Constant(Constant::new(*c))));
             }
             Tok::Punct('(') => {
                 let k = self.sum::<B>()?;
                 self.punct(')', "`)`, `+`, `*` or `^`")?;
-                Ok(k)
+                k
             }
-            Tok::Name(name) => self.call::<B>(&t, &name.to_ascii_lowercase()),
-            _ => Err(self.err_at(&t, KERNELS)),
-        }
+            Tok::Name(name) => self.call::<B>(&t, &name.to_ascii_lowercase())?,
+            _ => return Err(self.err_at(&t, KERNELS)),
+        };
+        self.depth -= 1;
+        Ok(k)
     }
 
     fn field(&mut self) -> Result<String, SpecError> {
@@ -773,6 +864,7 @@ impl<'s> Parser<'s> {
             _ => return Err(self.err_at(name_tok, KERNELS)),
         };
         self.punct('(', &format!("`(` after {canonical}"))?;
+        self.count_node()?;
         let field =
             if B::FIELDS && !matches!(canonical, "constant" | "normalize") { Some(self.field()?) } else { None };
         let leaf = match canonical {
@@ -822,7 +914,22 @@ impl<'s> Parser<'s> {
             "normalize" => {
                 let k = self.sum::<B>()?;
                 self.close("normalize(")?;
-                return Ok(B::normalize(k));
+                if k.unit_diagonal() {
+                    // κ(x, x) = 1 already: normalize(κ) = κ, at no cost
+                    return Ok(k);
+                }
+                let k = B::normalize(k);
+                if k.evaluations() > MAX_EVALUATIONS {
+                    return Err(self.err_at(
+                        name_tok,
+                        &format!(
+                            "a kernel that costs at most {MAX_EVALUATIONS} base-kernel evaluations per value \
+                             (normalize(k) evaluates k three times; this one needs {}): nest fewer normalize(",
+                            k.evaluations()
+                        ),
+                    ));
+                }
+                return Ok(k);
             }
             _ => {
                 // rconv

@@ -4,12 +4,12 @@ use super::codegen::{mgk_block, mgk_source_with};
 use super::device::{check, device, Device, FunctionKey};
 use super::jit::{compile_tiered, Tier};
 use super::label::{GpuLabel, LabelLayout};
-use super::pack::{pack_graphs, PackedBatch};
+use super::pack::{pack_graphs_for, PackedBatch};
 use super::DeviceInfo;
 use super::{CudaError, GramOutput, MgkParams, Origin, Precision, XmvScheme};
 use crate::basekernel::BaseKernel;
 use crate::graph::Graph;
-use crate::mgk::system::{cross_pairs, diagonal_pairs, upper_pairs, DegreeRule};
+use crate::mgk::system::{cross_pairs, diagonal_pairs, upper_pairs};
 use cudarc::driver::{CudaFunction, CudaSlice, DevicePtr, DeviceRepr, LaunchConfig, PushKernelArg};
 use std::marker::PhantomData;
 use std::sync::{Arc, Mutex};
@@ -285,11 +285,7 @@ where
     /// Packs `graphs` for this kernel's precision, with the degrees of its
     /// system ([`MgkParams::system`]).
     fn pack(&self, graphs: &[Graph<N, E>]) -> Result<PackedBatch, CudaError> {
-        let mut b = pack_graphs(graphs, self.params.precision)?;
-        if self.params.system().degrees == DegreeRule::Ones {
-            b.degree.fill(1.0);
-        }
-        Ok(b)
+        pack_graphs_for(graphs, self.params.precision, &self.params.system())
     }
 
     /// Uploads an already packed batch.

@@ -17,6 +17,7 @@
 use super::label::{GpuLabel, LabelLayout};
 use super::{CudaError, Precision};
 use crate::graph::Graph;
+use crate::mgk::system::{DegreeRule, KronSystem};
 
 /// One non-empty 8×8 tile of an adjacency matrix.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -146,14 +147,33 @@ impl PackedBatch {
 /// Largest node count a packed graph may have (tile coordinates are 16-bit).
 pub const MAX_NODES: usize = 8 * 65536;
 
-/// Packs `graphs` into octile form for `precision`.
+/// Packs `graphs` into octile form for `precision`, for the marginalized
+/// graph kernel's system (weighted degrees): [`pack_graphs_for`] with
+/// [`DegreeRule::Weighted`].
 ///
 /// # Errors
-/// [`CudaError::UnsupportedGraph`] for a directed graph or one of more than
-/// [`MAX_NODES`] nodes; [`CudaError::Label`] for labels the GPU cannot hold.
+/// As [`pack_graphs_for`].
 pub fn pack_graphs<N: GpuLabel, E: GpuLabel>(
     graphs: &[Graph<N, E>],
     precision: Precision,
+) -> Result<PackedBatch, CudaError> {
+    pack_graphs_for(graphs, precision, &KronSystem { scale: 1.0, degrees: DegreeRule::Weighted })
+}
+
+/// Packs `graphs` into octile form for `precision` and the Kronecker system
+/// `system`: each graph's weights first pass through
+/// [`KronSystem::scaled_weights`] (an exact power-of-two scaling when the
+/// largest weight is extreme and the system is scale invariant, as on the
+/// CPU), and the degrees are the system's ([`KronSystem::node_degrees`]).
+///
+/// # Errors
+/// [`CudaError::UnsupportedGraph`] for a directed graph, one of more than
+/// [`MAX_NODES`] nodes, or one whose weights cannot be scaled into range;
+/// [`CudaError::Label`] for labels the GPU cannot hold.
+pub fn pack_graphs_for<N: GpuLabel, E: GpuLabel>(
+    graphs: &[Graph<N, E>],
+    precision: Precision,
+    system: &KronSystem,
 ) -> Result<PackedBatch, CudaError> {
     let first_nodes = graphs.iter().find(|g| g.num_nodes() > 0);
     let first_edges = graphs.iter().find(|g| g.num_entries() > 0);
@@ -186,6 +206,9 @@ pub fn pack_graphs<N: GpuLabel, E: GpuLabel>(
         nnz: Vec::with_capacity(graphs.len()),
     };
     for (index, g) in graphs.iter().enumerate() {
+        // the same exact power-of-two weight scaling as the CPU solver (the kernel is scale invariant)
+        let g = system.scaled_weights(g).map_err(|e| CudaError::UnsupportedGraph { index, reason: e.to_string() })?;
+        let g = &*g;
         if g.is_directed() {
             return Err(CudaError::UnsupportedGraph { index, reason: "directed graphs are not supported".into() });
         }
@@ -214,7 +237,7 @@ pub fn pack_graphs<N: GpuLabel, E: GpuLabel>(
             b.nz_weight.push(g.weights()[k]);
             g.edge_labels()[k].write(&b.edge_layout, precision, &mut b.nz_label)?;
         }
-        b.degree.extend(crate::mgk::system::degrees(g));
+        b.degree.extend(system.node_degrees(g));
         for l in g.node_labels() {
             l.write(&b.node_layout, precision, &mut b.node_label)?;
         }
@@ -296,6 +319,26 @@ mod tests {
             }
             prop_assert_eq!(b.nz_weight.len(), graphs.iter().map(|g| g.num_entries()).sum::<usize>());
         }
+    }
+
+    #[test]
+    fn only_scale_invariant_systems_get_their_weights_scaled() {
+        let g = random_graph(5, &[(0, 1, 1.0), (1, 2, 3.0), (3, 4, 0.5)]);
+        let big = g.with_weights(|w, _| w * 2f64.powi(300)).unwrap();
+        let small = g.with_weights(|w, _| w * 2f64.powi(-300)).unwrap();
+        // the marginalized kernel's system: both scaled by exact powers of two to the same graph
+        let (a, b) = (
+            pack_graphs(std::slice::from_ref(&big), Precision::F64).unwrap(),
+            pack_graphs(std::slice::from_ref(&small), Precision::F64).unwrap(),
+        );
+        assert_eq!((&a.nz_weight, &a.degree), (&b.nz_weight, &b.degree));
+        assert!(a.nz_weight.iter().all(|&w| (0.25..2.0).contains(&w)));
+        // the random walk's (unit degrees, not scale invariant): the weights as they are
+        let rw = KronSystem::random_walk(0.1);
+        let unit = pack_graphs_for(std::slice::from_ref(&g), Precision::F64, &rw).unwrap();
+        let c = pack_graphs_for(std::slice::from_ref(&big), Precision::F64, &rw).unwrap();
+        assert_eq!(c.nz_weight, unit.nz_weight.iter().map(|w| w * 2f64.powi(300)).collect::<Vec<_>>());
+        assert!(c.degree.iter().all(|&d| d == 1.0));
     }
 
     #[test]

@@ -9,7 +9,9 @@
 use super::cpu::Cpu;
 use super::engine::{PairEngine, PairOut, Want};
 use super::gpu::Gpu;
-use super::system::{cross_pairs, diagonal_pairs, normalize, normalize_with_gradient, upper_pairs};
+use super::system::{
+    check_value, cross_pairs, diagonal_pairs, largest_finite, normalize, normalize_with_gradient, upper_pairs,
+};
 use super::{Gradient, MarginalizedGraphKernel, Matrix, MgkError};
 use crate::backend::{resolve_backend, Backend};
 use crate::basekernel::{BaseKernel, Hyperparameter};
@@ -34,7 +36,16 @@ impl<N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>> MarginalizedGraph
         if want.gradient && self.config().system.is_some() {
             return Err(MgkError::Unsupported("gradients of a Kronecker system other than the kernel's own"));
         }
-        eng.solve_pairs(self, x, y, pairs, want)
+        // the configuration again (the precision may have changed after the tolerance was set)
+        self.config().validate()?;
+        let mut out = eng.solve_pairs(self, x, y, pairs, want)?;
+        // every backend's values pass the same check: finite, and negative only by rounding
+        let largest = largest_finite(out.iter().map(|o| o.value));
+        let tol = self.tolerance();
+        for (o, &pair) in out.iter_mut().zip(pairs) {
+            o.value = check_value(o.value, o.magnitude.unwrap_or(largest), tol, pair)?;
+        }
+        Ok(out)
     }
 
     fn gram_by(&self, eng: Engine<'_, N, E, KV, KE>, x: &[Graph<N, E>]) -> Result<Matrix, MgkError> {
@@ -75,7 +86,7 @@ impl<N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>> MarginalizedGraph
     fn gram_normalized_by(&self, eng: Engine<'_, N, E, KV, KE>, x: &[Graph<N, E>]) -> Result<Matrix, MgkError> {
         let mut k = self.gram_by(eng, x)?;
         let d: Vec<f64> = (0..x.len()).map(|a| k.get(a, a)).collect();
-        normalize(&mut k.data, &d, &d);
+        normalize(&mut k.data, &d, &d)?;
         Ok(k)
     }
 
@@ -87,7 +98,7 @@ impl<N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>> MarginalizedGraph
     ) -> Result<Matrix, MgkError> {
         let mut k = self.gram_xy_by(eng, x, y)?;
         let (dx, dy) = (self.diag_by(eng, x)?, self.diag_by(eng, y)?);
-        normalize(&mut k.data, &dx, &dy);
+        normalize(&mut k.data, &dx, &dy)?;
         Ok(k)
     }
 
@@ -118,7 +129,7 @@ impl<N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>> MarginalizedGraph
         if normalized {
             let d: Vec<f64> = (0..n).map(|a| k.get(a, a)).collect();
             let dg: Vec<f64> = (0..n).flat_map(|a| (0..nt).map(move |t| (a, t))).map(|(a, t)| g.get(a, a, t)).collect();
-            normalize_with_gradient(&mut k.data, &mut g.data, nt, (&d, &dg), (&d, &dg));
+            normalize_with_gradient(&mut k.data, &mut g.data, nt, (&d, &dg), (&d, &dg))?;
         }
         Ok((k, g))
     }
@@ -143,7 +154,7 @@ impl<N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>> MarginalizedGraph
         if normalized {
             let (dx, gx) = self.diag_with_gradient_by(eng, x)?;
             let (dy, gy) = self.diag_with_gradient_by(eng, y)?;
-            normalize_with_gradient(&mut k.data, &mut g.data, nt, (&dx, &gx), (&dy, &gy));
+            normalize_with_gradient(&mut k.data, &mut g.data, nt, (&dx, &gx), (&dy, &gy))?;
         }
         Ok((k, g))
     }

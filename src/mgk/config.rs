@@ -6,6 +6,31 @@ use super::MgkError;
 use crate::backend::Precision;
 use crate::graph::reorder::Method;
 
+/// The smallest stop probability `q` (on every backend): below it the
+/// system's margin of positive definiteness (about `2q`) is lost to
+/// rounding and the system is singular.
+pub const MIN_Q: f64 = 1e-10;
+
+/// The smallest relative-residual tolerance a solve in `precision` can
+/// reach (`1e-15` in `f64`, `1e-7` in `f32`), on every backend.
+pub fn min_tolerance(precision: Precision) -> f64 {
+    match precision {
+        Precision::F64 => 1e-15,
+        Precision::F32 => 1e-7,
+    }
+}
+
+/// The message for a tolerance below [`min_tolerance`], if it is.
+pub(crate) fn tolerance_below_floor(tol: f64, precision: Precision) -> Option<String> {
+    let floor = min_tolerance(precision);
+    (tol < floor).then(|| {
+        format!(
+            "tolerance {tol:e} is below what {precision:?} arithmetic can reach: use a tolerance (--tol) of at least \
+             {floor:e}"
+        )
+    })
+}
+
 /// How the batched kernel applies the off-diagonal operator
 /// y += ((W ⊗ W′) ⊙ E×) p, the XMV of each PCG iteration (see the header of
 /// `kernels/mgk_pcg.cu`); the GPU backend only (the CPU has one product). Both compute the same product, with the operator's
@@ -117,15 +142,21 @@ impl MgkConfig {
         self.system.unwrap_or(KronSystem::marginalized(self.q))
     }
 
-    /// Checks `q ∈ (0, 1)`, `lmin ∈ {0, 1}`, `tol ∈ (0, 1)`, `max_iter ≥ 1`,
-    /// and a custom system's scale (finite, > 0).
+    /// Checks `q ∈ (0, 1)` and `q ≥` [`MIN_Q`], `lmin ∈ {0, 1}`,
+    /// `tol ∈ (0, 1)` and not below what the precision reaches
+    /// ([`min_tolerance`]), `max_iter ≥ 1`, and a custom system's scale
+    /// (finite, > 0). Every backend runs this check before solving.
     ///
     /// # Errors
-    /// [`MgkError::InvalidQ`], [`MgkError::InvalidLmin`] or
-    /// [`MgkError::InvalidParameter`] naming the parameter and its range.
+    /// [`MgkError::InvalidQ`], [`MgkError::QTooSmall`],
+    /// [`MgkError::InvalidLmin`] or [`MgkError::InvalidParameter`] naming the
+    /// parameter, its range and what to change.
     pub fn validate(&self) -> Result<(), MgkError> {
         if !(self.q > 0.0 && self.q < 1.0) {
             return Err(MgkError::InvalidQ(self.q));
+        }
+        if self.q < MIN_Q {
+            return Err(MgkError::QTooSmall(self.q));
         }
         if self.lmin > 1 {
             return Err(MgkError::InvalidLmin(self.lmin));
@@ -133,6 +164,9 @@ impl MgkConfig {
         let tol = self.tolerance();
         if !(tol > 0.0 && tol < 1.0) {
             return Err(MgkError::InvalidParameter(format!("tolerance {tol} must lie in (0, 1)")));
+        }
+        if let Some(msg) = tolerance_below_floor(tol, self.precision) {
+            return Err(MgkError::InvalidParameter(msg));
         }
         if let Some(s) = self.system {
             if !(s.scale.is_finite() && s.scale > 0.0) {

@@ -10,7 +10,10 @@ use crate::basekernel::{BaseKernel, Hyperparameter};
 use crate::graph::reorder::{self, Method, Permutation};
 use crate::graph::{Graph, Label};
 use crate::kron::{CachedKron, Diag, KronProduct, KronScalar, Octiles, ShiftedKron};
-use crate::solver::{bicgstab, cg, BicgstabParams, CgParams, LinOp, Preconditioner, SolveInfo, SolverError, Workspace};
+use crate::solver::{
+    bicgstab_or_fixed_point, cg, BicgstabParams, CgParams, LinOp, Monitor, Preconditioner, SolveInfo, SolverError,
+    Workspace,
+};
 use rayon::prelude::*;
 use std::borrow::Cow;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -32,6 +35,18 @@ impl<N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>> PairEngine<N, E, 
             Precision::F64 => run::<f64, N, E, KV, KE>(k, x, y, pairs, want.gradient, want.nodal),
             Precision::F32 => run::<f32, N, E, KV, KE>(k, x, y, pairs, want.gradient, want.nodal),
         }
+    }
+}
+
+/// Why one pair failed (mapped to [`MgkError`] with the pair's indices).
+enum PairFail {
+    Solver(SolverError),
+    Kernel { kernel: &'static str, at: (usize, usize), value: f64 },
+}
+
+impl From<SolverError> for PairFail {
+    fn from(e: SolverError) -> Self {
+        PairFail::Solver(e)
     }
 }
 
@@ -79,10 +94,13 @@ fn prepare<'g, T: KronScalar, N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKer
     x.par_iter()
         .enumerate()
         .map(|(i, g)| {
+            // the exact power-of-two weight scaling of every backend (the kernel is scale invariant)
+            let g =
+                k.config().system().scaled_weights(g).map_err(|source| MgkError::WeightRange { graph: i, source })?;
             let (g, perm) = match k.config().reorder {
-                Method::Natural => (Cow::Borrowed(g), None),
+                Method::Natural => (g, None),
                 method => {
-                    let (h, perm) = reorder::reorder(g, method);
+                    let (h, perm) = reorder::reorder(&g, method);
                     (Cow::Owned(h), Some(perm))
                 }
             };
@@ -115,8 +133,16 @@ fn run<T: KronScalar, N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>>(
     pairs
         .par_iter()
         .map_init(PairWorkspace::<T>::new, |ws, &(a, b)| {
-            let mut out = solve_pair(k, &px[a], &pb[b], ws, grad, nodal)
-                .map_err(|source| MgkError::Solver { pair: (a, b), source })?;
+            let mut out = solve_pair(k, &px[a], &pb[b], (a, b), ws, grad, nodal).map_err(|e| match e {
+                PairFail::Solver(source) => MgkError::Solver { pair: (a, b), advice: advice(k, &source), source },
+                PairFail::Kernel { kernel, at, value } => MgkError::KernelValue {
+                    kernel,
+                    needs: if kernel == "node" { "0 < κv ≤ 1" } else { "0 ≤ κe ≤ 1" },
+                    pair: (a, b),
+                    at,
+                    value,
+                },
+            })?;
             if let Some(r) = out.nodal.as_mut() {
                 unpermute_nodal(r, px[a].perm.as_ref(), pb[b].perm.as_ref());
             }
@@ -129,20 +155,67 @@ fn run<T: KronScalar, N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>>(
         .collect()
 }
 
-/// Solves one pair (and its adjoint when `grad`).
+/// What a solver error means for this kernel and what to change.
+fn advice<N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>>(k: &Mgk<N, E, KV, KE>, e: &SolverError) -> String {
+    let small_q = if k.q() < 1e-3 {
+        format!("; the stop probability q = {:e} is small, which makes the system nearly singular: raise q", k.q())
+    } else {
+        String::new()
+    };
+    match e {
+        SolverError::NoConvergence { iterations, rel_residual, .. } => format!(
+            "no convergence within {iterations} iterations (relative residual {rel_residual:e}): raise the \
+             iteration limit or the tolerance (--tol){small_q}"
+        ),
+        SolverError::NonPositiveDefinite { .. } => format!(
+            "the system is positive definite in exact arithmetic but rounding broke that: the tolerance {:e} \
+             is too tight for {:?} arithmetic (raise --tol){small_q}",
+            k.tolerance(),
+            k.precision()
+        ),
+        SolverError::Breakdown { .. } | SolverError::Preconditioner(_) => "a value overflowed or became NaN: a \
+             weight or a kernel hyperparameter under- or overflows (e.g. a tiny sqexp length scale); check the \
+             weights and the node and edge kernels' hyperparameters"
+            .to_string(),
+        _ => "internal error".to_string(),
+    }
+}
+
+/// After a failed solve: the first edge-kernel value that is not finite or
+/// negative, if any (`O(nnz·nnz')`, only on failure).
+fn diagnose<T: KronScalar, N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>>(
+    k: &Mgk<N, E, KV, KE>,
+    a: &Prepared<'_, T, N, E>,
+    b: &Prepared<'_, T, N, E>,
+) -> Option<PairFail> {
+    for (i, la) in a.g.edge_labels().iter().enumerate() {
+        for (j, lb) in b.g.edge_labels().iter().enumerate() {
+            let value = k.edge_kernel().value(la, lb);
+            if !(value.is_finite() && value >= 0.0) {
+                return Some(PairFail::Kernel { kernel: "edge", at: (i, j), value });
+            }
+        }
+    }
+    None
+}
+
+/// Solves one pair (and its adjoint when `grad`); the value is checked by
+/// the API, with the size of its terms.
 fn solve_pair<T: KronScalar, N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>>(
     k: &Mgk<N, E, KV, KE>,
     a: &Prepared<'_, T, N, E>,
     b: &Prepared<'_, T, N, E>,
+    pair: (usize, usize),
     ws: &mut PairWorkspace<T>,
     grad: bool,
     nodal: bool,
-) -> Result<PairOut, SolverError> {
+) -> Result<PairOut, PairFail> {
     let (la, lb) = (a.g.node_labels(), b.g.node_labels());
     let (n, m) = (a.g.num_nodes(), b.g.num_nodes());
     let dim = n * m;
     let PairWorkspace { solver, values, dx, diag, r, px, y, kgrad } = ws;
-    pair_diagonal(&a.deg, &b.deg, la, lb, k.node_kernel(), k.config().system().scale, dx, diag);
+    pair_diagonal(&a.deg, &b.deg, la, lb, k.node_kernel(), k.config().system().scale, dx, diag)
+        .map_err(|(i, ip, value)| PairFail::Kernel { kernel: "node", at: (i, ip), value })?;
     start_product(&a.p, &b.p, px);
     let kron = KronProduct::new(&a.oct, &b.oct, k.edge_kernel());
     r.resize(dim, T::zero());
@@ -157,9 +230,12 @@ fn solve_pair<T: KronScalar, N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKern
     let op_lazy = ShiftedKron::new(Diag::Vec(diag), T::one(), &kron);
     let op_cached = ShiftedKron::new(Diag::Vec(diag), T::one(), &cached_op);
     let op: &dyn LinOp<Vec<T>> = if cached { &op_cached } else { &op_lazy };
-    solve(k, op, dx, r, solver, directed)?;
+    if let Err(e) = solve(k, op, dx, r, solver, directed, pair) {
+        return Err(diagnose(k, a, b).unwrap_or(PairFail::Solver(e)));
+    }
     let lmin_term = if k.lmin() == 1 { length_one_term(&a.p, &b.p, la, lb, k.node_kernel()) } else { 0.0 };
-    let value = crate::solver::Vector::dot(px, r) - lmin_term;
+    let total = crate::solver::Vector::dot(px, r);
+    let value = total - lmin_term;
     let nodal = nodal.then(|| {
         let mut v: Vec<f64> = px.iter().zip(r.iter()).map(|(p, r)| p.as_f64() * r.as_f64()).collect();
         if k.lmin() == 1 {
@@ -174,12 +250,16 @@ fn solve_pair<T: KronScalar, N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKern
     let mut g = Vec::new();
     if grad {
         y.resize(dim, T::zero());
-        solve(k, &op, px, y, solver, directed)?;
+        solve(k, &op, px, y, solver, directed, pair)?;
         g = pair_gradient(k, a, b, r, y, dx, diag, kgrad);
     }
-    Ok(PairOut { value, grad: g, nodal })
+    Ok(PairOut { value, grad: g, nodal, magnitude: Some(total.abs().max(lmin_term.abs())) })
 }
 
+/// Solves `op x = rhs`: CG for undirected graphs, BiCGSTAB (falling back to
+/// the Jacobi iteration, which converges on these diagonally dominant
+/// systems, where BiCGSTAB breaks down) for directed ones; reports every
+/// iteration to the kernel's solver progress callback, if any.
 fn solve<T: KronScalar, N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>>(
     k: &Mgk<N, E, KV, KE>,
     op: &dyn LinOp<Vec<T>>,
@@ -187,13 +267,22 @@ fn solve<T: KronScalar, N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>
     x: &mut Vec<T>,
     ws: &mut Workspace<Vec<T>>,
     directed: bool,
+    pair: (usize, usize),
 ) -> Result<SolveInfo, SolverError> {
     let tol = k.tolerance();
+    let monitor = k.solver_progress().cloned().map(|f| Monitor::new(move |it, res| f(pair, it, res)));
     if directed {
-        let p = BicgstabParams { tol, max_iters: k.max_iters(), precond: Preconditioner::Jacobi, ..Default::default() };
-        bicgstab(&op, rhs, x, &p, ws)
+        let p = BicgstabParams {
+            tol,
+            max_iters: k.max_iters(),
+            precond: Preconditioner::Jacobi,
+            monitor,
+            ..Default::default()
+        };
+        bicgstab_or_fixed_point(&op, rhs, x, &p, ws)
     } else {
-        let p = CgParams { tol, max_iters: k.max_iters(), precond: Preconditioner::Jacobi, ..Default::default() };
+        let p =
+            CgParams { tol, max_iters: k.max_iters(), precond: Preconditioner::Jacobi, monitor, ..Default::default() };
         cg(&op, rhs, x, &p, ws)
     }
 }

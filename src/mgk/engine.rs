@@ -31,6 +31,10 @@ pub(crate) struct PairOut {
     pub grad: Vec<f64>,
     /// The `n × n'` nodal similarity, row-major; `None` unless asked.
     pub nodal: Option<Vec<f64>>,
+    /// The size of the terms `value` is the difference of (`|p×ᵀ r|` and the
+    /// length-one term), for telling rounding of 0 from a negative value;
+    /// `None`: unknown, the largest value of the call is used.
+    pub magnitude: Option<f64>,
 }
 
 /// A backend of the marginalized graph kernel.

@@ -98,7 +98,7 @@ mod imp {
                 let out = gpu.nodal_pairs(&graphs, &jobs)?;
                 return Ok(out
                     .into_iter()
-                    .map(|o| PairOut { value: o.value, grad: Vec::new(), nodal: Some(o.values) })
+                    .map(|o| PairOut { value: o.value, nodal: Some(o.values), ..PairOut::default() })
                     .collect());
             }
             let ux = gpu.upload(&xs)?;
@@ -115,7 +115,7 @@ mod imp {
                     .map(|(&value, cell)| PairOut {
                         value,
                         grad: cell.iter().zip(&active).filter(|(_, &a)| a).map(|(&g, _)| g).collect(),
-                        nodal: None,
+                        ..PairOut::default()
                     })
                     .collect());
             }

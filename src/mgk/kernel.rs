@@ -2,7 +2,7 @@
 //! start probabilities (the computations are in [`super::api`], the
 //! backends in [`super::cpu`] and [`super::gpu`]).
 
-use super::{MgkConfig, MgkError, Progress};
+use super::{MgkConfig, MgkError, Progress, SolverProgress};
 use crate::backend::Precision;
 use crate::basekernel::{BaseKernel, Bounds, Hyperparameter, KernelError};
 use crate::graph::reorder::Method;
@@ -68,6 +68,7 @@ pub struct MarginalizedGraphKernel<N, E, KV, KE> {
     start: StartProbability<N>,
     edge_cache_limit: usize,
     progress: Option<Progress>,
+    solver_progress: Option<SolverProgress>,
     _labels: PhantomData<fn(&N, &E)>,
 }
 
@@ -81,6 +82,7 @@ impl<N, E, KV: Clone, KE: Clone> Clone for MarginalizedGraphKernel<N, E, KV, KE>
             start: self.start.clone(),
             edge_cache_limit: self.edge_cache_limit,
             progress: self.progress.clone(),
+            solver_progress: self.solver_progress.clone(),
             _labels: PhantomData,
         }
     }
@@ -109,7 +111,8 @@ impl<N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>> MarginalizedGraph
     /// # Errors
     /// [`MgkError::NodeKernelRange`] unless `0 < κv ≤ 1`,
     /// [`MgkError::EdgeKernelRange`] unless `0 ≤ κe ≤ 1`,
-    /// [`MgkError::InvalidQ`] unless `0 < q < 1`.
+    /// [`MgkError::InvalidQ`] unless `0 < q < 1`,
+    /// [`MgkError::QTooSmall`] for `q` below [`MIN_Q`](super::MIN_Q).
     pub fn new(node_kernel: KV, edge_kernel: KE, q: f64) -> Result<Self, MgkError> {
         let k = MarginalizedGraphKernel {
             node_kernel,
@@ -119,6 +122,7 @@ impl<N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>> MarginalizedGraph
             start: StartProbability::Uniform(1.0),
             edge_cache_limit: DEFAULT_EDGE_CACHE,
             progress: None,
+            solver_progress: None,
             _labels: PhantomData,
         };
         k.check()?;
@@ -157,9 +161,15 @@ impl<N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>> MarginalizedGraph
     /// ([`Bounds::Fixed`], the default, keeps it fixed).
     ///
     /// # Errors
-    /// [`MgkError::InvalidQ`] when the bounds leave `(0, 1)` or exclude `q`.
+    /// [`MgkError::InvalidQ`] when the bounds leave `(0, 1)` or exclude `q`;
+    /// [`MgkError::QTooSmall`] for a lower bound below
+    /// [`MIN_Q`](super::MIN_Q).
     pub fn with_q_bounds(mut self, bounds: Bounds) -> Result<Self, MgkError> {
         if let Bounds::Range(lo, hi) = bounds {
+            if lo > 0.0 && lo < 1.0 {
+                // a lower bound is a q the kernel may be trained to: it must pass the floor
+                MgkConfig { q: lo, ..self.config }.validate()?;
+            }
             if !(lo > 0.0 && hi < 1.0 && lo <= self.config.q && self.config.q <= hi) {
                 return Err(MgkError::InvalidQ(if lo <= 0.0 { lo } else { hi }));
             }
@@ -178,11 +188,23 @@ impl<N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>> MarginalizedGraph
     /// [`Precision::default_tolerance`]: `1e-12` in `f64`, `1e-6` in `f32`).
     ///
     /// # Errors
-    /// [`MgkError::InvalidParameter`] unless `0 < tol < 1`.
+    /// [`MgkError::InvalidParameter`] unless `0 < tol < 1`, or when `tol` is
+    /// below what the current precision can reach
+    /// ([`min_tolerance`](super::min_tolerance): `1e-15` in `f64`, `1e-7` in
+    /// `f32`; checked again when solving, in case the precision changes).
     pub fn with_tolerance(mut self, tol: f64) -> Result<Self, MgkError> {
         MgkConfig { tol: Some(tol), ..self.config }.validate()?;
         self.config.tol = Some(tol);
         Ok(self)
+    }
+
+    /// Sets a per-iteration progress callback for long single pairs (see
+    /// [`SolverProgress`]): called after every solver iteration with the
+    /// pair, the iteration and the relative residual (on the CPU; the GPU's
+    /// batched solves do not report iterations).
+    pub fn with_solver_progress(mut self, progress: SolverProgress) -> Self {
+        self.solver_progress = Some(progress);
+        self
     }
 
     /// Sets the iteration limit of each solve (default 10 000; values above
@@ -252,6 +274,11 @@ impl<N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>> MarginalizedGraph
     /// The progress callback, if any.
     pub(crate) fn progress(&self) -> Option<&Progress> {
         self.progress.as_ref()
+    }
+
+    /// The per-iteration solver progress callback, if any.
+    pub(crate) fn solver_progress(&self) -> Option<&SolverProgress> {
+        self.solver_progress.as_ref()
     }
 
     /// Whether `q` is trained.

@@ -72,6 +72,36 @@
 //! Everything that defines a pair's system (degrees, `D×`, `V×`, start
 //! vectors, the length-one term, the pairs of a call, the normalization) is
 //! in [`system`], shared by the backends and the tests' references.
+//!
+//! ## Extreme values and failures
+//!
+//! - Scale invariance: `K` does not change when all weights of a graph are
+//!   multiplied by `c > 0` (`D` and `W` scale together; isolated nodes keep
+//!   degree 1 and `r_ii' = κv`). Every backend passes every graph through
+//!   [`KronSystem::scaled_weights`], i.e. [`system::unit_weights`] (an
+//!   exact power-of-two scaling when the largest weight is outside
+//!   `[2⁻²⁰, 2²⁰]`) for systems with weighted degrees, so extreme weights give the
+//!   same values as moderate ones; gradients are invariant too.
+//! - Values are checked: a pair's `K` that is not finite, or negative beyond
+//!   the solve's tolerance, is [`MgkError::InvalidValue`] naming the pair
+//!   (tiny negatives from rounding a zero become 0). A graph with no nodes
+//!   has `K = 0` with every graph (defined: there are no walks);
+//!   normalizing by a `K(G, G)` that is 0 (or not finite) is
+//!   [`MgkError::ZeroNorm`] naming the graph, never NaN.
+//! - What the solvers rely on is checked before solving: `q ≥ 1e-10`
+//!   ([`MgkError::QTooSmall`]; the system's margin of positive definiteness
+//!   is about `2q`), a tolerance the precision can reach, κv positive and
+//!   finite on every pair of labels ([`MgkError::KernelValue`], which also
+//!   names an edge kernel that becomes NaN when a solve fails). Solver
+//!   failures carry advice in the kernel's terms ([`MgkError::Solver`]).
+//! - Directed graphs are solved by BiCGSTAB, which falls back to the Jacobi
+//!   iteration (convergent on these strictly diagonally dominant systems)
+//!   where it breaks down.
+//! - Long single pairs can report every solver iteration on the CPU
+//!   ([`MarginalizedGraphKernel::with_solver_progress`]).
+//! - The value and normalization checks are made once, in the API, for
+//!   every backend; the `q` and tolerance floors are part of
+//!   [`MgkConfig::validate`], which every backend runs before solving.
 
 mod api;
 mod config;
@@ -82,9 +112,10 @@ mod kernel;
 mod rw;
 pub mod system;
 
-pub use self::config::{MgkConfig, Tuning, XmvScheme};
+pub use self::config::{min_tolerance, MgkConfig, Tuning, XmvScheme, MIN_Q};
 pub use self::kernel::{MarginalizedGraphKernel, StartProbability};
 pub use self::rw::{RandomWalkKernel, RwMethod};
+pub use self::system::{check_values, normalize_gram};
 pub use self::system::{DegreeRule, KronSystem};
 pub use crate::backend::Precision;
 
@@ -95,6 +126,12 @@ use std::sync::Arc;
 /// A progress callback: called with `(pairs done, pairs in total)` after
 /// each pair, from any worker thread.
 pub type Progress = Arc<dyn Fn(usize, usize) + Send + Sync>;
+
+/// A per-iteration progress callback for long single pairs: called with
+/// `((a, b), iteration, relative residual)` after every solver iteration of
+/// pair `(a, b)`, from the worker thread solving it. It should return
+/// quickly (throttle any drawing).
+pub type SolverProgress = Arc<dyn Fn((usize, usize), usize, f64) + Send + Sync>;
 
 /// A dense row-major matrix of kernel values.
 #[derive(Clone, Debug, PartialEq)]
@@ -222,6 +259,68 @@ pub enum MgkError {
     /// `q` outside `(0, 1)`.
     #[error("stop probability q = {0} must lie strictly between 0 and 1")]
     InvalidQ(f64),
+    /// `q` so small that the system is singular in floating point.
+    #[error(
+        "stop probability q = {0:e} is too small: the system becomes singular as q → 0 (its margin of positive \
+         definiteness is about 2q, lost to rounding below 1e-10); use q ≥ 1e-10 (typical values are 0.01 to 0.1)"
+    )]
+    QTooSmall(f64),
+    /// A graph whose weights cannot be scaled into range.
+    #[error("graph {graph}: {source}")]
+    WeightRange {
+        /// Graph index in its list.
+        graph: usize,
+        /// What was found.
+        #[source]
+        source: system::WeightRange,
+    },
+    /// The node kernel evaluates to 0, NaN or infinity (or the edge kernel
+    /// to NaN, infinity or a negative value) on some pair of labels although
+    /// its declared range is fine: a hyperparameter under- or overflows.
+    #[error(
+        "the {kernel} kernel is {value} on {kernel} {} of graph {} and {kernel} {} of graph {}; the marginalized \
+         graph kernel needs {needs}: a hyperparameter under- or overflows there (a sqexp or rq length scale too \
+         small for the label distances gives exp(−d²/(2ℓ²)) = 0, or 0/0 = NaN for equal labels); use a larger \
+         length scale or rescale the labels",
+        at.0, pair.0, at.1, pair.1
+    )]
+    KernelValue {
+        /// `"node"` or `"edge"`.
+        kernel: &'static str,
+        /// What the kernel must satisfy (`0 < κv ≤ 1` or `0 ≤ κe ≤ 1`).
+        needs: &'static str,
+        /// The pair of graphs.
+        pair: (usize, usize),
+        /// The nodes `(i, i')`, or the stored entries (arcs) of the two graphs.
+        at: (usize, usize),
+        /// The value found.
+        value: f64,
+    },
+    /// A kernel value that is not finite, or negative beyond rounding.
+    #[error("the kernel value of pair ({}, {}) is {value}: {detail}", pair.0, pair.1)]
+    InvalidValue {
+        /// The pair of graphs.
+        pair: (usize, usize),
+        /// The value found.
+        value: f64,
+        /// Why, and what to change.
+        detail: String,
+    },
+    /// Normalization by a diagonal value that is zero, negative or not
+    /// finite.
+    #[error(
+        "cannot normalize: K(G, G) = {value} for graph {graph}{list}; K̃ = K(G, G′)/√(K(G, G) K(G′, G′)) is \
+         undefined when K(G, G) is 0 (a graph with no nodes, or whose start probabilities are all 0, has no \
+         walks): remove that graph or use the unnormalized kernel"
+    )]
+    ZeroNorm {
+        /// Graph index in its list.
+        graph: usize,
+        /// Which list (empty, or " of the second list").
+        list: &'static str,
+        /// The diagonal value.
+        value: f64,
+    },
     /// `lmin` other than 0 or 1.
     #[error("lmin = {0}: only 0 and 1 are supported")]
     InvalidLmin(u32),
@@ -261,13 +360,16 @@ pub enum MgkError {
     #[error(transparent)]
     Cuda(Box<crate::cuda::CudaError>),
     /// The solver failed on a pair of graphs.
-    #[error("solving the pair ({}, {}): {source}", pair.0, pair.1)]
+    #[error("solving the pair ({}, {}): {advice} (solver: {source})", pair.0, pair.1)]
     Solver {
         /// Indices of the two graphs (in the first and second list).
         pair: (usize, usize),
         /// The solver's error.
         #[source]
         source: SolverError,
+        /// What went wrong and what to change, in terms of the kernel's
+        /// parameters.
+        advice: String,
     },
 }
 

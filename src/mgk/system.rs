@@ -8,13 +8,96 @@
 //!
 //! (product node `(i, i')` at `i·n' + i'`), so that every backend (the CPU,
 //! the GPU, and the tests' references) builds the same system; with the
-//! ranges the base kernels must keep, the pairs each call solves, and the
-//! normalization.
+//! ranges the base kernels must keep, the pairs each call solves, the
+//! normalization and the checks of the values.
+//!
+//! # Weight scaling
+//!
+//! The kernel does not change when all weights of one graph are multiplied
+//! by the same `c > 0`: `D` and `W` scale together, the system of the pair
+//! is multiplied by `c c'` on both sides, and `r` stays the same (isolated
+//! nodes keep degree 1 and `r_ii' = κv` whatever `c`). Extreme weights
+//! (`1e300`, `1e-300`, or `1e19` packed in `f32`) would overflow or
+//! underflow in the products `d d'` and `w w'`, so every backend first
+//! passes each graph through [`unit_weights`] (for systems with weighted
+//! degrees, [`KronSystem::scaled_weights`]), which multiplies its weights
+//! by an exact power of two (no rounding) whenever the largest weight lies
+//! outside `[2⁻²⁰, 2²⁰]`. The random-walk kernel, which is not scale
+//! invariant, uses the same function and folds the power of two into λ.
 
 use super::MgkError;
 use crate::basekernel::BaseKernel;
 use crate::graph::{Graph, Label};
 use crate::solver::Real;
+use std::borrow::Cow;
+
+/// Largest weights inside `[2^-WEIGHT_BAND, 2^WEIGHT_BAND]` are left as they are.
+const WEIGHT_BAND: i32 = 20;
+
+/// The weights of a graph span more than `f64` can hold after scaling.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error(
+    "its weights span too many orders of magnitude (largest {largest:e}, smallest non-zero {smallest:e}): \
+     scaled so that the largest is about 1, the smallest is 0 in double precision; drop or raise the tiny weights"
+)]
+pub struct WeightRange {
+    /// Largest weight.
+    pub largest: f64,
+    /// Smallest non-zero weight.
+    pub smallest: f64,
+}
+
+/// `x · 2^k`, exact unless the result overflows or is subnormal.
+pub fn scale_pow2(x: f64, k: i32) -> f64 {
+    // 2^k for |k| > 1022 is not a normal f64: multiply in steps
+    let mut x = x;
+    let mut k = k;
+    while k != 0 {
+        let step = k.clamp(-1000, 1000);
+        x *= f64::from_bits(((1023 + step) as u64) << 52);
+        k -= step;
+    }
+    x
+}
+
+/// The graph `g` with weights `w · 2^−e`, and `e`: `e = 0` (and `g` itself,
+/// borrowed) when the largest weight lies in `[2⁻²⁰, 2²⁰]` or there is none;
+/// else `e` is the binary exponent of the largest weight, which becomes
+/// `[1, 2)`. Every backend of the marginalized graph kernel calls this
+/// before computing degrees or packing weights (see the
+/// [module documentation](self)); the random-walk kernel multiplies `λ` by
+/// `2^(e + e')` instead. `O(nnz)`.
+///
+/// # Errors
+/// [`WeightRange`] when a non-zero weight would become 0.
+pub fn unit_weights<N: Label, E: Label>(g: &Graph<N, E>) -> Result<(Cow<'_, Graph<N, E>>, i32), WeightRange> {
+    let largest = g.weights().iter().copied().fold(0.0, f64::max);
+    if largest == 0.0 || (-WEIGHT_BAND..=WEIGHT_BAND).contains(&exponent(largest)) {
+        return Ok((Cow::Borrowed(g), 0));
+    }
+    let e = exponent(largest);
+    let scaled = g.with_weights(|w, _| scale_pow2(w, -e)).map_err(|_| range(g, largest))?;
+    if scaled.weights().iter().zip(g.weights()).any(|(&s, &w)| s == 0.0 && w != 0.0) {
+        return Err(range(g, largest));
+    }
+    Ok((Cow::Owned(scaled), e))
+}
+
+/// The binary exponent `e` of a positive finite `x`: `2^e ≤ x < 2^(e+1)`.
+fn exponent(x: f64) -> i32 {
+    let bits = ((x.to_bits() >> 52) & 0x7ff) as i32;
+    if bits == 0 {
+        // subnormal
+        -1074 + (63 - x.to_bits().leading_zeros() as i32)
+    } else {
+        bits - 1023
+    }
+}
+
+fn range<N: Label, E: Label>(g: &Graph<N, E>, largest: f64) -> WeightRange {
+    let smallest = g.weights().iter().copied().filter(|&w| w > 0.0).fold(f64::INFINITY, f64::min);
+    WeightRange { largest, smallest }
+}
 
 /// How a [`KronSystem`] weighs the nodes in its diagonal.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -67,6 +150,24 @@ impl KronSystem {
         KronSystem { scale: 1.0 / lambda, degrees: DegreeRule::Ones }
     }
 
+    /// `g` as this system is solved on it, on every backend: with weighted
+    /// degrees the system (hence `K`) is invariant under scaling one graph's
+    /// weights, so they pass through [`unit_weights`] (an exact power of two
+    /// when the largest weight is extreme); with unit degrees (the random
+    /// walk) they are not, and `g` is returned as it is.
+    ///
+    /// # Errors
+    /// [`WeightRange`] as [`unit_weights`].
+    pub fn scaled_weights<'g, N: Label, E: Label>(
+        &self,
+        g: &'g Graph<N, E>,
+    ) -> Result<Cow<'g, Graph<N, E>>, WeightRange> {
+        match self.degrees {
+            DegreeRule::Weighted => unit_weights(g).map(|(g, _)| g),
+            DegreeRule::Ones => Ok(Cow::Borrowed(g)),
+        }
+    }
+
     /// The degrees of `g` under this system's rule.
     pub fn node_degrees<N: Label, E: Label>(&self, g: &Graph<N, E>) -> Vec<f64> {
         match self.degrees {
@@ -96,8 +197,12 @@ pub fn dx_scale(q: f64) -> f64 {
 /// - `diag[i·n' + i'] = dx / κv(v_i, v'_i')` (the diagonal of `D× V×⁻¹`).
 ///
 /// Vectors are resized to `n·n'`; their capacity is reused. `O(n·n')` node
-/// kernel evaluations. κv must be positive (the kernel's range is checked when
-/// the graph kernel is built).
+/// kernel evaluations.
+///
+/// # Errors
+/// The first `(i, i', κv)` where κv is not positive and finite or the diagonal entry
+/// is not finite in `T` (a hyperparameter that underflows, such as a tiny
+/// length scale, makes κv 0 or NaN although its declared range is fine).
 #[allow(clippy::too_many_arguments)]
 pub fn pair_diagonal<T: Real, N, KV: BaseKernel<N>>(
     da: &[f64],
@@ -108,7 +213,7 @@ pub fn pair_diagonal<T: Real, N, KV: BaseKernel<N>>(
     scale: f64,
     dx: &mut Vec<T>,
     diag: &mut Vec<T>,
-) {
+) -> Result<(), (usize, usize, f64)> {
     let (n, m) = (da.len(), db.len());
     dx.clear();
     diag.clear();
@@ -120,10 +225,15 @@ pub fn pair_diagonal<T: Real, N, KV: BaseKernel<N>>(
         for ip in 0..m {
             let d = di * db[ip];
             let kv = node_kernel.value(&la[i], &lb[ip]);
+            let e = T::of_f64(d / kv);
+            if !(kv > 0.0 && kv.is_finite() && e.as_f64().is_finite()) {
+                return Err((i, ip, kv));
+            }
             dx.push(T::of_f64(d));
-            diag.push(T::of_f64(d / kv));
+            diag.push(e);
         }
     }
+    Ok(())
 }
 
 /// The start vector `p×[i·n' + i'] = p_i p'_i'`, resized to `n·n'`.
@@ -180,14 +290,50 @@ pub fn diagonal_pairs(n: usize) -> Vec<(usize, usize)> {
     (0..n).map(|a| (a, a)).collect()
 }
 
+/// A diagonal usable for normalization: finite and positive.
+fn check_norms(d: &[f64], list: &'static str) -> Result<(), MgkError> {
+    match d.iter().position(|&v| !(v.is_finite() && v > 0.0)) {
+        Some(graph) => Err(MgkError::ZeroNorm { graph, list, value: d[graph] }),
+        None => Ok(()),
+    }
+}
+
+/// `√(da db)`, as `√da √db` where the product over- or underflows.
+fn norm(da: f64, db: f64) -> f64 {
+    let p = da * db;
+    if p.is_finite() && p > 0.0 {
+        p.sqrt()
+    } else {
+        da.sqrt() * db.sqrt()
+    }
+}
+
 /// The normalized kernel `K_ab / √(dx_a dy_b)` of the row-major
-/// `dx.len() × dy.len()` matrix `k`, in place.
-pub fn normalize(k: &mut [f64], dx: &[f64], dy: &[f64]) {
-    for (row, &da) in k.chunks_mut(dy.len().max(1)).zip(dx) {
-        for (v, &db) in row.iter_mut().zip(dy) {
-            *v /= (da * db).sqrt();
+/// `dx.len() × dy.len()` matrix `k`, in place (as `K_ab / √dx_a / √dy_b`
+/// where the product over- or underflows).
+///
+/// # Errors
+/// [`MgkError::ZeroNorm`] for a diagonal value that is not finite and
+/// positive (the normalized kernel is undefined there: never NaN);
+/// [`MgkError::InvalidValue`] for a result that is not finite.
+pub fn normalize(k: &mut [f64], dx: &[f64], dy: &[f64]) -> Result<(), MgkError> {
+    check_norms(dx, "")?;
+    check_norms(dy, " of the second list")?;
+    for (a, (row, &da)) in k.chunks_mut(dy.len().max(1)).zip(dx).enumerate() {
+        for (b, (v, &db)) in row.iter_mut().zip(dy).enumerate() {
+            let p = da * db;
+            let x = if p.is_finite() && p > 0.0 { *v / p.sqrt() } else { *v / da.sqrt() / db.sqrt() };
+            if !x.is_finite() {
+                return Err(MgkError::InvalidValue {
+                    pair: (a, b),
+                    value: *v,
+                    detail: "not finite; the normalized kernel is undefined".into(),
+                });
+            }
+            *v = x;
         }
     }
+    Ok(())
 }
 
 /// The normalized kernel and its gradient, in place: `k` is `n × m`
@@ -195,12 +341,23 @@ pub fn normalize(k: &mut [f64], dx: &[f64], dy: &[f64]) {
 /// `(a·m + b)·t + s`), `dx`, `dy` the diagonals with their gradients
 /// (`n × t`, `m × t` row-major):
 /// `∂K̃_ab = ∂K_ab / √(dx_a dy_b) − ½ K̃_ab (∂dx_a / dx_a + ∂dy_b / dy_b)`.
-pub fn normalize_with_gradient(k: &mut [f64], g: &mut [f64], t: usize, dx: (&[f64], &[f64]), dy: (&[f64], &[f64])) {
+///
+/// # Errors
+/// As [`normalize`].
+pub fn normalize_with_gradient(
+    k: &mut [f64],
+    g: &mut [f64],
+    t: usize,
+    dx: (&[f64], &[f64]),
+    dy: (&[f64], &[f64]),
+) -> Result<(), MgkError> {
     let ((dx, gx), (dy, gy)) = (dx, dy);
+    check_norms(dx, "")?;
+    check_norms(dy, " of the second list")?;
     let m = dy.len();
     for a in 0..dx.len() {
         for b in 0..m {
-            let s = (dx[a] * dy[b]).sqrt();
+            let s = norm(dx[a], dy[b]);
             let kn = k[a * m + b] / s;
             let cell = &mut g[(a * m + b) * t..(a * m + b + 1) * t];
             for ((v, ga), gb) in cell.iter_mut().zip(&gx[a * t..(a + 1) * t]).zip(&gy[b * t..(b + 1) * t]) {
@@ -208,5 +365,87 @@ pub fn normalize_with_gradient(k: &mut [f64], g: &mut [f64], t: usize, dx: (&[f6
             }
         }
     }
-    normalize(k, dx, dy);
+    normalize(k, dx, dy)
+}
+
+/// Normalizes a square Gram matrix of `n × n` values (row-major) by its own
+/// diagonal, in place: `K̃_ab = K_ab / √(K_aa K_bb)`, so `K̃_aa = 1`. For
+/// results computed elsewhere (the library's own normalized forms use
+/// [`normalize`] on every backend).
+///
+/// The normalized kernel is undefined for a graph with `K(G, G) = 0` (no
+/// nodes, or all start probabilities 0): that is an error, not a NaN.
+///
+/// # Errors
+/// [`MgkError::InvalidParameter`] when `values` does not hold `n × n`
+/// entries; [`MgkError::ZeroNorm`] for a diagonal entry that is not finite
+/// and positive; [`MgkError::InvalidValue`] for an entry that is not finite.
+pub fn normalize_gram(values: &mut [f64], n: usize) -> Result<(), MgkError> {
+    if n.checked_mul(n) != Some(values.len()) {
+        return Err(MgkError::InvalidParameter(format!(
+            "normalize_gram: {} values for a {n} × {n} matrix",
+            values.len()
+        )));
+    }
+    let d: Vec<f64> = (0..n).map(|a| values[a * n + a]).collect();
+    normalize(values, &d, &d)
+}
+
+/// Checks kernel values as the library checks its own on every backend: an
+/// entry that is not finite is an error; negative entries within `10 · tol`
+/// of the largest entry are rounding of 0 and become 0, more negative ones
+/// are an error. `cols` is the number of columns of the row-major matrix
+/// (for naming the pair), `None` for a diagonal (entry `i` is pair
+/// `(i, i)`).
+///
+/// # Errors
+/// [`MgkError::InvalidValue`] naming the first bad pair.
+pub fn check_values(values: &mut [f64], cols: Option<usize>, tol: f64) -> Result<(), MgkError> {
+    let largest = largest_finite(values.iter().copied());
+    for (i, v) in values.iter_mut().enumerate() {
+        let pair = match cols {
+            Some(c) => (i / c.max(1), i % c.max(1)),
+            None => (i, i),
+        };
+        *v = check_value(*v, largest, tol, pair)?;
+    }
+    Ok(())
+}
+
+/// The largest finite `|v|` (0 when there is none).
+pub(crate) fn largest_finite(values: impl Iterator<Item = f64>) -> f64 {
+    values.filter(|v| v.is_finite()).fold(0.0, |m: f64, v| m.max(v.abs()))
+}
+
+/// One kernel value of `pair`, checked (the one rule of every backend and
+/// of [`check_values`]): not finite is an error; a negative value within
+/// `10 · tol · magnitude` (`magnitude`: the size of the terms it is the
+/// difference of) is rounding of 0 and becomes 0; more negative is an error.
+///
+/// # Errors
+/// [`MgkError::InvalidValue`] naming the pair and what to change.
+pub(crate) fn check_value(value: f64, magnitude: f64, tol: f64, pair: (usize, usize)) -> Result<f64, MgkError> {
+    if !value.is_finite() {
+        return Err(MgkError::InvalidValue {
+            pair,
+            value,
+            detail: "not finite: a weight or a kernel hyperparameter over- or underflows; check the weights and \
+                     the node and edge kernels' hyperparameters (or compute on the CPU to see which)"
+                .into(),
+        });
+    }
+    if value < 0.0 {
+        if -value <= 10.0 * tol.max(f64::EPSILON) * magnitude {
+            return Ok(0.0);
+        }
+        return Err(MgkError::InvalidValue {
+            pair,
+            value,
+            detail: format!(
+                "negative, which a kernel value cannot be: the solve stopped short of the solution; lower the \
+                 tolerance (now {tol:e}) or use double precision"
+            ),
+        });
+    }
+    Ok(value)
 }

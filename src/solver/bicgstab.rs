@@ -1,7 +1,8 @@
 //! BiCGSTAB for general (non-symmetric) systems.
 
 use super::{
-    check_dims, krylov_start, precondition, LinOp, Preconditioner, SolveInfo, SolverError, Start, Vector, Workspace,
+    check_dims, krylov_start, precondition, report, LinOp, Monitor, Preconditioner, SolveInfo, SolverError, Start,
+    Vector, Workspace,
 };
 
 /// Parameters of [`bicgstab`].
@@ -17,6 +18,9 @@ pub struct BicgstabParams {
     pub zero_initial_guess: bool,
     /// Record the relative residual after every iteration (default `false`).
     pub record_history: bool,
+    /// Called after every iteration with the iteration and the relative
+    /// residual (default `None`).
+    pub monitor: Option<Monitor>,
 }
 
 impl Default for BicgstabParams {
@@ -27,6 +31,7 @@ impl Default for BicgstabParams {
             precond: Preconditioner::Identity,
             zero_initial_guess: true,
             record_history: false,
+            monitor: None,
         }
     }
 }
@@ -52,6 +57,43 @@ pub fn bicgstab<V: Vector>(
     ws: &mut Workspace<V>,
 ) -> Result<SolveInfo, SolverError> {
     bicgstab_impl(op, b, x, params, ws)
+}
+
+/// [`bicgstab`], and where it breaks down (a vanishing `r̂ᵀr` or `r̂ᵀv`,
+/// which happens for instance on the Kronecker system of a directed cycle),
+/// the [`fixed_point`](super::fixed_point) iteration with the same
+/// preconditioner from `x = 0`, with twice the iteration limit (BiCGSTAB
+/// applies `A` twice per iteration). The fixed-point iteration converges
+/// whenever the spectral radius of `I − M⁻¹A` is below one: for `I − λ W⊗W'`
+/// with `λ ρ(W) ρ(W') < 1` (identity preconditioner), and for the strictly
+/// diagonally dominant systems of the marginalized graph kernel (Jacobi).
+/// The caller checks that condition.
+///
+/// # Errors
+/// As [`bicgstab`] and [`fixed_point`](super::fixed_point); a breakdown is
+/// only reported when the fixed-point iteration fails too.
+pub fn bicgstab_or_fixed_point<V: Vector>(
+    op: &impl LinOp<V>,
+    b: &V,
+    x: &mut V,
+    params: &BicgstabParams,
+    ws: &mut Workspace<V>,
+) -> Result<SolveInfo, SolverError> {
+    match bicgstab_impl(op, b, x, params, ws) {
+        Err(SolverError::Breakdown { .. }) => {
+            let fp = super::FixedPointParams {
+                tol: params.tol,
+                max_iters: params.max_iters.saturating_mul(2),
+                omega: 1.0,
+                precond: params.precond,
+                zero_initial_guess: true,
+                record_history: params.record_history,
+                monitor: params.monitor.clone(),
+            };
+            super::fixed_point(op, b, x, &fp, ws)
+        }
+        r => r,
+    }
 }
 
 /// Relative size below which a BiCGSTAB denominator counts as zero.
@@ -127,6 +169,7 @@ fn bicgstab_impl<V: Vector>(
         if params.record_history {
             history.push(rnorm / bnorm);
         }
+        report(&params.monitor, it + 1, rnorm / bnorm);
         if rnorm <= params.tol * bnorm {
             return Ok(SolveInfo { iterations: it + 1, abs_residual: rnorm, rel_residual: rnorm / bnorm, history });
         }

@@ -1,7 +1,8 @@
 //! Preconditioned conjugate gradients.
 
 use super::{
-    check_dims, krylov_start, precondition, LinOp, Preconditioner, SolveInfo, SolverError, Start, Vector, Workspace,
+    check_dims, krylov_start, precondition, report, LinOp, Monitor, Preconditioner, SolveInfo, SolverError, Start,
+    Vector, Workspace,
 };
 
 /// Parameters of [`cg`].
@@ -19,6 +20,9 @@ pub struct CgParams {
     /// Record the relative residual after every iteration in
     /// [`SolveInfo::history`] (default `false`).
     pub record_history: bool,
+    /// Called after every iteration with the iteration and the relative
+    /// residual (default `None`).
+    pub monitor: Option<Monitor>,
 }
 
 impl Default for CgParams {
@@ -29,6 +33,7 @@ impl Default for CgParams {
             precond: Preconditioner::Identity,
             zero_initial_guess: true,
             record_history: false,
+            monitor: None,
         }
     }
 }
@@ -101,6 +106,7 @@ fn cg_impl<V: Vector>(
         if params.record_history {
             history.push(rnorm / bnorm);
         }
+        report(&params.monitor, it + 1, rnorm / bnorm);
         if rnorm <= params.tol * bnorm {
             return Ok(SolveInfo { iterations: it + 1, abs_residual: rnorm, rel_residual: rnorm / bnorm, history });
         }

@@ -1,6 +1,9 @@
 //! Fixed-point (preconditioned Richardson) iteration.
 
-use super::{check_dims, precondition, zero_rhs, LinOp, Preconditioner, SolveInfo, SolverError, Vector, Workspace};
+use super::{
+    check_dims, precondition, report, zero_rhs, LinOp, Monitor, Preconditioner, SolveInfo, SolverError, Vector,
+    Workspace,
+};
 
 /// Parameters of [`fixed_point`].
 #[derive(Clone, Debug, PartialEq)]
@@ -18,6 +21,9 @@ pub struct FixedPointParams {
     pub zero_initial_guess: bool,
     /// Record the relative residual after every iteration (default `false`).
     pub record_history: bool,
+    /// Called after every iteration with the iteration and the relative
+    /// residual (default `None`).
+    pub monitor: Option<Monitor>,
 }
 
 impl Default for FixedPointParams {
@@ -29,6 +35,7 @@ impl Default for FixedPointParams {
             precond: Preconditioner::Jacobi,
             zero_initial_guess: true,
             record_history: false,
+            monitor: None,
         }
     }
 }
@@ -89,6 +96,9 @@ fn fixed_point_impl<V: Vector>(
         }
         if params.record_history && it > 0 {
             history.push(rnorm / bnorm);
+        }
+        if it > 0 {
+            report(&params.monitor, it, rnorm / bnorm);
         }
         if rnorm <= params.tol * bnorm {
             return Ok(SolveInfo { iterations: it, abs_residual: rnorm, rel_residual: rnorm / bnorm, history });

@@ -43,7 +43,7 @@ mod dense;
 mod fixed_point;
 mod vector;
 
-pub use self::bicgstab::{bicgstab, BicgstabParams};
+pub use self::bicgstab::{bicgstab, bicgstab_or_fixed_point, BicgstabParams};
 pub use self::cg::{cg, CgParams};
 pub use self::dense::{dense_solve, DenseOp};
 pub use self::fixed_point::{fixed_point, FixedPointParams};
@@ -91,6 +91,47 @@ impl<V: Vector, L: LinOp<V> + ?Sized> LinOp<V> for &L {
     }
     fn diagonal(&self, d: &mut V) -> Result<bool, SolverError> {
         (**self).diagonal(d)
+    }
+}
+
+/// A progress callback of the iterative solvers: called after every
+/// iteration with the iteration count (1-based) and the relative residual
+/// `‖r‖₂ / ‖b‖₂`, from the solving thread. Set it in a parameter struct
+/// (`monitor: Some(Monitor::new(…))`); it should return quickly.
+#[derive(Clone)]
+pub struct Monitor(std::sync::Arc<dyn Fn(usize, f64) + Send + Sync>);
+
+impl Monitor {
+    /// A monitor calling `f(iteration, relative residual)`.
+    pub fn new(f: impl Fn(usize, f64) + Send + Sync + 'static) -> Self {
+        Monitor(std::sync::Arc::new(f))
+    }
+
+    /// Calls the callback.
+    #[inline]
+    pub fn report(&self, iteration: usize, rel_residual: f64) {
+        (self.0)(iteration, rel_residual)
+    }
+}
+
+impl std::fmt::Debug for Monitor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Monitor(..)")
+    }
+}
+
+/// Two monitors are equal when they share the same callback.
+impl PartialEq for Monitor {
+    fn eq(&self, other: &Self) -> bool {
+        std::sync::Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+/// Calls `monitor`, if any.
+#[inline]
+pub(crate) fn report(monitor: &Option<Monitor>, iteration: usize, rel_residual: f64) {
+    if let Some(m) = monitor {
+        m.report(iteration, rel_residual);
     }
 }
 

@@ -229,3 +229,32 @@ fn workspace_is_reused_without_growth() {
     }
     assert_eq!(ptr, ws.vecs[0].as_ptr());
 }
+
+#[test]
+fn bicgstab_falls_back_to_the_fixed_point_iteration_on_breakdown() {
+    // A = I − N with N = [[0, 2], [0, 0]] nilpotent (ρ(I − A) = 0 < 1), b = (1, 1):
+    // r̂ᵀ A r̂ = 2 − 2 = 0, so BiCGSTAB breaks down at once ("r̂ᵀv vanished")
+    let op = DenseOp::new(2, vec![1.0, -2.0, 0.0, 1.0]);
+    let b = vec![1.0, 1.0];
+    let mut x = vec![0.0f64; 2];
+    let e = bicgstab(&op, &b, &mut x, &BicgstabParams::default(), &mut Workspace::new()).unwrap_err();
+    assert!(matches!(e, SolverError::Breakdown { what: "r̂ᵀv vanished", .. }), "{e}");
+    let seen = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let s = seen.clone();
+    let p = BicgstabParams {
+        monitor: Some(Monitor::new(move |_, _| {
+            s.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        })),
+        ..Default::default()
+    };
+    let info = bicgstab_or_fixed_point(&op, &b, &mut x, &p, &mut Workspace::new()).unwrap();
+    assert!(info.rel_residual <= 1e-12);
+    assert_eq!(x, vec![3.0, 1.0]);
+    assert!(seen.load(std::sync::atomic::Ordering::Relaxed) >= info.iterations);
+    // a convergent BiCGSTAB is not replaced
+    let op = DenseOp::new(2, vec![4.0, 1.0, 2.0, 3.0]);
+    let mut y = vec![0.0f64; 2];
+    let a = bicgstab_or_fixed_point(&op, &vec![1.0, 2.0], &mut y, &BicgstabParams::default(), &mut Workspace::new())
+        .unwrap();
+    assert!(a.iterations <= 3);
+}

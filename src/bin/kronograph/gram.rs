@@ -100,6 +100,9 @@ pub fn run(args: Args, quiet: bool) -> kronograph::Result<()> {
         .with_precision(precision)
         .with_reorder(args.reorder.filter(|m| *m != Method::Natural))
         .with_progress(bar.callback());
+    if let Some(cb) = bar.solver_callback() {
+        mgk = mgk.with_solver_progress(cb);
+    }
     if let Some(t) = args.tol {
         mgk = mgk.with_tolerance(t)?;
     }

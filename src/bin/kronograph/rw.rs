@@ -69,6 +69,9 @@ pub fn run(args: Args, quiet: bool) -> kronograph::Result<()> {
         Backend::Auto if args.labeled => Backend::Cpu,
         b => resolve_backend(b)?.map_or(Backend::Cpu, Backend::Cuda),
     };
+    if let Some(cb) = bar.solver_callback() {
+        k = k.with_solver_progress(cb);
+    }
     let t = Instant::now();
     let g = if args.labeled { k.gram_labeled_on(backend, &ds.graphs)? } else { k.gram_on(backend, &ds.graphs)? };
     let secs = t.elapsed().as_secs_f64();
