@@ -120,6 +120,12 @@ fn backends_agree() {
     assert_eq!(k.gram_on(Backend::Cpu, &x).unwrap(), cpu);
     assert_eq!(k.gram_xy_on(Backend::Cpu, &x[..3], &x[3..]).unwrap(), k.gram_xy(&x[..3], &x[3..]).unwrap());
     assert!(matches!(k.gram_labeled_on(Backend::Cuda(0), &x), Err(kronograph::Error::Mgk(MgkError::Unsupported(_)))));
+    // directed graphs: the GPU solves symmetric systems only; Auto runs them on the CPU
+    let d: Vec<Graph<u8, f64>> = (0..3).map(|s| random_graph(5, 0.4, 90 + s, Direction::Directed)).collect();
+    let rho_d = d.iter().map(RandomWalkKernel::spectral_radius_bound).fold(0.0, f64::max);
+    let kd = RandomWalkKernel::new(0.5 / (rho_d * rho_d)).unwrap();
+    assert_eq!(kd.gram_on(Backend::Auto, &d).unwrap(), kd.gram(&d).unwrap());
+    assert!(matches!(kd.gram_on(Backend::Cuda(0), &d), Err(kronograph::Error::Mgk(MgkError::Unsupported(_)))));
     let Some(device) = gpu_or_skip() else { return };
     let ds = kronograph::graph::io::load(format!("{}/data/synthetic/NWS96L", env!("CARGO_MANIFEST_DIR"))).unwrap();
     let y = &ds.graphs[..16];

@@ -676,7 +676,7 @@ impl RandomWalkKernel {
     /// # Errors
     /// See the `_on` methods above.
     pub fn gram_on<N: GpuLabel, E: GpuLabel>(&self, backend: Backend, x: &[Graph<N, E>]) -> crate::Result<Matrix> {
-        match resolve_backend(backend)? {
+        match self.gpu_device(backend, x, x)? {
             None => Ok(self.gram(x)?),
             Some(d) => {
                 self.check_gpu_lambda(x, x)?;
@@ -695,7 +695,7 @@ impl RandomWalkKernel {
         x: &[Graph<N, E>],
         y: &[Graph<N, E>],
     ) -> crate::Result<Matrix> {
-        match resolve_backend(backend)? {
+        match self.gpu_device(backend, x, y)? {
             None => Ok(self.gram_xy(x, y)?),
             Some(d) => {
                 self.check_gpu_lambda(x, y)?;
@@ -730,6 +730,27 @@ impl RandomWalkKernel {
             .map(|k| k.with_max_iters(self.max_iters))
     }
 
+    /// The device `backend` resolves to, or `None` for the CPU. The GPU
+    /// solves symmetric systems only: with a directed graph among `x`, `y`,
+    /// `Auto` runs on the CPU (BiCGSTAB) and an explicit CUDA device is
+    /// [`MgkError::Unsupported`].
+    fn gpu_device<N: Label, E: Label>(
+        &self,
+        backend: Backend,
+        x: &[Graph<N, E>],
+        y: &[Graph<N, E>],
+    ) -> crate::Result<Option<usize>> {
+        let directed = x.iter().chain(y).any(Graph::is_directed);
+        match (backend, directed) {
+            (Backend::Cuda(_), true) => {
+                Err(MgkError::Unsupported("directed graphs in the random-walk kernel on the GPU (use --backend cpu)")
+                    .into())
+            }
+            (_, true) => Ok(None),
+            _ => Ok(resolve_backend(backend)?),
+        }
+    }
+
     /// Rejects a λ for which some pair's system may not be positive definite
     /// (the GPU's PCG has no curvature check).
     fn check_gpu_lambda<N: Label, E: Label>(&self, x: &[Graph<N, E>], y: &[Graph<N, E>]) -> Result<(), MgkError> {
@@ -744,7 +765,11 @@ impl RandomWalkKernel {
             return Err(MgkError::LambdaTooLarge {
                 lambda: self.lambda,
                 pair: (a, b),
-                detail: format!("λ ρ̂ ρ̂' = {:.3} ≥ 1 (the GPU needs it below 1)", self.lambda * ra * rb),
+                detail: format!(
+                    "λ ρ̂ ρ̂' = {:.3} ≥ 1 (the GPU needs it below 1): use λ < {:.6e} (--lambda)",
+                    self.lambda * ra * rb,
+                    1.0 / (ra * rb)
+                ),
             });
         }
         Ok(())
