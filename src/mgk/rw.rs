@@ -730,6 +730,16 @@ impl RandomWalkKernel {
             .map(|k| k.with_max_iters(self.max_iters))
     }
 
+    /// Where [`gram_on`](Self::gram_on) runs `x` on `backend`: `Backend::Cpu`
+    /// or `Backend::Cuda(d)`. The GPU solves symmetric systems only, so with a
+    /// directed graph `Auto` is the CPU and an explicit CUDA device an error.
+    ///
+    /// # Errors
+    /// As [`gram_on`](Self::gram_on)'s choice of device.
+    pub fn resolved_backend<N: Label, E: Label>(&self, backend: Backend, x: &[Graph<N, E>]) -> crate::Result<Backend> {
+        Ok(self.gpu_device(backend, x, x)?.map_or(Backend::Cpu, Backend::Cuda))
+    }
+
     /// The device `backend` resolves to, or `None` for the CPU. The GPU
     /// solves symmetric systems only: with a directed graph among `x`, `y`,
     /// `Auto` runs on the CPU (BiCGSTAB) and an explicit CUDA device is

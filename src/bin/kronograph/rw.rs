@@ -67,7 +67,8 @@ pub fn run(args: Args, quiet: bool) -> kronograph::Result<()> {
     let backend = match args.backend {
         // the labeled kernel runs on the CPU; Auto must not pick a GPU for it
         Backend::Auto if args.labeled => Backend::Cpu,
-        b => resolve_backend(b)?.map_or(Backend::Cpu, Backend::Cuda),
+        b if args.labeled => resolve_backend(b)?.map_or(Backend::Cpu, Backend::Cuda),
+        b => k.resolved_backend(b, &ds.graphs)?,
     };
     if let Some(cb) = bar.solver_callback() {
         k = k.with_solver_progress(cb);
