@@ -26,7 +26,16 @@ from ._native import (  # noqa: E402
     SolverError,
     __version__,
 )
-from .algorithms import RandomWalkKernel, bfs, sssp, triangle_count, triangles_per_vertex  # noqa: E402
+from .algorithms import (  # noqa: E402
+    MotifResult,
+    RandomWalkKernel,
+    bfs,
+    graphlets,
+    motif_search,
+    sssp,
+    triangle_count,
+    triangles_per_vertex,
+)
 from .basekernel import (  # noqa: E402
     BaseKernel,
     CompactPolynomial,
@@ -65,6 +74,7 @@ __all__ = [
     "KroneckerDelta",
     "KronographError",
     "MarginalizedGraphKernel",
+    "MotifResult",
     "Normalize",
     "Polynomial",
     "RandomWalkKernel",
@@ -81,6 +91,8 @@ __all__ = [
     "cuda_status",
     "from_networkx",
     "from_scipy",
+    "graphlets",
+    "motif_search",
     "read_tu",
     "sssp",
     "tile_grid",

@@ -3,7 +3,7 @@ scipy.sparse graphs, with numpy results.
 
 Node ``i`` of a result is node number ``i`` of the graph: for a networkx
 graph, the ``i``-th node of ``g.nodes``.  The graphlet transform and motif
-search will join this module as the library gains them.
+search take ``backend="auto" | "cpu" | "cuda" | "cuda:N"``.
 """
 
 import numpy as np
@@ -11,7 +11,16 @@ import numpy as np
 from . import _native, _progress
 from .graphs import Graph, as_graphs, from_networkx, from_scipy
 
-__all__ = ["bfs", "sssp", "triangle_count", "triangles_per_vertex", "RandomWalkKernel"]
+__all__ = [
+    "bfs",
+    "sssp",
+    "triangle_count",
+    "triangles_per_vertex",
+    "graphlets",
+    "motif_search",
+    "MotifResult",
+    "RandomWalkKernel",
+]
 
 
 def _graph(g, weight="weight"):
@@ -55,6 +64,78 @@ def triangle_count(g):
 def triangles_per_vertex(g):
     """The number of triangles through each node (int64)."""
     return np.frombuffer(_native.triangles_per_vertex(_graph(g)), dtype="<i8").copy()
+
+
+def graphlets(g, kind="net", backend="auto"):
+    """The fast graphlet transform: per-node frequencies of the 16 orbits of
+    the graphlets with up to 4 nodes, a ``(n, 16)`` uint64 array.
+
+    ``kind="net"`` gives induced counts, ``"raw"`` counts that need not be
+    induced, ``"both"`` a ``(raw, net)`` pair.  Self-loops and weights are
+    ignored (the counts are of the simple undirected graph underneath).
+    """
+    if kind not in ("net", "raw", "both"):
+        raise ValueError(f"kind must be 'net', 'raw' or 'both', not {kind!r}")
+    raw, net, n, _device = _native.graphlets(_graph(g), str(backend))
+    raw = np.frombuffer(raw, dtype="<u8").reshape(n, 16).copy()
+    net = np.frombuffer(net, dtype="<u8").reshape(n, 16).copy()
+    return {"raw": raw, "net": net, "both": (raw, net)}[kind]
+
+
+class MotifResult:
+    """The answer of :func:`motif_search`: ``hits`` (bool per node; a ``True``
+    is certain), ``runs`` (sieve runs made), ``false_negative_bound`` (the
+    per-node probability that a ``False`` is wrong), ``device`` (CUDA device
+    or ``None`` for the CPU) and ``matches`` (lists of node numbers when asked
+    for and the hits induce isolated matches, else ``None``)."""
+
+    __slots__ = ("hits", "runs", "false_negative_bound", "device", "matches")
+
+    def __init__(self, hits, runs, false_negative_bound, device, matches):
+        self.hits = hits
+        self.runs = runs
+        self.false_negative_bound = false_negative_bound
+        self.device = device
+        self.matches = matches
+
+    def __repr__(self):
+        return (
+            f"MotifResult(hits={int(self.hits.sum())} of {self.hits.size} nodes, runs={self.runs}, "
+            f"false_negative_bound={self.false_negative_bound:.3g}, device={self.device})"
+        )
+
+
+def motif_search(g, colors, motif, delta=1e-6, seed=0, field="gf256", backend="auto", matches=False):
+    """Vertex-localized motif search: for every node of the undirected graph
+    ``g`` coloured by ``colors`` (one non-negative integer per node), whether
+    it lies in a connected set of ``len(motif)`` nodes whose colours are the
+    multiset ``motif``.
+
+    One-sided error: a reported node is always in a match; a node in a match
+    is missed with probability at most ``delta``.  ``field`` is ``"gf256"``
+    (bit-sliced GF(2^8), CPU and GPU) or ``"gf64"`` (CPU); the same ``seed``
+    gives the same answer on every backend.  Returns a :class:`MotifResult`.
+    """
+    colors = np.asarray(colors)
+    motif = np.asarray(motif)
+    for name, a in (("colors", colors), ("motif", motif)):
+        if a.ndim != 1 or (a.size and not np.issubdtype(a.dtype, np.integer)):
+            raise ValueError(f"{name} must be a 1-d sequence of non-negative integers")
+        if a.size and (a.min() < 0 or a.max() > np.iinfo(np.uint32).max):
+            raise ValueError(f"{name} must hold non-negative integers below 2^32")
+    hits, runs, bound, device, found = _native.motif_search(
+        _graph(g),
+        colors.astype(np.uint32).tolist(),
+        motif.astype(np.uint32).tolist(),
+        float(delta),
+        int(seed),
+        str(field),
+        str(backend),
+        True,
+        bool(matches),
+    )
+    hits = np.frombuffer(hits, dtype=np.uint8).astype(bool)
+    return MotifResult(hits, runs, bound, device, found)
 
 
 class RandomWalkKernel:

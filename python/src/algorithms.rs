@@ -2,14 +2,17 @@
 //! `kronograph::algorithms` and `kronograph::mgk::RandomWalkKernel`, numbers
 //! out as little-endian bytes (the Python side wraps them in numpy arrays).
 //!
-//! The graphlet transform and motif search join here when they land in the
-//! library (one function each, the same shape as `triangles_per_vertex`).
+//! The graphlet transform ([`graphlets`]) and vertex-localized motif search
+//! ([`motif`]) take a backend name like the kernels do.
 
-use crate::error::to_py;
+use crate::error::{parameter, to_py};
 use crate::graph::{f64_bytes, gather, i64_bytes, PyGraph};
 use crate::mgk::{python_progress, run_detached};
 use kronograph::algorithms::{self, BfsOptions};
+use kronograph::cuda::Backend;
+use kronograph::graphlets::fglt;
 use kronograph::mgk::RandomWalkKernel;
+use kronograph::motif::{self, Field, MotifOptions};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
@@ -85,4 +88,58 @@ pub fn random_walk_gram<'py>(
         })
     })?;
     Ok((PyBytes::new(py, &f64_bytes(m.as_slice())), m.rows(), m.cols()))
+}
+
+/// `u64` values as little-endian bytes.
+fn u64_bytes(v: &[u64]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+/// The fast graphlet transform: `(raw, net, n, device)`, the raw and net
+/// frequencies of the 16 orbits as `uint64` bytes of `n × 16` (row-major),
+/// and the CUDA device it ran on (`None`: the CPU).
+#[pyfunction]
+#[pyo3(signature = (g, backend="auto"))]
+#[allow(clippy::type_complexity)]
+pub fn graphlets<'py>(
+    py: Python<'py>,
+    g: PyRef<'py, PyGraph>,
+    backend: &str,
+) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>, usize, Option<usize>)> {
+    let backend: Backend = backend.parse().map_err(parameter)?;
+    let graph = g.graph.clone();
+    let f = run_detached(py, None, move || fglt(&graph, backend))?;
+    Ok((PyBytes::new(py, &u64_bytes(&f.raw.data)), PyBytes::new(py, &u64_bytes(&f.net.data)), f.raw.n, f.device))
+}
+
+/// Vertex-localized motif search: `(hits, runs, false_negative_bound,
+/// device, matches)`: `hits` one byte (0/1) per vertex; `matches` the
+/// isolated matches (sorted vertex lists) when asked for and the hits
+/// induce them, else `None`.
+#[pyfunction]
+#[pyo3(signature = (g, colors, motif_colors, delta=1e-6, seed=0, field="gf256", backend="auto", prune=true, with_matches=false))]
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+pub fn motif_search<'py>(
+    py: Python<'py>,
+    g: PyRef<'py, PyGraph>,
+    colors: Vec<u32>,
+    motif_colors: Vec<u32>,
+    delta: f64,
+    seed: u64,
+    field: &str,
+    backend: &str,
+    prune: bool,
+    with_matches: bool,
+) -> PyResult<(Bound<'py, PyBytes>, u32, f64, Option<usize>, Option<Vec<Vec<usize>>>)> {
+    let field: Field = field.parse().map_err(parameter)?;
+    let backend: Backend = backend.parse().map_err(parameter)?;
+    let opts = MotifOptions { field, delta, seed, backend, prune, ..MotifOptions::default() };
+    let graph = g.graph.clone();
+    let (hits, found) = run_detached(py, None, move || {
+        let hits = motif::localized(&graph, &colors, &motif_colors, &opts)?;
+        let found = if with_matches { motif::matches(&graph, &colors, &motif_colors, &hits.hits) } else { None };
+        Ok((hits, found))
+    })?;
+    let bytes: Vec<u8> = hits.hits.iter().map(|&h| u8::from(h)).collect();
+    Ok((PyBytes::new(py, &bytes), hits.runs, hits.false_negative_bound, hits.device, found))
 }

@@ -24,7 +24,7 @@ pub fn to_py(e: impl Into<kronograph::Error>) -> PyErr {
     let e = e.into();
     let msg = e.to_string();
     match e {
-        E::Graph(_) | E::Label(_) | E::Matrix(_) | E::Algorithm(_) => GraphError::new_err(msg),
+        E::Graph(_) | E::Label(_) | E::Matrix(_) | E::Algorithm(_) | E::Motif(_) => GraphError::new_err(msg),
         E::Io(_) => FileError::new_err(msg),
         E::Kernel(_) => KernelError::new_err(msg),
         E::Mgk(MgkError::Solver { .. }) | E::Solver(_) => SolverError::new_err(msg),

@@ -24,6 +24,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(algorithms::triangle_count, m)?)?;
     m.add_function(wrap_pyfunction!(algorithms::triangles_per_vertex, m)?)?;
     m.add_function(wrap_pyfunction!(algorithms::random_walk_gram, m)?)?;
+    m.add_function(wrap_pyfunction!(algorithms::graphlets, m)?)?;
+    m.add_function(wrap_pyfunction!(algorithms::motif_search, m)?)?;
     m.add("KronographError", py.get_type::<error::KronographError>())?;
     m.add("GraphError", py.get_type::<error::GraphError>())?;
     m.add("FileError", py.get_type::<error::FileError>())?;
