@@ -2,7 +2,7 @@
 of 2 single-threaded workers (each tile on one thread: n_jobs=1), and the
 in-process Gram on every core as the peer.
 
-    python python/benches/dask_gram.py --data data/NCI1 --graphs 1000 --tile 100
+    python python/benches/dask_gram.py --data data/NCI1 --graphs 1000 [--tile 100]
 
 Prints one line per run (seconds, pairs/s) and the speed-up of 2 workers over 1.
 """
@@ -21,7 +21,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--data", default="data/NCI1")
     p.add_argument("--graphs", type=int, default=1000)
-    p.add_argument("--tile", type=int, default=100)
+    p.add_argument("--tile", type=int, default=None, help="graphs per tile side (default: the library's choice for the cluster)")
     p.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     a = p.parse_args()
     from dask.distributed import Client, LocalCluster

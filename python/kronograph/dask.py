@@ -16,6 +16,7 @@ multi-node cluster, install the same wheel on every worker; give each worker
 workers per machine with ``n_jobs=1``.
 """
 
+import math
 import os
 import tempfile
 
@@ -35,9 +36,20 @@ def _tile(kernel, x, y, dx, dy):
     return kernel.tile(x, y, dx, dy)
 
 
-def _default_tile(n, m):
-    # about 4 tiles per row of blocks for small inputs, at most 256 graphs a side
-    return max(16, min(256, -(-max(n, m) // 4)))
+def _threads(client):
+    """Worker threads of ``client`` (4 when unknown)."""
+    try:
+        return max(1, sum(client.nthreads().values()))
+    except Exception:  # no client, or not a distributed one
+        return 4
+
+
+def _default_tile(n, m, threads):
+    """Graphs per tile side: about 32 tiles per worker thread, so that tiles
+    of unequal cost (diagonal tiles hold half the pairs) even out over the
+    workers, and 16 to 256 graphs a side."""
+    side = max(1, math.ceil(math.sqrt(64 * threads)))  # side² / 2 tiles ≈ 32 per thread
+    return max(16, min(256, -(-max(n, m) // side)))
 
 
 def gram(kernel, X, Y=None, client=None, tile=None, out=None):
@@ -47,7 +59,8 @@ def gram(kernel, X, Y=None, client=None, tile=None, out=None):
         with ``tile`` and ``raw_diag`` methods).
     :param client: a ``dask.distributed.Client``; ``None`` uses Dask's
         current scheduler.
-    :param tile: graphs per tile side (default: 16 to 256 by size).
+    :param tile: graphs per tile side (default: about 32 tiles per worker
+        thread of ``client``, 16 to 256 graphs a side).
     :param out: ``None`` returns a lazy ``dask.array``; a path ending in
         ``.npy`` computes and writes it (written to a temporary file and
         renamed, so a failed run leaves no partial file) and returns the path;
@@ -60,7 +73,7 @@ def gram(kernel, X, Y=None, client=None, tile=None, out=None):
     symmetric = Y is None
     y = x if symmetric else as_graphs(Y, "Y")
     n, m = len(x), len(y)
-    tile = _default_tile(n, m) if tile is None else int(tile)
+    tile = _default_tile(n, m, _threads(client)) if tile is None else int(tile)
     grid = tile_grid(n, m, tile, symmetric=symmetric)
     row_starts = list(range(0, n, tile))
     col_starts = list(range(0, m, tile))

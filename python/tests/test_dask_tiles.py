@@ -49,3 +49,15 @@ def test_dask_equals_single_process(client, mutag, tmp_path):
     xy = kronograph.dask.gram(k, g[:11], g[11:], client=client, tile=5).compute()
     np.testing.assert_allclose(xy, k(g[:11], g[11:]), rtol=1e-12)
     assert len(client.scheduler_info()["workers"]) == 2
+
+
+def test_default_tile_gives_every_worker_thread_many_tiles():
+    from kronograph.dask import _default_tile
+
+    for n, threads in [(1000, 1), (1000, 2), (5000, 16), (100_000, 64)]:
+        t = _default_tile(n, n, threads)
+        side = -(-n // t)
+        assert 16 <= t <= 256
+        # the upper triangle's tiles: at least 16 per thread unless tiles are at their minimum size
+        assert side * (side + 1) // 2 >= 16 * threads or t == 16, (n, threads, t)
+    assert _default_tile(40, 40, 8) == 16
