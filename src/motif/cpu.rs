@@ -1,80 +1,170 @@
 //! One run of the sieve on the CPU: the 2^k points in lines of
-//! [`Lines::POINTS`], lines in parallel (rayon), and within a line the
-//! vertices of each level in parallel. Memory: `k · n` lines per line of
-//! points in flight (O(n · vector width)), never `2^k · n`.
+//! [`Lines::POINTS`]; the random α of every arc and level drawn once per run
+//! and shared by all lines. Two plans by size ([`Plan`]): small instances
+//! run lines in parallel, each thread with its own `k · n` lines; large ones
+//! run one line at a time on every thread and sweep the vertices once per
+//! pair of levels, so that a sweep's random reads stay within one level that
+//! fits the last-level cache. Memory: `k · n` lines per line of points in
+//! flight (O(n · vector width)), never `2^k · n`.
 
 use super::instance::Instance;
 use super::lines::{Bs8, Lines, Wide64};
 use super::random::{draw, TAG_ALPHA};
 use super::Field;
 use rayon::prelude::*;
+use std::ops::Range;
+
+/// Bytes of one thread's `k · n` lines up to which lines run in parallel
+/// ([`Plan::LinesInParallel`]): about a quarter of the 32 MiB last-level
+/// cache of the machines measured in docs/PERFORMANCE.md.
+const PER_THREAD_BYTES: usize = 8 << 20;
+
+/// Bytes of one level of lines (`n` lines) a sweep reads at random
+/// ([`Plan::Sweep`]); the line width is chosen to stay within it.
+const LEVEL_BYTES: usize = 8 << 20;
+
+/// α tables larger than this are not stored: α is drawn where it is used.
+const ALPHA_TABLE_BYTES: usize = 1 << 30;
+
+/// How a run is laid out over threads and memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Plan {
+    /// Lines in parallel, each thread with its own `k · n` lines; a vertex's
+    /// level sums all pairs of lower levels at once.
+    LinesInParallel,
+    /// One line at a time, all threads on its vertices; level `s` is built
+    /// by `s − 1` sweeps, sweep `s2` reading level `s2` at random.
+    Sweep,
+}
 
 /// Per-vertex values `Q_i = Σ_L P_{i,k}(ζ^L)` of run `key`, in kept-vertex order.
 pub(crate) fn sieve(inst: &Instance, field: Field, key: u64) -> Vec<u64> {
     match field {
-        Field::Gf256 => match line_words(inst.k, inst.n()) {
-            8 => run::<Bs8<8>>(inst, key),
-            4 => run::<Bs8<4>>(inst, key),
-            2 => run::<Bs8<2>>(inst, key),
-            _ => run::<Bs8<1>>(inst, key),
-        },
-        Field::Gf2p64 => run::<Wide64>(inst, key),
-    }
-}
-
-/// Words per bit plane of a GF(2^8) line (64 points each; the words of a
-/// plane are what the SIMD units work on, so wider is much faster: on the
-/// 2-core AVX-512 VM of docs/PERFORMANCE.md one run at n = 2^10, k = 10 took
-/// 0.12 s with 8 words and 0.98 s with 1): the widest of 8, 4, 2, 1 that the
-/// 2^k points fill and whose `k · n` lines per thread stay within 2 GiB in
-/// all. `KRONOGRAPH_MOTIF_LINE_WORDS` overrides it (for measurements).
-fn line_words(k: usize, n: usize) -> usize {
-    if let Some(w) = std::env::var("KRONOGRAPH_MOTIF_LINE_WORDS").ok().and_then(|v| v.parse::<usize>().ok()) {
-        if [1, 2, 4, 8].contains(&w) {
-            return w;
+        Field::Gf256 => {
+            let (words, plan) = layout(inst.k, inst.n());
+            match words {
+                8 => run::<Bs8<8>>(inst, key, plan),
+                4 => run::<Bs8<4>>(inst, key, plan),
+                2 => run::<Bs8<2>>(inst, key, plan),
+                _ => run::<Bs8<1>>(inst, key, plan),
+            }
+        }
+        Field::Gf2p64 => {
+            let line = 64;
+            let plan = if inst.k * inst.n() * line <= PER_THREAD_BYTES { Plan::LinesInParallel } else { Plan::Sweep };
+            run::<Wide64>(inst, key, plan)
         }
     }
-    let threads = rayon::current_num_threads().max(1);
-    [8, 4, 2].into_iter().find(|&w| (1usize << k) >= 64 * w && threads * k * n * 64 * w <= 2 << 30).unwrap_or(1)
 }
 
-fn run<F: Lines>(inst: &Instance, key: u64) -> Vec<u64> {
+/// Words per bit plane of a GF(2^8) line (64 points each; a line is `64 ·
+/// words` bytes, and wider lines use the SIMD units better) and the plan.
+/// Small instances (`k · n` lines of 8 words within [`PER_THREAD_BYTES`])
+/// run lines in parallel with 8 words; larger ones sweep, with the widest
+/// line whose level stays within [`LEVEL_BYTES`]. Lines never hold more
+/// points than the 2^k there are. `KRONOGRAPH_MOTIF_LINE_WORDS` (1, 2, 4,
+/// 8) and `KRONOGRAPH_MOTIF_PLAN` (`lines` or `sweep`) override the choice
+/// (for measurements).
+fn layout(k: usize, n: usize) -> (usize, Plan) {
+    let fits = |w: usize| (1usize << k) >= 64 * w || w == 1;
+    let small = k * n * 64 * 8 <= PER_THREAD_BYTES;
+    let mut plan = if small { Plan::LinesInParallel } else { Plan::Sweep };
+    let mut words = if small {
+        [8, 4, 2, 1].into_iter().find(|&w| fits(w)).unwrap_or(1)
+    } else {
+        [8, 4, 2, 1].into_iter().find(|&w| fits(w) && n * 64 * w <= LEVEL_BYTES).unwrap_or(1)
+    };
+    if let Some(w) = std::env::var("KRONOGRAPH_MOTIF_LINE_WORDS").ok().and_then(|v| v.parse::<usize>().ok()) {
+        if [1, 2, 4, 8].contains(&w) {
+            words = w;
+        }
+    }
+    match std::env::var("KRONOGRAPH_MOTIF_PLAN").as_deref() {
+        Ok("lines") => plan = Plan::LinesInParallel,
+        Ok("sweep") => plan = Plan::Sweep,
+        _ => {}
+    }
+    (words, plan)
+}
+
+/// The α of every (level, arc) of one run: drawn once and shared by every
+/// line, or drawn where used when the table would exceed
+/// [`ALPHA_TABLE_BYTES`].
+struct Alphas<F: Lines> {
+    table: Option<Vec<F::Alpha>>,
+    key: u64,
+    arcs: usize,
+}
+
+impl<F: Lines> Alphas<F> {
+    fn new(inst: &Instance, key: u64) -> Self {
+        let arcs = inst.indices.len();
+        let len = inst.k.saturating_sub(1) * arcs;
+        let table = (len * std::mem::size_of::<F::Alpha>() <= ALPHA_TABLE_BYTES).then(|| {
+            (0..len)
+                .into_par_iter()
+                .with_min_len(4096)
+                .map(|x| F::alpha(draw(key, TAG_ALPHA, (x % arcs) as u64, (x / arcs + 2) as u64)))
+                .collect()
+        });
+        Alphas { table, key, arcs }
+    }
+
+    /// α of arc `e` at level `s ≥ 2`.
+    #[inline(always)]
+    fn get(&self, s: usize, e: usize) -> F::Alpha {
+        match &self.table {
+            Some(t) => t[(s - 2) * self.arcs + e],
+            None => F::alpha(draw(self.key, TAG_ALPHA, e as u64, s as u64)),
+        }
+    }
+}
+
+fn run<F: Lines>(inst: &Instance, key: u64, plan: Plan) -> Vec<u64> {
     let (n, k) = (inst.n(), inst.k);
     let zeta = inst.labels(key, F::scalar, F::mul_scalar);
+    let alphas = Alphas::<F>::new(inst, key);
     let points = 1usize << k;
     let lines = points.div_ceil(F::POINTS);
     let simd = Simd::detect();
-    (0..lines)
-        .into_par_iter()
-        .map_init(
-            || vec![F::zero(); k * n],
-            |p, c| {
-                let first = c * F::POINTS;
-                let count = (points - first).min(F::POINTS);
-                // (c) label sums: level 1
-                p[..n].par_iter_mut().enumerate().with_min_len(256).for_each(|(i, line)| {
-                    *line = F::labels(&zeta[i * k..(i + 1) * k], first as u64);
+    let one_line = |p: &mut Vec<F::Line>, c: usize| -> Vec<u64> {
+        let first = c * F::POINTS;
+        let count = (points - first).min(F::POINTS);
+        // (c) label sums: level 1
+        p[..n].par_iter_mut().enumerate().with_min_len(256).for_each(|(i, line)| {
+            *line = F::labels(&zeta[i * k..(i + 1) * k], first as u64);
+        });
+        // (d) the recurrence, one level at a time
+        for s in 2..=k {
+            let (lower, upper) = p.split_at_mut((s - 1) * n);
+            let (lower, out) = (&*lower, &mut upper[..n]);
+            let sweeps: Vec<Range<usize>> = match plan {
+                Plan::LinesInParallel => std::iter::once(1..s).collect(),
+                Plan::Sweep => (1..s).map(|s2| s2..s2 + 1).collect(),
+            };
+            for (x, s2s) in sweeps.into_iter().enumerate() {
+                let add = x > 0;
+                out.par_chunks_mut(64).enumerate().for_each_init(Vec::new, |scratch, (ci, rows)| {
+                    simd.level::<F>(inst, &alphas, lower, s, s2s.clone(), add, ci * 64, rows, scratch)
                 });
-                // (d) the recurrence, one level at a time
-                for s in 2..=k {
-                    let (lower, upper) = p.split_at_mut((s - 1) * n);
-                    let lower = &*lower;
-                    upper[..n].par_chunks_mut(64).enumerate().for_each_init(Vec::new, |alphas, (ci, rows)| {
-                        simd.level::<F>(inst, key, lower, s, ci * 64, rows, alphas)
-                    });
-                }
-                // (e) per-vertex sums over this line's points
-                let top = &p[(k - 1) * n..k * n];
-                top.iter().map(|line| F::sum(line, count)).collect::<Vec<u64>>()
-            },
-        )
-        .reduce(
-            || vec![0u64; n],
-            |mut a, b| {
-                a.iter_mut().zip(&b).for_each(|(x, y)| *x ^= y);
-                a
-            },
-        )
+            }
+        }
+        // (e) per-vertex sums over this line's points
+        p[(k - 1) * n..k * n].iter().map(|line| F::sum(line, count)).collect()
+    };
+    let xor = |mut a: Vec<u64>, b: Vec<u64>| {
+        a.iter_mut().zip(&b).for_each(|(x, y)| *x ^= y);
+        a
+    };
+    match plan {
+        Plan::LinesInParallel => {
+            (0..lines).into_par_iter().map_init(|| vec![F::zero(); k * n], one_line).reduce(|| vec![0u64; n], xor)
+        }
+        Plan::Sweep => {
+            let mut p = vec![F::zero(); k * n];
+            (0..lines).fold(vec![0u64; n], |acc, c| xor(acc, one_line(&mut p, c)))
+        }
+    }
 }
 
 /// The instruction set the level kernel is compiled for, chosen at run time.
@@ -103,86 +193,141 @@ impl Simd {
     fn level<F: Lines>(
         self,
         inst: &Instance,
-        key: u64,
+        alphas: &Alphas<F>,
         lower: &[F::Line],
         s: usize,
+        s2s: Range<usize>,
+        add: bool,
         row0: usize,
         rows: &mut [F::Line],
-        alphas: &mut Vec<F::Scale>,
+        scratch: &mut Vec<F::Scale>,
     ) {
         match self {
             #[cfg(target_arch = "x86_64")]
             // SAFETY: the feature was detected on this CPU.
-            Simd::Avx512 => unsafe { level_avx512::<F>(inst, key, lower, s, row0, rows, alphas) },
+            Simd::Avx512 => unsafe { level_avx512::<F>(inst, alphas, lower, s, s2s, add, row0, rows, scratch) },
             #[cfg(target_arch = "x86_64")]
             // SAFETY: the feature was detected on this CPU.
-            Simd::Avx2 => unsafe { level_avx2::<F>(inst, key, lower, s, row0, rows, alphas) },
-            _ => level_rows::<F>(inst, key, lower, s, row0, rows, alphas),
+            Simd::Avx2 => unsafe { level_avx2::<F>(inst, alphas, lower, s, s2s, add, row0, rows, scratch) },
+            _ => level_rows::<F>(inst, alphas, lower, s, s2s, add, row0, rows, scratch),
         }
     }
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
+#[allow(clippy::too_many_arguments)]
 unsafe fn level_avx512<F: Lines>(
     inst: &Instance,
-    key: u64,
+    alphas: &Alphas<F>,
     lower: &[F::Line],
     s: usize,
+    s2s: Range<usize>,
+    add: bool,
     row0: usize,
     rows: &mut [F::Line],
-    alphas: &mut Vec<F::Scale>,
+    scratch: &mut Vec<F::Scale>,
 ) {
-    level_rows::<F>(inst, key, lower, s, row0, rows, alphas)
+    level_rows::<F>(inst, alphas, lower, s, s2s, add, row0, rows, scratch)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
+#[allow(clippy::too_many_arguments)]
 unsafe fn level_avx2<F: Lines>(
     inst: &Instance,
-    key: u64,
+    alphas: &Alphas<F>,
     lower: &[F::Line],
     s: usize,
+    s2s: Range<usize>,
+    add: bool,
     row0: usize,
     rows: &mut [F::Line],
-    alphas: &mut Vec<F::Scale>,
+    scratch: &mut Vec<F::Scale>,
 ) {
-    level_rows::<F>(inst, key, lower, s, row0, rows, alphas)
+    level_rows::<F>(inst, alphas, lower, s, s2s, add, row0, rows, scratch)
 }
 
 /// Level `s` of the recurrence (5) for the vertices `row0 ..
 /// row0 + rows.len()`, written as
-/// `P_{i,s} = Σ_{s1=1}^{s-1} P_{i,s1} ⊙ T_{s-s1}`, `T_{s2} = Σ_{j ∈ Γ(i)} α_{s,(i,j)} P_{j,s2}`
+/// `P_{i,s} = Σ_{s2=1}^{s-1} P_{i,s-s2} ⊙ T_{s2}`, `T_{s2} = Σ_{j ∈ Γ(i)} α_{s,(i,j)} P_{j,s2}`
 /// (the same sum as (5), with the products by α moved inside; one
 /// accumulator `T_{s2}` at a time, so it stays in registers while the
-/// neighbours stream by). `lower` holds levels `1 .. s-1` (`n` lines each);
-/// `alphas` is scratch for the prepared α of one vertex's arcs.
+/// neighbours stream by), over the terms `s2 ∈ s2s` only: the line is
+/// set to them, or with `add` they are added to it (a sweep). `lower` holds
+/// levels `1 .. s-1` (`n` lines each); `scratch` holds the prepared α of one
+/// vertex's arcs.
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 fn level_rows<F: Lines>(
     inst: &Instance,
-    key: u64,
+    alphas: &Alphas<F>,
     lower: &[F::Line],
     s: usize,
+    s2s: Range<usize>,
+    add: bool,
     row0: usize,
     rows: &mut [F::Line],
-    alphas: &mut Vec<F::Scale>,
+    scratch: &mut Vec<F::Scale>,
 ) {
     let n = inst.n();
     for (r, out) in rows.iter_mut().enumerate() {
         let i = row0 + r;
         let (e0, e1) = (inst.indptr[i] as usize, inst.indptr[i + 1] as usize);
         let nbrs = &inst.indices[e0..e1];
-        alphas.clear();
-        alphas.extend((e0..e1).map(|e| F::prep(F::scalar(draw(key, TAG_ALPHA, e as u64, s as u64)))));
+        scratch.clear();
+        scratch.extend((e0..e1).map(|e| F::prep(alphas.get(s, e))));
         let mut acc = F::zero_acc();
-        for s2 in 1..s {
+        for s2 in s2s.clone() {
             let level = &lower[(s2 - 1) * n..s2 * n];
             let mut t = F::zero_acc();
-            for (&j, alpha) in nbrs.iter().zip(alphas.iter()) {
+            for (&j, alpha) in nbrs.iter().zip(scratch.iter()) {
                 F::acc_scaled(&mut t, &level[j as usize], alpha);
             }
             F::acc_mul(&mut acc, &lower[(s - s2 - 1) * n + i], &F::reduce(&t));
         }
-        *out = F::reduce(&acc);
+        if add {
+            F::add_assign(out, &F::reduce(&acc));
+        } else {
+            *out = F::reduce(&acc);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::graph::generate;
+    use rand::SeedableRng;
+    use rand_chacha::ChaCha8Rng;
+
+    /// Every plan and line width gives the same per-vertex values, with the
+    /// α table and with α drawn where used.
+    #[test]
+    fn plans_and_widths_agree() {
+        for (n, k, colors) in [(96, 5, 3), (64, 8, 2), (40, 9, 2)] {
+            let inst = generate::regular_motif(n, 4, colors, k, &mut ChaCha8Rng::seed_from_u64(n as u64)).unwrap();
+            // the whole graph, every colour: values at every vertex
+            let all: Vec<u32> = inst.colors.iter().map(|_| 0).collect();
+            let motif = vec![0; k];
+            let inst = Instance::new(&inst.graph, &all, &motif, false).unwrap();
+            let key = 0x5EED;
+            let want = run::<Bs8<8>>(&inst, key, Plan::LinesInParallel);
+            assert!(want.iter().any(|&q| q != 0), "a test whose values are all 0 proves nothing");
+            for plan in [Plan::LinesInParallel, Plan::Sweep] {
+                assert_eq!(run::<Bs8<1>>(&inst, key, plan), want, "n {n} k {k} {plan:?} 1 word");
+                assert_eq!(run::<Bs8<2>>(&inst, key, plan), want, "n {n} k {k} {plan:?} 2 words");
+                assert_eq!(run::<Bs8<8>>(&inst, key, plan), want, "n {n} k {k} {plan:?} 8 words");
+            }
+            let wide = run::<Wide64>(&inst, key, Plan::LinesInParallel);
+            assert_eq!(run::<Wide64>(&inst, key, Plan::Sweep), wide, "GF(2^64), n {n} k {k}");
+            let untabled = Alphas::<Bs8<2>> { table: None, key, arcs: inst.indices.len() };
+            let tabled = Alphas::<Bs8<2>>::new(&inst, key);
+            for s in 2..=k {
+                for e in 0..inst.indices.len() {
+                    assert_eq!(untabled.get(s, e), tabled.get(s, e));
+                }
+            }
+        }
     }
 }

@@ -13,6 +13,8 @@ pub(crate) trait Lines: Send + Sync + 'static {
     type Line: Copy + Send + Sync;
     /// A sum of products, possibly not yet reduced.
     type Acc: Copy + Send + Sync;
+    /// A random scalar α as stored between uses (as small as the field).
+    type Alpha: Copy + Send + Sync;
     /// A scalar prepared for multiplying lines.
     type Scale: Copy;
     /// Points per line.
@@ -25,8 +27,13 @@ pub(crate) trait Lines: Send + Sync + 'static {
     fn scalar(h: u64) -> u64;
     /// The product of two field elements.
     fn mul_scalar(a: u64, b: u64) -> u64;
+    /// The α drawn from 64 random bits (the field element
+    /// [`scalar`](Self::scalar) gives, stored compactly).
+    fn alpha(h: u64) -> Self::Alpha;
     /// Prepares `alpha` for [`acc_scaled`](Self::acc_scaled).
-    fn prep(alpha: u64) -> Self::Scale;
+    fn prep(alpha: Self::Alpha) -> Self::Scale;
+    /// `a += b`.
+    fn add_assign(a: &mut Self::Line, b: &Self::Line);
     /// `acc += α · a`.
     fn acc_scaled(acc: &mut Self::Acc, a: &Self::Line, alpha: &Self::Scale);
     /// `acc += a ⊙ b`.
@@ -57,6 +64,7 @@ const PATTERN: [u64; 6] = [
 impl<const W: usize> Lines for Bs8<W> {
     type Line = Planes<W>;
     type Acc = WidePlanes<W>;
+    type Alpha = u8;
     type Scale = bs::Scalar;
     const POINTS: usize = 64 * W;
 
@@ -77,8 +85,20 @@ impl<const W: usize> Lines for Bs8<W> {
         gf256_mul(a as u8, b as u8) as u64
     }
     #[inline(always)]
-    fn prep(alpha: u64) -> Self::Scale {
-        bs::Scalar::new(alpha as u8)
+    fn alpha(h: u64) -> u8 {
+        Self::scalar(h) as u8
+    }
+    #[inline(always)]
+    fn prep(alpha: u8) -> Self::Scale {
+        bs::Scalar::new(alpha)
+    }
+    #[inline(always)]
+    fn add_assign(a: &mut Self::Line, b: &Self::Line) {
+        for (x, y) in a.iter_mut().zip(b) {
+            for w in 0..W {
+                x[w] ^= y[w];
+            }
+        }
     }
     #[inline(always)]
     fn acc_scaled(acc: &mut Self::Acc, a: &Self::Line, alpha: &Self::Scale) {
@@ -118,6 +138,7 @@ pub(crate) struct Wide64;
 impl Lines for Wide64 {
     type Line = [u64; 8];
     type Acc = [u64; 8];
+    type Alpha = u64;
     type Scale = u64;
     const POINTS: usize = 8;
 
@@ -133,8 +154,17 @@ impl Lines for Wide64 {
     fn mul_scalar(a: u64, b: u64) -> u64 {
         gf2p64_mul(a, b)
     }
+    fn alpha(h: u64) -> u64 {
+        h
+    }
     fn prep(alpha: u64) -> u64 {
         alpha
+    }
+    #[inline(always)]
+    fn add_assign(a: &mut Self::Line, b: &Self::Line) {
+        for t in 0..8 {
+            a[t] ^= b[t];
+        }
     }
     #[inline(always)]
     fn acc_scaled(acc: &mut Self::Acc, a: &Self::Line, alpha: &u64) {
