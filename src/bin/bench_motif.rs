@@ -52,7 +52,7 @@ fn main() {
         i += 2;
     }
     println!("threads: {}", rayon::current_num_threads());
-    println!("backend\tn\tk\tarcs\truns\tmedian_s\truns_delta\tall_runs_s\ts_per_run\tGmul_per_s\tGiB_per_s\tpruned_median_s\thits_ok");
+    println!("backend\tn\tk\tarcs\truns\tmedian_s\truns_delta\tall_runs_s\tall_runs_kernel_s\ts_per_run\tGmul_per_s\tGiB_per_s\tpruned_median_s\thits_ok");
     for &nl in &ns {
         for &k in &ks {
             let n = 1usize << nl;
@@ -75,14 +75,19 @@ fn main() {
             let need = motif::runs_needed(Field::Gf256, k, 1e-6);
             let opts = MotifOptions { backend, prune: false, seed, early_stop: false, ..Default::default() };
             let mut t = Vec::new();
+            let mut kt = Vec::new();
             for _ in 0..reps {
                 let t0 = Instant::now();
                 let all = motif::localized(&inst.graph, &inst.colors, &inst.motif, &opts).unwrap();
                 t.push(t0.elapsed().as_secs_f64());
+                kt.extend(all.kernel_seconds);
                 assert_eq!(all.runs, need);
             }
             t.sort_by(|a, b| a.total_cmp(b));
+            kt.sort_by(|a, b| a.total_cmp(b));
             let full = t[t.len() / 2];
+            // device time of every δ run by CUDA events (the GPU only)
+            let kernels = kt.get(kt.len() / 2).map_or("-".to_string(), |s| format!("{s:.4}"));
             let hits: Vec<usize> = (0..n).filter(|&i| out.hits[i]).collect();
             let ok = hits == inst.planted;
             let runs = need as f64;
@@ -95,7 +100,7 @@ fn main() {
             let pruned = if prune_too { format!("{:.4}", time(true).0) } else { "-".into() };
             let dev = out.device.map_or("cpu".to_string(), |d| format!("cuda:{d}"));
             println!(
-                "{dev}\t2^{nl}\t{k}\t{arcs}\t{}\t{med:.4}\t{need}\t{full:.4}\t{:.4}\t{:.1}\t{:.1}\t{pruned}\t{ok}",
+                "{dev}\t2^{nl}\t{k}\t{arcs}\t{}\t{med:.4}\t{need}\t{full:.4}\t{kernels}\t{:.4}\t{:.1}\t{:.1}\t{pruned}\t{ok}",
                 out.runs,
                 full / runs,
                 mults / full / 1e9,

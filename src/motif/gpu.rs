@@ -41,7 +41,7 @@ impl Prepared {
         Err(crate::Error::CudaNotCompiled)
     }
 
-    pub(crate) fn run(&self, _key: u64) -> crate::Result<Vec<u64>> {
+    pub(crate) fn run(&self, _key: u64) -> crate::Result<(Vec<u64>, f64)> {
         Err(crate::Error::CudaNotCompiled)
     }
 }
@@ -54,7 +54,7 @@ mod imp {
     use super::{level_budget, threads_per_vertex, Instance, SOURCE};
     use crate::cuda::device::{check, device, Device};
     use crate::cuda::CudaError;
-    use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
+    use cudarc::driver::{sys, CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
 
     const NAMES: [&str; 5] = ["motif_labels", "motif_alpha", "motif_init", "motif_level", "motif_sum"];
     const BLOCK: u32 = 256;
@@ -113,8 +113,9 @@ mod imp {
             Ok(Prepared { dev, f, n, k, m, d, indptr_d, indices_d, first_d, count_d, bufs })
         }
 
-        /// The per-vertex values of the run with key `key`.
-        pub(crate) fn run(&self, key: u64) -> crate::Result<Vec<u64>> {
+        /// The per-vertex values of the run with key `key`, and the device
+        /// time of its kernels in seconds (CUDA events around the launches).
+        pub(crate) fn run(&self, key: u64) -> crate::Result<(Vec<u64>, f64)> {
             let (f, n, k, m, d) = (&self.f, self.n, self.k, self.m, self.d);
             let (indptr_d, indices_d, first_d, count_d) =
                 (&self.indptr_d, &self.indices_d, &self.first_d, &self.count_d);
@@ -126,6 +127,9 @@ mod imp {
             // the sums accumulate over chunks from 0
             let mut q_d = check("allocating the per-vertex sums", || stream.alloc_zeros::<u32>(n))?;
             let (n32, k32, d32, m64) = (n as i32, k as i32, d as i32, m as i64);
+            let event =
+                || check("recording an event", || stream.record_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT)));
+            let start = event()?;
 
             // (b) labels and the α table, once per run
             let mut lb = stream.launch_builder(&f[0]);
@@ -159,8 +163,10 @@ mod imp {
                 // SAFETY: as above (motif_sum).
                 check("launching motif_sum", || unsafe { lb.launch(grid(n)) })?;
             }
+            let end = event()?;
             let q = check("reading the per-vertex sums", || stream.clone_dtoh(&q_d))?;
             check("synchronizing", || stream.synchronize())?;
+            let seconds = check("reading the event timer", || start.elapsed_ms(&end))? as f64 / 1e3;
             if let Some(bad) = q.iter().find(|&&v| v > 0xFF) {
                 return Err(CudaError::Driver {
                     context: "checking the per-vertex sums".into(),
@@ -168,7 +174,7 @@ mod imp {
                 }
                 .into());
             }
-            Ok(q.into_iter().map(u64::from).collect())
+            Ok((q.into_iter().map(u64::from).collect(), seconds))
         }
     }
 

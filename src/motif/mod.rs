@@ -150,6 +150,10 @@ pub struct MotifHits {
     pub false_negative_bound: f64,
     /// The device the sieve ran on (`None`: the CPU).
     pub device: Option<usize>,
+    /// Device time of the runs' kernels in seconds, measured with CUDA
+    /// events around each run's launches (`None` on the CPU). It excludes
+    /// the upload, the compile and the host's instance checks.
+    pub kernel_seconds: Option<f64>,
 }
 
 /// The answer of [`exists`].
@@ -248,15 +252,17 @@ pub fn localized<N: Label, E: Label>(
     let inst = Instance::new(g, colors, motif, opts.prune)?;
     let mut hits = vec![false; inst.n_input];
     if !inst.feasible {
-        return Ok(MotifHits { hits, runs: 0, false_negative_bound: 0.0, device: None });
+        return Ok(MotifHits { hits, runs: 0, false_negative_bound: 0.0, device: None, kernel_seconds: None });
     }
     let device = device_for(opts)?;
     let engine = Engine::new(&inst, opts.field, device)?;
     let need = runs_needed(opts.field, inst.k, opts.delta);
     let mut local = vec![false; inst.n()];
     let mut runs = 0;
+    let mut kernel_seconds = None;
     for run in 0..need {
-        let q = engine.run(&inst, opts.seed, run)?;
+        let (q, secs) = engine.run(&inst, opts.seed, run)?;
+        kernel_seconds = secs.map(|s| s + kernel_seconds.unwrap_or(0.0));
         runs += 1;
         local.iter_mut().zip(&q).for_each(|(h, &v)| *h |= v != 0);
         if opts.early_stop && local.iter().zip(&inst.shade_count).all(|(&h, &c)| h || c == 0) {
@@ -271,7 +277,7 @@ pub fn localized<N: Label, E: Label>(
     for (&v, &h) in inst.vertices.iter().zip(&local) {
         hits[v as usize] = h;
     }
-    Ok(MotifHits { hits, runs, false_negative_bound: bound, device })
+    Ok(MotifHits { hits, runs, false_negative_bound: bound, device, kernel_seconds })
 }
 
 /// Whether `g` has any match of `motif` (false-negative probability at
@@ -293,7 +299,7 @@ pub fn exists<N: Label, E: Label>(
     let engine = Engine::new(&inst, opts.field, device_for(opts)?)?;
     let need = runs_needed(opts.field, inst.k, opts.delta);
     for run in 0..need {
-        if engine.run(&inst, opts.seed, run)?.iter().any(|&v| v != 0) {
+        if engine.run(&inst, opts.seed, run)?.0.iter().any(|&v| v != 0) {
             return Ok(MotifDecision { found: true, runs: run + 1, false_negative_bound: 0.0 });
         }
     }
@@ -364,7 +370,7 @@ pub fn sieve_run<N: Label, E: Label>(
     if !inst.feasible {
         return Ok(out);
     }
-    let q = Engine::new(&inst, opts.field, device_for(opts)?)?.run(&inst, opts.seed, run)?;
+    let (q, _) = Engine::new(&inst, opts.field, device_for(opts)?)?.run(&inst, opts.seed, run)?;
     for (&v, &x) in inst.vertices.iter().zip(&q) {
         out[v as usize] = x;
     }
@@ -397,11 +403,13 @@ impl Engine {
         })
     }
 
-    fn run(&self, inst: &Instance, seed: u64, run: u32) -> crate::Result<Vec<u64>> {
+    /// The per-vertex values of run `run`, and its kernels' device time
+    /// (`None` on the CPU).
+    fn run(&self, inst: &Instance, seed: u64, run: u32) -> crate::Result<(Vec<u64>, Option<f64>)> {
         let key = random::run_key(seed, run);
         match self {
-            Engine::Cpu(field) => Ok(cpu::sieve(inst, *field, key)),
-            Engine::Gpu(g) => g.run(key),
+            Engine::Cpu(field) => Ok((cpu::sieve(inst, *field, key), None)),
+            Engine::Gpu(g) => g.run(key).map(|(q, s)| (q, Some(s))),
         }
     }
 }
