@@ -29,7 +29,13 @@ pub mod solver;
 
 pub use backend::{Backend, Precision};
 pub use error::{Error, Result};
+/// The base kernel that ignores labels (κ ≡ 1), for unlabeled nodes or edges.
+pub use kron::Unlabeled;
 pub use kronograph_semirings as semirings;
+/// The [`petgraph`](https://docs.rs/petgraph) this crate converts from
+/// ([`graph::Graph::from_petgraph`]): use it to build graphs, so that the
+/// versions always match.
+pub use petgraph;
 
 /// The README's examples, compiled and run as doc tests.
 #[doc = include_str!("../README.md")]
