@@ -98,6 +98,11 @@ fn duplicates_policy_and_its_hint() {
     let build = |policy| GraphBuilder::<u8, ()>::from_petgraph(&pg, |w| (*w, ())).duplicates(policy).build().unwrap();
     assert_eq!(build(Duplicates::SumWeights).degrees(), &[3.0, 4.0, 1.0]);
     assert_eq!(build(Duplicates::KeepFirst).degrees(), &[1.0, 2.0, 1.0]);
+    // an undirected Graph whose edges are all parallel pairs is not mistaken
+    // for one listing both arcs of each edge (it counts both)
+    let twin = UnGraph::<u8, f64>::from_edges([(0, 1, 1.0), (1, 0, 1.0)]);
+    let e = Graph::<u8, ()>::from_petgraph(&twin, |w| (*w, ())).unwrap_err();
+    assert!(matches!(e, GraphError::DuplicateEdge { .. }), "{e}");
     // start probabilities through the same builder
     let g = GraphBuilder::<u8, ()>::from_petgraph(&pg, |w| (*w, ()))
         .duplicates(Duplicates::SumWeights)

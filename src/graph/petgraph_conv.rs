@@ -4,12 +4,12 @@
 //! converts: [`petgraph::Graph`], [`StableGraph`](petgraph::stable_graph::StableGraph),
 //! [`GraphMap`](petgraph::graphmap::GraphMap), [`Csr`](petgraph::csr::Csr), …
 //! (the bounds are [`IntoNodeReferences`] + [`IntoEdgeReferences`] +
-//! [`NodeIndexable`] + [`GraphProp`]). The crate re-exports the petgraph it
+//! [`NodeIndexable`] + [`GraphProp`] + [`EdgeCount`]). The crate re-exports the petgraph it
 //! is built against as [`kronograph::petgraph`](crate::petgraph), so the
 //! versions always match.
 
 use super::{Direction, Graph, GraphBuilder, GraphError, Label};
-use petgraph::visit::{EdgeRef, GraphProp, IntoEdgeReferences, IntoNodeReferences, NodeIndexable, NodeRef};
+use petgraph::visit::{EdgeCount, EdgeRef, GraphProp, IntoEdgeReferences, IntoNodeReferences, NodeIndexable, NodeRef};
 
 impl<N: Label, E: Label> GraphBuilder<N, E> {
     /// A builder holding the nodes and edges of a petgraph graph, so that
@@ -24,9 +24,10 @@ impl<N: Label, E: Label> GraphBuilder<N, E> {
     /// weight to `(weight, label)`. Undirected petgraph graphs give undirected
     /// graphs (each petgraph edge is one edge `{u, v}`), directed ones
     /// directed graphs (each edge is the arc `u → v`). An undirected graph
-    /// that lists every edge as both of its arcs (as petgraph's undirected
-    /// [`Csr`](petgraph::csr::Csr) does) is read as arcs: an edge is then
-    /// `u → v` with its reverse, and the two must agree.
+    /// that lists every edge as both of its arcs and counts it once (as
+    /// petgraph's undirected [`Csr`](petgraph::csr::Csr) built by `add_edge`
+    /// does) is read as arcs: an edge is then `u → v` with its reverse, and
+    /// the two must agree.
     ///
     /// # Examples
     /// Parallel edges are rejected by default; merge them by summing:
@@ -43,7 +44,7 @@ impl<N: Label, E: Label> GraphBuilder<N, E> {
     /// ```
     pub fn from_petgraph<G>(pg: G, mut edge_weight: impl FnMut(&G::EdgeWeight) -> (f64, E)) -> Self
     where
-        G: IntoNodeReferences + IntoEdgeReferences + NodeIndexable + GraphProp,
+        G: IntoNodeReferences + IntoEdgeReferences + NodeIndexable + GraphProp + EdgeCount,
         G::NodeWeight: Clone + Into<N>,
     {
         let direction = if pg.is_directed() { Direction::Directed } else { Direction::Undirected };
@@ -63,7 +64,8 @@ impl<N: Label, E: Label> GraphBuilder<N, E> {
             })
             .collect();
         b.reserve(2 * edges.len());
-        if direction == Direction::Undirected && lists_both_arcs(&edges) {
+        // lists more edges than it counts: each as two arcs
+        if direction == Direction::Undirected && edges.len() > pg.edge_count() && lists_both_arcs(&edges) {
             // petgraph's undirected Csr stores (and lists) each edge as two arcs
             for (u, v, w, l) in edges {
                 b.push_arc(u, v, w, l);
@@ -108,7 +110,7 @@ impl<N: Label, E: Label> Graph<N, E> {
     /// ```
     pub fn from_petgraph<G>(pg: G, edge_weight: impl FnMut(&G::EdgeWeight) -> (f64, E)) -> Result<Self, GraphError>
     where
-        G: IntoNodeReferences + IntoEdgeReferences + NodeIndexable + GraphProp,
+        G: IntoNodeReferences + IntoEdgeReferences + NodeIndexable + GraphProp + EdgeCount,
         G::NodeWeight: Clone + Into<N>,
         E: PartialEq,
     {
