@@ -515,9 +515,10 @@ impl<T: Element> DenseVector<T> {
     /// let u = DenseVector::full(vec![0x80u8, 1]);
     /// // GF(2^8): 0x80·2 = 0x1D (reduced), 0x80·3 ⊕ 1·4 = 0x9D ⊕ 4 = 0x99
     /// assert_eq!(u.vxm(&a, Gf256::new()).run().unwrap().values(), &[0x1D, 0x99]);
-    /// // integers
-    /// let v = DenseVector::full(vec![1u8, 1]);
-    /// assert_eq!(v.vxm(&a, PlusTimes::new()).run().unwrap().values(), &[2, 7]);
+    /// // the same matrix in integer arithmetic
+    /// let b = a.map(u32::from);
+    /// let v = DenseVector::full(vec![1u32, 1]);
+    /// assert_eq!(v.vxm(&b, PlusTimes::new()).run().unwrap().values(), &[2, 7]);
     /// ```
     pub fn vxm<'a, S>(&'a self, a: &'a SparseMatrix<S::B>, s: S) -> Vxm<'a, S, DenseVector<T>>
     where
