@@ -52,8 +52,8 @@ pub enum GraphError {
     },
     /// The same arc given twice under [`Duplicates::Reject`].
     #[error(
-        "edge {from} -> {to} is given more than once; to merge parallel edges, build with \
-         GraphBuilder::duplicates(Duplicates::SumWeights) or (Duplicates::KeepFirst) \
+        "edge {from} -> {to} is given more than once; to merge parallel edges, set \
+         GraphBuilder::duplicates(Duplicates::SumWeights) or GraphBuilder::duplicates(Duplicates::KeepFirst) \
          (for a petgraph graph: GraphBuilder::from_petgraph(..).duplicates(..).build())"
     )]
     DuplicateEdge {
