@@ -9,7 +9,22 @@ use crate::graph::io::IoError;
 use crate::graph::{GraphError, LabelError};
 
 /// Any error of the library.
-#[derive(Debug, thiserror::Error)]
+///
+/// Its [`Debug`](std::fmt::Debug) form is its message (followed by the
+/// errors that caused it, if they add anything), so that
+/// `fn main() -> kronograph::Result<()>` prints what went wrong and what to
+/// change, not a tree of variant names:
+///
+/// ```
+/// use kronograph::graph::{Direction, GraphBuilder};
+/// let e = kronograph::Error::from(GraphBuilder::<(), ()>::new(2, Direction::Undirected).build().unwrap_err());
+/// assert_eq!(format!("{e:?}"), format!("{e}"));
+/// assert!(format!("{e:?}").starts_with("no node labels given"));
+/// ```
+///
+/// Match on the variants (and the module errors inside them) to handle a
+/// case in code.
+#[derive(thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
     /// Building or transforming a graph.
@@ -82,6 +97,23 @@ impl From<crate::mgk::MgkError> for Error {
             crate::mgk::MgkError::Cuda(e) => Error::from(*e),
             e => Error::Mgk(e),
         }
+    }
+}
+
+impl std::fmt::Debug for Error {
+    /// The message, then each cause whose message it does not already hold.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let message = self.to_string();
+        f.write_str(&message)?;
+        let mut source = std::error::Error::source(self);
+        while let Some(s) = source {
+            let cause = s.to_string();
+            if !message.contains(&cause) {
+                write!(f, "\n  caused by: {cause}")?;
+            }
+            source = s.source();
+        }
+        Ok(())
     }
 }
 

@@ -76,6 +76,13 @@ phantom_semiring!(
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct LorLand;
 
+impl LorLand {
+    /// The semiring (as every semiring of this crate is built).
+    pub const fn new() -> Self {
+        LorLand
+    }
+}
+
 // ---------------------------------------------------------------- CUDA pieces
 
 fn cuda_plus_add() -> &'static str {

@@ -142,10 +142,24 @@ pub fn gf2p64_has_clmul() -> bool {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Gf256;
 
+impl Gf256 {
+    /// The semiring (as every semiring of this crate is built).
+    pub const fn new() -> Self {
+        Gf256
+    }
+}
+
 /// The field GF(2^64) (modulus `x^64 + x^4 + x^3 + x + 1`) as a semiring on
 /// `u64`: `⊕` = xor, `⊗` = carry-less multiply and reduction.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Gf2p64;
+
+impl Gf2p64 {
+    /// The semiring (as every semiring of this crate is built).
+    pub const fn new() -> Self {
+        Gf2p64
+    }
+}
 
 #[cfg(test)]
 mod tests {

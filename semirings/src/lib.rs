@@ -19,6 +19,12 @@
 //! `a = A(i, k)`, `b = B(k, j)`, so that positional semirings such as
 //! [`AnySecondi`] (BFS parents) are ordinary semirings.
 //!
+//! Every semiring and monoid is built the same way, with `::new()` (a `const
+//! fn`; [`Default`] gives the same value): `MinPlus::<f64>::new()`,
+//! `Gf256::new()`, `LorLand::new()`, `Min::new()`. The element type of a
+//! generic one is usually inferred from the operands (`a.mxv(&x,
+//! MinPlus::new())` in kronograph's `matrix` module). They are zero-sized.
+//!
 //! Every built-in semiring also carries its CUDA C++ form ([`CudaSemiring`]):
 //! the operand and output types, `kg_add`, `kg_mul`, `KG_IDENTITY`,
 //! `KG_TERMINAL` and `kg_atomic_add`, as source text for kernel generation.

@@ -38,6 +38,12 @@ macro_rules! unit_struct {
         $(#[$m])*
         #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
         pub struct $name;
+        impl $name {
+            /// The monoid (as every semiring and monoid of this crate is built).
+            pub const fn new() -> Self {
+                $name
+            }
+        }
     };
 }
 

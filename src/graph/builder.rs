@@ -50,7 +50,10 @@ pub struct GraphBuilder<N, E> {
     direction: Direction,
     node_labels: Option<Vec<N>>,
     start: Option<Vec<f64>>,
-    arcs: Vec<(usize, usize, f64, E)>,
+    /// `(from, to, weight, label, mirrored)`: `mirrored` marks the reverse
+    /// arc an undirected [`edge`](Self::edge) adds, so that messages name
+    /// the edge as the user gave it.
+    arcs: Vec<(usize, usize, f64, E, bool)>,
     duplicates: Duplicates,
 }
 
@@ -98,14 +101,14 @@ impl<N: Label, E: Label> GraphBuilder<N, E> {
     /// Adds an edge in place.
     pub fn push_edge(&mut self, u: usize, v: usize, w: f64, label: E) {
         if self.direction == Direction::Undirected && u != v {
-            self.arcs.push((v, u, w, label.clone()));
+            self.arcs.push((v, u, w, label.clone(), true));
         }
-        self.arcs.push((u, v, w, label));
+        self.arcs.push((u, v, w, label, false));
     }
 
     /// Adds an arc in place.
     pub fn push_arc(&mut self, u: usize, v: usize, w: f64, label: E) {
-        self.arcs.push((u, v, w, label));
+        self.arcs.push((u, v, w, label, false));
     }
 
     /// Checks everything and builds the graph.
@@ -143,7 +146,8 @@ impl<N: Label, E: Label> GraphBuilder<N, E> {
             check_start(p, n)?;
         }
         let mut arcs = self.arcs;
-        for &(u, v, w, _) in &arcs {
+        for &(u, v, w, _, mirrored) in &arcs {
+            let (u, v) = if mirrored { (v, u) } else { (u, v) };
             for x in [u, v] {
                 if x >= n {
                     return Err(GraphError::NodeOutOfRange { node: x, num_nodes: n });
@@ -155,11 +159,14 @@ impl<N: Label, E: Label> GraphBuilder<N, E> {
         }
         arcs.sort_by_key(|a| (a.0, a.1));
         // duplicates
-        let mut merged: Vec<(usize, usize, f64, E)> = Vec::with_capacity(arcs.len());
+        let mut merged: Vec<(usize, usize, f64, E, bool)> = Vec::with_capacity(arcs.len());
         for a in arcs {
             match merged.last_mut() {
                 Some(last) if last.0 == a.0 && last.1 == a.1 => match self.duplicates {
-                    Duplicates::Reject => return Err(GraphError::DuplicateEdge { from: a.0, to: a.1 }),
+                    Duplicates::Reject => {
+                        let (from, to) = if a.4 { (a.1, a.0) } else { (a.0, a.1) };
+                        return Err(GraphError::DuplicateEdge { from, to });
+                    }
                     Duplicates::SumWeights => last.2 += a.2,
                     Duplicates::KeepFirst => {}
                 },
@@ -176,7 +183,7 @@ impl<N: Label, E: Label> GraphBuilder<N, E> {
         let mut indices = Vec::with_capacity(merged.len());
         let mut data = Vec::with_capacity(merged.len());
         let mut labels = Vec::with_capacity(merged.len());
-        for (_, v, w, e) in merged {
+        for (_, v, w, e, _) in merged {
             indices.push(v);
             data.push(w);
             labels.push(e);

@@ -51,7 +51,11 @@ pub enum GraphError {
         what: &'static str,
     },
     /// The same arc given twice under [`Duplicates::Reject`].
-    #[error("edge {from} -> {to} is given more than once (choose Duplicates::SumWeights or KeepFirst to merge)")]
+    #[error(
+        "edge {from} -> {to} is given more than once; to merge parallel edges, set \
+         GraphBuilder::duplicates(Duplicates::SumWeights) or GraphBuilder::duplicates(Duplicates::KeepFirst) \
+         (for a petgraph graph: GraphBuilder::from_petgraph(..).duplicates(..).build())"
+    )]
     DuplicateEdge {
         /// Source node.
         from: usize,

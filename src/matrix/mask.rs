@@ -38,6 +38,17 @@ impl Truthy for bool {
 /// valued masks those whose entry is [`Truthy`]. A complemented mask allows
 /// the others. Internally a bitmap: borrowed (no copy) for a structural
 /// mask of a [`DenseVector`], built in `O(n)` otherwise.
+///
+/// # Examples
+/// ```
+/// use kronograph::matrix::{DenseVector, Mask};
+/// let visited = DenseVector::from_options(&[Some(0u32), None, Some(0)]);
+/// let m = Mask::structural(&visited); // where visited has an entry, even 0
+/// assert!(m.allows(0) && !m.allows(1));
+/// let unvisited = Mask::structural(&visited).complement();
+/// assert!(unvisited.allows(1) && !unvisited.allows(2));
+/// assert!(!Mask::valued(&visited).allows(0)); // valued: 0 is false
+/// ```
 #[derive(Clone, Debug)]
 pub struct Mask<'a> {
     bits: Cow<'a, [bool]>,
@@ -117,6 +128,15 @@ pub(crate) fn allows(mask: Option<&Mask<'_>>, i: usize) -> bool {
 
 /// A matrix mask: the pattern of allowed positions, row by row (structural:
 /// every stored entry; valued: the [`Truthy`] ones), optionally complemented.
+///
+/// # Examples
+/// ```
+/// use kronograph::matrix::{MatrixMask, SparseMatrix};
+/// let l = SparseMatrix::try_from_triplets(2, 2, &[1], &[0], &[1u8]).unwrap();
+/// let m = MatrixMask::structural(&l);
+/// assert!(m.allows(1, 0) && !m.allows(0, 1));
+/// assert!(m.clone().complement().allows(0, 1));
+/// ```
 #[derive(Clone, Debug)]
 pub struct MatrixMask<'a> {
     nrows: usize,
@@ -185,6 +205,14 @@ impl<'a> MatrixMask<'a> {
 }
 
 /// Operation modifiers, as GraphBLAS' descriptor.
+///
+/// # Examples
+/// ```
+/// use kronograph::matrix::Descriptor;
+/// // clear what the mask forbids, and use Aᵀ for the first input
+/// let d = Descriptor::DEFAULT.replace().transpose_first();
+/// assert!(d.replace && d.transpose_first && !d.transpose_second);
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Descriptor {
     /// Clear output entries that the mask does not allow (GrB_REPLACE).

@@ -22,14 +22,35 @@
 //! SpMSpV strategy, Gustavson or dot-product mxm) and every thread count
 //! uses this order, so parallel and sequential results are bitwise identical,
 //! floating point included. An entry with no terms is absent (not `0`).
+//!
+//! # Two spellings of one operation
+//! Every product exists as a GraphBLAS-shaped function (all arguments,
+//! output first) and as a method chain that calls it (see [`Mxv`], [`Vxm`],
+//! [`Mxm`]); GraphBLAS' in-place form, where the output is also the input,
+//! is [`SparseMatrix::mxv_in_place`] / [`SparseMatrix::vxm_in_place`].
+//! ```
+//! use kronograph::matrix::{mxv, Descriptor, DenseVector, Mask, SparseMatrix};
+//! use kronograph::semirings::MinPlus;
+//! let a = SparseMatrix::try_from_triplets(3, 3, &[0, 0, 1], &[1, 2, 2], &[1.0, 5.0, 2.0]).unwrap();
+//! let x = DenseVector::full(vec![0.0, 1.0, 2.0]);
+//! let m = Mask::from_bits(vec![true, true, false]);
+//! let mut y1 = DenseVector::filled(3, 9.0);
+//! mxv(&mut y1, Some(&m), Some(&f64::min), MinPlus::new(), &a, &x, &Descriptor::DEFAULT).unwrap();
+//! let mut y2 = DenseVector::filled(3, 9.0);
+//! a.mxv(&x, MinPlus::new()).mask(&m).accum(&f64::min).into(&mut y2).unwrap();
+//! assert_eq!(y1, y2);
+//! assert_eq!(y2.to_options(), vec![Some(2.0), Some(4.0), Some(9.0)]);
+//! ```
 
 mod mask;
+mod method;
 mod ops_mat;
 mod ops_vec;
 mod sparse;
 mod vector;
 
 pub use mask::{Accum, Descriptor, Mask, MatrixMask, Truthy};
+pub use method::{InPlaceVector, Mxm, Mxv, MxvInPlace, Vxm, VxmInPlace};
 pub use ops_mat::{
     apply, assign, ewise_add, ewise_mult, extract, kronecker, mxm, reduce_rows, reduce_scalar, select, transpose,
     MxmMethod,

@@ -199,6 +199,19 @@ fn oriented<T: Element>(a: &SparseMatrix<T>, transpose: bool) -> (Rows<'_, T>, (
 /// |B(:,j)|)`. Both fold terms in increasing `k` and give
 /// identical results (see [`MxmMethod`]).
 ///
+/// The method form is [`SparseMatrix::mxm`].
+///
+/// # Examples
+/// Two-hop reachability, `C = A ⊕.⊗ A` over (∨, ∧):
+/// ```
+/// use kronograph::matrix::{mxm, Descriptor, MxmMethod, SparseMatrix};
+/// use kronograph::semirings::LorLand;
+/// let a = SparseMatrix::try_from_triplets(3, 3, &[0, 1], &[1, 2], &[true, true]).unwrap();
+/// let mut c = SparseMatrix::new(3, 3);
+/// mxm(&mut c, None, None, LorLand::new(), &a, &a, &Descriptor::DEFAULT, MxmMethod::Auto).unwrap();
+/// assert_eq!((c.nnz(), c.get(0, 2)), (1, Some(true)));
+/// ```
+///
 /// # Errors
 /// [`MatrixError::DimensionMismatch`] if the shapes do not fit.
 #[allow(clippy::too_many_arguments)]
@@ -407,6 +420,16 @@ fn ewise<A: Element, B: Element, C: Element>(
 /// `C⟨M⟩ = accum(C, A ⊕ B)`: union of patterns; `op(a, b)` where both are
 /// stored, the stored one elsewhere. `O(nnz(A) + nnz(B) + m)`.
 ///
+/// # Examples
+/// ```
+/// use kronograph::matrix::{ewise_add, Descriptor, SparseMatrix};
+/// let a = SparseMatrix::try_from_triplets(1, 3, &[0, 0], &[0, 1], &[1, 2]).unwrap();
+/// let b = SparseMatrix::try_from_triplets(1, 3, &[0, 0], &[1, 2], &[10, 20]).unwrap();
+/// let mut c = SparseMatrix::new(1, 3);
+/// ewise_add(&mut c, None, None, |x, y| x + y, &a, &b, &Descriptor::DEFAULT).unwrap();
+/// assert_eq!(c.values(), &[1, 12, 20]);
+/// ```
+///
 /// # Errors
 /// [`MatrixError::DimensionMismatch`] if the shapes differ.
 pub fn ewise_add<T: Element>(
@@ -496,6 +519,15 @@ pub fn apply<A: Element, C: Element>(
 /// `C⟨M⟩ = accum(C, select(A))`: the entries with `pred(i, j, a)` (e.g. the
 /// strictly lower triangle: `|i, j, _| j < i`). `O(nnz + m)`.
 ///
+/// # Examples
+/// ```
+/// use kronograph::matrix::{select, Descriptor, SparseMatrix};
+/// let a = SparseMatrix::try_from_triplets(2, 2, &[0, 1], &[1, 0], &[1.0, 1.0]).unwrap();
+/// let mut l = SparseMatrix::new(2, 2);
+/// select(&mut l, None, None, |i, j, _| j < i, &a, &Descriptor::DEFAULT).unwrap();
+/// assert_eq!((l.nnz(), l.get(1, 0)), (1, Some(1.0)));
+/// ```
+///
 /// # Errors
 /// [`MatrixError::DimensionMismatch`] if the shapes do not fit.
 pub fn select<T: Element>(
@@ -560,6 +592,15 @@ pub fn reduce_rows<T: Element, M: Monoid<T>>(
 
 /// `⊕_{i,j} A(i, j)` in row-major order (the identity for no entries).
 /// Sequential left fold: reproducible floating-point sums. `O(nnz)`.
+///
+/// # Examples
+/// ```
+/// use kronograph::matrix::{reduce_scalar, SparseMatrix};
+/// use kronograph::semirings::{Max, Plus};
+/// let a = SparseMatrix::try_from_triplets(2, 2, &[0, 1], &[1, 0], &[2.0, 5.0]).unwrap();
+/// assert_eq!(reduce_scalar(Plus::new(), &a), 7.0);
+/// assert_eq!(reduce_scalar(Max::new(), &a), 5.0);
+/// ```
 pub fn reduce_scalar<T: Element, M: Monoid<T>>(monoid: M, a: &SparseMatrix<T>) -> T {
     match a.values().split_first() {
         None => monoid.identity(),

@@ -428,6 +428,21 @@ fn check_mask_len(op: &'static str, mask: Option<&Mask<'_>>, n: usize) -> Result
 ///
 /// Pull form, parallel over output rows, `O(nnz(A) + n)`; rows the mask
 /// forbids are not computed. See the [module](super) for the order of ⊕.
+/// The method form is [`SparseMatrix::mxv`].
+///
+/// # Examples
+/// ```
+/// use kronograph::matrix::{mxv, Descriptor, DenseVector, SparseMatrix};
+/// use kronograph::semirings::PlusTimes;
+/// let a = SparseMatrix::try_from_triplets(2, 2, &[0, 0, 1], &[0, 1, 1], &[1.0, 2.0, 3.0]).unwrap();
+/// let x = DenseVector::full(vec![1.0, 1.0]);
+/// let mut y = DenseVector::new(2);
+/// mxv(&mut y, None, None, PlusTimes::new(), &a, &x, &Descriptor::DEFAULT).unwrap();
+/// assert_eq!(y.values(), &[3.0, 3.0]);
+/// // Aᵀ x by the descriptor
+/// mxv(&mut y, None, None, PlusTimes::new(), &a, &x, &Descriptor::DEFAULT.transpose_first()).unwrap();
+/// assert_eq!(y.values(), &[1.0, 5.0]);
+/// ```
 ///
 /// # Errors
 /// [`MatrixError::DimensionMismatch`] if `u`, `w` or the mask do not fit `A`.
@@ -445,16 +460,33 @@ where
     S::B: Element,
     S::C: Element,
 {
-    let (nr, nc) = if desc.transpose_first { (a.ncols(), a.nrows()) } else { (a.nrows(), a.ncols()) };
-    check_dim("mxv", "u length", nc, u.len())?;
-    check_dim("mxv", "w length", nr, w.len())?;
-    check_mask_len("mxv", mask, nr)?;
-    let rows = if desc.transpose_first { Rows::of(a.transposed_csr()) } else { Rows::of(a.as_sprs()) };
-    let (tv, tp) = pull(nr, rows, u.values(), u.present(), mask, s.add_monoid(), |av, xv, i, k| {
-        s.multiply(av, xv, Position::new(i, k, 0))
-    });
+    let (tv, tp) = mxv_t(w.len(), mask, &s, a, u, desc)?;
     write_dense(w, mask, accum, desc.replace, &tv, &tp);
     Ok(())
+}
+
+/// The product `t` of [`mxv`] (checked against an output of length `w_len`).
+pub(crate) fn mxv_t<S: Semiring>(
+    w_len: usize,
+    mask: Option<&Mask<'_>>,
+    s: &S,
+    a: &SparseMatrix<S::A>,
+    u: &DenseVector<S::B>,
+    desc: &Descriptor,
+) -> Result<(Vec<S::C>, Vec<bool>), MatrixError>
+where
+    S::A: Element,
+    S::B: Element,
+    S::C: Element,
+{
+    let (nr, nc) = if desc.transpose_first { (a.ncols(), a.nrows()) } else { (a.nrows(), a.ncols()) };
+    check_dim("mxv", "u length", nc, u.len())?;
+    check_dim("mxv", "w length", nr, w_len)?;
+    check_mask_len("mxv", mask, nr)?;
+    let rows = if desc.transpose_first { Rows::of(a.transposed_csr()) } else { Rows::of(a.as_sprs()) };
+    Ok(pull(nr, rows, u.values(), u.present(), mask, s.add_monoid(), |av, xv, i, k| {
+        s.multiply(av, xv, Position::new(i, k, 0))
+    }))
 }
 
 /// `wᵀ⟨mask⟩ = accum(wᵀ, uᵀ A)`: `t(j) = ⊕_k u(k) ⊗ A(k, j)` (`Aᵀ` with
@@ -477,16 +509,33 @@ where
     S::B: Element,
     S::C: Element,
 {
-    let (nr, nc) = if desc.transpose_second { (a.ncols(), a.nrows()) } else { (a.nrows(), a.ncols()) };
-    check_dim("vxm", "u length", nr, u.len())?;
-    check_dim("vxm", "w length", nc, w.len())?;
-    check_mask_len("vxm", mask, nc)?;
-    let rows = if desc.transpose_second { Rows::of(a.as_sprs()) } else { Rows::of(a.transposed_csr()) };
-    let (tv, tp) = pull(nc, rows, u.values(), u.present(), mask, s.add_monoid(), |bv, xv, j, k| {
-        s.multiply(xv, bv, Position::new(0, k, j))
-    });
+    let (tv, tp) = vxm_t(w.len(), mask, &s, u, a, desc)?;
     write_dense(w, mask, accum, desc.replace, &tv, &tp);
     Ok(())
+}
+
+/// The product `t` of [`vxm`] (checked against an output of length `w_len`).
+pub(crate) fn vxm_t<S: Semiring>(
+    w_len: usize,
+    mask: Option<&Mask<'_>>,
+    s: &S,
+    u: &DenseVector<S::A>,
+    a: &SparseMatrix<S::B>,
+    desc: &Descriptor,
+) -> Result<(Vec<S::C>, Vec<bool>), MatrixError>
+where
+    S::A: Element,
+    S::B: Element,
+    S::C: Element,
+{
+    let (nr, nc) = if desc.transpose_second { (a.ncols(), a.nrows()) } else { (a.nrows(), a.ncols()) };
+    check_dim("vxm", "u length", nr, u.len())?;
+    check_dim("vxm", "w length", nc, w_len)?;
+    check_mask_len("vxm", mask, nc)?;
+    let rows = if desc.transpose_second { Rows::of(a.as_sprs()) } else { Rows::of(a.transposed_csr()) };
+    Ok(pull(nc, rows, u.values(), u.present(), mask, s.add_monoid(), |bv, xv, j, k| {
+        s.multiply(xv, bv, Position::new(0, k, j))
+    }))
 }
 
 /// `w⟨mask⟩ = accum(w, A u)` with sparse `u` and `w`: SpMSpV (push) over the
@@ -513,16 +562,36 @@ where
     S::B: Element,
     S::C: Element,
 {
+    let t = mxv_sparse_t(w.len(), mask, &s, a, u, desc, opts)?;
+    write_sparse(w, mask, accum, desc.replace, t);
+    Ok(())
+}
+
+/// The product `t` of [`mxv_sparse`] (checked against an output of length `w_len`).
+pub(crate) fn mxv_sparse_t<S: Semiring>(
+    w_len: usize,
+    mask: Option<&Mask<'_>>,
+    s: &S,
+    a: &SparseMatrix<S::A>,
+    u: &SparseVector<S::B>,
+    desc: &Descriptor,
+    opts: &SpmspvOptions,
+) -> Result<SparseVector<S::C>, MatrixError>
+where
+    S::A: Element,
+    S::B: Element,
+    S::C: Element,
+{
     let (nr, nc) = if desc.transpose_first { (a.ncols(), a.nrows()) } else { (a.nrows(), a.ncols()) };
     check_dim("mxv_sparse", "u length", nc, u.len())?;
-    check_dim("mxv_sparse", "w length", nr, w.len())?;
+    check_dim("mxv_sparse", "w length", nr, w_len)?;
     check_mask_len("mxv_sparse", mask, nr)?;
     let (push_rows, pull_rows) = if desc.transpose_first {
         (Rows::of(a.as_sprs()), Rows::of(a.transposed_csr()))
     } else {
         (Rows::of(a.transposed_csr()), Rows::of(a.as_sprs()))
     };
-    let t = product_sparse(
+    Ok(product_sparse(
         nr,
         push_rows,
         pull_rows,
@@ -531,9 +600,7 @@ where
         s.add_monoid(),
         |av, xv, i, k| s.multiply(av, xv, Position::new(i, k, 0)),
         opts,
-    );
-    write_sparse(w, mask, accum, desc.replace, t);
-    Ok(())
+    ))
 }
 
 /// `wᵀ⟨mask⟩ = accum(wᵀ, uᵀ A)` with sparse `u` and `w`: SpMSpV (push) over
@@ -569,16 +636,36 @@ where
     S::B: Element,
     S::C: Element,
 {
+    let t = vxm_sparse_t(w.len(), mask, &s, u, a, desc, opts)?;
+    write_sparse(w, mask, accum, desc.replace, t);
+    Ok(())
+}
+
+/// The product `t` of [`vxm_sparse`] (checked against an output of length `w_len`).
+pub(crate) fn vxm_sparse_t<S: Semiring>(
+    w_len: usize,
+    mask: Option<&Mask<'_>>,
+    s: &S,
+    u: &SparseVector<S::A>,
+    a: &SparseMatrix<S::B>,
+    desc: &Descriptor,
+    opts: &SpmspvOptions,
+) -> Result<SparseVector<S::C>, MatrixError>
+where
+    S::A: Element,
+    S::B: Element,
+    S::C: Element,
+{
     let (nr, nc) = if desc.transpose_second { (a.ncols(), a.nrows()) } else { (a.nrows(), a.ncols()) };
     check_dim("vxm_sparse", "u length", nr, u.len())?;
-    check_dim("vxm_sparse", "w length", nc, w.len())?;
+    check_dim("vxm_sparse", "w length", nc, w_len)?;
     check_mask_len("vxm_sparse", mask, nc)?;
     let (push_rows, pull_rows) = if desc.transpose_second {
         (Rows::of(a.transposed_csr()), Rows::of(a.as_sprs()))
     } else {
         (Rows::of(a.as_sprs()), Rows::of(a.transposed_csr()))
     };
-    let t = product_sparse(
+    Ok(product_sparse(
         nc,
         push_rows,
         pull_rows,
@@ -587,9 +674,7 @@ where
         s.add_monoid(),
         |bv, xv, j, k| s.multiply(xv, bv, Position::new(0, k, j)),
         opts,
-    );
-    write_sparse(w, mask, accum, desc.replace, t);
-    Ok(())
+    ))
 }
 
 // ------------------------------------------------------------------ public: element-wise
@@ -694,6 +779,15 @@ pub fn select_vector<T: Element>(
 
 /// `⊕_i u(i)` over the present entries, in increasing `i` (the identity when
 /// none). Sequential left fold, so floating-point sums are reproducible. `O(n)`.
+///
+/// # Examples
+/// ```
+/// use kronograph::matrix::{reduce_vector, DenseVector};
+/// use kronograph::semirings::{Min, Plus};
+/// let d = DenseVector::from_options(&[Some(3.0), None, Some(1.0)]);
+/// assert_eq!(reduce_vector(Plus::new(), &d), 4.0);
+/// assert_eq!(reduce_vector(Min::new(), &d), 1.0);
+/// ```
 pub fn reduce_vector<T: Element, M: Monoid<T>>(monoid: M, u: &DenseVector<T>) -> T {
     let mut acc: Option<T> = None;
     for i in 0..u.len() {

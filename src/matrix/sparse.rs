@@ -11,6 +11,18 @@ use std::sync::OnceLock;
 /// is computed on first use (`O(nnz + n)`) and cached; a matrix never changes
 /// after construction (operations return or overwrite whole matrices), so the
 /// cache stays valid.
+///
+/// # Examples
+/// ```
+/// use kronograph::matrix::SparseMatrix;
+/// // rows, columns, values (any order; duplicates are an error)
+/// let a = SparseMatrix::try_from_triplets(2, 3, &[1, 0, 0], &[0, 2, 1], &[3.0, 2.0, 1.0]).unwrap();
+/// assert_eq!((a.nrows(), a.ncols(), a.nnz()), (2, 3, 3));
+/// assert_eq!(a.row(0), (&[1, 2][..], &[1.0, 2.0][..]));
+/// assert_eq!(a.get(1, 0), Some(3.0));
+/// assert_eq!(a.get(1, 1), None); // absent, not 0
+/// assert_eq!(a.transpose().get(0, 1), Some(3.0));
+/// ```
 #[derive(Debug)]
 pub struct SparseMatrix<T> {
     csr: CsMat<T>,

@@ -3,6 +3,17 @@
 use super::{Element, MatrixError};
 
 /// A sparse vector of size `n`: strictly increasing `indices` and one value each.
+///
+/// # Examples
+/// ```
+/// use kronograph::matrix::SparseVector;
+/// let v = SparseVector::try_new(5, vec![1, 3], vec![2.5, -1.0]).unwrap();
+/// assert_eq!((v.len(), v.nnz()), (5, 2));
+/// assert_eq!(v.get(3), Some(-1.0));
+/// assert_eq!(v.to_dense().to_options(), vec![None, Some(2.5), None, Some(-1.0), None]);
+/// assert!(SparseVector::try_new(5, vec![3, 3], vec![0.0, 0.0]).is_err()); // repeated index
+/// assert!(SparseVector::try_new(5, vec![7], vec![0.0]).is_err()); // out of range
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct SparseVector<T> {
     n: usize,
@@ -119,6 +130,16 @@ impl<T: Element> SparseVector<T> {
 
 /// A vector of size `n` in bitmap form: `values[i]` is meaningful where
 /// `present[i]`.
+///
+/// # Examples
+/// ```
+/// use kronograph::matrix::DenseVector;
+/// let mut d = DenseVector::new(3); // no entries
+/// d.set(1, 4u32);
+/// assert_eq!(d.to_options(), vec![None, Some(4), None]);
+/// assert_eq!(DenseVector::full(vec![1, 2, 3]).nnz(), 3);
+/// assert_eq!(d.to_sparse().indices(), &[1]);
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct DenseVector<T> {
     pub(crate) values: Vec<T>,
