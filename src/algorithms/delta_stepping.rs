@@ -4,6 +4,7 @@
 
 use crate::matrix::SparseMatrix;
 use rayon::prelude::*;
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 
@@ -45,7 +46,10 @@ pub(super) fn delta_stepping(a: &SparseMatrix<f64>, source: usize, delta: f64) -
             }
         })
     };
-    let (light, heavy) = (split(true), split(false));
+    // All arcs light (unit weights with Δ = 1, say): no copy, no heavy phases.
+    let all_light = a.values().par_iter().all(|&w| w <= delta);
+    let (light, heavy) =
+        if all_light { (Cow::Borrowed(a), None) } else { (Cow::Owned(split(true)), Some(split(false))) };
     let dist: Vec<AtomicU64> = (0..n).into_par_iter().map(|_| AtomicU64::new(f64::INFINITY.to_bits())).collect();
     dist[source].store(0.0f64.to_bits(), Relaxed);
     // `stamp[v] == phase`: v is already listed in this phase's output.
@@ -81,9 +85,10 @@ pub(super) fn delta_stepping(a: &SparseMatrix<f64>, source: usize, delta: f64) -
                 }
             }
         }
+        let Some(heavy) = &heavy else { continue };
         emptied.par_sort_unstable();
         emptied.dedup();
-        let updated = relax(&heavy, &emptied, &dist, &stamp, next_phase());
+        let updated = relax(heavy, &emptied, &dist, &stamp, next_phase());
         phases += 1;
         for v in updated {
             buckets.entry(bucket_of(v)).or_default().push(v);
