@@ -1,16 +1,15 @@
 //! The R-MAT / Graph500 Kronecker generator, parallel and deterministic.
 //!
 //! Edge `i` is a pure function of the seed and `i`: its random bits are
-//! the words `i · w .. (i + 1) · w` of one ChaCha8 stream (`w = ⌈scale/4⌉`
-//! 64-bit words, 16 bits per level), which every thread seeks to directly.
-//! Threads draw fixed chunks of edges, so a seed gives the same graph on
-//! any number of threads.
+//! the words `i · w .. (i + 1) · w` (`w = ⌈scale/4⌉` 64-bit words, 16 bits
+//! per level) of one SplitMix64 stream (Steele, Lea & Flood 2014), whose
+//! word `k` is a mix of `seed + k · γ`, so every thread seeks to its edges
+//! at no cost. Threads draw fixed chunks of edges, so a seed gives the same
+//! graph on any number of threads.
 
 use super::{invalid, unit_graph};
 use crate::graph::{Graph, GraphError};
-use rand::seq::SliceRandom;
-use rand::{Rng, RngCore, SeedableRng};
-use rand_chacha::ChaCha8Rng;
+use rand::Rng;
 use rayon::prelude::*;
 use std::collections::HashSet;
 use std::ops::Range;
@@ -44,8 +43,9 @@ pub struct RmatParams {
     pub b: f64,
     /// Probability of the bottom-left quadrant (the bottom-right one has `1 − a − b − c`).
     pub c: f64,
-    /// Relabel the nodes by a uniform random permutation, as Graph500 does
-    /// (otherwise node 0 is the hub and degrees fall with the id's bit count).
+    /// Relabel the nodes by a seeded pseudo-random bijection of the ids, as
+    /// the Graph500 reference does (otherwise node 0 is the hub and degrees
+    /// fall with the id's bit count).
     pub permute: bool,
     /// Level noise `N` of the Graph500 reference generator
     /// (`SPK_NOISE_LEVEL / 10^4`; after Seshadhri, Pinar & Kolda): at level
@@ -92,8 +92,8 @@ impl Default for RmatParams {
 /// the `scale` bits of its end points, one quadrant of the adjacency matrix
 /// with probabilities `a, b, c, d = 1 − a − b − c` (Chakrabarti, Zhan &
 /// Faloutsos 2004; the Graph500 generator, with its level noise when
-/// [`RmatParams::noise`] is set). Ids are then relabelled by a random
-/// permutation when `permute` is set.
+/// [`RmatParams::noise`] is set). Ids are then relabelled by a seeded
+/// bijection (a hash of the id's bits) when `permute` is set.
 ///
 /// The graph is returned simple and undirected: each drawn edge is read
 /// as undirected, **self-loops are dropped and duplicate edges merged**, so
@@ -103,7 +103,7 @@ impl Default for RmatParams {
 /// small graphs). With [`RmatParams::distinct_edges`] it has exactly that
 /// many edges.
 ///
-/// One 256-bit seed is taken from `rng`; the graph is then the same for the
+/// One 64-bit seed is taken from `rng`; the graph is then the same for the
 /// same `rng` state whatever the number of threads.
 ///
 /// Cost: `O(m · scale)` work for `m` draws, then a parallel sort of the `2m`
@@ -144,16 +144,17 @@ pub fn rmat<R: Rng + ?Sized>(params: &RmatParams, rng: &mut R) -> Result<Graph, 
 /// What every edge draw needs: the seed, the per-level thresholds and the
 /// node relabelling.
 struct Draw {
-    seed: [u8; 32],
+    seed: u64,
     /// Per level, the 16-bit thresholds of the quadrants `a`, `a + b`, `a + b + c`.
     thresholds: Vec<[u32; 3]>,
     /// 64-bit words of the stream per edge.
     words: u64,
-    relabel: Option<Vec<u32>>,
+    /// The keys of the node relabelling ([`scramble`]), when permuting.
+    relabel: Option<[u64; 6]>,
 }
 
 impl Draw {
-    fn new(params: &RmatParams, seed: [u8; 32]) -> Result<Self, GraphError> {
+    fn new(params: &RmatParams, seed: u64) -> Result<Self, GraphError> {
         let RmatParams { scale, a, b, c, permute, noise, .. } = *params;
         if scale > RMAT_MAX_SCALE {
             return Err(invalid(format!("R-MAT scale = {scale} exceeds the maximum {RMAT_MAX_SCALE}")));
@@ -184,13 +185,7 @@ impl Draw {
                 [t(al), t(al + bl), t(al + bl + cl)]
             })
             .collect();
-        let relabel = permute.then(|| {
-            let mut p: Vec<u32> = (0..1u64 << scale).map(|v| v as u32).collect();
-            let mut rng = ChaCha8Rng::from_seed(seed);
-            rng.set_stream(1);
-            p.shuffle(&mut rng);
-            p
-        });
+        let relabel = permute.then(|| std::array::from_fn(|i| splitmix64(seed ^ (0x5eed + i as u64))));
         Ok(Draw { seed, thresholds, words: u64::from(scale.div_ceil(64 / LEVEL_BITS)), relabel })
     }
 
@@ -199,32 +194,34 @@ impl Draw {
     fn edges(&self, range: Range<u64>) -> Vec<u64> {
         let mut out = vec![0u64; (range.end - range.start) as usize];
         out.par_chunks_mut(CHUNK).enumerate().for_each(|(k, chunk)| {
-            let mut rng = ChaCha8Rng::from_seed(self.seed);
             let first = range.start + (k * CHUNK) as u64;
-            rng.set_word_pos(u128::from(first) * u128::from(self.words) * 2);
+            let mut word = first.wrapping_mul(self.words);
             for key in chunk {
-                *key = self.one_edge(&mut rng);
+                *key = self.one_edge(&mut word);
             }
         });
         out
     }
 
-    fn one_edge(&self, rng: &mut ChaCha8Rng) -> u64 {
+    /// The edge whose random words start at stream position `*word` (advanced past them).
+    fn one_edge(&self, word: &mut u64) -> u64 {
         let (mut u, mut v, mut bits) = (0u64, 0u64, 0u64);
         for (level, t) in self.thresholds.iter().enumerate() {
             if level % (64 / LEVEL_BITS) as usize == 0 {
-                bits = rng.next_u64();
+                *word = word.wrapping_add(1);
+                bits = splitmix64(self.seed.wrapping_add(word.wrapping_mul(GOLDEN_GAMMA)));
             }
             let r = (bits & ((1 << LEVEL_BITS) - 1)) as u32;
             bits >>= LEVEL_BITS;
             // quadrants a = (0, 0), b = (0, 1), c = (1, 0), d = (1, 1)
-            let bu = u64::from(r >= t[1]);
-            let bv = u64::from((r >= t[0] && r < t[1]) || r >= t[2]);
+            let (ge0, ge1, ge2) = (u64::from(r >= t[0]), u64::from(r >= t[1]), u64::from(r >= t[2]));
+            let (bu, bv) = (ge1, (ge0 ^ ge1) | ge2);
             u = 2 * u + bu;
             v = 2 * v + bv;
         }
-        if let Some(p) = &self.relabel {
-            (u, v) = (u64::from(p[u as usize]), u64::from(p[v as usize]));
+        if let Some(keys) = &self.relabel {
+            let bits = self.thresholds.len() as u32;
+            (u, v) = (scramble(u, bits, keys), scramble(v, bits, keys));
         }
         if u == v {
             LOOP
@@ -232,6 +229,35 @@ impl Draw {
             (u.min(v) << 32) | u.max(v)
         }
     }
+}
+
+/// SplitMix64's increment (the odd integer closest to `2^64 / φ`).
+const GOLDEN_GAMMA: u64 = 0x9e37_79b9_7f4a_7c15;
+
+/// SplitMix64's output mix of a state.
+fn splitmix64(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// A seeded bijection of `0..2^bits` (the node relabelling), computed, not
+/// tabled, as the Graph500 reference's `scramble`: multiplications by odd
+/// keys and additions mod `2^bits`, xor-shifts and a bit reversal, each a
+/// bijection, mixing every bit of the id into every other.
+fn scramble(x: u64, bits: u32, keys: &[u64; 6]) -> u64 {
+    if bits == 0 {
+        return x;
+    }
+    let mask = u64::MAX >> (64 - bits);
+    let half = bits.div_ceil(2);
+    let mut x = (x.wrapping_mul(keys[0] | 1).wrapping_add(keys[1])) & mask;
+    x ^= x >> half;
+    x = x.wrapping_mul(keys[2] | 1) & mask;
+    x = x.reverse_bits() >> (64 - bits);
+    x = (x.wrapping_mul(keys[3] | 1).wrapping_add(keys[4])) & mask;
+    x ^= x >> half;
+    x.wrapping_mul(keys[5] | 1) & mask
 }
 
 /// Sorts, merges repeated keys and drops the self-loops.
@@ -281,7 +307,13 @@ fn top_up(draw: &Draw, keys: &mut Vec<u64>, mut drawn: u64, m: usize) -> Result<
 fn from_sorted_keys(n: usize, keys: &[u64]) -> Graph {
     let mut arcs: Vec<u64> = keys.par_iter().flat_map_iter(|&k| [k, k.rotate_left(32)]).collect();
     arcs.par_sort_unstable();
-    let indptr: Vec<usize> = (0..=n as u64).into_par_iter().map(|i| arcs.partition_point(|&x| x >> 32 < i)).collect();
+    let mut indptr = vec![0usize; n + 1];
+    for &x in &arcs {
+        indptr[(x >> 32) as usize + 1] += 1;
+    }
+    for i in 0..n {
+        indptr[i + 1] += indptr[i];
+    }
     let indices: Vec<usize> = arcs.par_iter().map(|&x| (x & u64::from(u32::MAX)) as usize).collect();
     unit_graph(indptr, indices)
 }
