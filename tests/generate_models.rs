@@ -205,3 +205,46 @@ fn tiny_graphs() {
     assert_eq!(generate::rmat(&RmatParams::graph500(0), &mut rng(0)).unwrap().num_edges(), 0);
     assert_eq!(generate::barabasi_albert(2, 1, &mut rng(0)).unwrap().num_edges(), 1);
 }
+
+#[test]
+fn rmat_is_the_same_on_any_thread_count() {
+    let params = RmatParams { noise: 0.1, ..RmatParams::graph500(11) };
+    let on = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        pool.install(|| generate::rmat(&params, &mut rng(9)).unwrap())
+    };
+    let (a, b) = (on(1), on(3));
+    assert_eq!(a.indptr(), b.indptr());
+    assert_eq!(a.indices(), b.indices());
+    assert_simple(&a);
+}
+
+#[test]
+fn rmat_distinct_edges_exactly() {
+    for (scale, m) in [(6, 1000), (10, 16 * 1024), (12, 1000)] {
+        let params = RmatParams { distinct_edges: Some(m), ..RmatParams::graph500(scale) };
+        let g = generate::rmat(&params, &mut rng(4)).unwrap();
+        assert_simple(&g);
+        assert_eq!(g.num_edges(), m, "scale {scale}");
+    }
+    // every pair of 8 nodes: reached, slowly, by the top-up
+    let all = RmatParams { distinct_edges: Some(28), ..RmatParams::graph500(3) };
+    assert_eq!(generate::rmat(&all, &mut rng(1)).unwrap().num_edges(), 28);
+    let too_many = RmatParams { distinct_edges: Some(29), ..RmatParams::graph500(3) };
+    assert!(matches!(generate::rmat(&too_many, &mut rng(1)), Err(GraphError::InvalidParameters(_))));
+}
+
+#[test]
+fn rmat_quadrant_frequencies() {
+    // Unpermuted, the top bit of (u, v) of a draw is (0, 0) with probability a:
+    // both ends below n/2 for about a = 57% of the distinct edges (fewer: the
+    // (0, 0) corner repeats most), at most a + b + c of them have an end below n/2.
+    let params = RmatParams { permute: false, ..RmatParams::graph500(14) };
+    let g = generate::rmat(&params, &mut rng(2)).unwrap();
+    let half = 1 << 13;
+    let e = edges(&g);
+    let low = e.iter().filter(|&&(_, v)| v < half).count() as f64 / e.len() as f64;
+    assert!((0.45..0.6).contains(&low), "{low}");
+    let bad_noise = RmatParams { noise: 0.2, ..RmatParams::graph500(5) };
+    assert!(matches!(generate::rmat(&bad_noise, &mut rng(0)), Err(GraphError::InvalidParameters(_))));
+}

@@ -1,9 +1,9 @@
 //! The four graphs of the FGLT benchmarks (criterion `benches/fglt.rs` and
 //! the GPU bench binary `src/bin/bench_fglt.rs`), the graphs the reference
 //! timings of issue 14 were taken on: facebook_combined, oregon1_010331, an
-//! R-MAT graph of 2^17 vertices and 1,000,000 drawn edges (Graph500
-//! parameters a = 0.57, b = c = 0.19; duplicates merged, self-loops
-//! dropped) and G(n, m) with n = 2^17, m = 1,000,000. Seeded.
+//! R-MAT graph of 2^17 vertices and exactly 1,000,000 distinct edges
+//! (Graph500 parameters a = 0.57, b = c = 0.19; repeated draws and
+//! self-loops replaced by further draws, `RmatParams::distinct_edges`) and G(n, m) with n = 2^17, m = 1,000,000. Seeded.
 
 use kronograph::graph::generate::{erdos_renyi_gnm, rmat, RmatParams};
 use kronograph::graph::{io::mtx, Graph};
@@ -17,8 +17,7 @@ pub fn fglt_graphs(snap_dir: &Path) -> Vec<(String, Graph)> {
         .map(|n| (n.to_string(), mtx::read(snap_dir.join(format!("{n}.mtx"))).expect("a SNAP graph of data/snap")))
         .collect();
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(14);
-    // 2^17 · 8 = 1,048,576 draws ≈ 1,000,000
-    let params = RmatParams { edge_factor: 8, ..RmatParams::graph500(17) };
+    let params = RmatParams { distinct_edges: Some(1_000_000), ..RmatParams::graph500(17) };
     v.push(("rmat17_1M".into(), rmat(&params, &mut rng).expect("R-MAT parameters are valid")));
     v.push(("gnm17_1M".into(), erdos_renyi_gnm(1 << 17, 1_000_000, &mut rng).expect("G(n, m) parameters are valid")));
     v

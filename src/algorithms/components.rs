@@ -2,7 +2,7 @@
 
 use super::AlgorithmError;
 use crate::graph::{Graph, Label};
-use crate::matrix::{vxm_sparse, Descriptor, SparseMatrix, SparseVector, SpmspvOptions};
+use crate::matrix::{vxm_sparse, Descriptor, Element, SparseMatrix, SparseVector, SpmspvOptions};
 use crate::semirings::MinPlus;
 
 /// Connected components of an undirected graph.
@@ -27,8 +27,22 @@ pub struct Components {
 /// [`GraphError::DirectedNotSupported`](crate::graph::GraphError) for a directed graph.
 pub fn connected_components<N: Label, E: Label>(g: &Graph<N, E>) -> Result<Components, AlgorithmError> {
     g.require_undirected("connected components")?;
-    let n = g.num_nodes();
-    let a = SparseMatrix::from_graph(g).map(|_| 0u64);
+    connected_components_matrix(&SparseMatrix::from_graph(g))
+}
+
+/// [`connected_components`] of the graph whose adjacency is `a`, which
+/// should be symmetric (for a non-symmetric `a`, a node's label is the
+/// smallest id among the nodes that reach it, and `count` counts the nodes
+/// reached by no smaller id).
+///
+/// # Errors
+/// [`AlgorithmError::NotSquare`].
+pub fn connected_components_matrix<T: Element>(a: &SparseMatrix<T>) -> Result<Components, AlgorithmError> {
+    let n = a.nrows();
+    if a.ncols() != n {
+        return Err(AlgorithmError::NotSquare { what: "connected components", rows: n, cols: a.ncols() });
+    }
+    let a = a.map(|_| 0u64);
     let mut labels: Vec<u64> = (0..n as u64).collect();
     let mut frontier = SparseVector::try_new(n, (0..n).collect(), labels.clone())?;
     let mut rounds = 0;

@@ -6,14 +6,18 @@
 //! Each takes a [`Graph`](crate::graph::Graph) (or, for repeated runs, the
 //! [`SparseMatrix`](crate::matrix::SparseMatrix) built from it once).
 
+pub mod backend;
 pub mod bfs;
 pub mod components;
+mod delta_stepping;
 pub mod sssp;
 pub mod triangles;
 
+pub use backend::{bfs_on, components_on, sssp_on, triangles_on};
 pub use bfs::{bfs, bfs_matrix, BfsDirection, BfsOptions, BfsResult};
-pub use components::{connected_components, Components};
-pub use sssp::{sssp, SsspResult};
+pub use components::{connected_components, connected_components_matrix, Components};
+pub use delta_stepping::auto_delta;
+pub use sssp::{sssp, sssp_matrix, SsspMethod, SsspOptions, SsspResult};
 pub use triangles::{triangle_count, triangle_count_matrix, triangles_per_vertex};
 
 use crate::graph::GraphError;
@@ -40,6 +44,30 @@ pub enum AlgorithmError {
         rows: usize,
         /// Columns.
         cols: usize,
+    },
+    /// An arc weight that shortest paths cannot use.
+    #[error("arc {from} -> {to} has weight {weight}; shortest paths need finite weights >= 0")]
+    InvalidWeight {
+        /// The arc's tail.
+        from: usize,
+        /// The arc's head.
+        to: usize,
+        /// Its weight.
+        weight: f64,
+    },
+    /// A delta-stepping bucket width that cannot be used.
+    #[error("delta-stepping bucket width {delta} must be finite and > 0 (leave it unset to choose it automatically)")]
+    InvalidDelta {
+        /// The width given.
+        delta: f64,
+    },
+    /// The algorithm has no implementation on the backend asked for.
+    #[error("{what} is not implemented on {backend}; use --backend cpu (or auto)")]
+    Unsupported {
+        /// The algorithm.
+        what: &'static str,
+        /// The backend asked for (e.g. `cuda:0`).
+        backend: String,
     },
     /// A graph precondition failed (e.g. an undirected graph is required).
     #[error(transparent)]

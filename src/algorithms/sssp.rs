@@ -1,43 +1,148 @@
-//! Single-source shortest paths over the (min, +) semiring, Bellman–Ford form.
+//! Single-source shortest paths: delta-stepping (the default, parallel) and
+//! Bellman–Ford over the (min, +) semiring.
 
+use super::delta_stepping::{auto_delta, delta_stepping};
 use super::AlgorithmError;
 use crate::graph::{Graph, Label};
 use crate::matrix::{vxm_sparse, Descriptor, SparseMatrix, SparseVector, SpmspvOptions};
 use crate::semirings::MinPlus;
+use rayon::prelude::*;
 
-/// The result of [`sssp`].
+/// How [`sssp_matrix`] computes the distances.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum SsspMethod {
+    /// Delta-stepping (Meyer & Sanders 2003): buckets of width `Δ`,
+    /// light-edge phases inside a bucket, one heavy-edge phase after it,
+    /// relaxations in parallel (rayon).
+    #[default]
+    DeltaStepping,
+    /// Bellman–Ford in semiring form: rounds of `t = fᵀ A` over `(min, +)`
+    /// on the frontier of changed distances.
+    BellmanFord,
+}
+
+impl std::str::FromStr for SsspMethod {
+    type Err = String;
+
+    /// Parses `delta` / `delta-stepping` or `bellman-ford` / `bf`.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "delta" | "delta-stepping" => Ok(SsspMethod::DeltaStepping),
+            "bellman-ford" | "bf" => Ok(SsspMethod::BellmanFord),
+            _ => Err(format!("unknown SSSP method {s:?}: expected delta-stepping or bellman-ford")),
+        }
+    }
+}
+
+impl std::fmt::Display for SsspMethod {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            SsspMethod::DeltaStepping => "delta-stepping",
+            SsspMethod::BellmanFord => "bellman-ford",
+        })
+    }
+}
+
+/// Options of [`sssp_matrix`].
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SsspOptions {
+    /// The method (delta-stepping by default).
+    pub method: SsspMethod,
+    /// The bucket width `Δ` of delta-stepping (finite, `> 0`); `None`
+    /// chooses it by [`auto_delta`]'s rule. Ignored by Bellman–Ford.
+    pub delta: Option<f64>,
+}
+
+/// The result of [`sssp`] / [`sssp_matrix`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct SsspResult {
     /// Distance from the source (`+∞` if unreachable).
     pub distances: Vec<f64>,
-    /// Relaxation rounds (min-plus products) performed.
+    /// Relaxation rounds performed: min-plus products for Bellman–Ford,
+    /// light and heavy phases for delta-stepping.
     pub rounds: usize,
+    /// The bucket width used (`None` for Bellman–Ford).
+    pub delta: Option<f64>,
+}
+
+impl SsspResult {
+    /// Number of nodes reached (finite distance), the source included.
+    pub fn reached(&self) -> usize {
+        self.distances.iter().filter(|d| d.is_finite()).count()
+    }
 }
 
 /// Shortest-path distances from `source` along arcs `u → v` of weight `w_uv`
-/// (the graph's weights: finite and `>= 0`).
-///
-/// Bellman–Ford in semiring form: `d` starts at `0` for the source and `∞`
-/// elsewhere; each round computes `t = fᵀ A` over `(min, +)` for the
-/// frontier `f` of distances that changed in the previous round (SpMSpV,
-/// push or pull by density), and lowers `d(v)` to `t(v)` where smaller; it
-/// stops when nothing changes (at most `n − 1` rounds; with non-negative
-/// weights no negative cycle exists). Cost `O(rounds · (flops + n))` at worst.
-/// Delta-stepping is not implemented: on the bundled graphs the frontier
-/// form already does little repeated work.
-///
-/// Distances are sums along one shortest path, added in path order, so they
-/// may differ from another method's in the last bits (compare with a
-/// relative tolerance).
+/// (the graph's weights), by delta-stepping with the automatic `Δ`:
+/// [`sssp_matrix`] with [`SsspOptions::default`].
 ///
 /// # Errors
-/// [`AlgorithmError::SourceOutOfRange`].
+/// Those of [`sssp_matrix`].
 pub fn sssp<N: Label, E: Label>(g: &Graph<N, E>, source: usize) -> Result<SsspResult, AlgorithmError> {
-    let n = g.num_nodes();
+    sssp_matrix(&SparseMatrix::from_graph(g), source, &SsspOptions::default())
+}
+
+/// Shortest-path distances from `source` along arcs `i → j` of weight
+/// `A(i, j)` (finite and `>= 0`; zero weights are allowed).
+///
+/// - Delta-stepping: nodes wait in buckets `⌊d(v)/Δ⌋`; the smallest
+///   non-empty bucket is emptied by phases that relax the light arcs
+///   (`w <= Δ`) of its nodes in parallel (atomic minimum on the distance)
+///   until no node falls back into it, then one phase relaxes the heavy
+///   arcs (`w > Δ`) of every node it held. Work `O(n + m)` times the
+///   re-relaxations inside a bucket; phases about `(max distance / Δ) ×`
+///   the light-path length of a bucket.
+/// - Bellman–Ford: `d` starts at `0` for the source and `∞` elsewhere; each
+///   round computes `t = fᵀ A` over `(min, +)` for the frontier `f` of
+///   distances that changed in the previous round (SpMSpV, push or pull by
+///   density) and lowers `d(v)` to `t(v)` where smaller; at most `n − 1`
+///   rounds, each `O(flops + n)`.
+///
+/// Distances are sums along one shortest path, added in path order, so the
+/// two methods (and Dijkstra) may differ in the last bits: compare with a
+/// relative tolerance.
+///
+/// # Errors
+/// [`AlgorithmError::NotSquare`], [`AlgorithmError::SourceOutOfRange`],
+/// [`AlgorithmError::InvalidWeight`] (a negative, infinite or NaN weight),
+/// [`AlgorithmError::InvalidDelta`] (a given `Δ` not finite and `> 0`).
+pub fn sssp_matrix(a: &SparseMatrix<f64>, source: usize, opts: &SsspOptions) -> Result<SsspResult, AlgorithmError> {
+    let n = a.nrows();
+    if a.ncols() != n {
+        return Err(AlgorithmError::NotSquare { what: "SSSP", rows: n, cols: a.ncols() });
+    }
     if source >= n {
         return Err(AlgorithmError::SourceOutOfRange { source_node: source, num_nodes: n });
     }
-    let a = SparseMatrix::from_graph(g);
+    check_weights(a)?;
+    match opts.method {
+        SsspMethod::BellmanFord => bellman_ford(a, source),
+        SsspMethod::DeltaStepping => {
+            let delta = match opts.delta {
+                Some(d) if d.is_finite() && d > 0.0 => d,
+                Some(d) => return Err(AlgorithmError::InvalidDelta { delta: d }),
+                None => auto_delta(a),
+            };
+            let (distances, rounds) = delta_stepping(a, source, delta);
+            Ok(SsspResult { distances, rounds, delta: Some(delta) })
+        }
+    }
+}
+
+/// Every weight finite and `>= 0`, else the first bad arc.
+fn check_weights(a: &SparseMatrix<f64>) -> Result<(), AlgorithmError> {
+    let bad = a.values().par_iter().position_first(|w| !(w.is_finite() && *w >= 0.0));
+    match bad {
+        None => Ok(()),
+        Some(k) => {
+            let from = a.indptr().partition_point(|&p| p <= k) - 1;
+            Err(AlgorithmError::InvalidWeight { from, to: a.indices()[k], weight: a.values()[k] })
+        }
+    }
+}
+
+fn bellman_ford(a: &SparseMatrix<f64>, source: usize) -> Result<SsspResult, AlgorithmError> {
+    let n = a.nrows();
     let mut d = vec![f64::INFINITY; n];
     d[source] = 0.0;
     let mut frontier = SparseVector::try_new(n, vec![source], vec![0.0])?;
@@ -45,7 +150,7 @@ pub fn sssp<N: Label, E: Label>(g: &Graph<N, E>, source: usize) -> Result<SsspRe
     let opts = SpmspvOptions::default();
     while frontier.nnz() > 0 && rounds < n {
         let mut t = SparseVector::new(n);
-        vxm_sparse(&mut t, None, None, MinPlus::<f64>::new(), &frontier, &a, &Descriptor::DEFAULT, &opts)?;
+        vxm_sparse(&mut t, None, None, MinPlus::<f64>::new(), &frontier, a, &Descriptor::DEFAULT, &opts)?;
         rounds += 1;
         let (mut idx, mut val) = (Vec::new(), Vec::new());
         for (v, tv) in t.iter() {
@@ -57,5 +162,5 @@ pub fn sssp<N: Label, E: Label>(g: &Graph<N, E>, source: usize) -> Result<SsspRe
         }
         frontier = SparseVector::try_new(n, idx, val)?;
     }
-    Ok(SsspResult { distances: d, rounds })
+    Ok(SsspResult { distances: d, rounds, delta: None })
 }

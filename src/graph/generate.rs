@@ -26,21 +26,23 @@
 //! | [`erdos_renyi_gnp`] | each pair independently with probability `p` | `Binomial(n(n−1)/2, p)` |
 //! | [`erdos_renyi_gnm`] | uniform among graphs with `m` edges | exactly `m` |
 //! | [`random_regular`] | uniform-ish `d`-regular (Steger–Wormald) | exactly `n d / 2` |
-//! | [`rmat`] | R-MAT / Graph500 Kronecker | at most `edge_factor · 2^scale` |
+//! | [`rmat`] | R-MAT / Graph500 Kronecker (parallel) | at most `edge_factor · 2^scale`, or exactly [`RmatParams::distinct_edges`] |
 //!
 //! The first two follow the definitions of networkx (`newman_watts_strogatz_graph`,
 //! `barabasi_albert_graph`), which made the bundled `data/synthetic` sets.
+
+mod rmat;
+
+pub use rmat::{rmat, RmatParams, RMAT_MAX_SCALE};
 
 use super::core::{Direction, Graph};
 use super::GraphError;
 use rand::seq::SliceRandom;
 use rand::Rng;
+use rayon::prelude::*;
 use sprs::CsMat;
 use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
-
-/// Largest `scale` accepted by [`rmat`] (`2^40` nodes is far beyond memory anyway).
-pub const RMAT_MAX_SCALE: u32 = 40;
 
 /// How many times [`random_regular`] restarts before giving up.
 const REGULAR_MAX_TRIES: usize = 1000;
@@ -301,112 +303,6 @@ fn try_regular<R: Rng + ?Sized>(n: usize, d: usize, rng: &mut R) -> Option<HashS
     Some(edges)
 }
 
-/// Parameters of the R-MAT / Kronecker generator ([`rmat`]).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct RmatParams {
-    /// `log2` of the number of nodes.
-    pub scale: u32,
-    /// Edges drawn per node: `edge_factor · 2^scale` edges are drawn.
-    pub edge_factor: usize,
-    /// Probability of the top-left quadrant.
-    pub a: f64,
-    /// Probability of the top-right quadrant.
-    pub b: f64,
-    /// Probability of the bottom-left quadrant (the bottom-right one has `1 − a − b − c`).
-    pub c: f64,
-    /// Relabel the nodes by a uniform random permutation, as Graph500 does
-    /// (otherwise node 0 is the hub and degrees fall with the id's bit count).
-    pub permute: bool,
-}
-
-impl RmatParams {
-    /// The Graph500 parameters at the given scale: edge factor 16,
-    /// `a = 0.57, b = c = 0.19` (so `d = 0.05`), permuted node ids.
-    pub fn graph500(scale: u32) -> Self {
-        RmatParams { scale, edge_factor: 16, a: 0.57, b: 0.19, c: 0.19, permute: true }
-    }
-}
-
-impl Default for RmatParams {
-    /// [`RmatParams::graph500`] at scale 10.
-    fn default() -> Self {
-        Self::graph500(10)
-    }
-}
-
-/// R-MAT (recursive matrix) / Graph500 Kronecker graph.
-///
-/// `n = 2^scale` nodes. Each of `edge_factor · n` edges picks, for each of
-/// the `scale` bits of its end points, one quadrant of the adjacency matrix
-/// with probabilities `a, b, c, d = 1 − a − b − c` (Chakrabarti, Zhan &
-/// Faloutsos 2004; the Graph500 generator without noise). Ids are then
-/// relabelled by a random permutation when `permute` is set.
-///
-/// The graph is returned simple and undirected: each drawn edge is read
-/// as undirected, **self-loops are dropped and duplicate edges merged**, so
-/// the edge count is below `edge_factor · n`: with the Graph500
-/// parameters about 53%, 65%, 74%, 81% and 87% of the draws survive at
-/// scales 8, 10, 12, 14 and 16 (hubs draw the same pairs often, more so in
-/// small graphs).
-///
-/// Cost: `O(edge_factor · n · scale)` time, `O(edge_factor · n)` memory.
-///
-/// # Errors
-/// [`GraphError::InvalidParameters`] if `scale > 40`, `edge_factor · 2^scale`
-/// overflows, or `a, b, c` are not non-negative with `a + b + c <= 1`.
-pub fn rmat<R: Rng + ?Sized>(params: &RmatParams, rng: &mut R) -> Result<Graph, GraphError> {
-    let RmatParams { scale, edge_factor, a, b, c, permute } = *params;
-    if scale > RMAT_MAX_SCALE {
-        return Err(invalid(format!("R-MAT scale = {scale} exceeds the maximum {RMAT_MAX_SCALE}")));
-    }
-    for (name, x) in [("a", a), ("b", b), ("c", c)] {
-        if !(x.is_finite() && x >= 0.0) {
-            return Err(invalid(format!("R-MAT {name} = {x} must be finite and >= 0")));
-        }
-    }
-    if a + b + c > 1.0 + 1e-12 {
-        return Err(invalid(format!("R-MAT needs a + b + c <= 1, got {}", a + b + c)));
-    }
-    let n = 1usize << scale;
-    let Some(m) = edge_factor.checked_mul(n) else {
-        return Err(invalid(format!("R-MAT edge_factor · 2^scale = {edge_factor} · 2^{scale} overflows")));
-    };
-    let (ab, abc) = (a + b, a + b + c);
-    let mut edges = Vec::with_capacity(m);
-    for _ in 0..m {
-        let (mut u, mut v) = (0usize, 0usize);
-        for _ in 0..scale {
-            let r: f64 = rng.random();
-            let (bu, bv) = if r < a {
-                (0, 0)
-            } else if r < ab {
-                (0, 1)
-            } else if r < abc {
-                (1, 0)
-            } else {
-                (1, 1)
-            };
-            u = 2 * u + bu;
-            v = 2 * v + bv;
-        }
-        edges.push((u, v));
-    }
-    if permute {
-        let mut relabel: Vec<usize> = (0..n).collect();
-        relabel.shuffle(rng);
-        for e in &mut edges {
-            *e = (relabel[e.0], relabel[e.1]);
-        }
-    }
-    for e in &mut edges {
-        *e = (e.0.min(e.1), e.0.max(e.1));
-    }
-    edges.retain(|e| e.0 != e.1);
-    edges.sort_unstable();
-    edges.dedup();
-    Ok(from_edges(n, edges))
-}
-
 fn from_adjacency_sets(adj: Vec<HashSet<usize>>) -> Graph {
     let n = adj.len();
     let mut edges = Vec::new();
@@ -442,8 +338,15 @@ fn from_edges(n: usize, edges: Vec<(usize, usize)>) -> Graph {
     for i in 0..n {
         indices[indptr[i]..indptr[i + 1]].sort_unstable();
     }
+    unit_graph(indptr, indices)
+}
+
+/// The undirected unit-weight graph of a symmetric CSR pattern (rows sorted,
+/// no duplicates, no self-loops; `n = indptr.len() − 1`).
+fn unit_graph(indptr: Vec<usize>, indices: Vec<usize>) -> Graph {
+    let (n, nnz) = (indptr.len() - 1, indices.len());
     Graph {
-        adjacency: CsMat::new((n, n), indptr, indices, vec![1.0; nnz]),
+        adjacency: CsMat::new((n, n), indptr, indices, (0..nnz).into_par_iter().map(|_| 1.0).collect()),
         node_labels: vec![(); n],
         edge_labels: vec![(); nnz],
         start: None,

@@ -15,6 +15,8 @@ mod progress;
 mod reorder_stats;
 mod rw;
 mod signals;
+mod sssp;
+mod timing;
 mod triangles;
 
 /// GraphBLAS-style algebra over graphs and their Kronecker products.
@@ -36,6 +38,8 @@ enum Command {
     Bfs(bfs::Args),
     /// Count the triangles of an undirected graph.
     Triangles(triangles::Args),
+    /// Single-source shortest paths (delta-stepping or Bellman-Ford): reached nodes, time, GTEPS.
+    Sssp(sssp::Args),
     /// Gram matrix of the marginalized graph kernel over a data set.
     Gram(gram::Args),
     /// Gram matrix of the geometric random-walk kernel over a data set.
@@ -57,6 +61,7 @@ fn main() -> ExitCode {
         Command::Info(a) => info::run(a),
         Command::Bfs(a) => bfs::run(a),
         Command::Triangles(a) => triangles::run(a),
+        Command::Sssp(a) => sssp::run(a),
         Command::Gram(a) => gram::run(a, cli.quiet),
         Command::Rw(a) => rw::run(a, cli.quiet),
         Command::ReorderStats(a) => reorder_stats::run(a),

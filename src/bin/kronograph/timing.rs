@@ -1,0 +1,47 @@
+//! Repeated-run timings of the traversal subcommands (`bfs`, `sssp`,
+//! `triangles`): best, median, TEPS and GTEPS.
+
+use std::time::Duration;
+
+/// The times of repeated runs.
+#[derive(Default, Debug)]
+pub struct Times(Vec<Duration>);
+
+impl Times {
+    /// Adds one run.
+    pub fn push(&mut self, t: Duration) {
+        self.0.push(t);
+    }
+
+    /// The fastest run and the median.
+    pub fn best_median(&self) -> (Duration, Duration) {
+        let mut t = self.0.clone();
+        t.sort();
+        (t[0], t[t.len() / 2])
+    }
+
+    /// Prints `time:` and, for `edges > 0`, `TEPS:` and `GTEPS:` lines
+    /// (edges over time of the best and the median run).
+    pub fn print(&self, edges: usize) {
+        let (best, median) = self.best_median();
+        println!(
+            "time:     {:.3} ms (best of {}; median {:.3} ms; {} threads)",
+            ms(best),
+            self.0.len(),
+            ms(median),
+            rayon::current_num_threads()
+        );
+        println!("TEPS:     {:.3e} (best; median {:.3e})", teps(edges, best), teps(edges, median));
+        println!("GTEPS:    {:.4} (best; median {:.4})", teps(edges, best) / 1e9, teps(edges, median) / 1e9);
+    }
+}
+
+/// Edges per second (`t` floored at 1 ns).
+pub fn teps(edges: usize, t: Duration) -> f64 {
+    edges as f64 / t.as_secs_f64().max(1e-9)
+}
+
+/// Milliseconds.
+pub fn ms(t: Duration) -> f64 {
+    t.as_secs_f64() * 1e3
+}
