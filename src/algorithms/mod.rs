@@ -8,13 +8,14 @@
 
 pub mod bfs;
 pub mod components;
+pub mod gpu;
 pub mod sssp;
 pub mod triangles;
 
 pub use bfs::{bfs, bfs_matrix, BfsDirection, BfsOptions, BfsResult};
 pub use components::{connected_components, Components};
 pub use sssp::{sssp, SsspResult};
-pub use triangles::{triangle_count, triangle_count_matrix, triangles_per_vertex};
+pub use triangles::{lower_by_degree, triangle_count, triangle_count_matrix, triangles_per_vertex};
 
 use crate::graph::GraphError;
 use crate::matrix::MatrixError;

@@ -23,6 +23,7 @@
 //! uses this order, so parallel and sequential results are bitwise identical,
 //! floating point included. An entry with no terms is absent (not `0`).
 
+pub mod gpu;
 mod mask;
 mod ops_mat;
 mod ops_vec;
