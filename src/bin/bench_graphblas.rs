@@ -35,6 +35,9 @@ use std::io::Write;
 use std::process::ExitCode;
 use std::time::Instant;
 
+/// A named graph and how to make it.
+type GraphMaker = (String, Box<dyn Fn() -> Graph<(), ()>>);
+
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
@@ -69,7 +72,7 @@ fn main() -> ExitCode {
         dev.info().multiprocessors,
         rayon::current_num_threads()
     );
-    let mut graphs: Vec<(String, Box<dyn Fn() -> Graph<(), ()>>)> = Vec::new();
+    let mut graphs: Vec<GraphMaker> = Vec::new();
     for s in scales {
         graphs.push((
             format!("rmat{s}"),

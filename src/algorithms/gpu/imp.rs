@@ -7,10 +7,10 @@ use crate::algorithms::sssp::SsspResult;
 use crate::algorithms::AlgorithmError;
 use crate::cuda::device::{check, Device};
 use crate::cuda::CudaError;
-use crate::matrix::gpu::scan::{exclusive_scan, flagged_indices, grid, util_kernels, Util};
+use crate::matrix::gpu::scan::{flagged_indices, grid, util_kernels, Util};
 use crate::matrix::gpu::{
-    pull, reduce_matrix_values, semiring_kernels, spmspv, DeviceDenseVector, DeviceMask, DeviceMatrix,
-    DeviceMatrixMask, DeviceSparseVector, GpuElement, GpuMergeStrategy,
+    frontier_offsets, pull, reduce_matrix_values, semiring_kernels, spmspv, DeviceDenseVector, DeviceMask,
+    DeviceMatrix, DeviceMatrixMask, DeviceSparseVector, GpuElement, GpuMergeStrategy,
 };
 use crate::matrix::Descriptor;
 use crate::semirings::{AnySecondi, MinPlus, PlusPair};
@@ -50,24 +50,6 @@ fn sync(dev: &Device) -> Result<(), CudaError> {
     check("synchronizing", || dev.stream.synchronize())
 }
 
-/// Σ of the row lengths of `m`'s CSR rows listed in `idx[..f]`.
-fn frontier_arcs<T: GpuElement>(
-    dev: &Device,
-    util: &Util,
-    degrees: &cudarc::driver::CudaFunction,
-    a: &DeviceMatrix<T>,
-    idx: &CudaSlice<u32>,
-    f: usize,
-) -> Result<usize, CudaError> {
-    let mut deg = crate::matrix::gpu::scan::zeros_u32(dev, f)?;
-    let f32_ = f as u32;
-    let mut lb = dev.stream.launch_builder(degrees);
-    lb.arg(&f32_).arg(idx).arg(&a.csr.ptr).arg(&mut deg);
-    // SAFETY: matches gb_frontier_degrees(f, fidx, ptr, deg); idx holds f row ids.
-    check("launching gb_frontier_degrees", || unsafe { lb.launch(grid(dev, f)) })?;
-    Ok(exclusive_scan(dev, util, &deg, f)?.1 as usize)
-}
-
 /// BFS on a square device adjacency matrix (`A(u, v)` stored ⇔ arc
 /// `u → v`; values unread), with how it ran.
 ///
@@ -92,7 +74,6 @@ pub fn bfs_device<T: GpuElement>(
     let sr = AnySecondi::<u64, T>::new();
     let k = semiring_kernels(dev, &sr)?;
     let util = util_kernels(dev)?;
-    let degrees = k_fn(&k, "gb_frontier_degrees");
     let pull_fn = k_fn(&k, "gb_vxm_pull");
     let mut visited = DeviceMask { n, bits: up(dev, "allocating visited", &vec![0u8; n])?, complement: true };
     let mut levels = up(dev, "allocating levels", &vec![-1i32; n])?;
@@ -110,7 +91,8 @@ pub fn bfs_device<T: GpuElement>(
     let mut pulling = false;
     let mut ran = Vec::new();
     loop {
-        let mf = frontier_arcs(dev, &util, degrees, a, &fidx, f)?;
+        let (off, mf) = frontier_offsets(dev, &k, &util, &a.csr, &fidx, f)?;
+        let mf = mf as usize;
         arcs += mf;
         if mf == 0 {
             break;
@@ -157,8 +139,18 @@ pub fn bfs_device<T: GpuElement>(
             (nidx, nval, nf)
         } else {
             let u = DeviceSparseVector { dev: a.dev.clone(), n, nnz: f, idx: fidx, val: fval };
-            let (nidx, nval, nf, st) =
-                spmspv::<u64, T, u64>(dev, &k, &util, 0, &a.csr, n, &u, Some(&visited), opts.strategy)?;
+            let (nidx, nval, nf, st) = spmspv::<u64, T, u64>(
+                dev,
+                &k,
+                &util,
+                0,
+                &a.csr,
+                n,
+                &u,
+                Some(&visited),
+                opts.strategy,
+                Some((off, mf as u32)),
+            )?;
             ran.push(Some(st));
             (nidx, nval, nf)
         };
@@ -236,7 +228,7 @@ pub fn sssp_device(a: &DeviceMatrix<f64>, source: usize, strategy: GpuMergeStrat
     };
     let mut rounds = 0;
     while u.nnz > 0 && rounds < n {
-        let (idx, val, cnt, _) = spmspv::<f64, f64, f64>(dev, &k, &util, 0, &a.csr, n, &u, None, strategy)?;
+        let (idx, val, cnt, _) = spmspv::<f64, f64, f64>(dev, &k, &util, 0, &a.csr, n, &u, None, strategy, None)?;
         rounds += 1;
         let next = relax(dev, &util, &util.relax_f64, &util.gather_f64, &idx, &val, cnt, &mut dist_d, &mut changed, n)?;
         u = DeviceSparseVector { dev: a.dev.clone(), n, nnz: next.2, idx: next.0, val: next.1 };
@@ -309,7 +301,7 @@ pub fn components_device(a: &DeviceMatrix<u64>, strategy: GpuMergeStrategy) -> c
     };
     let mut rounds = 0;
     while u.nnz > 0 {
-        let (idx, val, cnt, _) = spmspv::<u64, u64, u64>(dev, &k, &util, 0, &a.csr, n, &u, None, strategy)?;
+        let (idx, val, cnt, _) = spmspv::<u64, u64, u64>(dev, &k, &util, 0, &a.csr, n, &u, None, strategy, None)?;
         rounds += 1;
         let next =
             relax(dev, &util, &util.relax_u64, &util.gather_u64, &idx, &val, cnt, &mut labels_d, &mut changed, n)?;

@@ -44,9 +44,9 @@ pub use kernels::{source, source_for, KernelKey, KERNELS, TEMPLATE, UTIL_KERNELS
 #[cfg(feature = "cuda")]
 pub use objects::{DeviceDenseVector, DeviceMask, DeviceMatrix, DeviceMatrixMask, DeviceSparseVector, MAX_INDEX};
 #[cfg(feature = "cuda")]
-pub use ops::{mxm_masked_dot, mxv, mxv_sparse, reduce_dense, reduce_matrix_values, vxm, vxm_sparse};
+pub(crate) use ops::{frontier_offsets, pull, semiring_kernels, spmspv, SemiringKernels};
 #[cfg(feature = "cuda")]
-pub(crate) use ops::{pull, semiring_kernels, spmspv, SemiringKernels};
+pub use ops::{mxm_masked_dot, mxv, mxv_sparse, reduce_dense, reduce_matrix_values, vxm, vxm_sparse};
 pub use strategy::GpuMergeStrategy;
 
 #[cfg(feature = "cuda")]

@@ -228,7 +228,7 @@ where
     check_operand::<TB>("the vector", k.key.read_b, &k.key.b, &k.key.semiring)?;
     check_output::<S::C>(&k.key)?;
     let util = util_kernels(dev)?;
-    let (idx, val, nnz, _) = spmspv::<S::C, TA, TB>(dev, &k, &util, 1, form, rows, u, mask, strategy)?;
+    let (idx, val, nnz, _) = spmspv::<S::C, TA, TB>(dev, &k, &util, 1, form, rows, u, mask, strategy, None)?;
     *w = DeviceSparseVector { dev: a.dev.clone(), n: rows, nnz, idx, val };
     Ok(())
 }
@@ -268,7 +268,7 @@ where
     check_operand::<TB>("the matrix", k.key.read_b, &k.key.b, &k.key.semiring)?;
     check_output::<S::C>(&k.key)?;
     let util = util_kernels(dev)?;
-    let (idx, val, nnz, _) = spmspv::<S::C, TB, TA>(dev, &k, &util, 0, form, cols, u, mask, strategy)?;
+    let (idx, val, nnz, _) = spmspv::<S::C, TB, TA>(dev, &k, &util, 0, form, cols, u, mask, strategy, None)?;
     *w = DeviceSparseVector { dev: a.dev.clone(), n: cols, nnz, idx, val };
     Ok(())
 }
@@ -287,6 +287,7 @@ pub(crate) fn spmspv<C: GpuElement, TM: GpuElement, TU: GpuElement>(
     u: &DeviceSparseVector<TU>,
     mask: Option<&DeviceMask>,
     strategy: GpuMergeStrategy,
+    offsets: Option<(CudaSlice<u32>, u32)>,
 ) -> Result<(CudaSlice<u32>, CudaSlice<C>, usize, GpuMergeStrategy), CudaError> {
     let s = &dev.stream;
     let f = u.nnz;
@@ -295,14 +296,10 @@ pub(crate) fn spmspv<C: GpuElement, TM: GpuElement, TU: GpuElement>(
         return empty(strategy);
     }
     let f32_ = f as u32;
-    let mut deg = zeros::<u32>(s, f)?;
-    {
-        let mut lb = s.launch_builder(k.get("gb_frontier_degrees"));
-        lb.arg(&f32_).arg(&u.idx).arg(&m.ptr).arg(&mut deg);
-        // SAFETY: matches gb_frontier_degrees(f, fidx, ptr, deg); fidx holds f row ids of m.
-        check("launching gb_frontier_degrees", || unsafe { lb.launch(grid(dev, f)) })?;
-    }
-    let (off, terms) = exclusive_scan(dev, util, &deg, f)?;
+    let (off, terms) = match offsets {
+        Some(o) => o,
+        None => frontier_offsets(dev, k, util, m, &u.idx, f)?,
+    };
     let terms = terms as usize;
     let strategy = match strategy {
         GpuMergeStrategy::Auto => GpuMergeStrategy::choose(terms, n),
@@ -401,6 +398,25 @@ pub(crate) fn spmspv<C: GpuElement, TM: GpuElement, TU: GpuElement>(
         check("launching gb_fold_runs", || unsafe { lb.launch(grid(dev, terms)) })?;
     }
     Ok((oi, ov, count, strategy))
+}
+
+/// The exclusive scan of the lengths of the rows `idx[..f]` of `m`, and their total.
+pub(crate) fn frontier_offsets<TM: GpuElement>(
+    dev: &Device,
+    k: &SemiringKernels,
+    util: &Util,
+    m: &DeviceCompressed<TM>,
+    idx: &CudaSlice<u32>,
+    f: usize,
+) -> Result<(CudaSlice<u32>, u32), CudaError> {
+    let s = &dev.stream;
+    let f32_ = f as u32;
+    let mut deg = zeros::<u32>(s, f)?;
+    let mut lb = s.launch_builder(k.get("gb_frontier_degrees"));
+    lb.arg(&f32_).arg(idx).arg(&m.ptr).arg(&mut deg);
+    // SAFETY: matches gb_frontier_degrees(f, fidx, ptr, deg); fidx holds f row ids of m.
+    check("launching gb_frontier_degrees", || unsafe { lb.launch(grid(dev, f)) })?;
+    exclusive_scan(dev, util, &deg, f)
 }
 
 /// `C⟨M⟩ = A ⊕.⊗ B` (or `A ⊕.⊗ Bᵀ` with `desc.transpose_second`) by dot
