@@ -10,6 +10,7 @@ pub mod backend;
 pub mod bfs;
 pub mod components;
 mod delta_stepping;
+pub mod gpu;
 pub mod sssp;
 pub mod triangles;
 
@@ -18,7 +19,7 @@ pub use bfs::{bfs, bfs_matrix, BfsDirection, BfsOptions, BfsResult};
 pub use components::{connected_components, connected_components_matrix, Components};
 pub use delta_stepping::auto_delta;
 pub use sssp::{sssp, sssp_matrix, SsspMethod, SsspOptions, SsspResult};
-pub use triangles::{triangle_count, triangle_count_matrix, triangles_per_vertex};
+pub use triangles::{lower_by_degree, triangle_count, triangle_count_matrix, triangles_per_vertex};
 
 use crate::graph::GraphError;
 use crate::matrix::MatrixError;

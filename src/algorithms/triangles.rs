@@ -32,21 +32,7 @@ pub fn triangle_count_matrix<T: Element>(a: &SparseMatrix<T>) -> Result<u64, Alg
     if a.ncols() != n {
         return Err(AlgorithmError::NotSquare { what: "triangle counting", rows: n, cols: a.ncols() });
     }
-    // rank[v]: position of v in decreasing-degree order (ties by id).
-    let mut order: Vec<usize> = (0..n).collect();
-    order.sort_by_key(|&v| (std::cmp::Reverse(a.row(v).0.len()), v));
-    let mut rank = vec![0usize; n];
-    for (r, &v) in order.iter().enumerate() {
-        rank[v] = r;
-    }
-    // L = strictly lower triangle of the relabelled pattern, built row by row
-    // (row r is node order[r]; its neighbours of smaller rank, relabelled, sorted).
-    let l = SparseMatrix::from_rows_into(n, n, |r, idx, val| {
-        let start = idx.len();
-        idx.extend(a.row(order[r]).0.iter().map(|&v| rank[v]).filter(|&c| c < r));
-        idx[start..].sort_unstable();
-        val.resize(idx.len(), true);
-    });
+    let l = lower_by_degree(a);
     let mut c = SparseMatrix::<u64>::new(n, n);
     let mask = MatrixMask::structural(&l);
     mxm(
@@ -60,6 +46,28 @@ pub fn triangle_count_matrix<T: Element>(a: &SparseMatrix<T>) -> Result<u64, Alg
         MxmMethod::Dot,
     )?;
     Ok(reduce_scalar(Plus, &c))
+}
+
+/// The strictly lower triangle `L` of a square pattern relabelled by
+/// decreasing degree (ties by id; hubs first): what [`triangle_count_matrix`]
+/// (and the GPU's [`triangles`](super::gpu::triangles)) multiply.
+pub fn lower_by_degree<T: Element>(a: &SparseMatrix<T>) -> SparseMatrix<bool> {
+    let n = a.nrows();
+    // rank[v]: position of v in decreasing-degree order (ties by id).
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by_key(|&v| (std::cmp::Reverse(a.row(v).0.len()), v));
+    let mut rank = vec![0usize; n];
+    for (r, &v) in order.iter().enumerate() {
+        rank[v] = r;
+    }
+    // L = strictly lower triangle of the relabelled pattern, built row by row
+    // (row r is node order[r]; its neighbours of smaller rank, relabelled, sorted).
+    SparseMatrix::from_rows_into(n, n, |r, idx, val| {
+        let start = idx.len();
+        idx.extend(a.row(order[r]).0.iter().map(|&v| rank[v]).filter(|&c| c < r));
+        idx[start..].sort_unstable();
+        val.resize(idx.len(), true);
+    })
 }
 
 /// Number of triangles through each node of an undirected graph.

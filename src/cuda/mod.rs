@@ -67,6 +67,7 @@
 //! that API needs no `cfg`.
 
 pub mod codegen;
+mod handle;
 pub mod label;
 pub mod pack;
 pub mod reference;
@@ -117,6 +118,7 @@ pub struct DeviceInfo {
     pub total_memory: usize,
 }
 
+pub use self::handle::GpuDevice;
 pub use self::label::GpuLabel;
 
 use crate::basekernel::KernelError;

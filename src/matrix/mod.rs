@@ -42,6 +42,7 @@
 //! assert_eq!(y2.to_options(), vec![Some(2.0), Some(4.0), Some(9.0)]);
 //! ```
 
+pub mod gpu;
 mod mask;
 mod method;
 mod ops_mat;

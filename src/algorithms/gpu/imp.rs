@@ -1,0 +1,324 @@
+//! The CUDA implementations of [`super`]'s algorithms.
+
+use super::GpuBfsOptions;
+use crate::algorithms::bfs::{BfsDirection, BfsResult};
+use crate::algorithms::components::Components;
+use crate::algorithms::sssp::SsspResult;
+use crate::algorithms::AlgorithmError;
+use crate::cuda::device::{check, Device};
+use crate::cuda::CudaError;
+use crate::matrix::gpu::scan::{flagged_indices, grid, util_kernels, Util};
+use crate::matrix::gpu::{
+    frontier_offsets, pull, reduce_matrix_values, semiring_kernels, spmspv, DeviceDenseVector, DeviceMask,
+    DeviceMatrix, DeviceMatrixMask, DeviceSparseVector, GpuElement, GpuMergeStrategy,
+};
+use crate::matrix::Descriptor;
+use crate::semirings::{AnySecondi, MinPlus, PlusPair};
+use cudarc::driver::{CudaSlice, PushKernelArg};
+use std::time::Instant;
+
+/// How a GPU BFS ran: the time of its level loop (transfers excluded) and
+/// what each level did.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GpuBfsRun {
+    /// Seconds from the first level to the last (the device synchronized
+    /// at both ends; upload of the matrix and download of the result excluded).
+    pub seconds: f64,
+    /// For each level after the source: `None` for pull, else the push's merge strategy.
+    pub levels: Vec<Option<GpuMergeStrategy>>,
+}
+
+fn square<T: GpuElement>(what: &'static str, a: &DeviceMatrix<T>) -> Result<usize, AlgorithmError> {
+    if a.nrows() != a.ncols() {
+        return Err(AlgorithmError::NotSquare { what, rows: a.nrows(), cols: a.ncols() });
+    }
+    Ok(a.nrows())
+}
+
+fn source_in(source: usize, n: usize) -> Result<(), AlgorithmError> {
+    if source >= n {
+        return Err(AlgorithmError::SourceOutOfRange { source_node: source, num_nodes: n });
+    }
+    Ok(())
+}
+
+fn up<T: GpuElement>(dev: &Device, what: &str, v: &[T]) -> Result<CudaSlice<T>, CudaError> {
+    check(what, || dev.stream.clone_htod(v))
+}
+
+fn sync(dev: &Device) -> Result<(), CudaError> {
+    check("synchronizing", || dev.stream.synchronize())
+}
+
+/// BFS on a square device adjacency matrix (`A(u, v)` stored ⇔ arc
+/// `u → v`; values unread), with how it ran.
+///
+/// Each level computes the next frontier `q'⟨¬visited, replace⟩ = qᵀ A` over
+/// `(any, secondi)`: by push (SpMSpV over the frontier's rows with
+/// `opts.strategy`) or pull (every unvisited node scans its in-arcs, the
+/// CSC of `A`, and stops at the first in the frontier), switching as
+/// `opts.direction` says; then the new nodes get their level and parent.
+/// One host synchronization per level reads the frontier's size and arcs.
+///
+/// # Errors
+/// [`AlgorithmError::NotSquare`], [`AlgorithmError::SourceOutOfRange`], CUDA errors.
+pub fn bfs_device<T: GpuElement>(
+    a: &DeviceMatrix<T>,
+    source: usize,
+    opts: &GpuBfsOptions,
+) -> crate::Result<(BfsResult, GpuBfsRun)> {
+    let n = square("BFS", a)?;
+    source_in(source, n)?;
+    let dev: &Device = &a.dev.dev;
+    let s = &dev.stream;
+    let sr = AnySecondi::<u64, T>::new();
+    let k = semiring_kernels(dev, &sr)?;
+    let util = util_kernels(dev)?;
+    let pull_fn = k_fn(&k, "gb_vxm_pull");
+    let mut visited = DeviceMask { n, bits: up(dev, "allocating visited", &vec![0u8; n])?, complement: true };
+    let mut levels = up(dev, "allocating levels", &vec![-1i32; n])?;
+    let mut parents = up(dev, "allocating parents", &vec![-1i64; n])?;
+    let mut fbits = up(dev, "allocating the frontier bitmap", &vec![0u8; n])?;
+    let mut wpull = DeviceDenseVector::<u64>::new(&a.dev, n)?;
+    let mut fidx = up(dev, "uploading the source", &[source as u32])?;
+    let mut fval = up(dev, "uploading the source", &[source as u64])?;
+    let mut f = 1usize;
+    sync(dev)?;
+    let t0 = Instant::now();
+    visit(dev, &util, &fidx, &fval, f, 0, &mut visited.bits, &mut levels, &mut parents)?;
+    let nnz = a.nnz();
+    let (mut explored, mut arcs, mut level) = (0usize, 0usize, 0i32);
+    let mut pulling = false;
+    let mut ran = Vec::new();
+    loop {
+        let (off, mf) = frontier_offsets(dev, &k, &util, &a.csr, &fidx, f)?;
+        let mf = mf as usize;
+        arcs += mf;
+        if mf == 0 {
+            break;
+        }
+        let unexplored = nnz.saturating_sub(explored);
+        pulling = match opts.direction {
+            BfsDirection::Push => false,
+            BfsDirection::Pull => true,
+            BfsDirection::Auto { alpha, beta } => {
+                if pulling {
+                    (f as f64) >= n as f64 / beta
+                } else {
+                    mf as f64 > unexplored as f64 / alpha
+                }
+            }
+        };
+        explored += mf;
+        level += 1;
+        let (nidx, nval, nf) = if pulling {
+            ran.push(None);
+            check("clearing the frontier bitmap", || s.memset_zeros(&mut fbits))?;
+            let one: u8 = 1;
+            let f32_ = f as u32;
+            let mut lb = s.launch_builder(&util.set_bytes);
+            lb.arg(&f32_).arg(&fidx).arg(&one).arg(&mut fbits);
+            // SAFETY: matches gbu_set_bytes(f, idx, value, bytes); idx holds f ids below n.
+            check("launching gbu_set_bytes", || unsafe { lb.launch(grid(dev, f)) })?;
+            pull(dev, pull_fn, n, &a.csc, &fval, &fbits, Some(&visited), true, &mut wpull)?;
+            let mut flag = crate::matrix::gpu::scan::zeros_u32(dev, n)?;
+            let (n32, zero) = (n as u32, 0i32);
+            let mut lb = s.launch_builder(&util.flags_from_bytes);
+            lb.arg(&n32).arg(&wpull.pres).arg(&zero).arg(&mut flag);
+            // SAFETY: matches gbu_flags_from_bytes(n, bytes, comp, flag).
+            check("launching gbu_flags_from_bytes", || unsafe { lb.launch(grid(dev, n)) })?;
+            let (nidx, nf) = flagged_indices(dev, &util, &flag, n)?;
+            let mut nval = crate::matrix::gpu::scan::zeros_u64(dev, nf)?;
+            if nf > 0 {
+                let nf32 = nf as u32;
+                let mut lb = s.launch_builder(&util.gather_u64);
+                lb.arg(&nf32).arg(&nidx).arg(&wpull.val).arg(&mut nval);
+                // SAFETY: matches gbu_gather_u64(f, idx, dense, out).
+                check("launching gbu_gather_u64", || unsafe { lb.launch(grid(dev, nf)) })?;
+            }
+            (nidx, nval, nf)
+        } else {
+            let u = DeviceSparseVector { dev: a.dev.clone(), n, nnz: f, idx: fidx, val: fval };
+            let (nidx, nval, nf, st) = spmspv::<u64, T, u64>(
+                dev,
+                &k,
+                &util,
+                0,
+                &a.csr,
+                n,
+                &u,
+                Some(&visited),
+                opts.strategy,
+                Some((off, mf as u32)),
+            )?;
+            ran.push(Some(st));
+            (nidx, nval, nf)
+        };
+        if nf == 0 {
+            break;
+        }
+        visit(dev, &util, &nidx, &nval, nf, level, &mut visited.bits, &mut levels, &mut parents)?;
+        fidx = nidx;
+        fval = nval;
+        f = nf;
+    }
+    sync(dev)?;
+    let seconds = t0.elapsed().as_secs_f64();
+    let lv: Vec<i32> = check("downloading levels", || s.clone_dtoh(&levels))?;
+    let pv: Vec<i64> = check("downloading parents", || s.clone_dtoh(&parents))?;
+    sync(dev)?;
+    let levels: Vec<i64> = lv.into_iter().map(i64::from).collect();
+    let reached = levels.iter().filter(|&&l| l >= 0).count();
+    let depth = levels.iter().copied().max().unwrap_or(0).max(0) as usize;
+    let pulled = ran.iter().map(Option::is_none).collect();
+    Ok((
+        BfsResult { levels, parents: pv, reached, depth, arcs_in_component: arcs, pulled },
+        GpuBfsRun { seconds, levels: ran },
+    ))
+}
+
+fn k_fn<'a>(k: &'a crate::matrix::gpu::SemiringKernels, name: &str) -> &'a cudarc::driver::CudaFunction {
+    k.get(name)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn visit(
+    dev: &Device,
+    util: &Util,
+    idx: &CudaSlice<u32>,
+    par: &CudaSlice<u64>,
+    f: usize,
+    level: i32,
+    visited: &mut CudaSlice<u8>,
+    levels: &mut CudaSlice<i32>,
+    parents: &mut CudaSlice<i64>,
+) -> Result<(), CudaError> {
+    let f32_ = f as u32;
+    let mut lb = dev.stream.launch_builder(&util.bfs_visit);
+    lb.arg(&f32_).arg(idx).arg(par).arg(&level).arg(visited).arg(levels).arg(parents);
+    // SAFETY: matches gbu_bfs_visit(f, idx, par, level, visited, levels, parents); idx holds f ids below n.
+    check("launching gbu_bfs_visit", || unsafe { lb.launch(grid(dev, f)) })?;
+    Ok(())
+}
+
+/// Single-source shortest paths on a square device matrix of weights (the
+/// frontier form of Bellman–Ford over `(min, +)`, SpMSpV merged by
+/// `strategy`); see [`sssp`](super::sssp()).
+///
+/// # Errors
+/// As [`bfs_device`].
+pub fn sssp_device(a: &DeviceMatrix<f64>, source: usize, strategy: GpuMergeStrategy) -> crate::Result<SsspResult> {
+    let n = square("SSSP", a)?;
+    source_in(source, n)?;
+    let dev: &Device = &a.dev.dev;
+    let s = &dev.stream;
+    let sr = MinPlus::<f64>::new();
+    let k = semiring_kernels(dev, &sr)?;
+    let util = util_kernels(dev)?;
+    let mut dist = vec![f64::INFINITY; n];
+    dist[source] = 0.0;
+    let mut dist_d = up(dev, "uploading distances", &dist)?;
+    let mut changed = crate::matrix::gpu::scan::zeros_u32(dev, n)?;
+    let mut u = DeviceSparseVector {
+        dev: a.dev.clone(),
+        n,
+        nnz: 1,
+        idx: up(dev, "uploading the source", &[source as u32])?,
+        val: up(dev, "uploading the source", &[0.0f64])?,
+    };
+    let mut rounds = 0;
+    while u.nnz > 0 && rounds < n {
+        let (idx, val, cnt, _) = spmspv::<f64, f64, f64>(dev, &k, &util, 0, &a.csr, n, &u, None, strategy, None)?;
+        rounds += 1;
+        let next = relax(dev, &util, &util.relax_f64, &util.gather_f64, &idx, &val, cnt, &mut dist_d, &mut changed, n)?;
+        u = DeviceSparseVector { dev: a.dev.clone(), n, nnz: next.2, idx: next.0, val: next.1 };
+    }
+    let d: Vec<f64> = check("downloading distances", || s.clone_dtoh(&dist_d))?;
+    sync(dev)?;
+    dist.copy_from_slice(&d[..n]);
+    Ok(SsspResult { distances: dist, rounds })
+}
+
+/// One relaxation: candidates `(idx, val)` lower `dist` where smaller; the
+/// lowered nodes (in increasing order) and their new values are the next
+/// frontier. `changed` (n zeros on entry) is cleared again.
+#[allow(clippy::too_many_arguments)]
+fn relax<V: GpuElement>(
+    dev: &Device,
+    util: &Util,
+    relax_fn: &cudarc::driver::CudaFunction,
+    gather_fn: &cudarc::driver::CudaFunction,
+    idx: &CudaSlice<u32>,
+    val: &CudaSlice<V>,
+    cnt: usize,
+    dist: &mut CudaSlice<V>,
+    changed: &mut CudaSlice<u32>,
+    n: usize,
+) -> Result<(CudaSlice<u32>, CudaSlice<V>, usize), CudaError> {
+    let s = &dev.stream;
+    if cnt > 0 {
+        let c32 = cnt as u32;
+        let mut lb = s.launch_builder(relax_fn);
+        lb.arg(&c32).arg(idx).arg(val).arg(&mut *dist).arg(&mut *changed);
+        // SAFETY: matches gbu_relax_*(f, idx, val, dist, changed); distinct ids below n.
+        check("launching a relaxation", || unsafe { lb.launch(grid(dev, cnt)) })?;
+    }
+    let (nidx, nf) = flagged_indices(dev, util, changed, n)?;
+    let mut nval = check("allocating a frontier", || s.alloc_zeros::<V>(nf.max(1)))?;
+    if nf > 0 {
+        let nf32 = nf as u32;
+        let mut lb = s.launch_builder(gather_fn);
+        lb.arg(&nf32).arg(&nidx).arg(&*dist).arg(&mut nval);
+        // SAFETY: matches gbu_gather_*(f, idx, dist, out); out holds nf.
+        check("launching a gather", || unsafe { lb.launch(grid(dev, nf)) })?;
+    }
+    check("clearing flags", || s.memset_zeros(changed))?;
+    Ok((nidx, nval, nf))
+}
+
+/// Connected components on a square symmetric device pattern with zero
+/// values (`u64`), by min-label propagation; see [`components`](super::components()).
+///
+/// # Errors
+/// As [`bfs_device`].
+pub fn components_device(a: &DeviceMatrix<u64>, strategy: GpuMergeStrategy) -> crate::Result<Components> {
+    let n = square("connected components", a)?;
+    let dev: &Device = &a.dev.dev;
+    let s = &dev.stream;
+    let sr = MinPlus::<u64>::new();
+    let k = semiring_kernels(dev, &sr)?;
+    let util = util_kernels(dev)?;
+    let ids: Vec<u64> = (0..n as u64).collect();
+    let mut labels_d = up(dev, "uploading labels", &ids)?;
+    let mut changed = crate::matrix::gpu::scan::zeros_u32(dev, n)?;
+    let idx: Vec<u32> = (0..n as u32).collect();
+    let mut u = DeviceSparseVector {
+        dev: a.dev.clone(),
+        n,
+        nnz: n,
+        idx: up(dev, "uploading the frontier", &idx)?,
+        val: up(dev, "uploading the frontier", &ids)?,
+    };
+    let mut rounds = 0;
+    while u.nnz > 0 {
+        let (idx, val, cnt, _) = spmspv::<u64, u64, u64>(dev, &k, &util, 0, &a.csr, n, &u, None, strategy, None)?;
+        rounds += 1;
+        let next =
+            relax(dev, &util, &util.relax_u64, &util.gather_u64, &idx, &val, cnt, &mut labels_d, &mut changed, n)?;
+        u = DeviceSparseVector { dev: a.dev.clone(), n, nnz: next.2, idx: next.0, val: next.1 };
+    }
+    let l: Vec<u64> = check("downloading labels", || s.clone_dtoh(&labels_d))?;
+    sync(dev)?;
+    let labels: Vec<usize> = l[..n].iter().map(|&x| x as usize).collect();
+    let count = labels.iter().enumerate().filter(|&(v, &l)| v == l).count();
+    Ok(Components { labels, count, rounds })
+}
+
+/// Triangles from the device lower triangle `l` (relabelled by degree) and
+/// its structural mask: `Σ C` for `C⟨L⟩ = L ·(plus, pair) Lᵀ`.
+///
+/// # Errors
+/// CUDA errors.
+pub fn triangles_lower(l: &DeviceMatrix<bool>, mask: &DeviceMatrixMask) -> crate::Result<u64> {
+    reduce_matrix_values(mask, PlusPair::<bool, bool, u64>::new(), l, l, &Descriptor::DEFAULT.transpose_second())
+}

@@ -1,0 +1,210 @@
+//! GPU GraphBLAS benchmark, with kronograph's CPU backend measured in the
+//! same run on the same graphs:
+//! `cargo run --release --bin bench_graphblas -- [--scales 18,20,22] [--snap DIR] [--sources 16] [--write DIR]`
+//!
+//! For each graph (R-MAT at each scale, Graph500 parameters, from
+//! `graph::generate::rmat` with seed 1; then every `.mtx` in `--snap`):
+//! - BFS from `--sources` random sources of non-zero degree (seed 1): GTEPS
+//!   = (edges of the traversed component, i.e. arcs / 2) / time, harmonic
+//!   mean over the sources; on the GPU the time is the level loop's
+//!   (device synchronized before and after; upload and download excluded),
+//!   for each merge strategy of the push levels, with Beamer's direction
+//!   switch (`do`) and push only (`push`); on the CPU `bfs_matrix` (all
+//!   rayon threads). The GPU's levels are checked against the CPU's.
+//! - SSSP (unit weights) from the first source: GPU `sssp_device` (median
+//!   of 3) and CPU `sssp`; distances checked.
+//! - Triangles: GPU masked dot product on the degree-ordered `L` (median of
+//!   3, `L` built and uploaded beforehand), CPU `triangle_count_matrix`.
+//!
+//! With `--write DIR` it also writes, per graph, `NAME.bin` (the upper
+//! triangle's `(i, j)` pairs as little-endian u32, after a u32 `n`),
+//! `NAME.sources` (the sources and their component edges), for
+//! `scripts/graphblas_gpu_peer.py` (SuiteSparse:GraphBLAS on the same graphs).
+//! Exits non-zero on a mismatch or without a GPU.
+
+use kronograph::algorithms::gpu::{bfs_device, sssp_device, triangles_lower, GpuBfsOptions};
+use kronograph::algorithms::{bfs_matrix, lower_by_degree, sssp, triangle_count_matrix, BfsDirection, BfsOptions};
+use kronograph::cuda::{device_count, GpuDevice};
+use kronograph::graph::generate::{rmat, RmatParams};
+use kronograph::graph::io::mtx;
+use kronograph::graph::Graph;
+use kronograph::matrix::gpu::{DeviceMatrix, DeviceMatrixMask, GpuMergeStrategy};
+use kronograph::matrix::{MatrixMask, SparseMatrix};
+use rand::{Rng, SeedableRng};
+use std::io::Write;
+use std::process::ExitCode;
+use std::time::Instant;
+
+/// A named graph and how to make it.
+type GraphMaker = (String, Box<dyn Fn() -> Graph<(), ()>>);
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+fn harmonic(teps: &[f64]) -> f64 {
+    teps.len() as f64 / teps.iter().map(|t| 1.0 / t).sum::<f64>()
+}
+
+fn arg(args: &[String], name: &str) -> Option<String> {
+    args.iter().position(|a| a == name).and_then(|i| args.get(i + 1).cloned())
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().collect();
+    let scales: Vec<u32> = arg(&args, "--scales")
+        .unwrap_or_else(|| "18,20,22".into())
+        .split(',')
+        .filter(|s| !s.is_empty())
+        .map(|s| s.parse().expect("--scales: comma-separated integers"))
+        .collect();
+    let nsources: usize = arg(&args, "--sources").map_or(16, |s| s.parse().expect("--sources: an integer"));
+    let write = arg(&args, "--write");
+    if device_count().map_or(true, |n| n == 0) {
+        eprintln!("bench_graphblas: no CUDA device");
+        return ExitCode::FAILURE;
+    }
+    let dev = GpuDevice::open(0).expect("opening CUDA device 0");
+    println!(
+        "# device: {} ({} SMs); CPU: {} rayon threads",
+        dev.info().name,
+        dev.info().multiprocessors,
+        rayon::current_num_threads()
+    );
+    let mut graphs: Vec<GraphMaker> = Vec::new();
+    for s in scales {
+        graphs.push((
+            format!("rmat{s}"),
+            Box::new(move || rmat(&RmatParams::graph500(s), &mut rand_chacha::ChaCha8Rng::seed_from_u64(1)).unwrap()),
+        ));
+    }
+    if let Some(dir) = arg(&args, "--snap") {
+        let mut files: Vec<_> =
+            std::fs::read_dir(&dir).expect("--snap: a folder").flatten().map(|e| e.path()).collect();
+        files.sort();
+        for p in files.into_iter().filter(|p| p.extension().is_some_and(|e| e == "mtx")) {
+            let name = p.file_stem().unwrap().to_string_lossy().into_owned();
+            graphs.push((name, Box::new(move || mtx::read(&p).unwrap())));
+        }
+    }
+    let mut ok = true;
+    println!("graph n edges | op backend variant | value unit | check");
+    for (name, make) in graphs {
+        let t = Instant::now();
+        let g = make();
+        let a = SparseMatrix::from_graph(&g);
+        let n = a.nrows();
+        println!("# {name}: n {n}, arcs {}, built in {:.1} s", a.nnz(), t.elapsed().as_secs_f64());
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+        let mut sources = Vec::new();
+        while sources.len() < nsources {
+            let v = rng.random_range(0..n);
+            if !a.row(v).0.is_empty() {
+                sources.push(v);
+            }
+        }
+        let head = format!("{name} {n} {}", a.nnz() / 2);
+        // CPU BFS
+        let mut cpu = Vec::new();
+        let mut teps = Vec::new();
+        for &s in &sources {
+            let t = Instant::now();
+            let r = bfs_matrix(&a, s, &BfsOptions::default()).unwrap();
+            teps.push((r.arcs_in_component / 2) as f64 / t.elapsed().as_secs_f64());
+            cpu.push(r);
+        }
+        println!("{head} | bfs cpu do | {:.3} GTEPS | -", harmonic(&teps) / 1e9);
+        // GPU BFS
+        let da = DeviceMatrix::upload(&dev, &a).unwrap();
+        let strategies = [
+            GpuMergeStrategy::Scatter,
+            GpuMergeStrategy::MergeSort,
+            GpuMergeStrategy::RadixSort,
+            GpuMergeStrategy::Auto,
+        ];
+        for (dname, direction) in [("do", BfsDirection::Auto { alpha: 14.0, beta: 24.0 }), ("push", BfsDirection::Push)]
+        {
+            for st in strategies {
+                let opts = GpuBfsOptions { direction, strategy: st };
+                let _ = bfs_device(&da, sources[0], &opts).unwrap(); // warm-up (JIT, allocator)
+                let mut teps = Vec::new();
+                let mut good = true;
+                for (i, &s) in sources.iter().enumerate() {
+                    let (r, run) = bfs_device(&da, s, &opts).unwrap();
+                    good &= r.levels == cpu[i].levels;
+                    teps.push((r.arcs_in_component / 2) as f64 / run.seconds);
+                }
+                ok &= good;
+                println!(
+                    "{head} | bfs gpu {dname}-{st:?} | {:.3} GTEPS | {}",
+                    harmonic(&teps) / 1e9,
+                    if good { "levels ok" } else { "LEVELS DIFFER" }
+                );
+            }
+        }
+        // SSSP (unit weights)
+        let t = Instant::now();
+        let cs = sssp(&g, sources[0]).unwrap();
+        let cpu_sssp = t.elapsed().as_secs_f64();
+        let _ = sssp_device(&da, sources[0], GpuMergeStrategy::Auto).unwrap();
+        let mut ts = Vec::new();
+        let mut good = true;
+        for _ in 0..3 {
+            dev.synchronize().unwrap();
+            let t = Instant::now();
+            let r = sssp_device(&da, sources[0], GpuMergeStrategy::Auto).unwrap();
+            ts.push(t.elapsed().as_secs_f64());
+            good &= r.distances == cs.distances;
+        }
+        ok &= good;
+        println!("{head} | sssp cpu bellman-ford | {:.3} ms | -", cpu_sssp * 1e3);
+        println!(
+            "{head} | sssp gpu bellman-ford | {:.3} ms | {}",
+            median(ts) * 1e3,
+            if good { "ok" } else { "DIFFER" }
+        );
+        drop(da);
+        // triangles
+        let t = Instant::now();
+        let tc = triangle_count_matrix(&a).unwrap();
+        println!("{head} | triangles cpu dot | {:.3} ms | {tc}", t.elapsed().as_secs_f64() * 1e3);
+        let l = lower_by_degree(&a);
+        let dl = DeviceMatrix::upload(&dev, &l).unwrap();
+        let mask = DeviceMatrixMask::upload(&dev, &MatrixMask::structural(&l)).unwrap();
+        let _ = triangles_lower(&dl, &mask).unwrap();
+        let mut ts = Vec::new();
+        let mut good = true;
+        for _ in 0..3 {
+            dev.synchronize().unwrap();
+            let t = Instant::now();
+            good &= triangles_lower(&dl, &mask).unwrap() == tc;
+            ts.push(t.elapsed().as_secs_f64());
+        }
+        ok &= good;
+        println!("{head} | triangles gpu dot | {:.3} ms | {}", median(ts) * 1e3, if good { "ok" } else { "DIFFER" });
+        if let Some(dir) = &write {
+            let mut buf = Vec::with_capacity(4 + 4 * a.nnz());
+            buf.extend_from_slice(&(n as u32).to_le_bytes());
+            for i in 0..n {
+                for &j in a.row(i).0.iter().filter(|&&j| j > i) {
+                    buf.extend_from_slice(&(i as u32).to_le_bytes());
+                    buf.extend_from_slice(&(j as u32).to_le_bytes());
+                }
+            }
+            std::fs::write(format!("{dir}/{name}.bin"), buf).unwrap();
+            let mut f = std::fs::File::create(format!("{dir}/{name}.sources")).unwrap();
+            for (s, r) in sources.iter().zip(&cpu) {
+                writeln!(f, "{s} {}", r.arcs_in_component / 2).unwrap();
+            }
+            writeln!(f, "triangles {tc}").unwrap();
+        }
+        std::io::stdout().flush().unwrap();
+    }
+    if ok {
+        ExitCode::SUCCESS
+    } else {
+        eprintln!("bench_graphblas: a GPU result differs from the CPU's");
+        ExitCode::FAILURE
+    }
+}

@@ -1,0 +1,105 @@
+//! Kernel generation: each semiring's CUDA form, then `kernels/graphblas.cu`;
+//! compiled by NVRTC through [`jit::compile_cached`](crate::cuda::jit::compile_cached)
+//! (memory and disk caches) and loaded once per device under a typed key.
+
+use crate::cuda::codegen::hash_hex;
+use crate::semirings::{CudaSemiring, Semiring};
+
+/// The template every generated module appends to its semiring preface.
+pub const TEMPLATE: &str = include_str!("../../../kernels/graphblas.cu");
+
+/// The semiring-independent kernels (scans, byte maps, algorithm updates).
+pub const UTIL_SOURCE: &str = include_str!("../../../kernels/graphblas_util.cu");
+
+/// The module name of [`UTIL_SOURCE`].
+pub const UTIL_MODULE: &str = "graphblas_util";
+
+/// The kernels of [`UTIL_SOURCE`], in [`Util`](super::scan::Util) order.
+pub const UTIL_KERNELS: [&str; 10] = [
+    "gbu_scan_block",
+    "gbu_scan_add",
+    "gbu_flags_from_bytes",
+    "gbu_compact_indices",
+    "gbu_set_bytes",
+    "gbu_bfs_visit",
+    "gbu_gather_u64",
+    "gbu_relax_f64",
+    "gbu_relax_u64",
+    "gbu_gather_f64",
+];
+
+/// The kernels of [`TEMPLATE`], in [`SemiringKernels`](super::ops::SemiringKernels) order.
+pub const KERNELS: [&str; 14] = [
+    "gb_mxv_pull",
+    "gb_vxm_pull",
+    "gb_frontier_degrees",
+    "gb_spmspv_scatter",
+    "gb_spmspv_expand",
+    "gb_merge_pass",
+    "gb_radix_count",
+    "gb_radix_scatter",
+    "gb_run_heads",
+    "gb_fold_runs",
+    "gb_fill_identity",
+    "gb_compact",
+    "gb_mxm_dot",
+    "gb_reduce",
+];
+
+/// The C++ spelling of an operand type a semiring does not read.
+const UNREAD: &str = "unsigned char";
+
+/// The typed key of a generated module: the semiring (its name carries the
+/// output type), its operand types, and whether each operand is read. Mask
+/// kind (none, structural or valued bytes, complemented or not) and merge
+/// strategy are launch arguments of the one module, so that a semiring
+/// compiles once, not once per mask kind and strategy.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct KernelKey {
+    /// The semiring's name (`min_plus_f64`).
+    pub semiring: String,
+    /// C++ type of the first operand.
+    pub a: String,
+    /// C++ type of the second operand.
+    pub b: String,
+    /// C++ type of the output.
+    pub c: String,
+    /// Whether the first operand is read.
+    pub read_a: bool,
+    /// Whether the second operand is read.
+    pub read_b: bool,
+}
+
+impl KernelKey {
+    /// The key of semiring `s`.
+    pub fn of<S: Semiring>(s: &S) -> Self {
+        Self::from_cuda(&s.cuda())
+    }
+
+    fn from_cuda(c: &CudaSemiring) -> Self {
+        KernelKey {
+            semiring: c.name.clone(),
+            a: c.a_type.clone(),
+            b: c.b_type.clone(),
+            c: c.c_type.clone(),
+            read_a: c.a_type != UNREAD,
+            read_b: c.b_type != UNREAD,
+        }
+    }
+
+    /// The module name: `graphblas_<semiring>_<hash of the source>`.
+    pub fn module(&self, source: &str) -> String {
+        format!("graphblas_{}_{}", self.semiring, &hash_hex(&[source.as_bytes()])[..12])
+    }
+}
+
+/// The complete CUDA source of the module for semiring form `c`.
+pub fn source_for(c: &CudaSemiring) -> String {
+    let k = KernelKey::from_cuda(c);
+    format!("{}#define KG_READ_A {}\n#define KG_READ_B {}\n{}", c.source(), k.read_a as u8, k.read_b as u8, TEMPLATE)
+}
+
+/// The complete CUDA source of the module for semiring `s`.
+pub fn source<S: Semiring>(s: &S) -> String {
+    source_for(&s.cuda())
+}

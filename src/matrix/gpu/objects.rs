@@ -1,0 +1,366 @@
+//! Device matrices, vectors and masks: uploaded once, reused by every
+//! operation, downloaded to the CPU types.
+
+use super::GpuElement;
+use crate::cuda::device::check;
+use crate::cuda::{CudaError, GpuDevice};
+use crate::matrix::{DenseVector, Mask, MatrixMask, SparseMatrix, SparseVector};
+use cudarc::driver::{CudaSlice, CudaStream};
+use std::sync::Arc;
+
+/// The largest dimension or entry count the 32-bit device indices hold.
+pub const MAX_INDEX: usize = i32::MAX as usize - 1;
+
+pub(crate) fn check_size(what: &str, n: usize) -> Result<(), CudaError> {
+    if n > MAX_INDEX {
+        return Err(CudaError::InvalidParameter(format!(
+            "{what} is {n}, more than the {MAX_INDEX} the GPU GraphBLAS holds in 32-bit indices; use the CPU backend"
+        )));
+    }
+    Ok(())
+}
+
+/// Uploads `v` (one padding element when empty: the driver allocates no empty buffer).
+pub(crate) fn upload<T: GpuElement>(stream: &Arc<CudaStream>, what: &str, v: &[T]) -> Result<CudaSlice<T>, CudaError> {
+    if v.is_empty() {
+        check(what, || stream.clone_htod(&[T::default()]))
+    } else {
+        check(what, || stream.clone_htod(v))
+    }
+}
+
+/// A zeroed device buffer of `len` elements (at least one).
+pub(crate) fn zeros<T: GpuElement>(stream: &Arc<CudaStream>, len: usize) -> Result<CudaSlice<T>, CudaError> {
+    check("allocating a device buffer", || stream.alloc_zeros::<T>(len.max(1)))
+}
+
+/// Downloads the first `len` elements of `d`.
+pub(crate) fn download<T: GpuElement>(
+    stream: &Arc<CudaStream>,
+    what: &str,
+    d: &CudaSlice<T>,
+    len: usize,
+) -> Result<Vec<T>, CudaError> {
+    if len == 0 {
+        return Ok(Vec::new());
+    }
+    let mut h = check(what, || stream.clone_dtoh(&d.slice(0..len)))?;
+    check("synchronizing", || stream.synchronize())?;
+    h.truncate(len);
+    Ok(h)
+}
+
+fn to_u32(v: &[usize]) -> Vec<u32> {
+    v.iter().map(|&x| x as u32).collect()
+}
+
+/// One compressed form on the device: row pointers, column indices, values.
+pub(crate) struct DeviceCompressed<T: GpuElement> {
+    pub(crate) ptr: CudaSlice<u32>,
+    pub(crate) ind: CudaSlice<u32>,
+    pub(crate) val: CudaSlice<T>,
+}
+
+impl<T: GpuElement> DeviceCompressed<T> {
+    fn upload(stream: &Arc<CudaStream>, ptr: &[usize], ind: &[usize], val: &[T]) -> Result<Self, CudaError> {
+        Ok(DeviceCompressed {
+            ptr: upload(stream, "uploading row pointers", &to_u32(ptr))?,
+            ind: upload(stream, "uploading column indices", &to_u32(ind))?,
+            val: upload(stream, "uploading values", val)?,
+        })
+    }
+}
+
+/// A sparse matrix on the GPU, in CSR and in CSC form (the CSR of its
+/// transpose), with 32-bit indices: dimensions and entry counts up to
+/// [`MAX_INDEX`].
+pub struct DeviceMatrix<T: GpuElement> {
+    pub(crate) dev: GpuDevice,
+    nrows: usize,
+    ncols: usize,
+    nnz: usize,
+    pub(crate) csr: DeviceCompressed<T>,
+    pub(crate) csc: DeviceCompressed<T>,
+}
+
+impl<T: GpuElement> DeviceMatrix<T> {
+    /// Uploads `a` (both forms; the CPU matrix's cached transpose is used or computed).
+    ///
+    /// # Errors
+    /// [`CudaError::InvalidParameter`] past [`MAX_INDEX`]; driver errors.
+    pub fn upload(dev: &GpuDevice, a: &SparseMatrix<T>) -> Result<Self, CudaError> {
+        check_size("the number of rows", a.nrows())?;
+        check_size("the number of columns", a.ncols())?;
+        check_size("the number of stored entries", a.nnz())?;
+        let s = &dev.dev.stream;
+        let csr = DeviceCompressed::upload(s, a.indptr(), a.indices(), a.values())?;
+        let t = a.transposed_csr();
+        let csc = DeviceCompressed::upload(s, t.indptr().raw_storage(), t.indices(), t.data())?;
+        Ok(DeviceMatrix { dev: dev.clone(), nrows: a.nrows(), ncols: a.ncols(), nnz: a.nnz(), csr, csc })
+    }
+
+    /// Number of rows.
+    pub fn nrows(&self) -> usize {
+        self.nrows
+    }
+
+    /// Number of columns.
+    pub fn ncols(&self) -> usize {
+        self.ncols
+    }
+
+    /// Number of stored entries.
+    pub fn nnz(&self) -> usize {
+        self.nnz
+    }
+
+    /// The device this matrix lives on.
+    pub fn device(&self) -> &GpuDevice {
+        &self.dev
+    }
+
+    /// Downloads the CSR form as a [`SparseMatrix`].
+    ///
+    /// # Errors
+    /// Driver errors.
+    pub fn download(&self) -> Result<SparseMatrix<T>, CudaError> {
+        let s = &self.dev.dev.stream;
+        let ptr = download(s, "downloading row pointers", &self.csr.ptr, self.nrows + 1)?;
+        let ind = download(s, "downloading column indices", &self.csr.ind, self.nnz)?;
+        let val = download(s, "downloading values", &self.csr.val, self.nnz)?;
+        Ok(SparseMatrix::from_csr_parts(
+            self.nrows,
+            self.ncols,
+            ptr.into_iter().map(|x| x as usize).collect(),
+            ind.into_iter().map(|x| x as usize).collect(),
+            val,
+        ))
+    }
+}
+
+/// A vector on the GPU in bitmap form: values and a presence byte per position.
+pub struct DeviceDenseVector<T: GpuElement> {
+    pub(crate) dev: GpuDevice,
+    pub(crate) n: usize,
+    pub(crate) val: CudaSlice<T>,
+    pub(crate) pres: CudaSlice<u8>,
+}
+
+impl<T: GpuElement> DeviceDenseVector<T> {
+    /// The vector of size `n` with no entries.
+    ///
+    /// # Errors
+    /// Past [`MAX_INDEX`]; driver errors.
+    pub fn new(dev: &GpuDevice, n: usize) -> Result<Self, CudaError> {
+        check_size("the vector size", n)?;
+        let s = &dev.dev.stream;
+        Ok(DeviceDenseVector { dev: dev.clone(), n, val: zeros(s, n)?, pres: zeros(s, n)? })
+    }
+
+    /// Uploads `v`.
+    ///
+    /// # Errors
+    /// Past [`MAX_INDEX`]; driver errors.
+    pub fn upload(dev: &GpuDevice, v: &DenseVector<T>) -> Result<Self, CudaError> {
+        check_size("the vector size", v.len())?;
+        let s = &dev.dev.stream;
+        let pres: Vec<u8> = v.present().iter().map(|&p| p as u8).collect();
+        Ok(DeviceDenseVector {
+            dev: dev.clone(),
+            n: v.len(),
+            val: upload(s, "uploading vector values", v.values())?,
+            pres: upload(s, "uploading vector presence", &pres)?,
+        })
+    }
+
+    /// Size.
+    pub fn len(&self) -> usize {
+        self.n
+    }
+
+    /// Whether the size is 0.
+    pub fn is_empty(&self) -> bool {
+        self.n == 0
+    }
+
+    /// Downloads as a [`DenseVector`] (absent entries hold `T::default()`).
+    ///
+    /// # Errors
+    /// Driver errors.
+    pub fn download(&self) -> Result<DenseVector<T>, CudaError> {
+        let s = &self.dev.dev.stream;
+        let mut values = download(s, "downloading vector values", &self.val, self.n)?;
+        let present: Vec<bool> =
+            download(s, "downloading vector presence", &self.pres, self.n)?.into_iter().map(|p| p != 0).collect();
+        for (v, &p) in values.iter_mut().zip(&present) {
+            if !p {
+                *v = T::default();
+            }
+        }
+        Ok(DenseVector { values, present })
+    }
+}
+
+/// A sparse vector on the GPU: `nnz` strictly increasing 32-bit indices and their values.
+pub struct DeviceSparseVector<T: GpuElement> {
+    pub(crate) dev: GpuDevice,
+    pub(crate) n: usize,
+    pub(crate) nnz: usize,
+    pub(crate) idx: CudaSlice<u32>,
+    pub(crate) val: CudaSlice<T>,
+}
+
+impl<T: GpuElement> DeviceSparseVector<T> {
+    /// The empty vector of size `n`.
+    ///
+    /// # Errors
+    /// Past [`MAX_INDEX`]; driver errors.
+    pub fn new(dev: &GpuDevice, n: usize) -> Result<Self, CudaError> {
+        check_size("the vector size", n)?;
+        let s = &dev.dev.stream;
+        Ok(DeviceSparseVector { dev: dev.clone(), n, nnz: 0, idx: zeros(s, 1)?, val: zeros(s, 1)? })
+    }
+
+    /// Uploads `v`.
+    ///
+    /// # Errors
+    /// Past [`MAX_INDEX`]; driver errors.
+    pub fn upload(dev: &GpuDevice, v: &SparseVector<T>) -> Result<Self, CudaError> {
+        check_size("the vector size", v.len())?;
+        let s = &dev.dev.stream;
+        Ok(DeviceSparseVector {
+            dev: dev.clone(),
+            n: v.len(),
+            nnz: v.nnz(),
+            idx: upload(s, "uploading vector indices", &to_u32(v.indices()))?,
+            val: upload(s, "uploading vector values", v.values())?,
+        })
+    }
+
+    /// Size.
+    pub fn len(&self) -> usize {
+        self.n
+    }
+
+    /// Whether the size is 0.
+    pub fn is_empty(&self) -> bool {
+        self.n == 0
+    }
+
+    /// Number of stored entries.
+    pub fn nnz(&self) -> usize {
+        self.nnz
+    }
+
+    /// Downloads as a [`SparseVector`].
+    ///
+    /// # Errors
+    /// Driver errors.
+    pub fn download(&self) -> Result<SparseVector<T>, CudaError> {
+        let s = &self.dev.dev.stream;
+        let idx = download(s, "downloading vector indices", &self.idx, self.nnz)?;
+        let val = download(s, "downloading vector values", &self.val, self.nnz)?;
+        Ok(SparseVector::from_sorted(self.n, idx.into_iter().map(|i| i as usize).collect(), val))
+    }
+}
+
+/// A vector mask on the GPU: a byte per position and a complement flag;
+/// position `i` may be written when `(bits[i] != 0) != complement`.
+pub struct DeviceMask {
+    pub(crate) n: usize,
+    pub(crate) bits: CudaSlice<u8>,
+    pub(crate) complement: bool,
+}
+
+impl DeviceMask {
+    /// Uploads a CPU [`Mask`] (structural or valued, complemented or not;
+    /// the complement is folded into the bytes).
+    ///
+    /// # Errors
+    /// Past [`MAX_INDEX`]; driver errors.
+    pub fn upload(dev: &GpuDevice, m: &Mask<'_>) -> Result<Self, CudaError> {
+        check_size("the mask size", m.len())?;
+        let bits: Vec<u8> = (0..m.len()).map(|i| m.allows(i) as u8).collect();
+        Ok(DeviceMask { n: m.len(), bits: upload(&dev.dev.stream, "uploading a mask", &bits)?, complement: false })
+    }
+
+    /// The structural mask of a device vector (a device-to-device copy of its presence bytes).
+    ///
+    /// # Errors
+    /// Driver errors.
+    pub fn structural<T: GpuElement>(v: &DeviceDenseVector<T>) -> Result<Self, CudaError> {
+        let bits = check("copying a mask", || v.dev.dev.stream.clone_dtod(&v.pres))?;
+        Ok(DeviceMask { n: v.n, bits, complement: false })
+    }
+
+    /// The complemented mask.
+    pub fn complement(mut self) -> Self {
+        self.complement = !self.complement;
+        self
+    }
+
+    /// Size.
+    pub fn len(&self) -> usize {
+        self.n
+    }
+
+    /// Whether the size is 0.
+    pub fn is_empty(&self) -> bool {
+        self.n == 0
+    }
+}
+
+/// A matrix mask on the GPU (structural or valued, not complemented): the
+/// allowed positions, as a row index and a column index per position.
+pub struct DeviceMatrixMask {
+    pub(crate) nrows: usize,
+    pub(crate) ncols: usize,
+    pub(crate) nnz: usize,
+    /// Host row pointers, to assemble a downloaded result.
+    pub(crate) host_ptr: Vec<usize>,
+    pub(crate) host_ind: Vec<usize>,
+    pub(crate) row_of: CudaSlice<u32>,
+    pub(crate) ind: CudaSlice<u32>,
+}
+
+impl DeviceMatrixMask {
+    /// Uploads a CPU [`MatrixMask`].
+    ///
+    /// # Errors
+    /// [`CudaError::InvalidParameter`] for a complemented mask (the masked
+    /// dot product needs the allowed positions listed; use the CPU backend)
+    /// or past [`MAX_INDEX`]; driver errors.
+    pub fn upload(dev: &GpuDevice, m: &MatrixMask<'_>) -> Result<Self, CudaError> {
+        if m.is_complemented() {
+            return Err(CudaError::InvalidParameter(
+                "a complemented matrix mask is not supported by the GPU masked product; use the CPU backend".into(),
+            ));
+        }
+        let (nrows, ncols) = m.shape();
+        check_size("the mask's rows", nrows)?;
+        let mut host_ptr = vec![0usize];
+        let (mut row_of, mut host_ind) = (Vec::new(), Vec::new());
+        for i in 0..nrows {
+            let p = m.row_pattern(i);
+            row_of.extend(std::iter::repeat_n(i as u32, p.len()));
+            host_ind.extend_from_slice(p);
+            host_ptr.push(host_ind.len());
+        }
+        check_size("the mask's entries", host_ind.len())?;
+        let s = &dev.dev.stream;
+        Ok(DeviceMatrixMask {
+            nrows,
+            ncols,
+            nnz: host_ind.len(),
+            row_of: upload(s, "uploading mask rows", &row_of)?,
+            ind: upload(s, "uploading mask columns", &to_u32(&host_ind))?,
+            host_ptr,
+            host_ind,
+        })
+    }
+
+    /// Number of allowed positions.
+    pub fn nnz(&self) -> usize {
+        self.nnz
+    }
+}

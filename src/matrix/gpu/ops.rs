@@ -1,0 +1,566 @@
+//! The operations: pull mxv/vxm, SpMSpV with three merge strategies,
+//! masked dot-product mxm, reductions.
+
+use super::kernels::{source, KernelKey, KERNELS};
+use super::objects::{download, DeviceSparseVector};
+use super::objects::{zeros, DeviceCompressed, DeviceDenseVector, DeviceMask, DeviceMatrix, DeviceMatrixMask};
+use super::scan::{exclusive_scan, grid, util_kernels, Util};
+use super::{GpuElement, GpuMergeStrategy};
+use crate::cuda::device::{check, Device};
+use crate::cuda::{CudaError, GpuDevice};
+use crate::matrix::{check_dim, Descriptor, SparseMatrix};
+use crate::semirings::Semiring;
+use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
+
+/// The loaded kernels of one semiring's module, by [`KERNELS`] name.
+pub(crate) struct SemiringKernels {
+    f: Vec<CudaFunction>,
+    pub(crate) key: KernelKey,
+}
+
+impl SemiringKernels {
+    pub(crate) fn get(&self, name: &str) -> &CudaFunction {
+        let i = KERNELS.iter().position(|&k| k == name).expect("a kernel of KERNELS");
+        &self.f[i]
+    }
+}
+
+/// The kernels of semiring `s` on `dev` (generated, compiled once per key, loaded once per device).
+///
+/// # Errors
+/// [`CudaError::InvalidParameter`] for the finite-field semirings (their
+/// operand types have no device form here); NVRTC and driver errors.
+pub(crate) fn semiring_kernels<S: Semiring>(dev: &Device, s: &S) -> Result<SemiringKernels, CudaError> {
+    let key = KernelKey::of(s);
+    if key.semiring.starts_with("gf") {
+        return Err(CudaError::InvalidParameter(format!(
+            "semiring {} has no GPU GraphBLAS form yet; use the CPU backend",
+            key.semiring
+        )));
+    }
+    let src = source(s);
+    let f = dev.module_functions(&src, &key.module(&src), &KERNELS)?;
+    Ok(SemiringKernels { f, key })
+}
+
+/// Checks that an operand of element type `T` fits the semiring's C++ type (when read).
+fn check_operand<T: GpuElement>(what: &str, read: bool, cuda: &str, semiring: &str) -> Result<(), CudaError> {
+    if read && T::CUDA != cuda {
+        return Err(CudaError::Mismatch {
+            uploaded: format!("{what} of type {}", T::CUDA),
+            expected: format!("{cuda} for semiring {semiring}"),
+        });
+    }
+    Ok(())
+}
+
+fn check_output<T: GpuElement>(k: &KernelKey) -> Result<(), CudaError> {
+    if T::CUDA != k.c {
+        return Err(CudaError::Mismatch {
+            uploaded: format!("an output of type {}", T::CUDA),
+            expected: format!("{} for semiring {}", k.c, k.semiring),
+        });
+    }
+    Ok(())
+}
+
+/// The mask's launch arguments: bytes (a one-byte dummy when absent), use, complement.
+fn mask_args<'a>(dummy: &'a CudaSlice<u8>, m: Option<&'a DeviceMask>) -> (&'a CudaSlice<u8>, i32, i32) {
+    match m {
+        Some(m) => (&m.bits, 1, m.complement as i32),
+        None => (dummy, 0, 0),
+    }
+}
+
+fn same_device(a: &GpuDevice, b: &GpuDevice) -> Result<(), CudaError> {
+    if a.info().ordinal != b.info().ordinal {
+        return Err(CudaError::InvalidParameter(format!(
+            "operands live on CUDA devices {} and {}; upload them to one device",
+            a.info().ordinal,
+            b.info().ordinal
+        )));
+    }
+    Ok(())
+}
+
+/// `w⟨mask⟩ = A ⊕.⊗ x` (or `Aᵀ x` with `desc.transpose_first`) with dense
+/// `x` and `w`, by pull: one thread per output row, terms `A(i,k) ⊗ x(k)`
+/// in increasing `k`, stopping at a terminal value. Where the mask allows,
+/// `w` takes the result (or becomes absent); elsewhere `w` keeps its entry,
+/// or loses it with `desc.replace`.
+///
+/// # Errors
+/// Shape mismatches ([`MatrixError`]), operand types that differ from the
+/// semiring's ([`CudaError::Mismatch`]), NVRTC and driver errors.
+pub fn mxv<S, TA, TB>(
+    w: &mut DeviceDenseVector<S::C>,
+    mask: Option<&DeviceMask>,
+    s: S,
+    a: &DeviceMatrix<TA>,
+    x: &DeviceDenseVector<TB>,
+    desc: &Descriptor,
+) -> crate::Result<()>
+where
+    S: Semiring,
+    S::C: GpuElement,
+    TA: GpuElement,
+    TB: GpuElement,
+{
+    let (rows, inner, form) =
+        if desc.transpose_first { (a.ncols(), a.nrows(), &a.csc) } else { (a.nrows(), a.ncols(), &a.csr) };
+    check_dim("gpu mxv", "x", inner, x.len())?;
+    check_dim("gpu mxv", "w", rows, w.len())?;
+    if let Some(m) = mask {
+        check_dim("gpu mxv", "mask", rows, m.len())?;
+    }
+    same_device(&a.dev, &x.dev)?;
+    same_device(&a.dev, &w.dev)?;
+    let dev = &a.dev.dev;
+    let k = semiring_kernels(dev, &s)?;
+    check_operand::<TA>("the matrix", k.key.read_a, &k.key.a, &k.key.semiring)?;
+    check_operand::<TB>("the vector", k.key.read_b, &k.key.b, &k.key.semiring)?;
+    check_output::<S::C>(&k.key)?;
+    pull(dev, k.get("gb_mxv_pull"), rows, form, &x.val, &x.pres, mask, desc.replace, w)?;
+    Ok(())
+}
+
+/// `wᵀ⟨mask⟩ = uᵀ ⊕.⊗ A` (or `uᵀ Aᵀ` with `desc.transpose_second`) with
+/// dense `u` and `w`, by pull over the columns of `A` (its CSC form): terms
+/// `u(k) ⊗ A(k,j)` in increasing `k`. Mask and replace as [`mxv`].
+///
+/// # Errors
+/// As [`mxv`].
+pub fn vxm<S, TA, TB>(
+    w: &mut DeviceDenseVector<S::C>,
+    mask: Option<&DeviceMask>,
+    s: S,
+    u: &DeviceDenseVector<TA>,
+    a: &DeviceMatrix<TB>,
+    desc: &Descriptor,
+) -> crate::Result<()>
+where
+    S: Semiring,
+    S::C: GpuElement,
+    TA: GpuElement,
+    TB: GpuElement,
+{
+    let (cols, inner, form) =
+        if desc.transpose_second { (a.nrows(), a.ncols(), &a.csr) } else { (a.ncols(), a.nrows(), &a.csc) };
+    check_dim("gpu vxm", "u", inner, u.len())?;
+    check_dim("gpu vxm", "w", cols, w.len())?;
+    if let Some(m) = mask {
+        check_dim("gpu vxm", "mask", cols, m.len())?;
+    }
+    same_device(&a.dev, &u.dev)?;
+    same_device(&a.dev, &w.dev)?;
+    let dev = &a.dev.dev;
+    let k = semiring_kernels(dev, &s)?;
+    check_operand::<TA>("the vector", k.key.read_a, &k.key.a, &k.key.semiring)?;
+    check_operand::<TB>("the matrix", k.key.read_b, &k.key.b, &k.key.semiring)?;
+    check_output::<S::C>(&k.key)?;
+    pull(dev, k.get("gb_vxm_pull"), cols, form, &u.val, &u.pres, mask, desc.replace, w)?;
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn pull<TM: GpuElement, TV: GpuElement, C: GpuElement>(
+    dev: &Device,
+    f: &CudaFunction,
+    rows: usize,
+    m: &DeviceCompressed<TM>,
+    xval: &CudaSlice<TV>,
+    xpres: &CudaSlice<u8>,
+    mask: Option<&DeviceMask>,
+    replace: bool,
+    w: &mut DeviceDenseVector<C>,
+) -> Result<(), CudaError> {
+    if rows == 0 {
+        return Ok(());
+    }
+    let s = &dev.stream;
+    let dummy = zeros::<u8>(s, 1)?;
+    let (mbits, use_mask, comp) = mask_args(&dummy, mask);
+    let (rows32, rep) = (rows as u32, replace as i32);
+    let mut lb = s.launch_builder(f);
+    lb.arg(&rows32).arg(&m.ptr).arg(&m.ind).arg(&m.val).arg(xval).arg(xpres);
+    lb.arg(mbits).arg(&use_mask).arg(&comp).arg(&rep).arg(&mut w.val).arg(&mut w.pres);
+    // SAFETY: matches gb_mxv_pull / gb_vxm_pull (same parameter lists); the
+    // compressed form has `rows` rows whose indices are below x's length;
+    // w and the mask hold `rows` entries (checked by the callers).
+    check("launching a pull kernel", || unsafe { lb.launch(grid(dev, rows)) })?;
+    Ok(())
+}
+
+/// `w⟨mask⟩ = A ⊕.⊗ u` (or `Aᵀ u`) with sparse `u` and `w`: SpMSpV over
+/// the columns of `A` that `u` selects (push), merged by `strategy`. `w` is
+/// replaced by the result restricted to the mask (GrB_REPLACE; entries
+/// outside the mask are not kept).
+///
+/// # Errors
+/// As [`mxv`].
+pub fn mxv_sparse<S, TA, TB>(
+    w: &mut DeviceSparseVector<S::C>,
+    mask: Option<&DeviceMask>,
+    s: S,
+    a: &DeviceMatrix<TA>,
+    u: &DeviceSparseVector<TB>,
+    desc: &Descriptor,
+    strategy: GpuMergeStrategy,
+) -> crate::Result<()>
+where
+    S: Semiring,
+    S::C: GpuElement,
+    TA: GpuElement,
+    TB: GpuElement,
+{
+    // push over the rows k of Aᵀ (the CSC of A): terms A(j, k) ⊗ u(k).
+    let (rows, inner, form) =
+        if desc.transpose_first { (a.ncols(), a.nrows(), &a.csr) } else { (a.nrows(), a.ncols(), &a.csc) };
+    check_dim("gpu mxv_sparse", "u", inner, u.len())?;
+    check_dim("gpu mxv_sparse", "w", rows, w.len())?;
+    if let Some(m) = mask {
+        check_dim("gpu mxv_sparse", "mask", rows, m.len())?;
+    }
+    same_device(&a.dev, &u.dev)?;
+    let dev = &a.dev.dev;
+    let k = semiring_kernels(dev, &s)?;
+    check_operand::<TA>("the matrix", k.key.read_a, &k.key.a, &k.key.semiring)?;
+    check_operand::<TB>("the vector", k.key.read_b, &k.key.b, &k.key.semiring)?;
+    check_output::<S::C>(&k.key)?;
+    let util = util_kernels(dev)?;
+    let (idx, val, nnz, _) = spmspv::<S::C, TA, TB>(dev, &k, &util, 1, form, rows, u, mask, strategy, None)?;
+    *w = DeviceSparseVector { dev: a.dev.clone(), n: rows, nnz, idx, val };
+    Ok(())
+}
+
+/// `wᵀ⟨mask⟩ = uᵀ ⊕.⊗ A` (or `uᵀ Aᵀ`) with sparse `u` and `w`: SpMSpV over
+/// the rows of `A` that `u` selects (push), merged by `strategy`; `w` is
+/// replaced as in [`mxv_sparse`].
+///
+/// # Errors
+/// As [`mxv`].
+pub fn vxm_sparse<S, TA, TB>(
+    w: &mut DeviceSparseVector<S::C>,
+    mask: Option<&DeviceMask>,
+    s: S,
+    u: &DeviceSparseVector<TA>,
+    a: &DeviceMatrix<TB>,
+    desc: &Descriptor,
+    strategy: GpuMergeStrategy,
+) -> crate::Result<()>
+where
+    S: Semiring,
+    S::C: GpuElement,
+    TA: GpuElement,
+    TB: GpuElement,
+{
+    let (cols, inner, form) =
+        if desc.transpose_second { (a.nrows(), a.ncols(), &a.csc) } else { (a.ncols(), a.nrows(), &a.csr) };
+    check_dim("gpu vxm_sparse", "u", inner, u.len())?;
+    check_dim("gpu vxm_sparse", "w", cols, w.len())?;
+    if let Some(m) = mask {
+        check_dim("gpu vxm_sparse", "mask", cols, m.len())?;
+    }
+    same_device(&a.dev, &u.dev)?;
+    let dev = &a.dev.dev;
+    let k = semiring_kernels(dev, &s)?;
+    check_operand::<TA>("the vector", k.key.read_a, &k.key.a, &k.key.semiring)?;
+    check_operand::<TB>("the matrix", k.key.read_b, &k.key.b, &k.key.semiring)?;
+    check_output::<S::C>(&k.key)?;
+    let util = util_kernels(dev)?;
+    let (idx, val, nnz, _) = spmspv::<S::C, TB, TA>(dev, &k, &util, 0, form, cols, u, mask, strategy, None)?;
+    *w = DeviceSparseVector { dev: a.dev.clone(), n: cols, nnz, idx, val };
+    Ok(())
+}
+
+/// The SpMSpV core: `form` 0 (vxm: `u(k) ⊗ M(k, j)`) or 1 (mxv: `M(k, j) ⊗
+/// u(k)` over the rows of `Aᵀ`), `m` holding the rows `k` to expand, `n`
+/// outputs. Returns the output indices, values, count and the strategy run.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn spmspv<C: GpuElement, TM: GpuElement, TU: GpuElement>(
+    dev: &Device,
+    k: &SemiringKernels,
+    util: &Util,
+    form: i32,
+    m: &DeviceCompressed<TM>,
+    n: usize,
+    u: &DeviceSparseVector<TU>,
+    mask: Option<&DeviceMask>,
+    strategy: GpuMergeStrategy,
+    offsets: Option<(CudaSlice<u32>, u32)>,
+) -> Result<(CudaSlice<u32>, CudaSlice<C>, usize, GpuMergeStrategy), CudaError> {
+    let s = &dev.stream;
+    let f = u.nnz;
+    let empty = |st| -> Result<_, CudaError> { Ok((zeros::<u32>(s, 1)?, zeros::<C>(s, 1)?, 0, st)) };
+    if f == 0 || n == 0 {
+        return empty(strategy);
+    }
+    let f32_ = f as u32;
+    let (off, terms) = match offsets {
+        Some(o) => o,
+        None => frontier_offsets(dev, k, util, m, &u.idx, f)?,
+    };
+    let terms = terms as usize;
+    let strategy = match strategy {
+        GpuMergeStrategy::Auto => GpuMergeStrategy::choose(terms, n),
+        st => st,
+    };
+    if terms == 0 {
+        return empty(strategy);
+    }
+    let dummy = zeros::<u8>(s, 1)?;
+    let (mbits, use_mask, comp) = mask_args(&dummy, mask);
+    let (n32, m32) = (n as u32, terms as u32);
+    if strategy == GpuMergeStrategy::Scatter {
+        let mut acc = zeros::<C>(s, n)?;
+        let mut flag = zeros::<u32>(s, n)?;
+        let mut lb = s.launch_builder(k.get("gb_fill_identity"));
+        lb.arg(&n32).arg(&mut acc);
+        // SAFETY: matches gb_fill_identity(n, acc); acc holds n entries.
+        check("launching gb_fill_identity", || unsafe { lb.launch(grid(dev, n)) })?;
+        let mut lb = s.launch_builder(k.get("gb_spmspv_scatter"));
+        lb.arg(&form).arg(&f32_).arg(&u.idx).arg(&u.val).arg(&off).arg(&m32).arg(&m.ptr).arg(&m.ind).arg(&m.val);
+        lb.arg(mbits).arg(&use_mask).arg(&comp).arg(&mut acc).arg(&mut flag);
+        // SAFETY: matches gb_spmspv_scatter; off is the exclusive scan of the
+        // f row lengths (terms in all); acc and flag hold n entries.
+        check("launching gb_spmspv_scatter", || unsafe { lb.launch(grid(dev, terms)) })?;
+        let (pos, count) = exclusive_scan(dev, util, &flag, n)?;
+        let count = count as usize;
+        let mut oi = zeros::<u32>(s, count)?;
+        let mut ov = zeros::<C>(s, count)?;
+        if count > 0 {
+            let mut lb = s.launch_builder(k.get("gb_compact"));
+            lb.arg(&n32).arg(&flag).arg(&pos).arg(&acc).arg(&mut oi).arg(&mut ov);
+            // SAFETY: matches gb_compact(n, flag, pos, val, out_idx, out_val); outputs hold `count`.
+            check("launching gb_compact", || unsafe { lb.launch(grid(dev, n)) })?;
+        }
+        return Ok((oi, ov, count, strategy));
+    }
+    // sorting strategies
+    let mut keys = zeros::<u32>(s, terms)?;
+    let mut vals = zeros::<C>(s, terms)?;
+    {
+        let mut lb = s.launch_builder(k.get("gb_spmspv_expand"));
+        lb.arg(&form).arg(&f32_).arg(&u.idx).arg(&u.val).arg(&off).arg(&m32).arg(&m.ptr).arg(&m.ind).arg(&m.val);
+        lb.arg(mbits).arg(&use_mask).arg(&comp).arg(&n32).arg(&mut keys).arg(&mut vals);
+        // SAFETY: matches gb_spmspv_expand; keys and vals hold `terms` entries.
+        check("launching gb_spmspv_expand", || unsafe { lb.launch(grid(dev, terms)) })?;
+    }
+    let mut keys2 = zeros::<u32>(s, terms)?;
+    let mut vals2 = zeros::<C>(s, terms)?;
+    if strategy == GpuMergeStrategy::MergeSort {
+        let mut width: u64 = 1;
+        while (width as usize) < terms {
+            let mut lb = s.launch_builder(k.get("gb_merge_pass"));
+            lb.arg(&m32).arg(&width).arg(&keys).arg(&vals).arg(&mut keys2).arg(&mut vals2);
+            // SAFETY: matches gb_merge_pass(m, width, kin, vin, kout, vout); all hold `terms`.
+            check("launching gb_merge_pass", || unsafe { lb.launch(grid(dev, terms)) })?;
+            std::mem::swap(&mut keys, &mut keys2);
+            std::mem::swap(&mut vals, &mut vals2);
+            width *= 2;
+        }
+    } else {
+        let bits = u32::BITS - n32.leading_zeros(); // the sentinel n needs these bits
+        let blocks = terms.div_ceil(256);
+        let cfg = LaunchConfig { grid_dim: (blocks as u32, 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: 0 };
+        let mut hist = zeros::<u32>(s, 16 * blocks)?;
+        let mut shift: i32 = 0;
+        while (shift as u32) < bits {
+            let mut lb = s.launch_builder(k.get("gb_radix_count"));
+            lb.arg(&m32).arg(&keys).arg(&shift).arg(&mut hist);
+            // SAFETY: matches gb_radix_count(m, keys, shift, hist); hist holds 16·blocks.
+            check("launching gb_radix_count", || unsafe { lb.launch(cfg) })?;
+            let (base, _) = exclusive_scan(dev, util, &hist, 16 * blocks)?;
+            let mut lb = s.launch_builder(k.get("gb_radix_scatter"));
+            lb.arg(&m32).arg(&keys).arg(&vals).arg(&shift).arg(&base).arg(&mut keys2).arg(&mut vals2);
+            // SAFETY: matches gb_radix_scatter; the same grid as the count.
+            check("launching gb_radix_scatter", || unsafe { lb.launch(cfg) })?;
+            std::mem::swap(&mut keys, &mut keys2);
+            std::mem::swap(&mut vals, &mut vals2);
+            shift += 4;
+        }
+    }
+    let mut head = zeros::<u32>(s, terms)?;
+    {
+        let mut lb = s.launch_builder(k.get("gb_run_heads"));
+        lb.arg(&m32).arg(&n32).arg(&keys).arg(&mut head);
+        // SAFETY: matches gb_run_heads(m, sentinel, keys, head).
+        check("launching gb_run_heads", || unsafe { lb.launch(grid(dev, terms)) })?;
+    }
+    let (pos, count) = exclusive_scan(dev, util, &head, terms)?;
+    let count = count as usize;
+    let mut oi = zeros::<u32>(s, count)?;
+    let mut ov = zeros::<C>(s, count)?;
+    if count > 0 {
+        let mut lb = s.launch_builder(k.get("gb_fold_runs"));
+        lb.arg(&m32).arg(&keys).arg(&vals).arg(&head).arg(&pos).arg(&mut oi).arg(&mut ov);
+        // SAFETY: matches gb_fold_runs; outputs hold `count` entries.
+        check("launching gb_fold_runs", || unsafe { lb.launch(grid(dev, terms)) })?;
+    }
+    Ok((oi, ov, count, strategy))
+}
+
+/// The exclusive scan of the lengths of the rows `idx[..f]` of `m`, and their total.
+pub(crate) fn frontier_offsets<TM: GpuElement>(
+    dev: &Device,
+    k: &SemiringKernels,
+    util: &Util,
+    m: &DeviceCompressed<TM>,
+    idx: &CudaSlice<u32>,
+    f: usize,
+) -> Result<(CudaSlice<u32>, u32), CudaError> {
+    let s = &dev.stream;
+    let f32_ = f as u32;
+    let mut deg = zeros::<u32>(s, f)?;
+    let mut lb = s.launch_builder(k.get("gb_frontier_degrees"));
+    lb.arg(&f32_).arg(idx).arg(&m.ptr).arg(&mut deg);
+    // SAFETY: matches gb_frontier_degrees(f, fidx, ptr, deg); fidx holds f row ids of m.
+    check("launching gb_frontier_degrees", || unsafe { lb.launch(grid(dev, f)) })?;
+    exclusive_scan(dev, util, &deg, f)
+}
+
+/// `C⟨M⟩ = A ⊕.⊗ B` (or `A ⊕.⊗ Bᵀ` with `desc.transpose_second`) by dot
+/// products over the positions the mask allows (structural or valued, not
+/// complemented): `C(i, j) = ⊕_k A(i,k) ⊗ B(k,j)` over the `k` stored in both,
+/// in increasing `k`; a position with no such `k` stays absent. Returns `C`
+/// on the host (its pattern is a subset of the mask's).
+///
+/// # Errors
+/// Shape mismatches, operand type mismatches, NVRTC and driver errors.
+pub fn mxm_masked_dot<S, TA, TB>(
+    mask: &DeviceMatrixMask,
+    s: S,
+    a: &DeviceMatrix<TA>,
+    b: &DeviceMatrix<TB>,
+    desc: &Descriptor,
+) -> crate::Result<SparseMatrix<S::C>>
+where
+    S: Semiring,
+    S::C: GpuElement,
+    TA: GpuElement,
+    TB: GpuElement,
+{
+    let (cval, cpres) = mxm_dot_device(mask, s, a, b, desc)?;
+    let st = &a.dev.dev.stream;
+    let v = download(st, "downloading C", &cval, mask.nnz)?;
+    let p = download(st, "downloading C's pattern", &cpres, mask.nnz)?;
+    let (mut ptr, mut ind, mut val) = (vec![0usize], Vec::new(), Vec::new());
+    for i in 0..mask.nrows {
+        for e in mask.host_ptr[i]..mask.host_ptr[i + 1] {
+            if p[e] != 0 {
+                ind.push(mask.host_ind[e]);
+                val.push(v[e]);
+            }
+        }
+        ptr.push(ind.len());
+    }
+    Ok(SparseMatrix::from_csr_parts(mask.nrows, mask.ncols, ptr, ind, val))
+}
+
+/// [`mxm_masked_dot`] leaving `C` on the device: its values and presence
+/// bytes, one per mask position (in the mask's row order).
+pub(crate) fn mxm_dot_device<S, TA, TB>(
+    mask: &DeviceMatrixMask,
+    s: S,
+    a: &DeviceMatrix<TA>,
+    b: &DeviceMatrix<TB>,
+    desc: &Descriptor,
+) -> crate::Result<(CudaSlice<S::C>, CudaSlice<u8>)>
+where
+    S: Semiring,
+    S::C: GpuElement,
+    TA: GpuElement,
+    TB: GpuElement,
+{
+    if desc.transpose_first {
+        return Err(CudaError::InvalidParameter(
+            "the GPU masked product does not transpose its first input; upload Aᵀ instead".into(),
+        )
+        .into());
+    }
+    // rows j of Bᵀ: the CSC of B, or the CSR of B when B is given transposed.
+    let (bt, b_rows, b_inner) =
+        if desc.transpose_second { (&b.csr, b.nrows(), b.ncols()) } else { (&b.csc, b.ncols(), b.nrows()) };
+    check_dim("gpu mxm", "B", a.ncols(), b_inner)?;
+    check_dim("gpu mxm", "mask rows", a.nrows(), mask.nrows)?;
+    check_dim("gpu mxm", "mask columns", b_rows, mask.ncols)?;
+    same_device(&a.dev, &b.dev)?;
+    let dev = &a.dev.dev;
+    let k = semiring_kernels(dev, &s)?;
+    check_operand::<TA>("A", k.key.read_a, &k.key.a, &k.key.semiring)?;
+    check_operand::<TB>("B", k.key.read_b, &k.key.b, &k.key.semiring)?;
+    check_output::<S::C>(&k.key)?;
+    let st = &dev.stream;
+    let mut cval = zeros::<S::C>(st, mask.nnz)?;
+    let mut cpres = zeros::<u8>(st, mask.nnz)?;
+    if mask.nnz > 0 {
+        let nnz32 = mask.nnz as u32;
+        let mut lb = st.launch_builder(k.get("gb_mxm_dot"));
+        lb.arg(&nnz32).arg(&mask.row_of).arg(&mask.ind).arg(&a.csr.ptr).arg(&a.csr.ind).arg(&a.csr.val);
+        lb.arg(&bt.ptr).arg(&bt.ind).arg(&bt.val).arg(&mut cval).arg(&mut cpres);
+        // SAFETY: matches gb_mxm_dot; mask rows index A's rows, mask columns
+        // index the rows of bt (checked shapes); outputs hold mask.nnz.
+        check("launching gb_mxm_dot", || unsafe { lb.launch(grid(dev, mask.nnz)) })?;
+    }
+    Ok((cval, cpres))
+}
+
+/// `⊕` of the present entries of `v` over the semiring's additive monoid
+/// (its identity when none). Atomic across blocks: floating-point sums may
+/// differ from the CPU's in the last bits.
+///
+/// # Errors
+/// NVRTC and driver errors.
+pub fn reduce_dense<S>(s: S, v: &DeviceDenseVector<S::C>) -> crate::Result<S::C>
+where
+    S: Semiring,
+    S::C: GpuElement,
+{
+    Ok(reduce_raw(&v.dev.dev, &s, &v.val, &v.pres, v.n)?)
+}
+
+/// `⊕` of the values a masked product left on the device (see
+/// [`mxm_masked_dot`]), without downloading them.
+///
+/// # Errors
+/// As [`mxm_masked_dot`].
+pub fn reduce_matrix_values<S, TA, TB>(
+    mask: &DeviceMatrixMask,
+    s: S,
+    a: &DeviceMatrix<TA>,
+    b: &DeviceMatrix<TB>,
+    desc: &Descriptor,
+) -> crate::Result<S::C>
+where
+    S: Semiring,
+    S::C: GpuElement,
+    TA: GpuElement,
+    TB: GpuElement,
+{
+    let (cval, cpres) = mxm_dot_device(mask, s, a, b, desc)?;
+    Ok(reduce_raw(&a.dev.dev, &s, &cval, &cpres, mask.nnz)?)
+}
+
+pub(crate) fn reduce_raw<S: Semiring>(
+    dev: &Device,
+    s: &S,
+    val: &CudaSlice<S::C>,
+    pres: &CudaSlice<u8>,
+    n: usize,
+) -> Result<S::C, CudaError>
+where
+    S::C: GpuElement,
+{
+    let k = semiring_kernels(dev, s)?;
+    check_output::<S::C>(&k.key)?;
+    let st = &dev.stream;
+    let mut out = super::objects::upload(st, "uploading the identity", &[s.zero()])?;
+    if n > 0 {
+        let n32 = n as u32;
+        let mut lb = st.launch_builder(k.get("gb_reduce"));
+        lb.arg(&n32).arg(val).arg(pres).arg(&mut out);
+        // SAFETY: matches gb_reduce(m, val, pres, out); 256 threads per block (its shared arrays).
+        check("launching gb_reduce", || unsafe { lb.launch(grid(dev, n)) })?;
+    }
+    Ok(download(st, "downloading a reduction", &out, 1)?[0])
+}

@@ -1,0 +1,130 @@
+//! The semiring-independent kernels ([`UTIL_SOURCE`](super::UTIL_SOURCE))
+//! and the device prefix sum built on them.
+
+use super::kernels::{UTIL_KERNELS, UTIL_MODULE, UTIL_SOURCE};
+use super::objects::zeros;
+use crate::cuda::device::{check, Device};
+use crate::cuda::CudaError;
+use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
+
+/// Threads per block of the grid-stride kernels.
+pub(crate) const BLOCK: u32 = 256;
+/// Elements per block of the scan.
+const SCAN_BLOCK: usize = 1024;
+
+/// The loaded kernels of the util module.
+pub(crate) struct Util {
+    pub(crate) scan_block: CudaFunction,
+    pub(crate) scan_add: CudaFunction,
+    pub(crate) flags_from_bytes: CudaFunction,
+    pub(crate) compact_indices: CudaFunction,
+    pub(crate) set_bytes: CudaFunction,
+    pub(crate) bfs_visit: CudaFunction,
+    pub(crate) gather_u64: CudaFunction,
+    pub(crate) relax_f64: CudaFunction,
+    pub(crate) relax_u64: CudaFunction,
+    pub(crate) gather_f64: CudaFunction,
+}
+
+/// The util kernels on `dev` (compiled once per process, loaded once per device).
+pub(crate) fn util_kernels(dev: &Device) -> Result<Util, CudaError> {
+    let f = dev.module_functions(UTIL_SOURCE, UTIL_MODULE, &UTIL_KERNELS)?;
+    let mut it = f.into_iter();
+    let mut next = || it.next().ok_or_else(|| CudaError::InvalidParameter("the util module lacks a kernel".into()));
+    Ok(Util {
+        scan_block: next()?,
+        scan_add: next()?,
+        flags_from_bytes: next()?,
+        compact_indices: next()?,
+        set_bytes: next()?,
+        bfs_visit: next()?,
+        gather_u64: next()?,
+        relax_f64: next()?,
+        relax_u64: next()?,
+        gather_f64: next()?,
+    })
+}
+
+/// A grid-stride launch over `items` (at most 32 blocks per multiprocessor).
+pub(crate) fn grid(dev: &Device, items: usize) -> LaunchConfig {
+    let g = items.div_ceil(BLOCK as usize).clamp(1, dev.info.multiprocessors * 32) as u32;
+    LaunchConfig { grid_dim: (g, 1, 1), block_dim: (BLOCK, 1, 1), shared_mem_bytes: 0 }
+}
+
+/// Exclusive prefix sum of the first `n` entries of `input` into a new
+/// buffer, and the total (read back: the stream is synchronized).
+pub(crate) fn exclusive_scan(
+    dev: &Device,
+    u: &Util,
+    input: &CudaSlice<u32>,
+    n: usize,
+) -> Result<(CudaSlice<u32>, u32), CudaError> {
+    let s = &dev.stream;
+    let mut out = zeros::<u32>(s, n)?;
+    if n == 0 {
+        return Ok((out, 0));
+    }
+    let total_d = scan_into(dev, u, input, &mut out, n)?;
+    let total = check("reading a scan total", || s.clone_dtoh(&total_d.slice(0..1)))?;
+    check("synchronizing", || s.synchronize())?;
+    Ok((out, total[0]))
+}
+
+/// Scans `input[..n]` into `out`; returns a one-element buffer with the total.
+fn scan_into(
+    dev: &Device,
+    u: &Util,
+    input: &CudaSlice<u32>,
+    out: &mut CudaSlice<u32>,
+    n: usize,
+) -> Result<CudaSlice<u32>, CudaError> {
+    let s = &dev.stream;
+    let blocks = n.div_ceil(SCAN_BLOCK);
+    let mut sums = zeros::<u32>(s, blocks)?;
+    let cfg =
+        LaunchConfig { grid_dim: (blocks as u32, 1, 1), block_dim: (SCAN_BLOCK as u32, 1, 1), shared_mem_bytes: 0 };
+    let n32 = n as u32;
+    let mut lb = s.launch_builder(&u.scan_block);
+    lb.arg(&n32).arg(input).arg(&mut *out).arg(&mut sums);
+    // SAFETY: matches gbu_scan_block(n, in, out, sums); in and out hold n, sums `blocks` entries.
+    check("launching gbu_scan_block", || unsafe { lb.launch(cfg) })?;
+    if blocks == 1 {
+        return Ok(sums);
+    }
+    let mut offsets = zeros::<u32>(s, blocks)?;
+    let total = scan_into(dev, u, &sums, &mut offsets, blocks)?;
+    let mut lb = s.launch_builder(&u.scan_add);
+    lb.arg(&n32).arg(&mut *out).arg(&offsets);
+    // SAFETY: matches gbu_scan_add(n, out, offsets); the same blocking as gbu_scan_block.
+    check("launching gbu_scan_add", || unsafe { lb.launch(cfg) })?;
+    Ok(total)
+}
+
+/// The positions `i < n` where `flag[i] != 0`, in increasing order, and their count.
+pub(crate) fn flagged_indices(
+    dev: &Device,
+    u: &Util,
+    flag: &CudaSlice<u32>,
+    n: usize,
+) -> Result<(CudaSlice<u32>, usize), CudaError> {
+    let (pos, count) = exclusive_scan(dev, u, flag, n)?;
+    let mut out = zeros::<u32>(&dev.stream, count as usize)?;
+    if count > 0 {
+        let n32 = n as u32;
+        let mut lb = dev.stream.launch_builder(&u.compact_indices);
+        lb.arg(&n32).arg(flag).arg(&pos).arg(&mut out);
+        // SAFETY: matches gbu_compact_indices(n, flag, pos, out); out holds `count` entries.
+        check("launching gbu_compact_indices", || unsafe { lb.launch(grid(dev, n)) })?;
+    }
+    Ok((out, count as usize))
+}
+
+/// `n` (at least one) zeroed `u32` on `dev`.
+pub(crate) fn zeros_u32(dev: &Device, n: usize) -> Result<CudaSlice<u32>, CudaError> {
+    zeros::<u32>(&dev.stream, n)
+}
+
+/// `n` (at least one) zeroed `u64` on `dev`.
+pub(crate) fn zeros_u64(dev: &Device, n: usize) -> Result<CudaSlice<u64>, CudaError> {
+    zeros::<u64>(&dev.stream, n)
+}

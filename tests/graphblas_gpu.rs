@@ -1,0 +1,354 @@
+//! The GPU GraphBLAS equals the CPU: every built-in semiring with a device
+//! form, every mask kind (none, structural, valued; each complemented or
+//! not), every merge strategy (proptest over random matrices); and the GPU
+//! algorithms: BFS levels equal the CPU's on the SNAP graphs and R-MAT with
+//! parents forming a BFS tree, SSSP equals Dijkstra, triangle counts equal
+//! the known ones, components equal the CPU's.
+//!
+//! Values are small integers, so every sum is exact in floating point and
+//! results compare exactly, whatever order the atomic kernels add in.
+//! Skips without a GPU unless `KRONOGRAPH_REQUIRE_GPU=1`.
+#![cfg(feature = "cuda")]
+
+use kronograph::algorithms::gpu::{self as agpu, GpuBfsOptions};
+use kronograph::algorithms::{bfs, connected_components, triangle_count, BfsDirection, BfsOptions};
+use kronograph::cuda::{device_count, GpuDevice};
+use kronograph::graph::generate::{erdos_renyi_gnm, rmat, RmatParams};
+use kronograph::graph::io::mtx;
+use kronograph::matrix::gpu::{
+    self as mg, DeviceDenseVector, DeviceMask, DeviceMatrix, DeviceMatrixMask, DeviceSparseVector, GpuElement,
+    GpuMergeStrategy,
+};
+use kronograph::matrix::{
+    mxm, mxv, mxv_sparse, reduce_vector, vxm, vxm_sparse, DenseVector, Descriptor, Mask, MatrixMask, MxmMethod,
+    SparseMatrix, SparseVector, SpmspvOptions, Truthy,
+};
+use kronograph::semirings::{AnyPair, AnySecondi, LorLand, MaxMin, MaxPlus, MinPlus, PlusPair, PlusTimes, Semiring};
+use proptest::prelude::*;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::sync::OnceLock;
+
+fn env_is(v: &str) -> bool {
+    std::env::var(v).is_ok_and(|s| s == "1")
+}
+
+fn device() -> Option<GpuDevice> {
+    static DEV: OnceLock<Option<GpuDevice>> = OnceLock::new();
+    DEV.get_or_init(|| {
+        if device_count().is_ok_and(|n| n > 0) {
+            return Some(GpuDevice::open(0).expect("opening CUDA device 0"));
+        }
+        assert!(!env_is("KRONOGRAPH_REQUIRE_GPU"), "KRONOGRAPH_REQUIRE_GPU=1 but no CUDA device is usable");
+        eprintln!("skipping: no CUDA device");
+        None
+    })
+    .clone()
+}
+
+const STRATEGIES: [GpuMergeStrategy; 4] =
+    [GpuMergeStrategy::Scatter, GpuMergeStrategy::MergeSort, GpuMergeStrategy::RadixSort, GpuMergeStrategy::Auto];
+
+fn random_matrix<T: Copy + Default + PartialEq + std::fmt::Debug + Send + Sync + 'static>(
+    rng: &mut ChaCha8Rng,
+    nr: usize,
+    nc: usize,
+    density: f64,
+    val: &dyn Fn(u32) -> T,
+) -> SparseMatrix<T> {
+    let d: Vec<Option<T>> =
+        (0..nr * nc).map(|_| rng.random_bool(density).then(|| val(rng.random_range(0..7)))).collect();
+    SparseMatrix::from_dense_options(nr, nc, &d)
+}
+
+fn random_dense<T: Copy + Default + PartialEq + std::fmt::Debug + Send + Sync + 'static>(
+    rng: &mut ChaCha8Rng,
+    n: usize,
+    density: f64,
+    val: &dyn Fn(u32) -> T,
+) -> DenseVector<T> {
+    let o: Vec<Option<T>> = (0..n).map(|_| rng.random_bool(density).then(|| val(rng.random_range(0..7)))).collect();
+    DenseVector::from_options(&o)
+}
+
+/// The masks of every kind over `n` positions, CPU and device.
+fn masks(rng: &mut ChaCha8Rng, dev: &GpuDevice, n: usize) -> Vec<(String, Option<Mask<'static>>)> {
+    let mv = random_dense(rng, n, 0.6, &|x| x as i32);
+    let mut out: Vec<(String, Option<Mask<'static>>)> = vec![("none".into(), None)];
+    let structural = Mask::from_bits(mv.present().to_vec());
+    let valued = Mask::valued(&mv);
+    out.push(("structural".into(), Some(structural.clone())));
+    out.push(("structural complemented".into(), Some(structural.complement())));
+    out.push(("valued".into(), Some(valued.clone())));
+    out.push(("valued complemented".into(), Some(valued.complement())));
+    let _ = dev;
+    out
+}
+
+fn dmask(dev: &GpuDevice, m: &Option<Mask<'_>>) -> Option<DeviceMask> {
+    m.as_ref().map(|m| DeviceMask::upload(dev, m).unwrap())
+}
+
+/// Every operation of semiring `s` on random operands, GPU against CPU.
+fn check_semiring<S, T>(s: S, seed: u64, nr: usize, nc: usize, val: &dyn Fn(u32) -> T, parents: bool)
+where
+    S: Semiring<A = T, B = T>,
+    S::C: GpuElement + Truthy,
+    T: GpuElement,
+{
+    let Some(dev) = device() else { return };
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let density = [0.05, 0.2, 0.5][rng.random_range(0..3)];
+    let a = random_matrix(&mut rng, nr, nc, density, val);
+    let da = DeviceMatrix::upload(&dev, &a).unwrap();
+    assert_eq!(da.download().unwrap().to_dense_options(), a.to_dense_options(), "matrix round trip");
+    let x = random_dense(&mut rng, nc, 0.5, val);
+    let u = random_dense(&mut rng, nr, 0.5, val);
+    let (dx, du) = (DeviceDenseVector::upload(&dev, &x).unwrap(), DeviceDenseVector::upload(&dev, &u).unwrap());
+    let name = s.name();
+    // dense mxv / vxm, every mask kind, replace or not, over an output with old entries
+    for (kind, m) in masks(&mut rng, &dev, nr) {
+        for replace in [false, true] {
+            let desc = if replace { Descriptor::DEFAULT.replace() } else { Descriptor::DEFAULT };
+            let mut w = random_dense(&mut rng, nr, 0.3, &|_| s.zero());
+            let mut dw = DeviceDenseVector::upload(&dev, &w).unwrap();
+            mxv(&mut w, m.as_ref(), None, s, &a, &x, &desc).unwrap();
+            mg::mxv(&mut dw, dmask(&dev, &m).as_ref(), s, &da, &dx, &desc).unwrap();
+            assert_eq!(
+                dw.download().unwrap().to_options(),
+                w.to_options(),
+                "{name} mxv, mask {kind}, replace {replace}"
+            );
+        }
+    }
+    for (kind, m) in masks(&mut rng, &dev, nc) {
+        let desc = Descriptor::DEFAULT.replace();
+        let mut w = DenseVector::new(nc);
+        let mut dw = DeviceDenseVector::new(&dev, nc).unwrap();
+        vxm(&mut w, m.as_ref(), None, s, &u, &a, &desc).unwrap();
+        mg::vxm(&mut dw, dmask(&dev, &m).as_ref(), s, &du, &da, &desc).unwrap();
+        assert_eq!(dw.download().unwrap().to_options(), w.to_options(), "{name} vxm, mask {kind}");
+    }
+    // sparse: every strategy and mask kind
+    let us = u.to_sparse();
+    let xs = x.to_sparse();
+    let (dus, dxs) = (DeviceSparseVector::upload(&dev, &us).unwrap(), DeviceSparseVector::upload(&dev, &xs).unwrap());
+    let desc = Descriptor::DEFAULT.replace();
+    for (kind, m) in masks(&mut rng, &dev, nc) {
+        let mut w = SparseVector::new(nc);
+        vxm_sparse(&mut w, m.as_ref(), None, s, &us, &a, &desc, &SpmspvOptions::default()).unwrap();
+        let dm = dmask(&dev, &m);
+        for st in STRATEGIES {
+            let mut dw = DeviceSparseVector::new(&dev, nc).unwrap();
+            mg::vxm_sparse(&mut dw, dm.as_ref(), s, &dus, &da, &desc, st).unwrap();
+            let got = dw.download().unwrap();
+            let what = format!("{name} vxm_sparse, mask {kind}, {st:?}");
+            if parents {
+                // ANY-SECONDI: any k of u with A(k, j) stored is a right answer
+                assert_eq!(got.indices(), w.indices(), "{what}");
+                for (j, k) in got.iter() {
+                    let k = format!("{k:?}").parse::<usize>().unwrap();
+                    assert!(us.get(k).is_some() && a.get(k, j).is_some(), "{what}: {k} is no parent of {j}");
+                }
+            } else {
+                assert_eq!((got.indices(), got.values()), (w.indices(), w.values()), "{what}");
+            }
+        }
+    }
+    for (kind, m) in masks(&mut rng, &dev, nr) {
+        let mut w = SparseVector::new(nr);
+        mxv_sparse(&mut w, m.as_ref(), None, s, &a, &xs, &desc, &SpmspvOptions::default()).unwrap();
+        let dm = dmask(&dev, &m);
+        for st in STRATEGIES {
+            let mut dw = DeviceSparseVector::new(&dev, nr).unwrap();
+            mg::mxv_sparse(&mut dw, dm.as_ref(), s, &da, &dxs, &desc, st).unwrap();
+            let got = dw.download().unwrap();
+            let what = format!("{name} mxv_sparse, mask {kind}, {st:?}");
+            assert_eq!(got.indices(), w.indices(), "{what}");
+            if !parents {
+                assert_eq!(got.values(), w.values(), "{what}");
+            }
+        }
+    }
+    // masked mxm by dot products: C<M> = A Aᵀ, structural and valued masks
+    let mm = random_matrix(&mut rng, nr, nr, 0.3, &|x| x as i32);
+    for (kind, cm) in [("structural", MatrixMask::structural(&mm)), ("valued", MatrixMask::valued(&mm))] {
+        let mut c = SparseMatrix::<S::C>::new(nr, nr);
+        let dsc = Descriptor::DEFAULT.transpose_second();
+        mxm(&mut c, Some(&cm), None, s, &a, &a, &dsc, MxmMethod::Dot).unwrap();
+        let dcm = DeviceMatrixMask::upload(&dev, &cm).unwrap();
+        let got = mg::mxm_masked_dot(&dcm, s, &da, &da, &dsc).unwrap();
+        if parents {
+            assert_eq!(got.indptr(), c.indptr(), "{name} mxm, mask {kind}");
+            assert_eq!(got.indices(), c.indices(), "{name} mxm, mask {kind}");
+        } else {
+            assert_eq!(got.to_dense_options(), c.to_dense_options(), "{name} mxm, mask {kind}");
+        }
+    }
+    // reduce
+    let mut w = DenseVector::new(nr);
+    mxv(&mut w, None, None, s, &a, &x, &Descriptor::DEFAULT).unwrap();
+    let dw = DeviceDenseVector::upload(&dev, &w).unwrap();
+    let got = mg::reduce_dense(s, &dw).unwrap();
+    if !parents {
+        assert_eq!(got, reduce_vector(s.add_monoid(), &w), "{name} reduce");
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 6, ..ProptestConfig::default() })]
+
+    #[test]
+    fn plus_times(seed in any::<u64>(), nr in 1usize..40, nc in 1usize..40) {
+        check_semiring(PlusTimes::<f64>::new(), seed, nr, nc, &|x| x as f64, false);
+        check_semiring(PlusTimes::<f32>::new(), seed, nr, nc, &|x| x as f32, false);
+        check_semiring(PlusTimes::<i32>::new(), seed, nr, nc, &|x| x as i32 - 3, false);
+        check_semiring(PlusTimes::<u64>::new(), seed, nr, nc, &|x| x as u64, false);
+    }
+
+    #[test]
+    fn tropical(seed in any::<u64>(), nr in 1usize..40, nc in 1usize..40) {
+        check_semiring(MinPlus::<f64>::new(), seed, nr, nc, &|x| x as f64, false);
+        check_semiring(MinPlus::<u32>::new(), seed, nr, nc, &|x| x, false);
+        check_semiring(MaxPlus::<i64>::new(), seed, nr, nc, &|x| x as i64 - 3, false);
+        check_semiring(MaxMin::<f64>::new(), seed, nr, nc, &|x| x as f64, false);
+    }
+
+    #[test]
+    fn structural_semirings(seed in any::<u64>(), nr in 1usize..40, nc in 1usize..40) {
+        check_semiring(PlusPair::<f64, f64, u64>::new(), seed, nr, nc, &|x| x as f64, false);
+        check_semiring(LorLand, seed, nr, nc, &|x| x % 2 == 1, false);
+        check_semiring(AnyPair::<f64, f64>::new(), seed, nr, nc, &|x| x as f64, false);
+        check_semiring(AnySecondi::<f64, f64>::new(), seed, nr, nc, &|x| x as f64, true);
+    }
+}
+
+fn snap(name: &str) -> kronograph::graph::Graph<(), ()> {
+    mtx::read(format!("{}/data/snap/{name}.mtx", env!("CARGO_MANIFEST_DIR"))).unwrap()
+}
+
+/// Levels equal the CPU's; each parent is an in-neighbour one level up.
+fn check_bfs(g: &kronograph::graph::Graph<(), ()>, source: usize, what: &str) {
+    let Some(dev) = device() else { return };
+    let cpu = bfs(g, source, &BfsOptions::default()).unwrap();
+    let a = SparseMatrix::from_graph(g);
+    let da = DeviceMatrix::upload(&dev, &a).unwrap();
+    for direction in [BfsDirection::Push, BfsDirection::Pull, BfsDirection::Auto { alpha: 14.0, beta: 24.0 }] {
+        for strategy in STRATEGIES {
+            let opts = GpuBfsOptions { direction, strategy };
+            let (r, _) = agpu::bfs_device(&da, source, &opts).unwrap();
+            let w = format!("{what}: {direction:?} {strategy:?}");
+            assert_eq!(r.levels, cpu.levels, "{w}");
+            assert_eq!(
+                (r.reached, r.depth, r.arcs_in_component),
+                (cpu.reached, cpu.depth, cpu.arcs_in_component),
+                "{w}"
+            );
+            assert_eq!(r.parents[source], source as i64, "{w}");
+            for v in 0..g.num_nodes() {
+                if r.levels[v] > 0 {
+                    let p = r.parents[v] as usize;
+                    assert_eq!(r.levels[p], r.levels[v] - 1, "{w}: parent level of {v}");
+                    assert!(a.get(p, v).is_some(), "{w}: {p} -> {v} is no arc");
+                } else if r.levels[v] < 0 {
+                    assert_eq!(r.parents[v], -1, "{w}");
+                }
+            }
+        }
+    }
+    // the graph form
+    let r = agpu::bfs(g, source, &GpuBfsOptions::default(), &dev).unwrap();
+    assert_eq!(r.levels, cpu.levels, "{what}: bfs()");
+}
+
+#[test]
+fn bfs_equals_cpu_on_snap_and_rmat() {
+    if device().is_none() {
+        return;
+    }
+    check_bfs(&snap("facebook_combined"), 0, "facebook_combined");
+    check_bfs(&snap("oregon1_010331"), 5, "oregon1_010331");
+    let mut rng = ChaCha8Rng::seed_from_u64(7);
+    let g = rmat(&RmatParams::graph500(14), &mut rng).unwrap();
+    let a = SparseMatrix::from_graph(&g);
+    let src = (0..g.num_nodes()).max_by_key(|&v| a.row(v).0.len()).unwrap();
+    check_bfs(&g, src, "rmat 14");
+    check_bfs(&g, 0, "rmat 14 from 0");
+}
+
+#[test]
+fn triangles_equal_known_counts() {
+    let Some(dev) = device() else { return };
+    assert_eq!(agpu::triangles(&snap("facebook_combined"), &dev).unwrap(), 1_612_010);
+    assert_eq!(agpu::triangles(&snap("oregon1_010331"), &dev).unwrap(), 17_144);
+    let mut rng = ChaCha8Rng::seed_from_u64(3);
+    let g = rmat(&RmatParams::graph500(13), &mut rng).unwrap();
+    assert_eq!(agpu::triangles(&g, &dev).unwrap(), triangle_count(&g).unwrap());
+}
+
+/// Dijkstra on a weighted adjacency (the reference).
+fn dijkstra(a: &SparseMatrix<f64>, s: usize) -> Vec<f64> {
+    use std::cmp::Reverse;
+    let mut d = vec![f64::INFINITY; a.nrows()];
+    let mut heap = std::collections::BinaryHeap::new();
+    d[s] = 0.0;
+    heap.push(Reverse((0u64, s)));
+    while let Some(Reverse((dk, u))) = heap.pop() {
+        let du = f64::from_bits(dk);
+        if du > d[u] {
+            continue;
+        }
+        let (idx, val) = a.row(u);
+        for (&v, &w) in idx.iter().zip(val) {
+            if du + w < d[v] {
+                d[v] = du + w;
+                heap.push(Reverse((d[v].to_bits(), v)));
+            }
+        }
+    }
+    d
+}
+
+#[test]
+fn sssp_equals_dijkstra() {
+    let Some(dev) = device() else { return };
+    for seed in 0..4u64 {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let n = 300 + 200 * seed as usize;
+        let m = n * 6;
+        let (mut r, mut c, mut v) = (Vec::new(), Vec::new(), Vec::new());
+        let mut seen = std::collections::HashSet::new();
+        while r.len() < m {
+            let (i, j) = (rng.random_range(0..n), rng.random_range(0..n));
+            if i != j && seen.insert((i, j)) {
+                r.push(i);
+                c.push(j);
+                v.push(rng.random_range(1..1000) as f64 / 8.0);
+            }
+        }
+        let a = SparseMatrix::try_from_triplets(n, n, &r, &c, &v).unwrap();
+        let da = DeviceMatrix::upload(&dev, &a).unwrap();
+        let want = dijkstra(&a, 0);
+        for st in STRATEGIES {
+            let got = agpu::sssp_device(&da, 0, st).unwrap();
+            for (x, y) in got.distances.iter().zip(&want) {
+                assert!(x == y || (x - y).abs() <= 1e-12 * y.abs(), "seed {seed} {st:?}: {x} vs {y}");
+            }
+        }
+    }
+    let g = snap("oregon1_010331");
+    let cpu = kronograph::algorithms::sssp(&g, 3).unwrap();
+    assert_eq!(agpu::sssp(&g, 3, &dev).unwrap().distances, cpu.distances);
+}
+
+#[test]
+fn components_equal_cpu() {
+    let Some(dev) = device() else { return };
+    let mut rng = ChaCha8Rng::seed_from_u64(11);
+    let g = erdos_renyi_gnm(3000, 2500, &mut rng).unwrap();
+    let cpu = connected_components(&g).unwrap();
+    let got = agpu::components(&g, &dev).unwrap();
+    assert_eq!((got.labels, got.count), (cpu.labels, cpu.count));
+    let g = snap("facebook_combined");
+    assert_eq!(agpu::components(&g, &dev).unwrap().count, 1);
+}
