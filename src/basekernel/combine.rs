@@ -66,6 +66,12 @@ impl<T: ?Sized, A: BaseKernel<T>, B: BaseKernel<T>> BaseKernel<T> for Product<A,
     fn range(&self) -> (f64, f64) {
         mul_range(self.a.range(), self.b.range())
     }
+    fn table(&self, x: &[&T], y: &[&T], out: &mut Vec<f64>) {
+        let mut tb = Vec::new();
+        self.a.table(x, y, out);
+        self.b.table(x, y, &mut tb);
+        out.iter_mut().zip(&tb).for_each(|(o, v)| *o *= v);
+    }
     fn hyperparameters(&self) -> Vec<Hyperparameter> {
         let mut h = self.a.hyperparameters();
         h.extend(self.b.hyperparameters());
@@ -132,6 +138,12 @@ impl<T: ?Sized, A: BaseKernel<T>, B: BaseKernel<T>> BaseKernel<T> for Sum<A, B> 
     }
     fn range(&self) -> (f64, f64) {
         add_range(self.a.range(), self.b.range())
+    }
+    fn table(&self, x: &[&T], y: &[&T], out: &mut Vec<f64>) {
+        let mut tb = Vec::new();
+        self.a.table(x, y, out);
+        self.b.table(x, y, &mut tb);
+        out.iter_mut().zip(&tb).for_each(|(o, v)| *o += v);
     }
     fn hyperparameters(&self) -> Vec<Hyperparameter> {
         let mut h = self.a.hyperparameters();
@@ -230,6 +242,10 @@ impl<T: ?Sized, K: BaseKernel<T>> BaseKernel<T> for Scaled<K> {
     }
     fn range(&self) -> (f64, f64) {
         mul_range((self.factor.value, self.factor.value), self.kernel.range())
+    }
+    fn table(&self, x: &[&T], y: &[&T], out: &mut Vec<f64>) {
+        self.kernel.table(x, y, out);
+        out.iter_mut().for_each(|o| *o *= self.factor.value);
     }
     fn hyperparameters(&self) -> Vec<Hyperparameter> {
         let mut h = vec![self.factor.hyper("factor")];

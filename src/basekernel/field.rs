@@ -184,6 +184,12 @@ impl<K: ValueKernel> BaseKernel<Record> for Field<K> {
     fn value(&self, a: &Record, b: &Record) -> f64 {
         self.kernel.value(self.get(a), self.get(b))
     }
+    fn table(&self, a: &[&Record], b: &[&Record], out: &mut Vec<f64>) {
+        // each record's field looked up once, not once per pair
+        let va: Vec<&Value> = a.iter().map(|r| self.get(r)).collect();
+        let vb: Vec<&Value> = b.iter().map(|r| self.get(r)).collect();
+        self.kernel.table(&va, &vb, out)
+    }
     #[inline(always)]
     fn value_f32(&self, a: &Record, b: &Record) -> f32 {
         self.kernel.value_f32(self.get(a), self.get(b))

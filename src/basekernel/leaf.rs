@@ -266,6 +266,14 @@ impl<T: Point + ?Sized> BaseKernel<T> for SquareExponential {
     fn value(&self, a: &T, b: &T) -> f64 {
         (a.sq_dist(b) * self.coef).exp()
     }
+    fn table(&self, a: &[&T], b: &[&T], out: &mut Vec<f64>) {
+        out.clear();
+        out.reserve(a.len() * b.len());
+        for x in a {
+            out.extend(b.iter().map(|y| x.sq_dist(y) * self.coef));
+        }
+        super::fastexp::exp_in_place(out);
+    }
     #[inline(always)]
     fn value_f32(&self, a: &T, b: &T) -> f32 {
         (a.sq_dist_f32(b) * self.coef32).exp()

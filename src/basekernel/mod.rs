@@ -48,6 +48,7 @@
 mod codegen;
 mod combine;
 mod cuda;
+mod fastexp;
 mod field;
 mod hyper;
 mod leaf;
@@ -98,6 +99,22 @@ pub trait BaseKernel<T: ?Sized>: Clone + Debug + Send + Sync {
 
     /// The closed interval `(min, max)` that holds every value κ can take.
     fn range(&self) -> (f64, f64);
+
+    /// The table `out[i·|b| + j] = κ(a_i, b_j)` of every pair of labels
+    /// (`out` resized to `|a|·|b|`, its capacity reused): what the
+    /// marginalized graph kernel computes once per pair of graphs. The
+    /// default calls [`value`](Self::value) `|a|·|b|` times; kernels
+    /// override it to evaluate whole tables at once (the combinators table
+    /// their children, [`Field`] reads each record's field once,
+    /// [`SquareExponential`] runs a vectorized `exp`). Values agree with
+    /// [`value`](Self::value) to a few ulps.
+    fn table(&self, a: &[&T], b: &[&T], out: &mut Vec<f64>) {
+        out.clear();
+        out.reserve(a.len() * b.len());
+        for x in a {
+            out.extend(b.iter().map(|y| self.value(x, y)));
+        }
+    }
 
     /// The hyperparameters, with paths relative to this kernel.
     fn hyperparameters(&self) -> Vec<Hyperparameter>;
@@ -188,6 +205,9 @@ impl<T: ?Sized, K: BaseKernel<T>> BaseKernel<T> for Box<K> {
     }
     fn range(&self) -> (f64, f64) {
         (**self).range()
+    }
+    fn table(&self, a: &[&T], b: &[&T], out: &mut Vec<f64>) {
+        (**self).table(a, b, out)
     }
     fn hyperparameters(&self) -> Vec<Hyperparameter> {
         (**self).hyperparameters()

@@ -212,6 +212,9 @@ macro_rules! enum_kernel {
             fn range(&self) -> (f64, f64) {
                 dispatch!(self, k => BaseKernel::<$label>::range(k); $($v),*)
             }
+            fn table(&self, a: &[&$label], b: &[&$label], out: &mut Vec<f64>) {
+                dispatch!(self, k => BaseKernel::<$label>::table(k, a, b, out); $($v),*)
+            }
             fn hyperparameters(&self) -> Vec<Hyperparameter> {
                 dispatch!(self, k => BaseKernel::<$label>::hyperparameters(k); $($v),*)
             }

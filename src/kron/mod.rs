@@ -24,10 +24,12 @@
 //! [`ShiftedKron`] is the system operator `diag(d) − s·A×` of the graph
 //! kernels, a [`LinOp`] with a known diagonal.
 
+mod edgepair;
 mod matched;
 mod octile;
 mod product;
 
+pub use self::edgepair::EdgePairKron;
 pub use self::matched::{ClassPacking, MatchedKron};
 pub use self::octile::{octile_order, Octiles, Tile, TileEntry, TILE};
 pub use self::product::{CachedKron, KronProduct, KronScalar, Unlabeled};

@@ -81,6 +81,12 @@ pub struct Octiles<T, E> {
     edge_ids: Vec<u32>,
     /// Per edge id: an entry (tile order) that carries its label.
     edge_rep: Vec<u32>,
+    /// Per entry in row (CSR) order: the id of its edge.
+    row_ids: Vec<u32>,
+    /// Per entry in row (CSR) order: `[row, column, edge id]`.
+    arcs: Vec<[u32; 3]>,
+    /// Whether the graph is undirected (both arcs of an edge share an id).
+    undirected: bool,
 }
 
 impl<T: Real, E: Label> Octiles<T, E> {
@@ -154,7 +160,24 @@ impl<T: Real, E: Label> Octiles<T, E> {
             }
             row_ptr.push(row_entries.len() as u32);
         }
-        Octiles { n, tiles, entries, labels, self_loops, row_ptr, row_entries, local, edge_ids, edge_rep }
+        Octiles {
+            n,
+            tiles,
+            entries,
+            labels,
+            self_loops,
+            row_ptr,
+            row_entries,
+            local,
+            edge_ids,
+            edge_rep,
+            arcs: (0..n)
+                .flat_map(|i| g.row_range(i).map(move |k| (i, k)))
+                .map(|(i, k)| [i as u32, g.indices()[k] as u32, csr_id[k]])
+                .collect(),
+            row_ids: csr_id,
+            undirected,
+        }
     }
 
     /// Number of nodes.
@@ -218,6 +241,42 @@ impl<T: Real, E: Label> Octiles<T, E> {
     #[inline]
     pub fn edge_label(&self, id: u32) -> &E {
         &self.labels[self.edge_rep[id as usize] as usize]
+    }
+
+    /// The edge ids of the entries of row `i`, in the order of
+    /// [`row`](Self::row).
+    #[inline]
+    pub fn row_edge_ids(&self, i: usize) -> &[u32] {
+        &self.row_ids[self.row_ptr[i] as usize..self.row_ptr[i + 1] as usize]
+    }
+
+    /// The CSR row pointers: the entries of row `i` are
+    /// `row_ptr()[i]..row_ptr()[i + 1]` of [`arcs`](Self::arcs).
+    #[inline]
+    pub fn row_ptr(&self) -> &[u32] {
+        &self.row_ptr
+    }
+
+    /// The stored entries in row (CSR) order as `[i, j, edge id]`.
+    #[inline]
+    pub fn arcs(&self) -> &[[u32; 3]] {
+        &self.arcs
+    }
+
+    /// Edge `id` as `(i, j, w_ij)`: its arc `i → j`, with `i ≤ j` in an
+    /// undirected graph, where the reverse arc `j → i` (same weight and
+    /// label) belongs to the edge too unless `i = j`.
+    #[inline]
+    pub fn edge_arc(&self, id: u32) -> (usize, usize, T) {
+        let e = self.entries[self.edge_rep[id as usize] as usize];
+        (e.row as usize, e.col as usize, e.weight)
+    }
+
+    /// Whether the graph is undirected: the arcs `i → j` and `j → i` of an
+    /// edge share one id, label and weight.
+    #[inline]
+    pub fn is_undirected(&self) -> bool {
+        self.undirected
     }
 
     /// The entries of tile `t`.

@@ -107,11 +107,55 @@ proptest! {
         for r in 0..n * m {
             prop_assert!((yc[r] - y[r]).abs() <= 1e-12 * (1.0 + y[r].abs()));
         }
+        // the edge-pair table gives the same product and diagonal
+        let mut table = Vec::new();
+        EdgePairKron::table(&pg, &ph, &Gauss, &mut table, &mut Vec::new());
+        let ep = EdgePairKron::new(&pg, &ph, &table);
+        let mut ye = y0.clone();
+        ep.apply_add(0.5, &x, &mut ye);
+        for r in 0..n * m {
+            prop_assert!((ye[r] - y[r]).abs() <= 1e-12 * (1.0 + y[r].abs()));
+        }
+        let mut de = vec![0.0; n * m];
+        ep.diagonal_add(1.0, &mut de);
+        for r in 0..n * m {
+            prop_assert!((de[r] - a[r * n * m + r]).abs() <= 1e-14);
+        }
         // diagonal
         let mut d = vec![0.0; n * m];
         k.diagonal_add(1.0, &mut d);
         for r in 0..n * m {
             prop_assert!((d[r] - a[r * n * m + r]).abs() <= 1e-14);
+        }
+    }
+
+    #[test]
+    fn edge_pair_kron_directed_and_mixed(n in 1usize..16, m in 1usize..16, p in 0.05f64..0.8, seed in any::<u64>()) {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let mut b = GraphBuilder::new(n, Direction::Directed).node_labels(vec![0u8; n]);
+        for i in 0..n {
+            for j in 0..n {
+                if rng.random_bool(p) {
+                    b.push_edge(i, j, rng.random_range(0.5..2.0), rng.random_range(0.0..1.0));
+                }
+            }
+        }
+        let g = b.build().unwrap();
+        let h = random_graph(m, p, true, seed ^ 0x5eed);
+        for (g, h) in [(&g, &h), (&h, &g), (&g, &g)] {
+            let (pg, ph) = (Octiles::<f64, f64>::new(g), Octiles::<f64, f64>::new(h));
+            let k = KronProduct::new(&pg, &ph, &Gauss);
+            let dense = k.to_dense();
+            let d = k.dim();
+            let x: Vec<f64> = (0..d).map(|_| rng.random_range(-1.0..1.0)).collect();
+            let ax = matvec(&dense, &x);
+            let mut table = Vec::new();
+            EdgePairKron::table(&pg, &ph, &Gauss, &mut table, &mut Vec::new());
+            let mut y = vec![0.0; d];
+            EdgePairKron::new(&pg, &ph, &table).apply_add(1.0, &x, &mut y);
+            for r in 0..d {
+                prop_assert!((y[r] - ax[r]).abs() <= 1e-12 * (1.0 + ax[r].abs()));
+            }
         }
     }
 

@@ -9,7 +9,7 @@ use crate::backend::Precision;
 use crate::basekernel::{BaseKernel, Hyperparameter};
 use crate::graph::reorder::{self, Method, Permutation};
 use crate::graph::{Graph, Label};
-use crate::kron::{CachedKron, Diag, KronProduct, KronScalar, Octiles, ShiftedKron};
+use crate::kron::{Diag, EdgePairKron, KronProduct, KronScalar, Octiles, ShiftedKron};
 use crate::solver::{
     bicgstab_or_fixed_point, cg, BicgstabParams, CgParams, LinOp, Monitor, Preconditioner, SolveInfo, SolverError,
     Workspace,
@@ -54,6 +54,7 @@ impl From<SolverError> for PairFail {
 struct PairWorkspace<T> {
     solver: Workspace<Vec<T>>,
     values: Vec<T>,
+    table: Vec<f64>,
     dx: Vec<T>,
     diag: Vec<T>,
     r: Vec<T>,
@@ -67,6 +68,7 @@ impl<T: KronScalar> PairWorkspace<T> {
         PairWorkspace {
             solver: Workspace::new(),
             values: Vec::new(),
+            table: Vec::new(),
             dx: Vec::new(),
             diag: Vec::new(),
             r: Vec::new(),
@@ -213,23 +215,26 @@ fn solve_pair<T: KronScalar, N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKern
     let (la, lb) = (a.g.node_labels(), b.g.node_labels());
     let (n, m) = (a.g.num_nodes(), b.g.num_nodes());
     let dim = n * m;
-    let PairWorkspace { solver, values, dx, diag, r, px, y, kgrad } = ws;
+    let PairWorkspace { solver, values, table, dx, diag, r, px, y, kgrad } = ws;
     pair_diagonal(&a.deg, &b.deg, la, lb, k.node_kernel(), k.config().system().scale, dx, diag)
         .map_err(|(i, ip, value)| PairFail::Kernel { kernel: "node", at: (i, ip), value })?;
     start_product(&a.p, &b.p, px);
     let kron = KronProduct::new(&a.oct, &b.oct, k.edge_kernel());
     r.resize(dim, T::zero());
     let directed = a.g.is_directed() || b.g.is_directed();
-    let pairs_nnz = a.oct.entries().len() * b.oct.entries().len();
-    let cached = !kron.is_factorized() && pairs_nnz <= k.edge_cache_limit() && dim < (1 << 17);
+    // the edge-pair table (|E|·|E'| values): κe once per pair of edges, not per iteration
+    let table_len = a.oct.num_edge_ids() * b.oct.num_edge_ids();
+    let cached = !kron.is_factorized() && table_len <= k.edge_cache_limit() && dim < (1 << 17);
     if cached {
-        kron.edge_values(values);
+        EdgePairKron::table(&a.oct, &b.oct, k.edge_kernel(), values, table);
     }
-    let empty: [T; 0] = [];
-    let cached_op = CachedKron::new_unchecked(&kron, if cached { values } else { &empty });
+    let cached_op = cached.then(|| EdgePairKron::new(&a.oct, &b.oct, values));
     let op_lazy = ShiftedKron::new(Diag::Vec(diag), T::one(), &kron);
-    let op_cached = ShiftedKron::new(Diag::Vec(diag), T::one(), &cached_op);
-    let op: &dyn LinOp<Vec<T>> = if cached { &op_cached } else { &op_lazy };
+    let op_cached = cached_op.as_ref().map(|c| ShiftedKron::new(Diag::Vec(diag), T::one(), c));
+    let op: &dyn LinOp<Vec<T>> = match &op_cached {
+        Some(op) => op,
+        None => &op_lazy,
+    };
     if let Err(e) = solve(k, op, dx, r, solver, directed, pair) {
         return Err(diagnose(k, a, b).unwrap_or(PairFail::Solver(e)));
     }

@@ -214,10 +214,12 @@ impl<N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>> MarginalizedGraph
         self
     }
 
-    /// Sets the largest `nnz·nnz'` for which the entry values
+    /// Sets the largest `|E|·|E'|` (pairs of edges, a quarter of the pairs
+    /// of stored entries of two undirected graphs) for which the values
     /// `w w' κe` of a pair are computed once and cached for its solves
-    /// (default 2²¹ values, 16 MiB in `f64` per worker thread); 0 evaluates
-    /// κe on the fly in every iteration. Constant edge kernels never need
+    /// ([`EdgePairKron`](crate::kron::EdgePairKron); default 2²¹ values,
+    /// 16 MiB in `f64` per worker thread); 0 evaluates κe on the fly in
+    /// every iteration. Constant edge kernels never need
     /// the cache (their product factorizes).
     pub fn with_edge_cache_limit(mut self, values: usize) -> Self {
         self.edge_cache_limit = values;

@@ -197,7 +197,7 @@ pub fn dx_scale(q: f64) -> f64 {
 /// - `diag[i·n' + i'] = dx / κv(v_i, v'_i')` (the diagonal of `D× V×⁻¹`).
 ///
 /// Vectors are resized to `n·n'`; their capacity is reused. `O(n·n')` node
-/// kernel evaluations.
+/// kernel evaluations, as one [`BaseKernel::table`].
 ///
 /// # Errors
 /// The first `(i, i', κv)` where κv is not positive and finite or the diagonal entry
@@ -220,11 +220,16 @@ pub fn pair_diagonal<T: Real, N, KV: BaseKernel<N>>(
     dx.reserve(n * m);
     diag.reserve(n * m);
     let s = scale;
+    // κv as one table (BaseKernel::table: vectorized where the kernel can)
+    let ra: Vec<&N> = la.iter().collect();
+    let rb: Vec<&N> = lb.iter().collect();
+    let mut kv_table = Vec::new();
+    node_kernel.table(&ra, &rb, &mut kv_table);
     for i in 0..n {
         let di = da[i] * s;
         for ip in 0..m {
             let d = di * db[ip];
-            let kv = node_kernel.value(&la[i], &lb[ip]);
+            let kv = kv_table[i * m + ip];
             let e = T::of_f64(d / kv);
             if !(kv > 0.0 && kv.is_finite() && e.as_f64().is_finite()) {
                 return Err((i, ip, kv));

@@ -56,6 +56,17 @@ pub struct Args {
     /// (default: natural). Kernel values do not change.
     #[arg(long)]
     pub reorder: Option<kronograph::graph::reorder::Method>,
+    /// Out of core: compute the Gram in SIZE x SIZE tiles written into --out as they finish (bounded
+    /// memory; OUT.partial and a progress log OUT.progress until complete, then OUT). Default with
+    /// --resume: the interrupted run's tile size.
+    #[arg(long, value_name = "SIZE")]
+    pub tiles: Option<usize>,
+    /// Continue an interrupted out-of-core run (--tiles) of the same --out and arguments.
+    #[arg(long)]
+    pub resume: bool,
+    /// Testing aid: exit (status 130, as if interrupted) after computing this many tiles.
+    #[arg(long, hide = true)]
+    pub stop_after_tiles: Option<usize>,
 }
 
 /// The default kernel SPEC for a label schema: a Kronecker delta on `label`
@@ -79,22 +90,26 @@ pub fn load(path: &PathBuf, weight: Option<&str>, first: Option<usize>) -> krono
     Ok(ds)
 }
 
-/// Runs `gram`.
-pub fn run(args: Args, quiet: bool) -> kronograph::Result<()> {
-    crate::preflight::check_out(args.out.as_deref(), &args.dataset)?;
-    let ds = load(&args.dataset, args.weight.as_deref(), args.first)?;
-    crate::preflight::check_gram_memory("gram", &ds.graphs, crate::preflight::MGK_BYTES_PER_PAIR)?;
+/// The kernel a `gram` run solves, with its description.
+pub struct Setup {
+    /// The kernel.
+    pub mgk: MarginalizedGraphKernel<kronograph::graph::Record, kronograph::graph::Record, SpecKernel, SpecKernel>,
+    /// Where it runs.
+    pub backend: Backend,
+    /// The kernel SPECs and precision, as one line.
+    pub description: String,
+}
+
+/// Builds the kernel of `args` for `ds`, reporting progress to `bar`.
+pub fn setup(args: &Args, ds: &Dataset, bar: &Bar) -> kronograph::Result<Setup> {
     let node_spec = args.node_kernel.clone().unwrap_or_else(|| default_spec(&ds.node_schema).to_string());
     let edge_spec = args.edge_kernel.clone().unwrap_or_else(|| default_spec(&ds.edge_schema).to_string());
     let kv = SpecKernel::parse_for(&node_spec, &ds.node_schema)?;
     let ke = SpecKernel::parse_for(&edge_spec, &ds.edge_schema)?;
-    let n = ds.graphs.len();
-    let pairs = n * (n + 1) / 2;
     let single = args.f32 || args.precision == Some(Precision::F32);
     let precision = if single { Precision::F32 } else { Precision::F64 };
     let device = resolve_backend(args.backend)?;
     let backend = device.map_or(Backend::Cpu, Backend::Cuda);
-    let bar = Bar::new(pairs as u64, quiet || device.is_some(), "pairs");
     let mut mgk = MarginalizedGraphKernel::new(kv, ke, args.q)?
         .with_lmin(u32::from(args.lmin1))?
         .with_precision(precision)
@@ -106,14 +121,31 @@ pub fn run(args: Args, quiet: bool) -> kronograph::Result<()> {
     if let Some(t) = args.tol {
         mgk = mgk.with_tolerance(t)?;
     }
+    let description = format!(
+        "node kernel {node_spec}; edge kernel {edge_spec}; q = {}; weights: {}; lmin = {}; {precision:?}; tol {:e}",
+        args.q,
+        args.weight.as_deref().unwrap_or("1"),
+        u32::from(args.lmin1),
+        mgk.tolerance()
+    );
+    Ok(Setup { mgk, backend, description })
+}
+
+/// Runs `gram`.
+pub fn run(args: Args, quiet: bool) -> kronograph::Result<()> {
+    if args.tiles.is_some() || args.resume {
+        return crate::gram_tiles::run(&args, quiet);
+    }
+    crate::preflight::check_out(args.out.as_deref(), &args.dataset)?;
+    let ds = load(&args.dataset, args.weight.as_deref(), args.first)?;
+    crate::preflight::check_gram_memory("gram", &ds.graphs, crate::preflight::MGK_BYTES_PER_PAIR)?;
+    let n = ds.graphs.len();
+    let pairs = n * (n + 1) / 2;
+    let device = resolve_backend(args.backend)?;
+    let bar = Bar::new(pairs as u64, quiet || device.is_some(), "pairs");
+    let Setup { mgk, backend, description, .. } = setup(&args, &ds, &bar)?;
     if !quiet {
-        eprintln!(
-            "{}: {n} graphs; node kernel {node_spec}; edge kernel {edge_spec}; q = {}; weights: {}; on {backend} \
-             ({precision:?})",
-            ds.name,
-            args.q,
-            args.weight.as_deref().unwrap_or("1")
-        );
+        eprintln!("{}: {n} graphs; {description}; on {backend}", ds.name);
     }
     let t = Instant::now();
     let k =

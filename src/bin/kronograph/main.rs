@@ -7,6 +7,7 @@ mod bfs;
 mod fglt;
 mod generate;
 mod gram;
+mod gram_tiles;
 mod info;
 mod load_graph;
 mod motif;

@@ -49,6 +49,7 @@ pub mod mtx;
 pub mod npy;
 pub mod output;
 mod text;
+pub mod tiled;
 pub mod tu;
 
 pub use self::limits::Limits;
