@@ -442,7 +442,7 @@ impl ExprKernel {
                 }
                 Op::Powf(p) => {
                     let v = st.pop().expect("compiled program");
-                    st.push(v.binary(Bin::Pow, V::real(p)));
+                    st.push(v.powf(p));
                 }
                 Op::IfEq => {
                     let o = st.pop().expect("compiled program");
@@ -454,6 +454,45 @@ impl ExprKernel {
             }
         }
         st.pop().expect("compiled program")
+    }
+
+    /// [`run`](Self::run) in `f64` on a bound kernel, with the stack in a
+    /// fixed array (the hot path of [`value`](BaseKernel::value)).
+    #[inline(always)]
+    fn run_f64<T: ExprLabel>(&self, a: &T, b: &T) -> f64 {
+        let mut st = [0.0f64; FAST_STACK];
+        let mut sp = 0usize;
+        for op in &self.program {
+            match *op {
+                Op::Const(c) => {
+                    st[sp] = c;
+                    sp += 1;
+                }
+                Op::Param(i) => {
+                    st[sp] = self.params[i as usize].value;
+                    sp += 1;
+                }
+                Op::X(i) => {
+                    st[sp] = a.number(self.index[i as usize] as usize);
+                    sp += 1;
+                }
+                Op::Y(i) => {
+                    st[sp] = b.number(self.index[i as usize] as usize);
+                    sp += 1;
+                }
+                Op::Un(u) => st[sp - 1] = st[sp - 1].unary(u),
+                Op::Bin(o) => {
+                    sp -= 1;
+                    st[sp - 1] = st[sp - 1].binary(o, st[sp]);
+                }
+                Op::Powf(p) => st[sp - 1] = powf(st[sp - 1], p),
+                Op::IfEq => {
+                    sp -= 3;
+                    st[sp - 1] = if st[sp - 1] == st[sp] { st[sp + 1] } else { st[sp + 2] };
+                }
+            }
+        }
+        st[0]
     }
 
     /// The interval of values over all field values at the current θ.
@@ -512,6 +551,9 @@ impl ExprKernel {
 impl<T: ExprLabel> BaseKernel<T> for ExprKernel {
     #[inline]
     fn value(&self, a: &T, b: &T) -> f64 {
+        if self.stack <= FAST_STACK && (!self.index.is_empty() || self.fields.is_empty()) {
+            return self.run_f64(a, b);
+        }
         self.run(a, b, |i| self.params[i].value)
     }
 
@@ -622,15 +664,37 @@ impl<T: ExprLabel> BaseKernel<T> for ExprKernel {
 /// The number types the program runs in: `f64` and [`Dual`].
 trait Num: Clone {
     fn real(x: f64) -> Self;
+    /// x^p for a constant p.
+    fn powf(self, p: f64) -> Self {
+        self.binary(Bin::Pow, Self::real(p))
+    }
     fn value(&self) -> f64;
     fn unary(self, op: Un) -> Self;
     fn binary(self, op: Bin, r: Self) -> Self;
+}
+
+/// The stack depth up to which [`value`](BaseKernel::value) runs on a fixed array.
+const FAST_STACK: usize = 16;
+
+/// x^p; x·x for p = 2 (equal up to rounding to the `pow` of the dual and
+/// CUDA forms).
+#[inline(always)]
+fn powf(x: f64, p: f64) -> f64 {
+    if p == 2.0 {
+        x * x
+    } else {
+        x.powf(p)
+    }
 }
 
 impl Num for f64 {
     #[inline(always)]
     fn real(x: f64) -> Self {
         x
+    }
+    #[inline(always)]
+    fn powf(self, p: f64) -> Self {
+        powf(self, p)
     }
     #[inline(always)]
     fn value(&self) -> f64 {
@@ -699,6 +763,7 @@ impl Num for Dual {
     fn real(x: f64) -> Self {
         Dual { v: x, d: SmallVec::new() }
     }
+
     fn value(&self) -> f64 {
         self.v
     }

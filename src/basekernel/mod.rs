@@ -14,7 +14,12 @@
 //!
 //! Kernels compose in Rust (`k1 * k2`, `k1 + k2`, `c * k`, …) into a concrete
 //! type, so the CPU hot loop is monomorphized: no dynamic dispatch per matrix
-//! element. Users write their own kernel by implementing [`BaseKernel`].
+//! element. Users write their own kernel once as an expression
+//! ([`ExprKernel`], module [`expr`]: value, range, gradient, CUDA form and GPU
+//! gradient from one formula), or implement [`BaseKernel`] (only
+//! [`value`](BaseKernel::value) and [`range`](BaseKernel::range) are
+//! required). Plain structs of numbers become labels with
+//! [`label_struct!`](crate::label_struct).
 //!
 //! # The kernels
 //!
@@ -33,6 +38,7 @@
 //! | [`TensorProduct`], [`Additive`] | Π / Σ (or mean) over a tuple of kernels | the children's | interval arithmetic |
 //! | [`RConvolution`] | Σ (or mean) over element pairs of two sets | the child's | see type |
 //! | [`Field`], [`Project`] | κ on one field of a [`Record`](crate::graph::Record) / user struct | the child's, prefixed | the child's |
+//! | [`ExprKernel`] | any formula over label fields ([`expr`]) | named in the formula | interval arithmetic |
 //!
 //! Default bounds are widened to contain the initial value (so
 //! `KroneckerDelta::new(0.0)` has bounds `[0, 1]`); set others with
@@ -87,7 +93,9 @@ use std::fmt::Debug;
 /// [`set_theta`](Self::set_theta), [`gradient`](Self::gradient) and
 /// [`cuda`](Self::cuda) all list the hyperparameters in one order: the
 /// kernel's own, then its children's, depth first. Fixed hyperparameters are
-/// listed too (their gradient entries are zero).
+/// listed too (their gradient entries are zero). Paths are unique: combinators
+/// prefix their parts' paths with the part's position (`0.h`, `1.h`) where
+/// two parts would share one.
 pub trait BaseKernel<T: ?Sized>: Clone + Debug + Send + Sync {
     /// κ(a, b) in f64.
     fn value(&self, a: &T, b: &T) -> f64;
