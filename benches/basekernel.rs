@@ -3,7 +3,9 @@
 //! `cargo bench --bench basekernel -- --warm-up-time 1 --measurement-time 2`
 //!
 //! Compares a statically composed kernel on record labels (monomorphized),
-//! the same kernel parsed from a SPEC (enum dispatch), and scalar kernels.
+//! the same kernel parsed from a SPEC (enum dispatch), the same kernel
+//! written once as an expression ([`ExprKernel`], a postfix program), and
+//! scalar kernels.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use kronograph::basekernel::*;
@@ -44,6 +46,18 @@ fn bench(c: &mut Criterion) {
 
     let spec = SpecKernel::parse_for("delta(label, 0.5) * sqexp(attr0, 0.1)", &schema).unwrap();
     g.bench_function("record delta*sqexp spec", |b| b.iter(|| sum_pairs(black_box(&spec), &recs)));
+
+    // the same kernel written once as an expression (basekernel::expr)
+    {
+        use kronograph::basekernel::expr::{constant, hyper, if_eq, x, y};
+        let mut e = ExprKernel::new(
+            if_eq(x("label"), y("label"), constant(1.0), hyper("h", 0.5, (1e-3, 1.0)))
+                * (-(x("attr0") - y("attr0")).square() / (2.0 * hyper("scale", 0.1, (1e-3, 1e3)).square())).exp(),
+        )
+        .unwrap();
+        BaseKernel::<Record>::bind(&mut e, &schema).unwrap();
+        g.bench_function("record delta*sqexp expr", |b| b.iter(|| sum_pairs(black_box(&e), &recs)));
+    }
 
     let xs: Vec<f64> = (0..N).map(|i| i as f64 / N as f64).collect();
     let se = SquareExponential::new(0.1);

@@ -125,6 +125,23 @@ fn cases(real: &str) -> Vec<Case> {
     ));
     a.bind(&s).unwrap();
     out.push(case("additive", "additive", a, real));
+    // A one-definition kernel: every operation of an expression.
+    {
+        use kronograph::basekernel::expr::{constant, hyper, if_eq, x, y};
+        let e = if_eq(x("label"), y("label"), constant(1.0), hyper("h", 0.3471, (1e-3, 1.0)))
+            * (-(x("attr0") - y("attr0")).abs() / hyper("ell", 1.4576, (1e-2, 1e2))).exp()
+            + 0.25
+                * (1.0 + (x("attr1") - y("attr1")).square() / hyper("ell", 1.4576, (1e-2, 1e2))).pow(-hyper(
+                    "alpha",
+                    2.5124,
+                    (1e-2, 1e2),
+                ))
+            + 0.125 * ((x("int") * y("int")).abs() + 1.0).sqrt().ln() / hyper("c", 3.1235, Bounds::Fixed)
+            + if_eq(x("bond-type"), y("bond-type"), hyper("h", 0.3471, (1e-3, 1.0)), constant(0.5)).powf(1.5);
+        let mut k = ExprKernel::new(e).unwrap();
+        BaseKernel::<Record>::bind(&mut k, &s).unwrap();
+        out.push(case("expr", "expr", k, real));
+    }
     out
 }
 

@@ -2,7 +2,7 @@
 //! and the field-wise [`TensorProduct`] and [`Additive`] over tuples.
 
 use super::cuda::dual_name;
-use super::hyper::Param;
+use super::hyper::{unique_paths, Param};
 use super::point::real_suffix;
 use super::rconv::Reduction;
 use super::{builtin_ops, check_len, BaseKernel, Bounds, CudaGen, Hyperparameter, KernelError};
@@ -73,9 +73,7 @@ impl<T: ?Sized, A: BaseKernel<T>, B: BaseKernel<T>> BaseKernel<T> for Product<A,
         out.iter_mut().zip(&tb).for_each(|(o, v)| *o *= v);
     }
     fn hyperparameters(&self) -> Vec<Hyperparameter> {
-        let mut h = self.a.hyperparameters();
-        h.extend(self.b.hyperparameters());
-        h
+        unique_paths(vec![self.a.hyperparameters(), self.b.hyperparameters()])
     }
     #[inline]
     fn num_hyperparameters(&self) -> usize {
@@ -146,9 +144,7 @@ impl<T: ?Sized, A: BaseKernel<T>, B: BaseKernel<T>> BaseKernel<T> for Sum<A, B> 
         out.iter_mut().zip(&tb).for_each(|(o, v)| *o += v);
     }
     fn hyperparameters(&self) -> Vec<Hyperparameter> {
-        let mut h = self.a.hyperparameters();
-        h.extend(self.b.hyperparameters());
-        h
+        unique_paths(vec![self.a.hyperparameters(), self.b.hyperparameters()])
     }
     #[inline]
     fn num_hyperparameters(&self) -> usize {
@@ -248,9 +244,7 @@ impl<T: ?Sized, K: BaseKernel<T>> BaseKernel<T> for Scaled<K> {
         out.iter_mut().for_each(|o| *o *= self.factor.value);
     }
     fn hyperparameters(&self) -> Vec<Hyperparameter> {
-        let mut h = vec![self.factor.hyper("factor")];
-        h.extend(self.kernel.hyperparameters());
-        h
+        unique_paths(vec![vec![self.factor.hyper("factor")], self.kernel.hyperparameters()])
     }
     #[inline]
     fn num_hyperparameters(&self) -> usize {
@@ -366,9 +360,7 @@ impl<T: ?Sized, K: BaseKernel<T>> BaseKernel<T> for Power<K> {
         pow_range(self.kernel.range(), self.exponent.value)
     }
     fn hyperparameters(&self) -> Vec<Hyperparameter> {
-        let mut h = vec![self.exponent.hyper("exponent")];
-        h.extend(self.kernel.hyperparameters());
-        h
+        unique_paths(vec![vec![self.exponent.hyper("exponent")], self.kernel.hyperparameters()])
     }
     #[inline]
     fn num_hyperparameters(&self) -> usize {
@@ -590,9 +582,7 @@ macro_rules! kernel_tuple {
                 vec![$(self.$i.range()),+]
             }
             fn hyperparameters(&self) -> Vec<Hyperparameter> {
-                let mut h = Vec::new();
-                $(h.extend(self.$i.hyperparameters());)+
-                h
+                unique_paths(vec![$(self.$i.hyperparameters()),+])
             }
             #[inline]
             fn num_hyperparameters(&self) -> usize {

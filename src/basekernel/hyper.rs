@@ -119,3 +119,16 @@ impl Param {
         Ok(())
     }
 }
+
+/// The hyperparameters of a combination of kernels, one group per part, with
+/// unique paths: where a path occurs in two groups, every path of group `i`
+/// is prefixed `i.` (scikit-learn prefixes always; here paths without a
+/// collision stay short). `delta * delta` has `0.h` and `1.h`.
+pub(crate) fn unique_paths(groups: Vec<Vec<Hyperparameter>>) -> Vec<Hyperparameter> {
+    let mut seen = std::collections::HashSet::new();
+    let collide = groups.iter().flatten().any(|h| !seen.insert(h.name.as_str()));
+    if !collide {
+        return groups.into_iter().flatten().collect();
+    }
+    groups.into_iter().enumerate().flat_map(|(i, g)| g.into_iter().map(move |h| h.prefixed(&i.to_string()))).collect()
+}

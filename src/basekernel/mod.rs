@@ -14,7 +14,12 @@
 //!
 //! Kernels compose in Rust (`k1 * k2`, `k1 + k2`, `c * k`, …) into a concrete
 //! type, so the CPU hot loop is monomorphized: no dynamic dispatch per matrix
-//! element. Users write their own kernel by implementing [`BaseKernel`].
+//! element. Users write their own kernel once as an expression
+//! ([`ExprKernel`], module [`expr`]: value, range, gradient, CUDA form and GPU
+//! gradient from one formula), or implement [`BaseKernel`] (only
+//! [`value`](BaseKernel::value) and [`range`](BaseKernel::range) are
+//! required). Plain structs of numbers become labels with
+//! [`label_struct!`](crate::label_struct).
 //!
 //! # The kernels
 //!
@@ -33,6 +38,7 @@
 //! | [`TensorProduct`], [`Additive`] | Π / Σ (or mean) over a tuple of kernels | the children's | interval arithmetic |
 //! | [`RConvolution`] | Σ (or mean) over element pairs of two sets | the child's | see type |
 //! | [`Field`], [`Project`] | κ on one field of a [`Record`](crate::graph::Record) / user struct | the child's, prefixed | the child's |
+//! | [`ExprKernel`] | any formula over label fields ([`expr`]) | named in the formula | interval arithmetic |
 //!
 //! Default bounds are widened to contain the initial value (so
 //! `KroneckerDelta::new(0.0)` has bounds `[0, 1]`); set others with
@@ -49,6 +55,7 @@ mod codegen;
 mod combine;
 mod cuda;
 mod fastexp;
+pub mod expr;
 mod field;
 mod hyper;
 mod leaf;
@@ -66,6 +73,7 @@ pub use self::combine::{
     Scaled, Sum, TensorProduct,
 };
 pub use self::cuda::{cuda_dual_helper, CudaGen};
+pub use self::expr::{Dual, Expr, ExprKernel, ExprLabel};
 pub use self::field::{Field, Project, ValueKernel};
 pub use self::hyper::{Bounds, Hyperparameter};
 pub use self::leaf::{CompactPolynomial, Constant, KroneckerDelta, Polynomial, RationalQuadratic, SquareExponential};
@@ -86,7 +94,9 @@ use std::fmt::Debug;
 /// [`set_theta`](Self::set_theta), [`gradient`](Self::gradient) and
 /// [`cuda`](Self::cuda) all list the hyperparameters in one order: the
 /// kernel's own, then its children's, depth first. Fixed hyperparameters are
-/// listed too (their gradient entries are zero).
+/// listed too (their gradient entries are zero). Paths are unique: combinators
+/// prefix their parts' paths with the part's position (`0.h`, `1.h`) where
+/// two parts would share one.
 pub trait BaseKernel<T: ?Sized>: Clone + Debug + Send + Sync {
     /// κ(a, b) in f64.
     fn value(&self, a: &T, b: &T) -> f64;
@@ -116,8 +126,11 @@ pub trait BaseKernel<T: ?Sized>: Clone + Debug + Send + Sync {
         }
     }
 
-    /// The hyperparameters, with paths relative to this kernel.
-    fn hyperparameters(&self) -> Vec<Hyperparameter>;
+    /// The hyperparameters, with paths relative to this kernel. The default
+    /// is none.
+    fn hyperparameters(&self) -> Vec<Hyperparameter> {
+        Vec::new()
+    }
 
     /// Number of hyperparameters (fixed ones included).
     fn num_hyperparameters(&self) -> usize {
@@ -132,14 +145,56 @@ pub trait BaseKernel<T: ?Sized>: Clone + Debug + Send + Sync {
     /// Sets the hyperparameters from `theta` (which has
     /// [`num_hyperparameters`](Self::num_hyperparameters) entries).
     ///
+    /// The default accepts only an empty `theta` (a kernel without
+    /// hyperparameters); a kernel with some implements it.
+    ///
     /// # Errors
     /// [`KernelError`] when a value lies outside its bounds or the length is wrong.
-    fn set_theta(&mut self, theta: &[f64]) -> Result<(), KernelError>;
+    fn set_theta(&mut self, theta: &[f64]) -> Result<(), KernelError> {
+        check_len(theta, self.num_hyperparameters())?;
+        if theta.is_empty() {
+            return Ok(());
+        }
+        Err(KernelError::InvalidParameter(format!(
+            "kernel {} lists hyperparameters but does not implement BaseKernel::set_theta",
+            std::any::type_name::<Self>()
+        )))
+    }
 
     /// κ(a, b), and into `grad` (length
     /// [`num_hyperparameters`](Self::num_hyperparameters)) the derivatives
-    /// ∂κ/∂(log θ_k) = θ_k ∂κ/∂θ_k.
-    fn gradient(&self, a: &T, b: &T, grad: &mut [f64]) -> f64;
+    /// ∂κ/∂(log θ_k) = θ_k ∂κ/∂θ_k (0 for fixed hyperparameters).
+    ///
+    /// The default approximates them by central differences in log θ_k
+    /// (step 10⁻⁵, one-sided at a bound; relative error about 10⁻¹⁰, two
+    /// [`value`](Self::value)s and two clones per hyperparameter). Kernels
+    /// written as an [`ExprKernel`] get exact gradients by dual numbers, the
+    /// built-in ones analytic ones.
+    fn gradient(&self, a: &T, b: &T, grad: &mut [f64]) -> f64 {
+        let v = self.value(a, b);
+        let hs = self.hyperparameters();
+        let theta: Vec<f64> = hs.iter().map(|h| h.value).collect();
+        let at = |k: usize, s: f64| -> Option<f64> {
+            let mut t = theta.clone();
+            t[k] *= s.exp();
+            let mut kk = self.clone();
+            kk.set_theta(&t).ok()?;
+            Some(kk.value(a, b))
+        };
+        const H: f64 = 1e-5;
+        for (k, g) in grad.iter_mut().enumerate() {
+            *g = match hs.get(k) {
+                Some(h) if h.is_active() => match (at(k, H), at(k, -H)) {
+                    (Some(p), Some(m)) => (p - m) / (2.0 * H),
+                    (Some(p), None) => (p - v) / H,
+                    (None, Some(m)) => (v - m) / H,
+                    (None, None) => 0.0,
+                },
+                _ => 0.0,
+            };
+        }
+        v
+    }
 
     /// Binds field names to positions of a record [`Schema`] and checks the
     /// field kinds; called once before use on record labels. The default
@@ -167,9 +222,16 @@ pub trait BaseKernel<T: ?Sized>: Clone + Debug + Send + Sync {
     /// [`cuda_dual_helper`]), and the slots reserved must be
     /// [`hyperparameters`](Self::hyperparameters), in order.
     ///
+    /// The default has none: a CPU-only kernel needs no CUDA form
+    /// (`Backend::Auto` then computes on the CPU; an explicit CUDA backend
+    /// reports [`KernelError::NoCudaForm`] naming the kernel type). An
+    /// [`ExprKernel`] has one.
+    ///
     /// # Errors
     /// [`KernelError::NoCudaForm`] for a kernel that has none.
-    fn cuda(&self, a: &str, b: &str, gen: &mut CudaGen) -> Result<String, KernelError>;
+    fn cuda(&self, _a: &str, _b: &str, _gen: &mut CudaGen) -> Result<String, KernelError> {
+        Err(KernelError::NoCudaForm(std::any::type_name::<Self>().to_string()))
+    }
 
     /// Sets the hyperparameter at path `name` (as listed by
     /// [`hyperparameters`](Self::hyperparameters); the first one if a path
@@ -373,7 +435,10 @@ pub enum KernelError {
     #[error(transparent)]
     Label(#[from] crate::graph::LabelError),
     /// A kernel without a CUDA form.
-    #[error("kernel {0} has no CUDA form")]
+    #[error(
+        "kernel {0} has no CUDA form: compute on the CPU (Backend::Cpu or Auto), or write the kernel as an \
+         ExprKernel (basekernel::expr), which has one"
+    )]
     NoCudaForm(String),
     /// A hyperparameter path that the kernel does not have.
     #[error("no hyperparameter {name:?}; the kernel has {available}")]

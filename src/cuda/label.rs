@@ -185,54 +185,78 @@ pub fn member_names(schema: &Schema) -> Vec<String> {
     crate::basekernel::schema_identifiers(schema)
 }
 
+/// The device layout of labels with the fields of `schema` (records, and
+/// [`label_struct!`](crate::label_struct) types): one member per field in
+/// schema order, named by [`member_names`].
+///
+/// # Errors
+/// [`CudaError::Label`] for a set field (sets are not held on the GPU).
+pub fn schema_layout(schema: &Schema, precision: Precision) -> Result<LabelLayout, CudaError> {
+    let mut fields = Vec::new();
+    let members = member_names(schema);
+    for ((name, kind), member) in schema.fields().zip(members) {
+        let t = match kind {
+            FieldKind::Int => CType::Int32,
+            FieldKind::Float => CType::Real,
+            FieldKind::Array(k) => CType::RealArray(k),
+            FieldKind::Set => {
+                return Err(CudaError::Label(format!("field {name:?} is a set; sets are not supported on the GPU")))
+            }
+        };
+        fields.push((member, t));
+    }
+    Ok(LabelLayout::record(&fields, precision))
+}
+
+/// Appends the bytes of the field `values` (in schema order) in the struct
+/// `layout` of [`schema_layout`].
+///
+/// # Errors
+/// [`CudaError::Label`] when the values do not fit the layout.
+pub fn write_values(
+    values: &[Value],
+    layout: &LabelLayout,
+    precision: Precision,
+    out: &mut Vec<u8>,
+) -> Result<(), CudaError> {
+    let LabelLayout::Struct(members) = layout else {
+        return Err(CudaError::Label("a record label needs a struct layout".into()));
+    };
+    let (size, _) = layout.size_align(precision);
+    let start = out.len();
+    if members.len() != values.len() {
+        return Err(CudaError::Label(format!(
+            "record with {} fields in a batch whose schema has {}",
+            values.len(),
+            members.len()
+        )));
+    }
+    for ((_, t, off), v) in members.iter().zip(values) {
+        out.resize(start + off, 0);
+        match (t, v) {
+            (CType::Int32, Value::Int(i)) => push_int(*i, out)?,
+            (CType::Real, Value::Float(x)) => push_real(*x, precision, out),
+            (CType::Real, Value::Int(i)) => push_real(*i as f64, precision, out),
+            (CType::RealArray(k), Value::Array(a)) if a.len() == *k => {
+                for &x in a {
+                    push_real(x, precision, out);
+                }
+            }
+            _ => return Err(CudaError::Label(format!("value {v:?} does not fit member type {t:?}"))),
+        }
+    }
+    out.resize(start + size, 0);
+    Ok(())
+}
+
 impl GpuLabel for Record {
     fn layout(labels: &[Self], precision: Precision) -> Result<LabelLayout, CudaError> {
         let Some(first) = labels.first() else { return Ok(LabelLayout::Struct(Vec::new())) };
-        let mut fields = Vec::new();
-        let members = member_names(first.schema());
-        for ((name, kind), member) in first.schema().fields().zip(members) {
-            let t = match kind {
-                FieldKind::Int => CType::Int32,
-                FieldKind::Float => CType::Real,
-                FieldKind::Array(k) => CType::RealArray(k),
-                FieldKind::Set => {
-                    return Err(CudaError::Label(format!("field {name:?} is a set; sets are not supported on the GPU")))
-                }
-            };
-            fields.push((member, t));
-        }
-        Ok(LabelLayout::record(&fields, precision))
+        schema_layout(first.schema(), precision)
     }
 
     fn write(&self, layout: &LabelLayout, precision: Precision, out: &mut Vec<u8>) -> Result<(), CudaError> {
-        let LabelLayout::Struct(members) = layout else {
-            return Err(CudaError::Label("a record label needs a struct layout".into()));
-        };
-        let (size, _) = layout.size_align(precision);
-        let start = out.len();
-        if members.len() != self.values().len() {
-            return Err(CudaError::Label(format!(
-                "record with {} fields in a batch whose schema has {}",
-                self.values().len(),
-                members.len()
-            )));
-        }
-        for ((_, t, off), v) in members.iter().zip(self.values()) {
-            out.resize(start + off, 0);
-            match (t, v) {
-                (CType::Int32, Value::Int(i)) => push_int(*i, out)?,
-                (CType::Real, Value::Float(x)) => push_real(*x, precision, out),
-                (CType::Real, Value::Int(i)) => push_real(*i as f64, precision, out),
-                (CType::RealArray(k), Value::Array(a)) if a.len() == *k => {
-                    for &x in a {
-                        push_real(x, precision, out);
-                    }
-                }
-                _ => return Err(CudaError::Label(format!("value {v:?} does not fit member type {t:?}"))),
-            }
-        }
-        out.resize(start + size, 0);
-        Ok(())
+        write_values(self.values(), layout, precision, out)
     }
 }
 

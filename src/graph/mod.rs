@@ -10,6 +10,7 @@ mod dataset;
 pub mod generate;
 pub mod io;
 pub mod label;
+mod label_struct;
 mod petgraph_conv;
 pub mod reorder;
 
@@ -17,6 +18,7 @@ pub use self::builder::{Duplicates, GraphBuilder};
 pub use self::core::{Direction, Graph};
 pub use self::dataset::{CountStats, Dataset, FieldSummary, FieldValues, GraphLabels, NodeFeatures};
 pub use self::label::{FieldKind, Label, LabelError, Record, Schema, Value};
+pub use self::label_struct::LabelNumber;
 
 /// Errors in building or transforming a graph.
 #[derive(Debug, thiserror::Error, Clone, PartialEq)]

@@ -38,7 +38,9 @@ impl<N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>> MarginalizedGraph
         }
         // the configuration again (the precision may have changed after the tolerance was set)
         self.config().validate()?;
-        let mut out = eng.solve_pairs(self, x, y, pairs, want)?;
+        // field kernels meet the data here: bound to the labels' schema (an error names a missing field)
+        let bound = self.bound_to(x, y)?;
+        let mut out = eng.solve_pairs(bound.as_ref().unwrap_or(self), x, y, pairs, want)?;
         // every backend's values pass the same check: finite, and negative only by rounding
         let largest = largest_finite(out.iter().map(|o| o.value));
         let tol = self.tolerance();
@@ -296,8 +298,19 @@ impl<N: GpuLabel, E: GpuLabel, KV: BaseKernel<N>, KE: BaseKernel<E>> Marginalize
     ) -> crate::Result<T> {
         Ok(match resolve_backend(backend)? {
             None => f(&Cpu)?,
+            // under Auto, a kernel without a CUDA form (a CPU-only user kernel) computes on the CPU
+            Some(_) if backend == Backend::Auto && !self.has_cuda_form() => f(&Cpu)?,
             Some(device) => f(&Gpu::new(device)?)?,
         })
+    }
+
+    /// Whether both base kernels have a CUDA form ([`BaseKernel::cuda`]).
+    fn has_cuda_form(&self) -> bool {
+        let mut gen = crate::basekernel::CudaGen::new("double", "theta");
+        let no_form = |r: Result<String, crate::basekernel::KernelError>| {
+            matches!(r, Err(crate::basekernel::KernelError::NoCudaForm(_)))
+        };
+        !(no_form(self.node_kernel().cuda("a", "b", &mut gen)) || no_form(self.edge_kernel().cuda("a", "b", &mut gen)))
     }
 
     /// [`gram`](Self::gram) on `backend`.

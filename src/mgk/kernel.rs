@@ -42,6 +42,39 @@ impl<N> fmt::Debug for StartProbability<N> {
     }
 }
 
+/// The first graph of `graphs` whose `label` has a schema, and the schema.
+fn first_schema<'g, N: Label + 'g, E: 'g, L: Label + 'g>(
+    graphs: &[&'g Graph<N, E>],
+    label: impl Fn(&'g Graph<N, E>) -> Option<&'g L>,
+) -> Option<(usize, Arc<crate::graph::Schema>)> {
+    graphs.iter().enumerate().find_map(|(i, g)| label(g).and_then(|l| l.schema()).map(|s| (i, s.clone())))
+}
+
+/// Checks that the labels of every graph have `schema`.
+fn same_schema<'g, N: 'g, E: 'g, L: Label + 'g>(
+    graphs: &[&'g Graph<N, E>],
+    schema: &Arc<crate::graph::Schema>,
+    which: &'static str,
+    label: impl Fn(&'g Graph<N, E>) -> Option<&'g L>,
+) -> Result<(), MgkError> {
+    for (i, g) in graphs.iter().enumerate() {
+        if let Some(s) = label(g).and_then(|l| l.schema()) {
+            if !Arc::ptr_eq(s, schema) && **s != **schema {
+                return Err(MgkError::Binding {
+                    which,
+                    graph: i,
+                    source: Box::new(KernelError::InvalidParameter(format!(
+                        "its labels have fields {}, the first graph's have {}; every graph needs the same fields",
+                        s.describe(),
+                        schema.describe()
+                    ))),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The marginalized graph kernel (Kashima et al. 2003, in GraphDot's
 /// formulation): see the [module documentation](super) for the math.
 ///
@@ -109,7 +142,8 @@ impl<N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>> MarginalizedGraph
     /// `lmin = 0`, `q` fixed (not trained), `f64`.
     ///
     /// # Errors
-    /// [`MgkError::NodeKernelRange`] unless `0 < κv ≤ 1`,
+    /// [`MgkError::NodeKernelRange`] unless `0 ≤ κv ≤ 1` (values that reach 0
+    /// are reported when they occur),
     /// [`MgkError::EdgeKernelRange`] unless `0 ≤ κe ≤ 1`,
     /// [`MgkError::InvalidQ`] unless `0 < q < 1`,
     /// [`MgkError::QTooSmall`] for `q` below [`MIN_Q`](super::MIN_Q).
@@ -339,8 +373,98 @@ impl<N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>> MarginalizedGraph
         h
     }
 
-    /// The hyperparameter values, in the order of
-    /// [`hyperparameters`](Self::hyperparameters).
+    /// The hyperparameter at path `name` (e.g. `node.label.h`, `edge.0.h`, `q`).
+    pub fn hyperparameter(&self, name: &str) -> Option<Hyperparameter> {
+        self.hyperparameters().into_iter().find(|h| h.name == name)
+    }
+
+    /// The trained (non-fixed) hyperparameters, in the order of
+    /// [`theta_log`](Self::theta_log) and of the gradients' last axis
+    /// ([`Gradient::names`](super::Gradient::names)).
+    pub fn active_hyperparameters(&self) -> Vec<Hyperparameter> {
+        self.hyperparameters().into_iter().filter(Hyperparameter::is_active).collect()
+    }
+
+    /// θ as scikit-learn has it: the logarithms of the trained
+    /// hyperparameters, in the order of the gradients
+    /// ([`active_hyperparameters`](Self::active_hyperparameters)); the
+    /// gradients are ∂K/∂θ in this θ.
+    pub fn theta_log(&self) -> Vec<f64> {
+        self.active_hyperparameters().iter().map(|h| h.value.ln()).collect()
+    }
+
+    /// The bounds of [`theta_log`](Self::theta_log), in log space: `(ln lo,
+    /// ln hi)` per trained hyperparameter (a lower bound 0 gives −∞).
+    pub fn bounds_log(&self) -> Vec<(f64, f64)> {
+        self.active_hyperparameters()
+            .iter()
+            .map(|h| match h.bounds {
+                Bounds::Range(lo, hi) => (lo.ln(), hi.ln()),
+                Bounds::Fixed => (h.value.ln(), h.value.ln()),
+            })
+            .collect()
+    }
+
+    /// Sets the trained hyperparameters from their logarithms (the order of
+    /// [`theta_log`](Self::theta_log)); fixed ones keep their values.
+    ///
+    /// # Errors
+    /// As [`set_theta`](Self::set_theta); on error the kernel is unchanged.
+    pub fn set_theta_log(&mut self, theta_log: &[f64]) -> Result<(), MgkError> {
+        let hs = self.hyperparameters();
+        let active = hs.iter().filter(|h| h.is_active()).count();
+        if theta_log.len() != active {
+            return Err(KernelError::ThetaLength { expected: active, found: theta_log.len() }.into());
+        }
+        let mut next = theta_log.iter();
+        let theta: Vec<f64> =
+            hs.iter().map(|h| if h.is_active() { next.next().map_or(h.value, |t| t.exp()) } else { h.value }).collect();
+        // exp(ln v) may round past a bound that v sat on: clamp to the bounds
+        let theta: Vec<f64> = theta
+            .iter()
+            .zip(&hs)
+            .map(|(&v, h)| match h.bounds {
+                Bounds::Range(lo, _) if (v - lo).abs() <= 4.0 * f64::EPSILON * lo.abs() => lo,
+                Bounds::Range(_, hi) if (v - hi).abs() <= 4.0 * f64::EPSILON * hi.abs() => hi,
+                _ => v,
+            })
+            .collect();
+        self.set_theta(&theta)
+    }
+
+    /// A copy with the trained hyperparameters set from their logarithms
+    /// (scikit-learn's `clone_with_theta`).
+    ///
+    /// # Errors
+    /// As [`set_theta_log`](Self::set_theta_log).
+    pub fn clone_with_theta(&self, theta_log: &[f64]) -> Result<Self, MgkError> {
+        let mut k = self.clone();
+        k.set_theta_log(theta_log)?;
+        Ok(k)
+    }
+
+    /// Sets the hyperparameter at path `name` to `value` (linear scale).
+    ///
+    /// # Errors
+    /// [`KernelError::UnknownHyperparameter`] naming the known paths;
+    /// otherwise as [`set_theta`](Self::set_theta).
+    pub fn set_hyperparameter(&mut self, name: &str, value: f64) -> Result<(), MgkError> {
+        let hs = self.hyperparameters();
+        let Some(i) = hs.iter().position(|h| h.name == name) else {
+            return Err(KernelError::UnknownHyperparameter {
+                name: name.to_string(),
+                available: hs.iter().map(|h| h.name.as_str()).collect::<Vec<_>>().join(", "),
+            }
+            .into());
+        };
+        let mut theta: Vec<f64> = hs.iter().map(|h| h.value).collect();
+        theta[i] = value;
+        self.set_theta(&theta)
+    }
+
+    /// The hyperparameter values, linear and fixed ones included, in the
+    /// order of [`hyperparameters`](Self::hyperparameters) (for scikit-learn's
+    /// θ, see [`theta_log`](Self::theta_log)).
     pub fn theta(&self) -> Vec<f64> {
         self.hyperparameters().iter().map(|h| h.value).collect()
     }
@@ -368,6 +492,44 @@ impl<N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>> MarginalizedGraph
         next.check()?;
         *self = next;
         Ok(())
+    }
+
+    /// A copy whose node and edge kernels are bound
+    /// ([`BaseKernel::bind`]) to the schema of the labels of `x` and `y`,
+    /// when the labels have one ([`Label::schema`]: records and
+    /// [`label_struct!`](crate::label_struct) types); `None` for labels
+    /// without a schema. Every graph's labels must have the schema of the
+    /// first labelled graph.
+    ///
+    /// # Errors
+    /// [`MgkError::Binding`] naming the kernel, the graph, the field and the
+    /// fields the labels have, for a field that is missing or of the wrong
+    /// kind, or for graphs whose labels have different schemas.
+    pub fn bound_to(&self, x: &[Graph<N, E>], y: Option<&[Graph<N, E>]>) -> Result<Option<Self>, MgkError> {
+        let graphs: Vec<&Graph<N, E>> = x.iter().chain(y.unwrap_or(&[])).collect();
+        let node = first_schema(&graphs, |g| g.node_labels().first());
+        let edge = first_schema(&graphs, |g| g.edge_labels().first());
+        if node.is_none() && edge.is_none() {
+            return Ok(None);
+        }
+        let mut k = self.clone();
+        if let Some((graph, schema)) = &node {
+            k.node_kernel.bind(schema).map_err(|source| MgkError::Binding {
+                which: "node",
+                graph: *graph,
+                source: Box::new(source),
+            })?;
+            same_schema(&graphs, schema, "node", |g| g.node_labels().first())?;
+        }
+        if let Some((graph, schema)) = &edge {
+            k.edge_kernel.bind(schema).map_err(|source| MgkError::Binding {
+                which: "edge",
+                graph: *graph,
+                source: Box::new(source),
+            })?;
+            same_schema(&graphs, schema, "edge", |g| g.edge_labels().first())?;
+        }
+        Ok(Some(k))
     }
 
     fn check(&self) -> Result<(), MgkError> {

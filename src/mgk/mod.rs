@@ -230,14 +230,37 @@ impl Gradient {
     }
 }
 
+/// What makes a kernel with values in `[min, max]` fit `[0, 1]`: only
+/// suggestions that work.
+fn range_hint(min: f64, max: f64, which: &str) -> String {
+    let mut h = Vec::new();
+    if min < 0.0 {
+        h.push(format!(
+            "the {which} kernel takes negative values: use a kernel with positive values, e.g. exp of an \
+             expression (sqexp, a Laplacian), delta with h > 0, or a product of such"
+        ));
+    }
+    if max <= 0.0 {
+        h.push(format!("the {which} kernel is never positive: use one whose values are positive"));
+    }
+    if max > 1.0 && max.is_finite() {
+        h.push(format!("its maximum is {max}: multiply it by 1/{max} (c * k with c = {})", 1.0 / max));
+    } else if max > 1.0 {
+        h.push(format!("it is unbounded above: normalize it (k.normalized()) or use a bounded {which} kernel"));
+    }
+    h.join("; ")
+}
+
 /// Errors of the graph kernels.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum MgkError {
-    /// The node kernel can leave `(0, 1]`.
+    /// The node kernel can leave `[0, 1]` (its values must be positive and
+    /// at most 1).
     #[error(
-        "the node kernel's range [{min}, {max}] is not inside (0, 1]: the marginalized graph kernel needs \
-         0 < κv ≤ 1 for its system to be positive definite (scale or normalize the node kernel)"
+        "the node kernel's range [{min}, {max}] is not inside [0, 1]: the marginalized graph kernel needs \
+         0 < κv ≤ 1 for its system to be positive definite ({})",
+        range_hint(*min, *max, "node")
     )]
     NodeKernelRange {
         /// Smallest value of κv.
@@ -248,7 +271,8 @@ pub enum MgkError {
     /// The edge kernel can leave `[0, 1]`.
     #[error(
         "the edge kernel's range [{min}, {max}] is not inside [0, 1]: the marginalized graph kernel needs \
-         0 ≤ κe ≤ 1 for its system to be positive definite (scale or normalize the edge kernel)"
+         0 ≤ κe ≤ 1 for its system to be positive definite ({})",
+        range_hint(*min, *max, "edge")
     )]
     EdgeKernelRange {
         /// Smallest value of κe.
@@ -343,6 +367,18 @@ pub enum MgkError {
     /// A base kernel refused (e.g. a hyperparameter outside its bounds).
     #[error(transparent)]
     Kernel(#[from] KernelError),
+    /// A base kernel does not fit the data set's labels (a field it reads is
+    /// missing or of the wrong kind), found when the kernel met the data.
+    #[error("the {which} kernel does not fit the {which} labels of graph {graph}: {source}")]
+    Binding {
+        /// `"node"` or `"edge"`.
+        which: &'static str,
+        /// The graph (index in its list; `x` first, then `y`) whose labels were read.
+        graph: usize,
+        /// What does not fit: the field, and the fields the labels have.
+        #[source]
+        source: Box<KernelError>,
+    },
     /// `λ` too large for the random-walk kernel: the series diverges.
     #[error(
         "random-walk λ = {lambda} is too large for pair ({}, {}): {detail}; the kernel needs \

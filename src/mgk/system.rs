@@ -263,13 +263,16 @@ pub fn length_one_term<N, KV: BaseKernel<N>>(pa: &[f64], pb: &[f64], la: &[N], l
 }
 
 /// Checks the base kernels' ranges the system needs to be positive definite:
-/// `0 < κv ≤ 1` and `0 ≤ κe ≤ 1`.
+/// `0 ≤ κv ≤ 1` (the values themselves must be positive: exp-type kernels
+/// such as `sqexp` or a Laplacian, whose infimum 0 is never reached, are
+/// accepted; a value that underflows to 0 is caught on the pair where it
+/// happens, [`MgkError::KernelValue`]) and `0 ≤ κe ≤ 1`.
 ///
 /// # Errors
 /// [`MgkError::NodeKernelRange`] or [`MgkError::EdgeKernelRange`].
 pub fn check_ranges<N, E, KV: BaseKernel<N>, KE: BaseKernel<E>>(kv: &KV, ke: &KE) -> Result<(), MgkError> {
     let (lo, hi) = kv.range();
-    if !(lo > 0.0 && hi <= 1.0) {
+    if !(lo >= 0.0 && hi <= 1.0 && hi > 0.0) {
         return Err(MgkError::NodeKernelRange { min: lo, max: hi });
     }
     let (lo, hi) = ke.range();
