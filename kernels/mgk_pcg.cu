@@ -1,6 +1,6 @@
 // Batched marginalized graph kernel: one PCG solve per graph pair.
 //
-// Appended after kernels/mgk_common.cu. Expects the generated preface (src/cuda/codegen.rs):
+// Appended after kernels/mgk_common.cu. Expects the generated preface (src/mgk/gpu/codegen.rs):
 //   real, node_label, edge_label, kappa_node(a, b, theta), kappa_edge(a, b, theta),
 //   MGK_LANE_NZ (nonzeros of G' per lane) and MGK_KERNEL_NAME; optionally MGK_XMV_TILES (1: the
 //   tile-pair scheme below; 0 or absent: the row scheme) and MGK_DENSE_MIN (tile-pair scheme
