@@ -90,13 +90,21 @@ where
 
     /// Shared memory the batched kernel needs for pair (graph i of `a`,
     /// graph j of `b`) with the XMV scheme `xmv` (see `kernels/mgk_pcg.cu`),
-    /// each part rounded up to 8 bytes: p and y (2N reals), then
+    /// each part rounded up to 8 bytes: p and y (2N reals) unless the pair
+    /// keeps them in global memory (`vectors_shared` false), then
     /// - [`XmvScheme::Rows`]: graph i by rows ((real + edge label + 4 B) per
     ///   nonzero, 4 B per row pointer), graph j's nonzeros ((real + edge
     ///   label + 4 B) each);
     /// - [`XmvScheme::TilePairs`]: both graphs' octiles (16 B per tile,
     ///   (real + edge label + 1 B) per nonzero).
-    pub(super) fn batched_smem(a: &GpuGraphs, i: usize, b: &GpuGraphs, j: usize, xmv: XmvScheme) -> usize {
+    pub(super) fn batched_smem(
+        a: &GpuGraphs,
+        i: usize,
+        b: &GpuGraphs,
+        j: usize,
+        xmv: XmvScheme,
+        vectors_shared: bool,
+    ) -> usize {
         let rs = a.precision.size();
         let es = a.edge_layout.size_align(a.precision).0.max(1);
         let nn = a.num_nodes[i] * b.num_nodes[j];
@@ -111,13 +119,48 @@ where
                 tiles(a, i) + tiles(b, j)
             }
         };
-        (2 * nn * rs).div_ceil(8) * 8 + graphs
+        if vectors_shared {
+            (2 * nn * rs).div_ceil(8) * 8 + graphs
+        } else {
+            graphs
+        }
     }
 
-    /// Runs the jobs: those that fit in shared memory by the batched kernel,
-    /// the others (or all, with [`set_large_pair_path`](Self::set_large_pair_path))
-    /// one by one by the single-large-pair path. With `nodal`, also returns
-    /// each job's nodal similarity (in the uploaded node order).
+    /// Routes the jobs: `(shared_n, batched, large)`. Jobs of at most
+    /// `shared_n` product nodes keep p and y in shared memory; larger ones
+    /// whose graphs fit in shared memory keep them in global memory (the
+    /// mid-size path); both go to the one batched launch (`batched`, job
+    /// indices). The rest (or all, with
+    /// [`set_large_pair_path`](Self::set_large_pair_path)) go to the
+    /// single-large-pair path (`large`). `shared_n` is the largest N such
+    /// that every job of at most N product nodes fits with its vectors
+    /// (capped by [`Tuning::shared_n`](crate::mgk::Tuning::shared_n)).
+    fn route(&self, a: &GpuGraphs, b: &GpuGraphs, jobs: &[(usize, usize)]) -> (usize, Vec<usize>, Vec<usize>) {
+        // margin for the kernel's static shared memory
+        let limit = self.dev.info.max_shared_per_block.saturating_sub(4096);
+        let xmv = self.params.xmv;
+        let nn = |k: usize| a.num_nodes[jobs[k].0] * b.num_nodes[jobs[k].1];
+        let mut by_n: Vec<usize> = (0..jobs.len()).collect();
+        by_n.sort_by_key(|&k| nn(k));
+        let first_misfit = by_n.iter().find(|&&k| Self::batched_smem(a, jobs[k].0, b, jobs[k].1, xmv, true) > limit);
+        let mut shared_n = first_misfit.map_or(usize::MAX, |&k| nn(k).saturating_sub(1));
+        if let Some(cap) = self.shared_n_cap.or(crate::mgk::Tuning::from_env().shared_n.map(|c| c as usize)) {
+            shared_n = shared_n.min(cap);
+        }
+        let fits = |k: usize| {
+            let (i, j) = jobs[k];
+            nn(k) <= i32::MAX as usize && Self::batched_smem(a, i, b, j, xmv, nn(k) <= shared_n) <= limit
+        };
+        let (batched, large) = (0..jobs.len()).partition(|&k| !self.force_large && fits(k));
+        (shared_n, batched, large)
+    }
+
+    /// Runs the jobs: those whose graphs fit in shared memory by the batched
+    /// kernel (their vectors in shared or global memory, see
+    /// [`route`](Self::route)), the others (or all, with
+    /// [`set_large_pair_path`](Self::set_large_pair_path)) one by one by the
+    /// single-large-pair path. With `nodal`, also returns each job's nodal
+    /// similarity (in the uploaded node order).
     pub(crate) fn run(
         &self,
         a: &GpuGraphs,
@@ -128,14 +171,9 @@ where
         check_ranges(&self.node_kernel, &self.edge_kernel)?;
         self.check_batch(a, (&a.node_layout, &a.edge_layout))?;
         self.check_batch(b, (&a.node_layout, &a.edge_layout))?;
-        // margin for the kernel's static shared memory
-        let limit = self.dev.info.max_shared_per_block.saturating_sub(4096);
-        let xmv = self.params.xmv;
-        let fits = |&(i, j): &(usize, usize)| Self::batched_smem(a, i, b, j, xmv) <= limit;
-        let (small, big): (Vec<usize>, Vec<usize>) =
-            (0..jobs.len()).partition(|&k| !self.force_large && fits(&jobs[k]));
+        let (shared_n, small, big) = self.route(a, b, jobs);
         if big.is_empty() {
-            return self.run_batched(a, b, jobs, nodal);
+            return self.run_batched(a, b, jobs, nodal, shared_n);
         }
         let mut out = RunOut {
             values: vec![f64::NAN; jobs.len()],
@@ -146,7 +184,7 @@ where
         };
         if !small.is_empty() {
             let sj: Vec<(usize, usize)> = small.iter().map(|&k| jobs[k]).collect();
-            let mut so = self.run_batched(a, b, &sj, nodal)?;
+            let mut so = self.run_batched(a, b, &sj, nodal, shared_n)?;
             for (s, &k) in small.iter().enumerate() {
                 out.values[k] = so.values[s];
                 out.iterations[k] = so.iterations[s];
@@ -180,7 +218,10 @@ where
     /// memory (the largest pair's), grid (full occupancy, at most one block
     /// per job), the jobs biggest first (for load balance) and the largest N.
     /// `xmv`: the scheme of the kernel `func` (the gradient kernel's is always
-    /// [`XmvScheme::Rows`]).
+    /// [`XmvScheme::Rows`]); pairs of more than `shared_n` product nodes keep
+    /// p and y in global memory; `vecs_per_block`: the vectors of max N
+    /// reals each block's scratch holds (the grid is capped so that the
+    /// scratch takes at most a quarter of the device's memory).
     ///
     /// # Errors
     /// [`CudaError::PairTooLarge`] when a pair does not fit in shared memory.
@@ -191,6 +232,7 @@ where
         jobs: &[(usize, usize)],
         func: &CudaFunction,
         xmv: XmvScheme,
+        (shared_n, vecs_per_block): (usize, usize),
     ) -> Result<Plan, CudaError> {
         let sum_nn: f64 = jobs.iter().map(|&(i, j)| (a.num_nodes[i] * b.num_nodes[j]) as f64).sum();
         let mean_nn = sum_nn / jobs.len().max(1) as f64;
@@ -203,7 +245,7 @@ where
         });
         let (mut smem, mut max_nn, mut big) = (0usize, 0usize, (0, 0));
         for &(i, j) in jobs {
-            let bytes = Self::batched_smem(a, i, b, j, xmv);
+            let bytes = Self::batched_smem(a, i, b, j, xmv, a.num_nodes[i] * b.num_nodes[j] <= shared_n);
             if bytes > smem {
                 smem = bytes;
                 big = (a.num_nodes[i], b.num_nodes[j]);
@@ -229,16 +271,22 @@ where
         let per_sm =
             check("computing occupancy", || func.occupancy_max_active_blocks_per_multiprocessor(block, smem, None))?
                 .max(1) as usize;
-        let grid = (per_sm * self.dev.info.multiprocessors).min(jobs.len()).max(1);
+        // the per-block scratch (vecs_per_block · max N reals) within a quarter of the device
+        let per_block = (vecs_per_block * max_nn.max(1) * a.precision.size()).max(1);
+        let by_memory = (self.dev.info.total_memory / 4 / per_block).max(1);
+        let grid = (per_sm * self.dev.info.multiprocessors).min(jobs.len()).min(by_memory).max(1);
         Ok(Plan { block, smem, grid, order, job_ids, scratch_n: max_nn.max(1) })
     }
 
+    /// One launch of the batched kernel for `jobs`; pairs of more than
+    /// `shared_n` product nodes keep p and y in global memory.
     fn run_batched(
         &self,
         a: &GpuGraphs,
         b: &GpuGraphs,
         jobs: &[(usize, usize)],
         nodal: bool,
+        shared_n: usize,
     ) -> Result<RunOut, CudaError> {
         if jobs.is_empty() {
             return Ok(RunOut {
@@ -262,9 +310,14 @@ where
         let t_jit = std::time::Instant::now();
         let (func, origin) = self.function(&src.name, &src.source)?;
         let jit_seconds = t_jit.elapsed().as_secs_f64();
-        let Plan { block, smem, grid, order, job_ids, scratch_n } = self.plan(a, b, jobs, &func, self.params.xmv)?;
+        let any_global = jobs.iter().any(|&(i, j)| a.num_nodes[i] * b.num_nodes[j] > shared_n);
+        let nvec = if any_global { 6 } else { 4 };
+        let Plan { block, smem, grid, order, job_ids, scratch_n } =
+            self.plan(a, b, jobs, &func, self.params.xmv, (shared_n, nvec))?;
+        // the kernel reads 6 vectors per block when shared_n < scratch_n
+        let shared_n = if any_global { shared_n.min(scratch_n - 1) } else { scratch_n };
         let stream = &self.dev.stream;
-        let scratch_guard = self.scratch(grid * 4 * scratch_n * rs)?;
+        let scratch_guard = self.scratch(grid * nvec * scratch_n * rs)?;
         let scratch = scratch_guard.as_ref().expect("allocated by scratch()");
         let LaunchBuffers { jobs_d, theta_d, out_d, iters_d, counter_d } =
             self.launch_buffers(&job_ids, &src.theta, jobs.len(), 1)?;
@@ -287,6 +340,7 @@ where
         let max_iter = self.params.max_iter.min(i32::MAX as u32) as i32;
         let lmin = self.params.lmin as i32;
         let scratch_n_arg = scratch_n as i64;
+        let shared_n_arg = shared_n as i64;
         let cfg =
             LaunchConfig { grid_dim: (grid as u32, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: smem as u32 };
         let mut lb = stream.launch_builder(&func);
@@ -295,7 +349,7 @@ where
             Precision::F32 => lb.arg(&dscale32).arg(&tol32),
             Precision::F64 => lb.arg(&dscale).arg(&tol),
         };
-        lb.arg(&max_iter).arg(&lmin).arg(scratch).arg(&scratch_n_arg).arg(&out_d).arg(&iters_d);
+        lb.arg(&max_iter).arg(&lmin).arg(scratch).arg(&scratch_n_arg).arg(&shared_n_arg).arg(&out_d).arg(&iters_d);
         if nodal {
             lb.arg(&nodal_d);
         } else {

@@ -27,6 +27,7 @@ pub struct GpuGram<N, E, KN, KE> {
     pub(super) params: MgkParams,
     pub(super) scratch: Mutex<Option<CudaSlice<u8>>>,
     pub(super) force_large: bool,
+    pub(super) shared_n_cap: Option<usize>,
     _labels: PhantomData<fn(&N, &E)>,
 }
 
@@ -77,6 +78,7 @@ where
             params,
             scratch: Mutex::new(None),
             force_large: false,
+            shared_n_cap: None,
             _labels: PhantomData,
         })
     }
@@ -97,6 +99,15 @@ where
     /// shared memory. For testing and comparison; default `false`.
     pub fn set_large_pair_path(&mut self, force: bool) {
         self.force_large = force;
+    }
+
+    /// Pairs of more than `n` product nodes keep the PCG vectors p and y in
+    /// global memory (the mid-size path) even where they would fit in shared
+    /// memory; `None` (the default): `KRONOGRAPH_MGK_SHARED_N` if set, else
+    /// only the pairs whose vectors do not fit. For testing and tuning; the
+    /// values do not depend on it.
+    pub fn set_shared_vector_limit(&mut self, n: Option<usize>) {
+        self.shared_n_cap = n;
     }
 
     /// The nodal similarity of one pair on the GPU: the `n × n′` row-major
