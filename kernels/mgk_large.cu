@@ -1,5 +1,5 @@
 // Marginalized graph kernel of ONE large pair: the pieces of a PCG iteration as separate
-// kernels, driven by a host loop (src/cuda/large.rs), vectors in global memory.
+// kernels, driven by a host loop (src/mgk/gpu/large.rs), vectors in global memory.
 //
 // Appended after kernels/mgk_common.cu (reuses GraphSet, warp_sum and tile_pair_product).
 // Expects MGK_LARGE_NAME (the family name of this module's kernels).

@@ -1,6 +1,6 @@
 // Batched marginalized graph kernel: one PCG solve per graph pair.
 //
-// Appended after kernels/mgk_common.cu. Expects the generated preface (src/cuda/codegen.rs):
+// Appended after kernels/mgk_common.cu. Expects the generated preface (src/mgk/gpu/codegen.rs):
 //   real, node_label, edge_label, kappa_node(a, b, theta), kappa_edge(a, b, theta),
 //   MGK_LANE_NZ (nonzeros of G' per lane) and MGK_KERNEL_NAME; optionally MGK_XMV_TILES (1: the
 //   tile-pair scheme below; 0 or absent: the row scheme) and MGK_DENSE_MIN (tile-pair scheme
@@ -15,7 +15,10 @@
 //
 // Work distribution: persistent blocks take jobs (pairs) from an atomic counter; one block
 // solves one pair. The search direction p and the product y = (W (x) W' .* E) p live in
-// shared memory; x, r, M^-1 and diag(A) in a per-block global scratch. Only the staging of the
+// shared memory; x, r, M^-1 and diag(A) in a per-block global scratch. Mid-size pairs (N >
+// shared_n, a launch argument) whose vectors do not fit in shared memory keep p and y in the
+// global scratch too (mostly served by L2), the graphs still staged in shared memory: the
+// whole PCG stays on the device, one block per pair, as many pairs at once as blocks. Only the staging of the
 // pair (stage_pair, struct Staged) and the product (xmv) depend on the scheme; the operator
 // weights w w' kappa_edge are computed on the fly in both.
 //
@@ -332,26 +335,36 @@ static __device__ __forceinline__ void stage_pair(const GraphSet& A, int ga, int
 struct Pair {
     int na0, n1, nb0, n2, N;
     Staged S;
-    real* p;     // shared, N
-    real* y;     // shared, N
+    real* p;     // shared (or global for a pair too large for shared memory), N
+    real* y;     // as p, N
     real* minv;  // global scratch, N
     real* diag;  // global scratch, N
 };
 
 // Stages the pair (ga of A, gb of B) and computes diag(A) = D V^-1 and M^-1 into scratch.
+// With gpy null, p and y go to shared memory before the staged graphs; else (a pair whose
+// vectors do not fit in shared memory) p and y are gpy[0, N) and gpy[N, 2N) in global memory
+// and only the graphs are staged in shared memory.
 static __device__ __forceinline__ void pair_setup(const GraphSet& A, const GraphSet& B, int ga, int gb, real* sp,
                                                   real* scratch_minv, real* scratch_diag, const real dscale,
-                                                  const real* __restrict__ theta, Pair& P) {
+                                                  const real* __restrict__ theta, Pair& P, real* gpy) {
     P.na0 = A.node_off[ga];
     P.n1 = A.node_off[ga + 1] - P.na0;
     P.nb0 = B.node_off[gb];
     P.n2 = B.node_off[gb + 1] - P.nb0;
     P.N = P.n1 * P.n2;
-    P.p = sp;
-    P.y = sp + P.N;
     P.minv = scratch_minv;
     P.diag = scratch_diag;
-    unsigned char* base = reinterpret_cast<unsigned char*>(sp) + align8(2 * sizeof(real) * (size_t)P.N);
+    unsigned char* base;
+    if (gpy) {
+        P.p = gpy;
+        P.y = gpy + P.N;
+        base = reinterpret_cast<unsigned char*>(sp);
+    } else {
+        P.p = sp;
+        P.y = sp + P.N;
+        base = reinterpret_cast<unsigned char*>(sp) + align8(2 * sizeof(real) * (size_t)P.N);
+    }
     stage_pair(A, ga, P.n1, B, gb, base, P.S);
     #pragma unroll 1
     for (int idx = threadIdx.x; idx < P.N; idx += (int)blockDim.x) {
@@ -443,8 +456,9 @@ extern "C" __global__ void __launch_bounds__(1024) MGK_KERNEL_NAME(
     const real tol,                      // relative residual tolerance
     const int max_iter,
     const int lmin,
-    real* __restrict__ scratch,          // [gridDim.x * 4 * scratch_n]
+    real* __restrict__ scratch,          // [gridDim.x * (4 or 6) * scratch_n]
     const long long scratch_n,           // largest N of any job
+    const long long shared_n,            // jobs with N > shared_n keep p and y in global scratch
     double* __restrict__ out,            // [n_jobs] K
     int* __restrict__ iters,             // [n_jobs] PCG iterations
     double* __restrict__ nodal,          // null, or the nodal outputs: job k's N values at nodal_off[k]
@@ -461,10 +475,13 @@ extern "C" __global__ void __launch_bounds__(1024) MGK_KERNEL_NAME(
     for (int i = threadIdx.x; i < MGK_MAX_THETA; i += (int)blockDim.x) s_theta[i] = theta_g[i];
     const real* theta = s_theta;
 
-    real* x = scratch + (long long)blockIdx.x * 4 * scratch_n;
+    // per block: x, r, M^-1, diag(A), and (when some job has N > shared_n) p and y
+    const int nvec = shared_n < scratch_n ? 6 : 4;
+    real* x = scratch + (long long)blockIdx.x * nvec * scratch_n;
     real* r = x + scratch_n;
     real* minv = r + scratch_n;
     real* diag = minv + scratch_n;
+    real* gpy = diag + scratch_n;
     const int tid = threadIdx.x;
 
     for (;;) {
@@ -480,7 +497,7 @@ extern "C" __global__ void __launch_bounds__(1024) MGK_KERNEL_NAME(
             continue;
         }
         Pair P;
-        pair_setup(A, B, ga, gb, sp, minv, diag, dscale, theta, P);
+        pair_setup(A, B, ga, gb, sp, minv, diag, dscale, theta, P, N > shared_n ? gpy : nullptr);
         const int it = pcg(A, B, P, RHS_DEGREE, dscale, theta, tol, max_iter, x, r, red);
 
         double k = 0;

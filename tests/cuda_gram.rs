@@ -486,3 +486,54 @@ fn tile_pair_xmv_nodal_matches_the_row_scheme() {
         }
     }
 }
+
+/// The mid-size path (p and y in global memory, the whole PCG on the device,
+/// one block per pair) on a mixed-size set: pairs above the shared-vector
+/// limit take it, the others keep their vectors in shared memory, all in one
+/// launch; values against the CPU f64 reference, nodal output against the
+/// shared-memory path.
+#[test]
+fn mid_size_path_on_a_mixed_set_matches_the_reference() {
+    let Some(dev) = gpu_or_skip() else { return };
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(23);
+    let graphs: Vec<G> = (0..7).map(|k| random_graph(2 + 11 * k, 0.2, k % 2 == 1, &mut rng)).collect();
+    let (kn, ke) = labeled_kernels();
+    for (precision, bound) in [(Precision::F32, 1e-5), (Precision::F64, 1e-10)] {
+        for lmin in [0, 1] {
+            let params = MgkParams { precision, lmin, ..Default::default() };
+            let mut gpu = GpuGram::new(dev, kn.clone(), ke.clone(), params).unwrap();
+            let shared = gpu.nodal_all(&graphs).unwrap();
+            gpu.set_shared_vector_limit(Some(400));
+            let up = gpu.upload(&graphs).unwrap();
+            let out = gpu.gram(&up).unwrap();
+            let global = gpu.nodal_all(&graphs).unwrap();
+            let ref_params = MgkParams { precision: Precision::F64, tol: Some(1e-13), ..params };
+            let full = MgkParams { lmin: 0, ..ref_params };
+            let m = graphs.len();
+            let (mut worst, mut worst_nodal, mut mid) = (0.0f64, 0.0f64, 0);
+            let mut k = 0;
+            for i in 0..m {
+                for j in i..m {
+                    mid += usize::from(graphs[i].num_nodes() * graphs[j].num_nodes() > 400);
+                    let r = mgk_pair::<f64, _, _, _, _>(&graphs[i], &graphs[j], &kn, &ke, &ref_params).value;
+                    let scale = mgk_pair::<f64, _, _, _, _>(&graphs[i], &graphs[j], &kn, &ke, &full).value.abs();
+                    let v = out.values[i * m + j];
+                    assert!(v.is_finite(), "K[{i},{j}] = {v}");
+                    worst = worst.max((v - r).abs() / scale.max(1e-300));
+                    let top = shared[k].values.iter().fold(0.0f64, |t, x| t.max(x.abs())).max(1e-300);
+                    for (a, b) in global[k].values.iter().zip(&shared[k].values) {
+                        worst_nodal = worst_nodal.max((a - b).abs() / top);
+                    }
+                    k += 1;
+                }
+            }
+            assert!(mid >= 10, "only {mid} pairs above the limit");
+            eprintln!(
+                "mid-size {precision:?} lmin {lmin}: {mid} pairs on the mid-size path, worst relative error \
+                 {worst:.2e}, nodal {worst_nodal:.2e}"
+            );
+            assert!(worst <= bound, "{precision:?} lmin {lmin}: worst relative error {worst:.2e}");
+            assert!(worst_nodal <= bound, "{precision:?} lmin {lmin}: nodal differs by {worst_nodal:.2e}");
+        }
+    }
+}

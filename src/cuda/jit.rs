@@ -11,8 +11,8 @@
 //!   published by writing a temporary file in the same folder and renaming
 //!   it, so concurrent processes never read half a file.
 
-use super::codegen::hash_hex;
 use super::device::panic_message;
+use super::hash_hex;
 use super::CudaError;
 pub use super::Origin;
 use cudarc::nvrtc::{result, sys};

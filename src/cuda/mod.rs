@@ -1,4 +1,5 @@
-//! The CUDA backend: the batched marginalized graph kernel on NVIDIA GPUs.
+//! The CUDA layer every GPU algorithm uses: devices, buffers, NVRTC JIT,
+//! label layouts and the octile packer.
 //!
 //! # What is here
 //! - [`Backend`]: `Auto | Cpu | Cuda(ordinal)`, resolved at run time by
@@ -8,56 +9,18 @@
 //! - [`pack`]: octile packing of graphs (8×8 tiles, non-empty tiles only, a
 //!   64-bit nonzero bitmap per tile, nonzeros stored compactly in bitmap
 //!   order) into flat structure-of-arrays buffers, pure CPU.
-//! - [`codegen`]: the CUDA C++ sources: a generated preface (real type,
-//!   label structs, `kappa_node` / `kappa_edge` from the base kernels' CUDA
-//!   forms, and for the gradient kernel their log-θ gradients by forward-mode
-//!   differentiation of the same expressions) followed by the templates in
-//!   `kernels/`. Hyperparameters are read from a `theta` array passed at
-//!   launch, never baked into the source, so changing θ never recompiles;
-//!   nor does the block size, which is a launch parameter.
+//! - [`label`]: how node and edge labels are laid out on the device.
 //! - [`jit`] (feature `cuda`): NVRTC compilation for the device's architecture,
 //!   cached in memory and on disk (see [`jit::cache_dir`]), started in the
 //!   background when graphs are uploaded, and tiered: on a cold cache the
 //!   first call runs an image compiled with `--Ofast-compile=min` while the
 //!   fully optimized one compiles in the background ([`jit::compile_tiered`]).
-//! - [`GpuGram`] (feature `cuda`): Gram matrices (`gram`, `gram_xy`, `diag`),
-//!   their gradients (`gram_with_gradient`, …) and nodal similarities
-//!   (`nodal`, `nodal_all`) of graphs uploaded once as [`GpuGraphs`]
-//!   (reordered as [`MgkParams::reorder`] says and packed into octiles at upload). One launch per
-//!   call: persistent blocks take pairs from an atomic job counter (largest
-//!   pairs first); a block stages both graphs from their octiles in shared
-//!   memory (the first by rows, the second as its nonzeros in octile order)
-//!   and keeps the search direction and the product in shared memory. The
-//!   product (weights w w′ κe computed on the fly) follows the scheme
-//!   [`MgkParams::xmv`] names ([`XmvScheme`]): by default a loop over work
-//!   items (a row of the first graph × a chunk of the second graph's
-//!   nonzeros, one item per warp at a time; sums in registers, one shared
-//!   atomic per lane and item), or tile pair by tile pair (a row-structured
-//!   or a sparse primitive by nonzero count; `kernels/mgk_pcg.cu`).
-//!   The gradient kernel (`kernels/mgk_grad.cu`) solves the adjoint system
-//!   too and sums the gradient over product nodes and arc pairs. Pairs too
-//!   large for shared memory go, one by one, to the single-large-pair path:
-//!   a host PCG loop over device vectors with one on-the-fly XMV launch per
-//!   iteration over all tile pairs of the two graphs (`kernels/mgk_large.cu`;
-//!   values and nodal output, no gradients).
-//! - [`reference`](mod@reference): a CPU implementation of exactly the algorithm the GPU runs
-//!   (same start vector, same preconditioner, same stopping rule), in f64 or
-//!   f32, used to check the GPU and as an executable specification.
+//! - devices, streams and checked driver calls (`device`, crate-private).
 //!
-//! # The system solved per pair
-//! For graphs G (n nodes) and G′ (n′ nodes), with degrees d_i = Σ_j w_ij (1
-//! where that sum is 0), stop probability q and start probabilities p:
-//!
-//! (D× V×⁻¹ − (W ⊗ W′) ⊙ E×) r = D× 1,  D× = (D ⊗ D′)/(1 − q)²,
-//! V× = diag κv(v_i, v′_i′), E×[(i,i′),(j,j′)] = κe(e_ij, e′_i′j′),
-//!
-//! index (i, i′) ↦ i·n′ + i′, and K(G, G′) = Σ p_i p′_i′ r_ii′; with lmin = 1
-//! the length-one term Σ p_i p′_i′ κv(v_i, v′_i′) is subtracted.
-//!
-//! It is solved by preconditioned conjugate gradients with the Jacobi
-//! preconditioner M = D× V×⁻¹ (the diagonal of the operator for graphs
-//! without self-loops), started from x₀ = 0, stopped when
-//! ‖r_k‖ ≤ tol · ‖D× 1‖.
+//! The marginalized graph kernel's GPU code (code generation, the batched and
+//! large-pair launches, gradients, the CPU reference of the GPU algorithm)
+//! lives with the MGK in `src/mgk/gpu/`; [`GpuGram`], [`GpuGraphs`],
+//! [`codegen`], [`reference`] and the output types are re-exported here.
 //!
 //! With the `cuda` feature off, [`GpuGram`] and [`GpuGraphs`] do not exist;
 //! the backend-neutral API (the `_on` methods of
@@ -66,25 +29,26 @@
 //! [`Error::CudaNotCompiled`](crate::Error::CudaNotCompiled), so user code of
 //! that API needs no `cfg`.
 
-pub mod codegen;
 mod handle;
 pub mod label;
 pub mod pack;
-pub mod reference;
 
 #[cfg(feature = "cuda")]
 pub(crate) mod device;
 #[cfg(feature = "cuda")]
-mod gram;
-#[cfg(feature = "cuda")]
 pub mod jit;
+
+// The marginalized graph kernel's GPU code lives with the MGK (`src/mgk/gpu/`);
+// its public items stay reachable here.
+pub use crate::mgk::gpu::output::{GramGradient, GramOutput, NodalOutput};
+pub use crate::mgk::gpu::{codegen, reference};
 
 #[cfg(feature = "cuda")]
 pub use self::device::device_count;
 #[cfg(feature = "cuda")]
 pub(crate) use self::device::probe_device;
 #[cfg(feature = "cuda")]
-pub use self::gram::{GpuGram, GpuGraphs};
+pub use crate::mgk::gpu::{GpuGram, GpuGraphs};
 
 /// Number of CUDA devices.
 ///
@@ -121,6 +85,21 @@ pub struct DeviceInfo {
 pub use self::handle::GpuDevice;
 pub use self::label::GpuLabel;
 
+/// A 128-bit FNV-1a hash (two 64-bit lanes with different offsets), as 32
+/// hex digits: the key of generated sources. Not cryptographic; the disk
+/// cache compares full keys.
+pub fn hash_hex(parts: &[&[u8]]) -> String {
+    let mut h1: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut h2: u64 = 0x6c62_272e_07bb_0142;
+    for part in parts {
+        for &byte in part.iter().chain(&[0xffu8]) {
+            h1 = (h1 ^ byte as u64).wrapping_mul(0x0000_0100_0000_01b3);
+            h2 = (h2 ^ byte as u64).wrapping_mul(0x0000_0100_0000_01b3).rotate_left(5);
+        }
+    }
+    format!("{h1:016x}{h2:016x}")
+}
+
 use crate::basekernel::KernelError;
 
 /// Where a compiled image came from.
@@ -140,67 +119,6 @@ pub enum Origin {
     /// optimized one compiles in the background; later calls switch to the
     /// full image once it is ready.
     FastTier,
-}
-
-/// Result of a Gram computation.
-#[derive(Clone, Debug, PartialEq)]
-pub struct GramOutput {
-    /// Row-major `rows × cols` values (for `diag`, `rows = 1`).
-    pub values: Vec<f64>,
-    /// Rows.
-    pub rows: usize,
-    /// Columns.
-    pub cols: usize,
-    /// PCG iterations of each pair, in the layout of `values`.
-    pub iterations: Vec<u32>,
-    /// Effective XMV work: Σ over solved pairs of iterations · nnz · nnz′
-    /// (nonzeros of the Kronecker operator applied).
-    pub xmv_products: f64,
-    /// The kernel's name, where its image came from, and the seconds spent
-    /// getting it ready in this call (compile and module load; ~0 when it
-    /// was already loaded).
-    pub kernel: (String, Origin, f64),
-}
-
-impl GramOutput {
-    /// Mean PCG iterations per solved pair.
-    pub fn mean_iterations(&self) -> f64 {
-        if self.iterations.is_empty() {
-            return 0.0;
-        }
-        self.iterations.iter().map(|&i| i as f64).sum::<f64>() / self.iterations.len() as f64
-    }
-}
-
-/// A Gram matrix and its gradient, from [`GpuGram::gram_with_gradient`]
-/// (and the `_xy` / `diag` forms).
-#[derive(Clone, Debug, PartialEq)]
-pub struct GramGradient {
-    /// The values. `iterations` counts the PCG iterations of both solves
-    /// (the system and its adjoint) of each pair.
-    pub gram: GramOutput,
-    /// The gradient's slots: `node.<path>` for each of the node kernel's
-    /// hyperparameters, `edge.<path>` for the edge kernel's (fixed ones
-    /// included, as `BaseKernel::hyperparameters` lists them), then `q`.
-    pub names: Vec<String>,
-    /// `rows × cols × names.len()`, entry `(i, j, t)` at
-    /// `(i·cols + j)·k + t`: ∂K_ij/∂(log θ_t).
-    pub gradient: Vec<f64>,
-}
-
-/// Nodal similarity of one pair, from [`GpuGram::nodal`].
-#[derive(Clone, Debug, PartialEq)]
-pub struct NodalOutput {
-    /// Nodes of the first graph.
-    pub rows: usize,
-    /// Nodes of the second graph.
-    pub cols: usize,
-    /// Row-major `rows × cols` values `K_ii′` in the graphs' own node order.
-    pub values: Vec<f64>,
-    /// K(G, G′) = Σ K_ii′.
-    pub value: f64,
-    /// PCG iterations.
-    pub iterations: u32,
 }
 
 pub use crate::backend::{resolve_backend, Backend, Precision};

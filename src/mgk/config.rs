@@ -197,6 +197,11 @@ pub struct Tuning {
     /// Threads per block of the batched kernels (`KRONOGRAPH_MGK_BLOCK`, a
     /// multiple of 32 up to 1024); `None`: by the mean pair size.
     pub block: Option<u32>,
+    /// Largest pair (product nodes n·n′) whose PCG vectors p and y the
+    /// batched kernel keeps in shared memory (`KRONOGRAPH_MGK_SHARED_N`);
+    /// larger pairs keep them in global memory (the mid-size path). `None`:
+    /// every pair whose vectors fit.
+    pub shared_n: Option<u32>,
 }
 
 impl Tuning {
@@ -208,6 +213,7 @@ impl Tuning {
             lane_nz: var("KRONOGRAPH_MGK_LANE_NZ").filter(|k| (1..=4).contains(k)),
             dense_min: var("KRONOGRAPH_MGK_DENSE_MIN").unwrap_or(64),
             block: var("KRONOGRAPH_MGK_BLOCK").filter(|&b| (32..=1024).contains(&b) && b % 32 == 0),
+            shared_n: var("KRONOGRAPH_MGK_SHARED_N"),
         }
     }
 

@@ -107,7 +107,7 @@ mod api;
 mod config;
 mod cpu;
 mod engine;
-mod gpu;
+pub(crate) mod gpu;
 mod kernel;
 mod rw;
 pub mod system;

@@ -2,7 +2,7 @@
 //! compiled by NVRTC through [`jit::compile_cached`](crate::cuda::jit::compile_cached)
 //! (memory and disk caches) and loaded once per device under a typed key.
 
-use crate::cuda::codegen::hash_hex;
+use crate::cuda::hash_hex;
 use crate::semirings::{CudaSemiring, Semiring};
 
 /// The template every generated module appends to its semiring preface.

@@ -3,6 +3,61 @@
 //! packed into octiles and uploaded, and the pairs solved by the batched
 //! device kernels of [`crate::cuda::GpuGram`].
 //!
+//! # Layout
+//! - `gram`: [`GpuGram`], its public calls and nodal similarities;
+//! - `upload`: [`GpuGraphs`] (reordered, packed, uploaded graphs);
+//! - `batched`: routing of pairs and the batched launch;
+//! - `large`: the single-large-pair path; `grad`: gradients;
+//! - [`codegen`]: the CUDA sources; [`reference`]: the CPU specification of
+//!   the GPU algorithm; `output`: what the calls return.
+//!
+//! # The GPU algorithm
+//! - [`codegen`]: the CUDA C++ sources: a generated preface (real type,
+//!   label structs, `kappa_node` / `kappa_edge` from the base kernels' CUDA
+//!   forms, and for the gradient kernel their log-θ gradients by forward-mode
+//!   differentiation of the same expressions) followed by the templates in
+//!   `kernels/`. Hyperparameters are read from a `theta` array passed at
+//!   launch, never baked into the source, so changing θ never recompiles;
+//!   nor does the block size, which is a launch parameter.
+//! - [`GpuGram`] (feature `cuda`): Gram matrices (`gram`, `gram_xy`, `diag`),
+//!   their gradients (`gram_with_gradient`, …) and nodal similarities
+//!   (`nodal`, `nodal_all`) of graphs uploaded once as [`GpuGraphs`]
+//!   (reordered as [`MgkConfig::reorder`](crate::mgk::MgkConfig::reorder) says and packed into octiles at upload). One launch per
+//!   call: persistent blocks take pairs from an atomic job counter (largest
+//!   pairs first); a block stages both graphs from their octiles in shared
+//!   memory (the first by rows, the second as its nonzeros in octile order)
+//!   and keeps the search direction and the product in shared memory. The
+//!   product (weights w w′ κe computed on the fly) follows the scheme
+//!   [`MgkConfig::xmv`](crate::mgk::MgkConfig::xmv) names ([`XmvScheme`](crate::mgk::XmvScheme)): by default a loop over work
+//!   items (a row of the first graph × a chunk of the second graph's
+//!   nonzeros, one item per warp at a time; sums in registers, one shared
+//!   atomic per lane and item), or tile pair by tile pair (a row-structured
+//!   or a sparse primitive by nonzero count; `kernels/mgk_pcg.cu`).
+//!   The gradient kernel (`kernels/mgk_grad.cu`) solves the adjoint system
+//!   too and sums the gradient over product nodes and arc pairs. Pairs too
+//!   large for shared memory go, one by one, to the single-large-pair path:
+//!   a host PCG loop over device vectors with one on-the-fly XMV launch per
+//!   iteration over all tile pairs of the two graphs (`kernels/mgk_large.cu`;
+//!   values and nodal output, no gradients).
+//! - [`reference`](mod@reference): a CPU implementation of exactly the algorithm the GPU runs
+//!   (same start vector, same preconditioner, same stopping rule), in f64 or
+//!   f32, used to check the GPU and as an executable specification.
+//!
+//! # The system solved per pair
+//! For graphs G (n nodes) and G′ (n′ nodes), with degrees d_i = Σ_j w_ij (1
+//! where that sum is 0), stop probability q and start probabilities p:
+//!
+//! (D× V×⁻¹ − (W ⊗ W′) ⊙ E×) r = D× 1,  D× = (D ⊗ D′)/(1 − q)²,
+//! V× = diag κv(v_i, v′_i′), E×[(i,i′),(j,j′)] = κe(e_ij, e′_i′j′),
+//!
+//! index (i, i′) ↦ i·n′ + i′, and K(G, G′) = Σ p_i p′_i′ r_ii′; with lmin = 1
+//! the length-one term Σ p_i p′_i′ κv(v_i, v′_i′) is subtracted.
+//!
+//! It is solved by preconditioned conjugate gradients with the Jacobi
+//! preconditioner M = D× V×⁻¹ (the diagonal of the operator for graphs
+//! without self-loops), started from x₀ = 0, stopped when
+//! ‖r_k‖ ≤ tol · ‖D× 1‖.
+//!
 //! Without the `cuda` feature, [`Gpu`] is an uninhabited type that
 //! implements the same trait: the compiler keeps the two builds in step.
 
@@ -11,6 +66,26 @@ use super::{MarginalizedGraphKernel, MgkError};
 use crate::basekernel::BaseKernel;
 use crate::cuda::GpuLabel;
 use crate::graph::Graph;
+
+pub mod codegen;
+pub(crate) mod output;
+pub mod reference;
+
+#[cfg(feature = "cuda")]
+mod batched;
+#[cfg(feature = "cuda")]
+mod grad;
+#[cfg(feature = "cuda")]
+mod gram;
+#[cfg(feature = "cuda")]
+mod large;
+#[cfg(feature = "cuda")]
+mod upload;
+
+#[cfg(feature = "cuda")]
+pub use self::gram::GpuGram;
+#[cfg(feature = "cuda")]
+pub use self::upload::GpuGraphs;
 
 #[cfg(feature = "cuda")]
 pub(crate) use self::imp::Gpu;
@@ -44,8 +119,8 @@ impl<N: GpuLabel, E: GpuLabel, KV: BaseKernel<N>, KE: BaseKernel<E>> PairEngine<
 
 #[cfg(feature = "cuda")]
 mod imp {
+    use super::GpuGram;
     use super::*;
-    use crate::cuda::GpuGram;
 
     /// The engine of CUDA device `device`.
     #[derive(Clone, Copy, Debug)]

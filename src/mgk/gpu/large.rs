@@ -16,13 +16,14 @@
 //! Sync` methods. The algorithm is the same (Jacobi PCG from x₀ = 0,
 //! stopped at ‖r‖ ≤ tol ‖b‖), and it is checked against the CPU reference.
 
-use super::super::codegen::{mgk_large_source, LARGE_KERNELS};
-use super::super::device::{check, FunctionKey};
-use super::super::jit::compile_cached;
-use super::super::{CudaError, Origin, Precision};
-use super::{real_bytes, GpuGram, GpuGraphs};
+use super::codegen::{mgk_large_source, LARGE_KERNELS};
+use super::gram::GpuGram;
+use super::upload::{real_bytes, GpuGraphs};
 use crate::basekernel::BaseKernel;
+use crate::cuda::device::{check, FunctionKey};
+use crate::cuda::jit::compile_cached;
 use crate::cuda::label::GpuLabel;
+use crate::cuda::{CudaError, Origin, Precision};
 use cudarc::driver::{CudaFunction, CudaSlice, DeviceRepr, LaunchConfig, PushKernelArg};
 
 /// Offsets and sizes of one pair inside its two batches (the kernel's
@@ -182,7 +183,7 @@ where
         let xmv_grid = (tile_pairs.div_ceil((BLOCK / 32) as u64) as u32).clamp(1, sms * 32);
         let xcfg = LaunchConfig { grid_dim: (xmv_grid, 1, 1), block_dim: (BLOCK, 1, 1), shared_mem_bytes: 0 };
         let n_arg = n as i64;
-        let dense_min = i32::try_from(super::super::codegen::mgk_dense_min()).unwrap_or(i32::MAX);
+        let dense_min = i32::try_from(super::codegen::mgk_dense_min()).unwrap_or(i32::MAX);
         let lmin = self.params.lmin as i32;
         let (f_init, f_ap, f_xmv, f_dot, f_update, f_dir, f_final) =
             (&fs[0], &fs[1], &fs[2], &fs[3], &fs[4], &fs[5], &fs[6]);

@@ -26,26 +26,27 @@
 //!   [`mgk_source_with`]) `MGK_XMV_TILES 1` and `MGK_DENSE_MIN` (see
 //!   [`mgk_dense_min`]).
 
-use super::label::LabelLayout;
-use super::{CudaError, Precision, XmvScheme};
 use crate::basekernel::{cuda_gradient_body, cuda_preamble, BaseKernel, CudaGen};
+pub use crate::cuda::hash_hex;
+use crate::cuda::label::LabelLayout;
+use crate::cuda::{CudaError, Precision, XmvScheme};
 
 /// Device code shared by both kernel families: the packed graph set and
 /// block reductions.
-pub const MGK_COMMON_TEMPLATE: &str = include_str!("../../kernels/mgk_common.cu");
+pub const MGK_COMMON_TEMPLATE: &str = include_str!("../../../kernels/mgk_common.cu");
 
 /// The kernel template: batched PCG over graph pairs (appended after
 /// [`MGK_COMMON_TEMPLATE`]).
-pub const MGK_PCG_TEMPLATE: &str = include_str!("../../kernels/mgk_pcg.cu");
+pub const MGK_PCG_TEMPLATE: &str = include_str!("../../../kernels/mgk_pcg.cu");
 
 /// The kernels of the single-large-pair path (appended after
 /// [`MGK_COMMON_TEMPLATE`]): PCG set-up, the on-the-fly XMV over all tile
 /// pairs, fused vector updates and reductions.
-pub const MGK_LARGE_TEMPLATE: &str = include_str!("../../kernels/mgk_large.cu");
+pub const MGK_LARGE_TEMPLATE: &str = include_str!("../../../kernels/mgk_large.cu");
 
 /// The batched kernel with hyperparameter gradients (appended after
 /// [`MGK_PCG_TEMPLATE`], whose device functions it reuses).
-pub const MGK_GRAD_TEMPLATE: &str = include_str!("../../kernels/mgk_grad.cu");
+pub const MGK_GRAD_TEMPLATE: &str = include_str!("../../../kernels/mgk_grad.cu");
 
 /// Nonzeros of the second graph each lane holds in the batched XMV
 /// (`MGK_LANE_NZ`): by default 4 in f32 and 2 in f64 (the fastest on the
@@ -80,20 +81,6 @@ pub struct KernelSource {
     pub source: String,
     /// θ: node kernel's hyperparameters, then the edge kernel's.
     pub theta: Vec<f64>,
-}
-
-/// A 128-bit FNV-1a hash (two 64-bit lanes with different offsets), as 32
-/// hex digits. Not cryptographic; the disk cache compares full keys.
-pub fn hash_hex(parts: &[&[u8]]) -> String {
-    let mut h1: u64 = 0xcbf2_9ce4_8422_2325;
-    let mut h2: u64 = 0x6c62_272e_07bb_0142;
-    for part in parts {
-        for &byte in part.iter().chain(&[0xffu8]) {
-            h1 = (h1 ^ byte as u64).wrapping_mul(0x0000_0100_0000_01b3);
-            h2 = (h2 ^ byte as u64).wrapping_mul(0x0000_0100_0000_01b3).rotate_left(5);
-        }
-    }
-    format!("{h1:016x}{h2:016x}")
 }
 
 /// The source of the batched PCG kernel for these base kernels, label
@@ -275,7 +262,7 @@ mod tests {
 
     #[test]
     fn theta_changes_never_change_the_source() {
-        let layout = LabelLayout::record(&[("label".into(), super::super::label::CType::Int32)], Precision::F32);
+        let layout = LabelLayout::record(&[("label".into(), crate::cuda::label::CType::Int32)], Precision::F32);
         let a = mgk_source::<Record, (), _, _>(
             &Field::new("label", KroneckerDelta::new(0.5)),
             &Constant::new(1.0),
@@ -311,7 +298,7 @@ mod tests {
 
     #[test]
     fn large_pair_source_names_every_kernel() {
-        let layout = LabelLayout::record(&[("label".into(), super::super::label::CType::Int32)], Precision::F64);
+        let layout = LabelLayout::record(&[("label".into(), crate::cuda::label::CType::Int32)], Precision::F64);
         let kn = Field::new("label", KroneckerDelta::new(0.5));
         let a = mgk_large_source::<Record, (), _, _>(
             &kn,
@@ -335,7 +322,7 @@ mod tests {
 
     #[test]
     fn gradient_functions_use_the_kernels_own_slots() {
-        let nl = LabelLayout::record(&[("label".into(), super::super::label::CType::Int32)], Precision::F32);
+        let nl = LabelLayout::record(&[("label".into(), crate::cuda::label::CType::Int32)], Precision::F32);
         let src = mgk_grad_source::<Record, (), _, _>(
             &Field::new("label", KroneckerDelta::new(0.5)),
             &Constant::new(1.0),
@@ -370,7 +357,7 @@ mod tests {
 
     #[test]
     fn tile_pair_source_defines_its_scheme() {
-        let layout = LabelLayout::record(&[("label".into(), super::super::label::CType::Int32)], Precision::F32);
+        let layout = LabelLayout::record(&[("label".into(), crate::cuda::label::CType::Int32)], Precision::F32);
         let kn = Field::new("label", KroneckerDelta::new(0.5));
         for p in [Precision::F32, Precision::F64] {
             let rows =

@@ -6,8 +6,8 @@
 //! (to see what single precision can reach). [`mgk_pair_dense`] solves the
 //! same system by dense Cholesky factorization, the check of the check.
 
-use super::MgkParams;
 use crate::basekernel::BaseKernel;
+use crate::cuda::MgkParams;
 use crate::graph::{Graph, Label};
 use num_traits::Float;
 use rayon::prelude::*;
