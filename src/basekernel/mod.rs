@@ -54,8 +54,8 @@
 mod codegen;
 mod combine;
 mod cuda;
-mod fastexp;
 pub mod expr;
+mod fastexp;
 mod field;
 mod hyper;
 mod leaf;

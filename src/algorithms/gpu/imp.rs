@@ -236,7 +236,7 @@ pub fn sssp_device(a: &DeviceMatrix<f64>, source: usize, strategy: GpuMergeStrat
     let d: Vec<f64> = check("downloading distances", || s.clone_dtoh(&dist_d))?;
     sync(dev)?;
     dist.copy_from_slice(&d[..n]);
-    Ok(SsspResult { distances: dist, rounds })
+    Ok(SsspResult { distances: dist, rounds, delta: None })
 }
 
 /// One relaxation: candidates `(idx, val)` lower `dist` where smaller; the
