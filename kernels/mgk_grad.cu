@@ -66,7 +66,7 @@ extern "C" __global__ void __launch_bounds__(1024) MGK_GRAD_NAME(
             continue;
         }
         Pair P;
-        pair_setup(A, B, ga, gb, sp, minv, diag, dscale, theta, P, nullptr);
+        pair_setup(A, B, ga, gb, sp, minv, diag, dscale, theta, P, nullptr, nullptr);
         const int n2 = P.n2;
         const int it1 = pcg(A, B, P, RHS_START, dscale, theta, tol, max_iter, z, r, red);
         const int it0 = pcg(A, B, P, RHS_DEGREE, dscale, theta, tol, max_iter, x, r, red);

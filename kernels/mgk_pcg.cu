@@ -344,10 +344,12 @@ struct Pair {
 // Stages the pair (ga of A, gb of B) and computes diag(A) = D V^-1 and M^-1 into scratch.
 // With gpy null, p and y go to shared memory before the staged graphs; else (a pair whose
 // vectors do not fit in shared memory) p and y are gpy[0, N) and gpy[N, 2N) in global memory
-// and only the graphs are staged in shared memory.
+// and the graphs are staged in shared memory, or at gstage in global memory when not null (a
+// pair whose graphs do not fit either; read back through L1 and L2).
 static __device__ __forceinline__ void pair_setup(const GraphSet& A, const GraphSet& B, int ga, int gb, real* sp,
                                                   real* scratch_minv, real* scratch_diag, const real dscale,
-                                                  const real* __restrict__ theta, Pair& P, real* gpy) {
+                                                  const real* __restrict__ theta, Pair& P, real* gpy,
+                                                  unsigned char* gstage) {
     P.na0 = A.node_off[ga];
     P.n1 = A.node_off[ga + 1] - P.na0;
     P.nb0 = B.node_off[gb];
@@ -359,7 +361,7 @@ static __device__ __forceinline__ void pair_setup(const GraphSet& A, const Graph
     if (gpy) {
         P.p = gpy;
         P.y = gpy + P.N;
-        base = reinterpret_cast<unsigned char*>(sp);
+        base = gstage ? gstage : reinterpret_cast<unsigned char*>(sp);
     } else {
         P.p = sp;
         P.y = sp + P.N;
@@ -459,6 +461,9 @@ extern "C" __global__ void __launch_bounds__(1024) MGK_KERNEL_NAME(
     real* __restrict__ scratch,          // [gridDim.x * (4 or 6) * scratch_n]
     const long long scratch_n,           // largest N of any job
     const long long shared_n,            // jobs with N > shared_n keep p and y in global scratch
+    const unsigned char* __restrict__ stage_global,  // null, or per job 1: stage the graphs in gstage
+    unsigned char* __restrict__ gstage,  // [gridDim.x * gstage_bytes] global staging
+    const long long gstage_bytes,
     double* __restrict__ out,            // [n_jobs] K
     int* __restrict__ iters,             // [n_jobs] PCG iterations
     double* __restrict__ nodal,          // null, or the nodal outputs: job k's N values at nodal_off[k]
@@ -497,8 +502,19 @@ extern "C" __global__ void __launch_bounds__(1024) MGK_KERNEL_NAME(
             continue;
         }
         Pair P;
-        pair_setup(A, B, ga, gb, sp, minv, diag, dscale, theta, P, N > shared_n ? gpy : nullptr);
-        const int it = pcg(A, B, P, RHS_DEGREE, dscale, theta, tol, max_iter, x, r, red);
+        int it;
+        // one inlined copy per placement, so that the compiler sees what is in shared memory
+        // (shared loads and atomics rather than generic ones)
+        if (N > shared_n && stage_global && stage_global[job]) {
+            pair_setup(A, B, ga, gb, sp, minv, diag, dscale, theta, P, gpy, gstage + blockIdx.x * gstage_bytes);
+            it = pcg(A, B, P, RHS_DEGREE, dscale, theta, tol, max_iter, x, r, red);
+        } else if (N > shared_n) {
+            pair_setup(A, B, ga, gb, sp, minv, diag, dscale, theta, P, gpy, nullptr);
+            it = pcg(A, B, P, RHS_DEGREE, dscale, theta, tol, max_iter, x, r, red);
+        } else {
+            pair_setup(A, B, ga, gb, sp, minv, diag, dscale, theta, P, nullptr, nullptr);
+            it = pcg(A, B, P, RHS_DEGREE, dscale, theta, tol, max_iter, x, r, red);
+        }
 
         double k = 0;
         double* nd = nodal ? nodal + nodal_off[job] : nullptr;

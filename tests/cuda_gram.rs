@@ -490,8 +490,9 @@ fn tile_pair_xmv_nodal_matches_the_row_scheme() {
 /// The mid-size path (p and y in global memory, the whole PCG on the device,
 /// one block per pair) on a mixed-size set: pairs above the shared-vector
 /// limit take it, the others keep their vectors in shared memory, all in one
-/// launch; values against the CPU f64 reference, nodal output against the
-/// shared-memory path.
+/// launch; with lmin = 1 their graphs are staged in global memory too (the
+/// path of pairs whose graphs do not fit in shared memory); values against
+/// the CPU f64 reference, nodal output against the shared-memory path.
 #[test]
 fn mid_size_path_on_a_mixed_set_matches_the_reference() {
     let Some(dev) = gpu_or_skip() else { return };
@@ -502,8 +503,10 @@ fn mid_size_path_on_a_mixed_set_matches_the_reference() {
         for lmin in [0, 1] {
             let params = MgkParams { precision, lmin, ..Default::default() };
             let mut gpu = GpuGram::new(dev, kn.clone(), ke.clone(), params).unwrap();
+            gpu.set_shared_vector_limit(Some(usize::MAX));
             let shared = gpu.nodal_all(&graphs).unwrap();
             gpu.set_shared_vector_limit(Some(400));
+            gpu.set_global_staging(lmin == 1);
             let up = gpu.upload(&graphs).unwrap();
             let out = gpu.gram(&up).unwrap();
             let global = gpu.nodal_all(&graphs).unwrap();

@@ -10,6 +10,10 @@ use crate::cuda::label::GpuLabel;
 use crate::cuda::{CudaError, Origin, Precision, XmvScheme};
 use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
 
+/// Vectors (p and y) of a pair above this size go to global memory when only
+/// a few pairs of the launch are that large (see `GpuGram::route`).
+const SHARED_VECTOR_BYTES: usize = 32 * 1024;
+
 impl<N, E, KN, KE> GpuGram<N, E, KN, KE>
 where
     N: GpuLabel,
@@ -126,33 +130,48 @@ where
         }
     }
 
-    /// Routes the jobs: `(shared_n, batched, large)`. Jobs of at most
+    /// Routes the jobs (see `SHARED_VECTOR_BYTES` for the default threshold): `(shared_n, batched, large)`. Jobs of at most
     /// `shared_n` product nodes keep p and y in shared memory; larger ones
-    /// whose graphs fit in shared memory keep them in global memory (the
-    /// mid-size path); both go to the one batched launch (`batched`, job
-    /// indices). The rest (or all, with
+    /// keep them in global memory and stage their graphs in shared memory
+    /// where they fit, else in global memory too (the mid-size and large
+    /// paths); all go to the one batched launch (`batched`, job indices).
+    /// Pairs of more than 2³¹ − 1 product nodes (or all, with
     /// [`set_large_pair_path`](Self::set_large_pair_path)) go to the
     /// single-large-pair path (`large`). `shared_n` is the largest N such
-    /// that every job of at most N product nodes fits with its vectors
-    /// (capped by [`Tuning::shared_n`](crate::mgk::Tuning::shared_n)).
+    /// that every job of at most N product nodes fits with its vectors,
+    /// capped by [`set_shared_vector_limit`](Self::set_shared_vector_limit) or
+    /// [`Tuning::shared_n`](crate::mgk::Tuning::shared_n) when given, else,
+    /// when at most a quarter of the jobs have more than 32 KiB of vectors, at
+    /// that size.
     fn route(&self, a: &GpuGraphs, b: &GpuGraphs, jobs: &[(usize, usize)]) -> (usize, Vec<usize>, Vec<usize>) {
-        // margin for the kernel's static shared memory
-        let limit = self.dev.info.max_shared_per_block.saturating_sub(4096);
+        let limit = self.smem_limit();
         let xmv = self.params.xmv;
         let nn = |k: usize| a.num_nodes[jobs[k].0] * b.num_nodes[jobs[k].1];
-        let mut by_n: Vec<usize> = (0..jobs.len()).collect();
-        by_n.sort_by_key(|&k| nn(k));
-        let first_misfit = by_n.iter().find(|&&k| Self::batched_smem(a, jobs[k].0, b, jobs[k].1, xmv, true) > limit);
-        let mut shared_n = first_misfit.map_or(usize::MAX, |&k| nn(k).saturating_sub(1));
-        if let Some(cap) = self.shared_n_cap.or(crate::mgk::Tuning::from_env().shared_n.map(|c| c as usize)) {
-            shared_n = shared_n.min(cap);
+        // the smallest pair whose vectors and graphs do not fit together
+        let misfit = (0..jobs.len())
+            .filter(|&k| Self::batched_smem(a, jobs[k].0, b, jobs[k].1, xmv, true) > limit)
+            .map(nn)
+            .min();
+        let mut shared_n = misfit.map_or(usize::MAX, |n| n.saturating_sub(1));
+        // A few pairs with large vectors would set the shared memory of the whole launch and
+        // so its occupancy: when at most a quarter of the pairs have vectors over 32 KiB,
+        // those keep them in global memory (PROTEINS f32: 0.82 s rather than 1.04 s).
+        let occupancy_n = SHARED_VECTOR_BYTES / (2 * a.precision.size());
+        let over = (0..jobs.len()).filter(|&k| nn(k) > occupancy_n).count();
+        let cap = self.shared_n_cap.or(crate::mgk::Tuning::from_env().shared_n.map(|c| c as usize));
+        match cap {
+            Some(cap) => shared_n = shared_n.min(cap),
+            None if 4 * over <= jobs.len() => shared_n = shared_n.min(occupancy_n),
+            None => {}
         }
-        let fits = |k: usize| {
-            let (i, j) = jobs[k];
-            nn(k) <= i32::MAX as usize && Self::batched_smem(a, i, b, j, xmv, nn(k) <= shared_n) <= limit
-        };
-        let (batched, large) = (0..jobs.len()).partition(|&k| !self.force_large && fits(k));
+        let (batched, large) = (0..jobs.len()).partition(|&k| !self.force_large && nn(k) <= i32::MAX as usize);
         (shared_n, batched, large)
+    }
+
+    /// Dynamic shared memory a launch may use: the device's limit less a
+    /// margin for the kernel's static shared memory.
+    fn smem_limit(&self) -> usize {
+        self.dev.info.max_shared_per_block.saturating_sub(4096)
     }
 
     /// Runs the jobs: those whose graphs fit in shared memory by the batched
@@ -236,16 +255,19 @@ where
     ) -> Result<Plan, CudaError> {
         let sum_nn: f64 = jobs.iter().map(|&(i, j)| (a.num_nodes[i] * b.num_nodes[j]) as f64).sum();
         let mean_nn = sum_nn / jobs.len().max(1) as f64;
-        let block = mgk_block().unwrap_or(if mean_nn >= 4096.0 {
-            1024
-        } else if mean_nn >= 512.0 {
-            512
-        } else {
-            256
-        });
         let (mut smem, mut max_nn, mut big) = (0usize, 0usize, (0, 0));
-        for &(i, j) in jobs {
-            let bytes = Self::batched_smem(a, i, b, j, xmv, a.num_nodes[i] * b.num_nodes[j] <= shared_n);
+        let limit = self.smem_limit();
+        let mut stage_bytes = 0usize;
+        let mut staged_global = vec![false; jobs.len()];
+        for (k, &(i, j)) in jobs.iter().enumerate() {
+            let vectors_shared = a.num_nodes[i] * b.num_nodes[j] <= shared_n;
+            let mut bytes = Self::batched_smem(a, i, b, j, xmv, vectors_shared);
+            if !vectors_shared && (bytes > limit || self.force_global_stage) {
+                // graphs staged in global memory
+                staged_global[k] = true;
+                stage_bytes = stage_bytes.max(bytes.div_ceil(256) * 256);
+                bytes = 0;
+            }
             if bytes > smem {
                 smem = bytes;
                 big = (a.num_nodes[i], b.num_nodes[j]);
@@ -268,14 +290,23 @@ where
         };
         order.sort_by_key(|&k| std::cmp::Reverse(cost(k)));
         let job_ids: Vec<i32> = order.iter().flat_map(|&k| [jobs[k].0 as i32, jobs[k].1 as i32]).collect();
+        let stage_global: Vec<u8> =
+            if stage_bytes > 0 { order.iter().map(|&k| u8::from(staged_global[k])).collect() } else { Vec::new() };
+        let block = mgk_block().unwrap_or(if mean_nn >= 4096.0 {
+            1024
+        } else if mean_nn >= 512.0 {
+            512
+        } else {
+            256
+        });
         let per_sm =
             check("computing occupancy", || func.occupancy_max_active_blocks_per_multiprocessor(block, smem, None))?
                 .max(1) as usize;
         // the per-block scratch (vecs_per_block · max N reals) within a quarter of the device
-        let per_block = (vecs_per_block * max_nn.max(1) * a.precision.size()).max(1);
+        let per_block = (vecs_per_block * max_nn.max(1) * a.precision.size() + stage_bytes).max(1);
         let by_memory = (self.dev.info.total_memory / 4 / per_block).max(1);
         let grid = (per_sm * self.dev.info.multiprocessors).min(jobs.len()).min(by_memory).max(1);
-        Ok(Plan { block, smem, grid, order, job_ids, scratch_n: max_nn.max(1) })
+        Ok(Plan { block, smem, grid, order, job_ids, scratch_n: max_nn.max(1), stage_global, stage_bytes })
     }
 
     /// One launch of the batched kernel for `jobs`; pairs of more than
@@ -312,7 +343,7 @@ where
         let jit_seconds = t_jit.elapsed().as_secs_f64();
         let any_global = jobs.iter().any(|&(i, j)| a.num_nodes[i] * b.num_nodes[j] > shared_n);
         let nvec = if any_global { 6 } else { 4 };
-        let Plan { block, smem, grid, order, job_ids, scratch_n } =
+        let Plan { block, smem, grid, order, job_ids, scratch_n, stage_global, stage_bytes } =
             self.plan(a, b, jobs, &func, self.params.xmv, (shared_n, nvec))?;
         // the kernel reads 6 vectors per block when shared_n < scratch_n
         let shared_n = if any_global { shared_n.min(scratch_n - 1) } else { scratch_n };
@@ -332,6 +363,15 @@ where
         let nodal_d = check("allocating nodal output", || stream.clone_htod(&vec![f64::NAN; total.max(1) as usize]))?;
         let nodal_off_d = check("uploading nodal offsets", || stream.clone_htod(&nodal_off))?;
         let null_ptr: u64 = 0;
+        let (stage_flags_d, stage_d) = if stage_bytes > 0 {
+            (
+                Some(check("uploading staging flags", || stream.clone_htod(&stage_global))?),
+                Some(check("allocating global staging", || stream.alloc_zeros::<u8>(grid * stage_bytes))?),
+            )
+        } else {
+            (None, None)
+        };
+        let stage_bytes_arg = stage_bytes as i64;
 
         let dscale = self.params.system().scale;
         let tol = self.params.tolerance();
@@ -349,7 +389,12 @@ where
             Precision::F32 => lb.arg(&dscale32).arg(&tol32),
             Precision::F64 => lb.arg(&dscale).arg(&tol),
         };
-        lb.arg(&max_iter).arg(&lmin).arg(scratch).arg(&scratch_n_arg).arg(&shared_n_arg).arg(&out_d).arg(&iters_d);
+        lb.arg(&max_iter).arg(&lmin).arg(scratch).arg(&scratch_n_arg).arg(&shared_n_arg);
+        match (&stage_flags_d, &stage_d) {
+            (Some(f), Some(g)) => lb.arg(f).arg(g),
+            _ => lb.arg(&null_ptr).arg(&null_ptr),
+        };
+        lb.arg(&stage_bytes_arg).arg(&out_d).arg(&iters_d);
         if nodal {
             lb.arg(&nodal_d);
         } else {
@@ -397,6 +442,11 @@ pub(super) struct Plan {
     pub(super) job_ids: Vec<i32>,
     /// Largest N = n n′.
     pub(super) scratch_n: usize,
+    /// Per launched job, 1 where its graphs are staged in global memory
+    /// (empty when none is).
+    pub(super) stage_global: Vec<u8>,
+    /// Bytes of global staging per block (0 when no job needs it).
+    pub(super) stage_bytes: usize,
 }
 
 /// Device buffers of one batched launch (see `GpuGram::launch_buffers`).

@@ -152,7 +152,7 @@ where
                 kernel: (src.name, origin, jit_seconds),
             });
         }
-        let Plan { block, smem, grid, order, job_ids, scratch_n } =
+        let Plan { block, smem, grid, order, job_ids, scratch_n, .. } =
             self.plan(a, b, jobs, &func, XmvScheme::Rows, (usize::MAX, 5))?;
         let stream = &self.dev.stream;
         let scratch_guard = self.scratch(grid * 5 * scratch_n * rs)?;

@@ -28,6 +28,7 @@ pub struct GpuGram<N, E, KN, KE> {
     pub(super) scratch: Mutex<Option<CudaSlice<u8>>>,
     pub(super) force_large: bool,
     pub(super) shared_n_cap: Option<usize>,
+    pub(super) force_global_stage: bool,
     _labels: PhantomData<fn(&N, &E)>,
 }
 
@@ -79,6 +80,7 @@ where
             scratch: Mutex::new(None),
             force_large: false,
             shared_n_cap: None,
+            force_global_stage: false,
             _labels: PhantomData,
         })
     }
@@ -108,6 +110,14 @@ where
     /// values do not depend on it.
     pub fn set_shared_vector_limit(&mut self, n: Option<usize>) {
         self.shared_n_cap = n;
+    }
+
+    /// With `true`, the pairs that keep their vectors in global memory (see
+    /// [`set_shared_vector_limit`](Self::set_shared_vector_limit)) stage
+    /// their graphs in global memory too, as pairs whose graphs do not fit in
+    /// shared memory always do. For testing; default `false`.
+    pub fn set_global_staging(&mut self, force: bool) {
+        self.force_global_stage = force;
     }
 
     /// The nodal similarity of one pair on the GPU: the `n × n′` row-major

@@ -1,6 +1,8 @@
-//! The single-large-pair path: PCG for one pair whose graphs do not fit the
-//! batched kernel's shared memory, as a host loop over device vectors with
-//! one on-the-fly XMV launch per iteration (`kernels/mgk_large.cu`).
+//! The single-large-pair path: PCG for one pair as a host loop over device
+//! vectors with one on-the-fly XMV launch per iteration
+//! (`kernels/mgk_large.cu`). Since the batched kernel keeps large pairs'
+//! vectors and graphs in global memory, it runs only when forced
+//! ([`GpuGram::set_large_pair_path`]), as a comparison path.
 //!
 //! Per iteration: `y = diag ⊙ p` and `y −= ((W ⊗ W′) ⊙ E×) p` (many blocks,
 //! one warp per pair of non-empty octiles, global atomics), `pᵀy` (one

@@ -34,11 +34,14 @@
 //!   atomic per lane and item), or tile pair by tile pair (a row-structured
 //!   or a sparse primitive by nonzero count; `kernels/mgk_pcg.cu`).
 //!   The gradient kernel (`kernels/mgk_grad.cu`) solves the adjoint system
-//!   too and sums the gradient over product nodes and arc pairs. Pairs too
-//!   large for shared memory go, one by one, to the single-large-pair path:
-//!   a host PCG loop over device vectors with one on-the-fly XMV launch per
-//!   iteration over all tile pairs of the two graphs (`kernels/mgk_large.cu`;
-//!   values and nodal output, no gradients).
+//!   too and sums the gradient over product nodes and arc pairs. Pairs whose
+//!   vectors do not fit in shared memory (or, in a mixed set, are over 32
+//!   KiB) stay in the same launch with p and y in global memory, their graphs
+//!   staged in shared memory or, when too large, in global memory too (the
+//!   mid-size and large paths: the whole PCG on the device, one block per
+//!   pair). The single-large-pair path (a host PCG loop, one XMV launch per
+//!   iteration, `kernels/mgk_large.cu`; values and nodal output, no
+//!   gradients) runs only when forced (`GpuGram::set_large_pair_path`).
 //! - [`reference`](mod@reference): a CPU implementation of exactly the algorithm the GPU runs
 //!   (same start vector, same preconditioner, same stopping rule), in f64 or
 //!   f32, used to check the GPU and as an executable specification.
