@@ -290,3 +290,16 @@ fn node_kernel_ranges_accept_positive_kernels_only() {
     let e = MarginalizedGraphKernel::<Atom, Atom, _, _>::new(kv, laplacian(1.0), 0.1).unwrap_err().to_string();
     assert!(e.contains("multiply it by 1/3"), "{e}");
 }
+
+/// A projection through a function pointer has a type one can name.
+#[test]
+fn project_fn_is_nameable() {
+    type ElementDelta = ProjectFn<Atom, u8, KroneckerDelta>;
+    fn element_delta(h: f64) -> ElementDelta {
+        Project::new("element", (|a: &Atom| &a.element) as fn(&Atom) -> &u8, KroneckerDelta::new(h))
+    }
+    let k = element_delta(0.25);
+    let (a, b) = (Atom { element: 6, charge: 0.0 }, Atom { element: 8, charge: 0.0 });
+    assert_eq!(k.value(&a, &b), 0.25);
+    assert_eq!(k.value(&a, &a), 1.0);
+}

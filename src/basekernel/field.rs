@@ -254,6 +254,14 @@ pub struct Project<U: ?Sized, F, K> {
     _u: PhantomData<fn(&U)>,
 }
 
+/// A [`Project`] through a function pointer: a type that can be named (in a
+/// struct field, a return type, a type alias) where a closure's cannot:
+/// `ProjectFn<Atom, u8, KroneckerDelta>`, built with
+/// `Project::new("element", (|a: &Atom| &a.element) as fn(&Atom) -> &u8, KroneckerDelta::new(0.3))`.
+/// For numeric fields, [`label_struct!`](crate::label_struct) labels with an
+/// [`ExprKernel`](super::ExprKernel) avoid projections altogether.
+pub type ProjectFn<T, U, K> = Project<U, fn(&T) -> &U, K>;
+
 impl<U: ?Sized, F, K> Project<U, F, K> {
     /// κ_p on `f(label)`, named `name`.
     pub fn new<T: ?Sized>(name: &str, f: F, kernel: K) -> Self
