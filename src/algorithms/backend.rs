@@ -1,10 +1,17 @@
 //! The graph algorithms on a [`Backend`]: one call per algorithm that
 //! runs it where the caller asks.
 //!
-//! Today every algorithm runs on the CPU: [`Backend::Cpu`] and
-//! [`Backend::Auto`] run the CPU algorithms; [`Backend::Cuda`] checks that
-//! the device can be used (a typed CUDA error otherwise, e.g. no device)
-//! and then returns [`AlgorithmError::Unsupported`].
+//! [`Backend::Cpu`] runs the CPU algorithms; [`Backend::Cuda`] uploads the
+//! matrix to that device and runs the GPU algorithms of
+//! [`gpu`](super::gpu) (a typed CUDA error when the device cannot be used);
+//! [`Backend::Auto`] takes device 0 when one can be used, else the CPU
+//! ([`resolve_backend`], the rule of every backend choice). The results are
+//! the CPU algorithms' types and agree with them: equal BFS levels, SSSP
+//! distances (up to the order of additions along equal paths), triangle
+//! counts and component labels. The GPU SSSP is the frontier form of
+//! Bellman–Ford ([`SsspOptions`] apply to the CPU only). To run several
+//! algorithms on one uploaded matrix, use the `_device` functions of
+//! [`gpu`](super::gpu).
 //!
 //! ```
 //! use kronograph::algorithms::{bfs_on, BfsOptions};
@@ -19,8 +26,8 @@
 //! ```
 
 use super::{
-    bfs_matrix, connected_components_matrix, sssp_matrix, triangle_count_matrix, AlgorithmError, BfsOptions, BfsResult,
-    Components, SsspOptions, SsspResult,
+    bfs_matrix, connected_components_matrix, sssp_matrix, triangle_count_matrix, BfsOptions, BfsResult, Components,
+    SsspOptions, SsspResult,
 };
 use crate::backend::{resolve_backend, Backend};
 use crate::matrix::SparseMatrix;
@@ -28,58 +35,104 @@ use crate::matrix::SparseMatrix;
 /// [`bfs_matrix`] on `backend`.
 ///
 /// # Errors
-/// Those of [`bfs_matrix`]; for [`Backend::Cuda`], a CUDA error when the
-/// device cannot be used, else [`AlgorithmError::Unsupported`].
+/// Those of [`bfs_matrix`]; CUDA errors on a device.
 pub fn bfs_on(a: &SparseMatrix<f64>, source: usize, opts: &BfsOptions, backend: Backend) -> crate::Result<BfsResult> {
-    on_cpu("BFS", backend)?;
-    Ok(bfs_matrix(a, source, opts)?)
+    match resolve_backend(backend)? {
+        None => Ok(bfs_matrix(a, source, opts)?),
+        Some(device) => device_bfs(a, source, opts, device),
+    }
 }
 
 /// [`sssp_matrix`] on `backend`.
 ///
 /// # Errors
-/// Those of [`sssp_matrix`]; for [`Backend::Cuda`], a CUDA error when the
-/// device cannot be used, else [`AlgorithmError::Unsupported`].
+/// Those of [`sssp_matrix`]; CUDA errors on a device.
 pub fn sssp_on(
     a: &SparseMatrix<f64>,
     source: usize,
     opts: &SsspOptions,
     backend: Backend,
 ) -> crate::Result<SsspResult> {
-    on_cpu("SSSP", backend)?;
-    Ok(sssp_matrix(a, source, opts)?)
+    match resolve_backend(backend)? {
+        None => Ok(sssp_matrix(a, source, opts)?),
+        Some(device) => device_sssp(a, source, device),
+    }
 }
 
 /// [`triangle_count_matrix`] on `backend` (`a` symmetric, the adjacency of
 /// an undirected graph).
 ///
 /// # Errors
-/// Those of [`triangle_count_matrix`]; for [`Backend::Cuda`], a CUDA error
-/// when the device cannot be used, else [`AlgorithmError::Unsupported`].
+/// Those of [`triangle_count_matrix`]; CUDA errors on a device.
 pub fn triangles_on(a: &SparseMatrix<f64>, backend: Backend) -> crate::Result<u64> {
-    on_cpu("triangle counting", backend)?;
-    Ok(triangle_count_matrix(a)?)
+    match resolve_backend(backend)? {
+        None => Ok(triangle_count_matrix(a)?),
+        Some(device) => device_triangles(a, device),
+    }
 }
 
 /// [`connected_components_matrix`] on `backend` (`a` symmetric).
 ///
 /// # Errors
-/// Those of [`connected_components_matrix`]; for [`Backend::Cuda`], a CUDA
-/// error when the device cannot be used, else [`AlgorithmError::Unsupported`].
+/// Those of [`connected_components_matrix`]; CUDA errors on a device.
 pub fn components_on(a: &SparseMatrix<f64>, backend: Backend) -> crate::Result<Components> {
-    on_cpu("connected components", backend)?;
-    Ok(connected_components_matrix(a)?)
+    match resolve_backend(backend)? {
+        None => Ok(connected_components_matrix(a)?),
+        Some(device) => device_components(a, device),
+    }
 }
 
-/// `Ok` for the CPU (`Cpu`, `Auto`); for `Cuda(i)` the device check's error
-/// or `Unsupported`.
-fn on_cpu(what: &'static str, backend: Backend) -> crate::Result<()> {
-    match backend {
-        Backend::Cpu | Backend::Auto => Ok(()),
-        Backend::Cuda(_) => {
-            let device = resolve_backend(backend)?;
-            let backend = device.map_or_else(|| "the CPU".to_string(), |i| format!("cuda:{i}"));
-            Err(AlgorithmError::Unsupported { what, backend }.into())
-        }
+#[cfg(feature = "cuda")]
+fn device_bfs(a: &SparseMatrix<f64>, source: usize, opts: &BfsOptions, device: usize) -> crate::Result<BfsResult> {
+    use super::gpu::{bfs_device, GpuBfsOptions};
+    let dev = crate::cuda::GpuDevice::open(device)?;
+    let d = crate::matrix::gpu::DeviceMatrix::upload(&dev, a)?;
+    let opts = GpuBfsOptions { direction: opts.direction, ..GpuBfsOptions::default() };
+    Ok(bfs_device(&d, source, &opts)?.0)
+}
+
+#[cfg(feature = "cuda")]
+fn device_sssp(a: &SparseMatrix<f64>, source: usize, device: usize) -> crate::Result<SsspResult> {
+    let dev = crate::cuda::GpuDevice::open(device)?;
+    let d = crate::matrix::gpu::DeviceMatrix::upload(&dev, a)?;
+    super::gpu::sssp_device(&d, source, crate::matrix::gpu::GpuMergeStrategy::Auto)
+}
+
+#[cfg(feature = "cuda")]
+fn device_triangles(a: &SparseMatrix<f64>, device: usize) -> crate::Result<u64> {
+    use crate::matrix::gpu::{DeviceMatrix, DeviceMatrixMask};
+    if a.nrows() != a.ncols() {
+        let (rows, cols) = (a.nrows(), a.ncols());
+        return Err(super::AlgorithmError::NotSquare { what: "triangle counting", rows, cols }.into());
     }
+    let dev = crate::cuda::GpuDevice::open(device)?;
+    let l = super::triangles::lower_by_degree(a);
+    let dl = DeviceMatrix::upload(&dev, &l)?;
+    let mask = DeviceMatrixMask::upload(&dev, &crate::matrix::MatrixMask::structural(&l))?;
+    super::gpu::triangles_lower(&dl, &mask)
+}
+
+#[cfg(feature = "cuda")]
+fn device_components(a: &SparseMatrix<f64>, device: usize) -> crate::Result<Components> {
+    let dev = crate::cuda::GpuDevice::open(device)?;
+    let d = crate::matrix::gpu::DeviceMatrix::upload(&dev, &a.map(|_| 0u64))?;
+    super::gpu::components_device(&d, crate::matrix::gpu::GpuMergeStrategy::Auto)
+}
+
+// Without the `cuda` feature `resolve_backend` never names a device.
+#[cfg(not(feature = "cuda"))]
+fn device_bfs(_: &SparseMatrix<f64>, _: usize, _: &BfsOptions, _: usize) -> crate::Result<BfsResult> {
+    Err(crate::Error::CudaNotCompiled)
+}
+#[cfg(not(feature = "cuda"))]
+fn device_sssp(_: &SparseMatrix<f64>, _: usize, _: usize) -> crate::Result<SsspResult> {
+    Err(crate::Error::CudaNotCompiled)
+}
+#[cfg(not(feature = "cuda"))]
+fn device_triangles(_: &SparseMatrix<f64>, _: usize) -> crate::Result<u64> {
+    Err(crate::Error::CudaNotCompiled)
+}
+#[cfg(not(feature = "cuda"))]
+fn device_components(_: &SparseMatrix<f64>, _: usize) -> crate::Result<Components> {
+    Err(crate::Error::CudaNotCompiled)
 }
