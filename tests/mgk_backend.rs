@@ -179,3 +179,23 @@ fn every_output_agrees_across_backends() {
         );
     }
 }
+
+#[test]
+fn gpu_reports_progress_per_launch() {
+    let Some(device) = gpu_or_skip() else { return };
+    let (x, mgk) = mutag(188);
+    let calls = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = calls.clone();
+    let with = mgk.clone().with_progress(Arc::new(move |done, total| seen.lock().unwrap().push((done, total))));
+    let k = with.gram_on(Backend::Cuda(device), &x).unwrap();
+    let calls = calls.lock().unwrap().clone();
+    let total = 188 * 189 / 2;
+    assert!(calls.len() >= 2, "one call per launch, several launches: {calls:?}");
+    assert!(calls.windows(2).all(|w| w[0].0 < w[1].0), "done grows: {calls:?}");
+    assert!(calls.iter().all(|&(_, t)| t == total));
+    assert_eq!(calls.last(), Some(&(total, total)));
+    // the launches in parts give the Gram of one launch
+    let one = mgk.gram_on(Backend::Cuda(device), &x).unwrap();
+    let err = max_rel(one.as_slice(), k.as_slice());
+    assert!(err <= 1e-12, "gram with progress differs by {err:e}");
+}

@@ -284,7 +284,8 @@ impl<N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>> MarginalizedGraph
 /// tolerance, iteration cap, reordering, XMV scheme); the values agree to the
 /// solver tolerance (about `1e-5` relative in `f32`, `1e-10` in `f64`). On
 /// the GPU, gradients need every pair to fit the batched kernel's shared
-/// memory, and the progress callback is not called.
+/// memory. With a progress callback the GPU runs the pairs in about 20
+/// launches and calls it after each (without one, in a single launch).
 ///
 /// # Errors (every `_on` method)
 /// [`crate::Error::Mgk`] from the solves; [`crate::Error::Cuda`] (or

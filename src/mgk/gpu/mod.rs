@@ -174,6 +174,9 @@ mod imp {
                 };
                 let graphs: Vec<Graph<N, E>> = xs.into_iter().chain(ys.unwrap_or_default()).collect();
                 let out = gpu.nodal_pairs(&graphs, &jobs)?;
+                if let Some(p) = k.progress() {
+                    p(pairs.len(), pairs.len());
+                }
                 return Ok(out
                     .into_iter()
                     .map(|o| PairOut { value: o.value, nodal: Some(o.values), ..PairOut::default() })
@@ -182,23 +185,32 @@ mod imp {
             let ux = gpu.upload(&xs)?;
             let uy = ys.as_deref().map(|ys| gpu.upload(ys)).transpose()?;
             let b = uy.as_ref().unwrap_or(&ux);
-            if want.gradient {
-                let r = gpu.run_gradient(&ux, b, pairs)?;
-                let active: Vec<bool> = k.hyperparameters().iter().map(|h| h.is_active()).collect();
-                let slots = r.slots.max(1);
-                return Ok(r
-                    .values
-                    .iter()
-                    .zip(r.gradient.chunks(slots))
-                    .map(|(&value, cell)| PairOut {
+            // with a progress callback, the pairs go in about 20 launches and
+            // each reports when it is done; without one, in a single launch
+            let chunk = match k.progress() {
+                Some(_) => pairs.len().div_ceil(20).max(4096),
+                None => pairs.len().max(1),
+            };
+            let active: Vec<bool> = k.hyperparameters().iter().map(|h| h.is_active()).collect();
+            let mut out = Vec::with_capacity(pairs.len());
+            for part in pairs.chunks(chunk) {
+                if want.gradient {
+                    let r = gpu.run_gradient(&ux, b, part)?;
+                    let slots = r.slots.max(1);
+                    out.extend(r.values.iter().zip(r.gradient.chunks(slots)).map(|(&value, cell)| PairOut {
                         value,
                         grad: cell.iter().zip(&active).filter(|(_, &a)| a).map(|(&g, _)| g).collect(),
                         ..PairOut::default()
-                    })
-                    .collect());
+                    }));
+                } else {
+                    let r = gpu.run(&ux, b, part, false)?;
+                    out.extend(r.values.into_iter().map(|value| PairOut { value, ..PairOut::default() }));
+                }
+                if let Some(p) = k.progress() {
+                    p(out.len(), pairs.len());
+                }
             }
-            let r = gpu.run(&ux, b, pairs, false)?;
-            Ok(r.values.into_iter().map(|value| PairOut { value, ..PairOut::default() }).collect())
+            Ok(out)
         }
     }
 }
