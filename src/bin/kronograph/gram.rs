@@ -113,8 +113,12 @@ pub fn setup(args: &Args, ds: &Dataset, bar: &Bar) -> kronograph::Result<Setup> 
     let mut mgk = MarginalizedGraphKernel::new(kv, ke, args.q)?
         .with_lmin(u32::from(args.lmin1))?
         .with_precision(precision)
-        .with_reorder(args.reorder.filter(|m| *m != Method::Natural))
-        .with_progress(bar.callback());
+        .with_reorder(args.reorder.filter(|m| *m != Method::Natural));
+    // a hidden bar takes no callback (on the GPU one makes the pairs go in
+    // several launches to report progress)
+    if !bar.hidden() {
+        mgk = mgk.with_progress(bar.callback());
+    }
     if let Some(cb) = bar.solver_callback() {
         mgk = mgk.with_solver_progress(cb);
     }
@@ -141,8 +145,7 @@ pub fn run(args: Args, quiet: bool) -> kronograph::Result<()> {
     crate::preflight::check_gram_memory("gram", &ds.graphs, crate::preflight::MGK_BYTES_PER_PAIR)?;
     let n = ds.graphs.len();
     let pairs = n * (n + 1) / 2;
-    let device = resolve_backend(args.backend)?;
-    let bar = Bar::new(pairs as u64, quiet || device.is_some(), "pairs");
+    let bar = Bar::new(pairs as u64, quiet, "pairs");
     let Setup { mgk, backend, description, .. } = setup(&args, &ds, &bar)?;
     if !quiet {
         eprintln!("{}: {n} graphs; {description}; on {backend}", ds.name);

@@ -27,6 +27,11 @@ impl Bar {
         Bar { bar }
     }
 
+    /// Whether nothing is drawn (`--quiet`, or standard error not a terminal).
+    pub fn hidden(&self) -> bool {
+        self.bar.is_hidden()
+    }
+
     /// A callback for the kernels' `with_progress`.
     pub fn callback(&self) -> Progress {
         let bar = self.bar.clone();
