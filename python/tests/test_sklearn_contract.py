@@ -21,7 +21,8 @@ def make(**kw):
 def test_hyperparameters_theta_bounds(mutag):
     k = make()
     names = [h.name for h in k.hyperparameters]
-    assert names == ["node.label.h", "edge.label.h", "edge.label.h", "q"]
+    # unique paths (issue 17): the two factors of the edge kernel are told apart by position
+    assert names == ["node.label.h", "edge.0.label.h", "edge.1.label.h", "q"]
     assert [h.fixed for h in k.hyperparameters] == [False, False, True, False]
     np.testing.assert_allclose(k.theta, np.log([0.5, 0.5, 0.05]))
     assert k.bounds.shape == (3, 2)
