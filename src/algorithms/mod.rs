@@ -62,14 +62,6 @@ pub enum AlgorithmError {
         /// The width given.
         delta: f64,
     },
-    /// The algorithm has no implementation on the backend asked for.
-    #[error("{what} is not implemented on {backend}; use --backend cpu (or auto)")]
-    Unsupported {
-        /// The algorithm.
-        what: &'static str,
-        /// The backend asked for (e.g. `cuda:0`).
-        backend: String,
-    },
     /// A graph precondition failed (e.g. an undirected graph is required).
     #[error(transparent)]
     Graph(#[from] GraphError),

@@ -144,9 +144,10 @@ fn run<F: Lines>(inst: &Instance, key: u64, plan: Plan) -> Vec<u64> {
             };
             for (x, s2s) in sweeps.into_iter().enumerate() {
                 let add = x > 0;
-                out.par_chunks_mut(64).enumerate().for_each_init(Vec::new, |scratch, (ci, rows)| {
-                    simd.level::<F>(inst, &alphas, lower, s, s2s.clone(), add, ci * 64, rows, scratch)
-                });
+                let job = Level { inst, alphas: &alphas, lower, s, s2s, add };
+                out.par_chunks_mut(64)
+                    .enumerate()
+                    .for_each_init(Vec::new, |scratch, (ci, rows)| simd.level(&job, ci * 64, rows, scratch));
             }
         }
         // (e) per-vertex sums over this line's points
@@ -189,87 +190,53 @@ impl Simd {
         Simd::Plain
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn level<F: Lines>(
-        self,
-        inst: &Instance,
-        alphas: &Alphas<F>,
-        lower: &[F::Line],
-        s: usize,
-        s2s: Range<usize>,
-        add: bool,
-        row0: usize,
-        rows: &mut [F::Line],
-        scratch: &mut Vec<F::Scale>,
-    ) {
+    fn level<F: Lines>(self, job: &Level<'_, F>, row0: usize, rows: &mut [F::Line], scratch: &mut Vec<F::Scale>) {
         match self {
             #[cfg(target_arch = "x86_64")]
             // SAFETY: the feature was detected on this CPU.
-            Simd::Avx512 => unsafe { level_avx512::<F>(inst, alphas, lower, s, s2s, add, row0, rows, scratch) },
+            Simd::Avx512 => unsafe { level_avx512(job, row0, rows, scratch) },
             #[cfg(target_arch = "x86_64")]
             // SAFETY: the feature was detected on this CPU.
-            Simd::Avx2 => unsafe { level_avx2::<F>(inst, alphas, lower, s, s2s, add, row0, rows, scratch) },
-            _ => level_rows::<F>(inst, alphas, lower, s, s2s, add, row0, rows, scratch),
+            Simd::Avx2 => unsafe { level_avx2(job, row0, rows, scratch) },
+            _ => level_rows(job, row0, rows, scratch),
         }
     }
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
-#[allow(clippy::too_many_arguments)]
-unsafe fn level_avx512<F: Lines>(
-    inst: &Instance,
-    alphas: &Alphas<F>,
-    lower: &[F::Line],
-    s: usize,
-    s2s: Range<usize>,
-    add: bool,
-    row0: usize,
-    rows: &mut [F::Line],
-    scratch: &mut Vec<F::Scale>,
-) {
-    level_rows::<F>(inst, alphas, lower, s, s2s, add, row0, rows, scratch)
+unsafe fn level_avx512<F: Lines>(job: &Level<'_, F>, row0: usize, rows: &mut [F::Line], scratch: &mut Vec<F::Scale>) {
+    level_rows(job, row0, rows, scratch)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-#[allow(clippy::too_many_arguments)]
-unsafe fn level_avx2<F: Lines>(
-    inst: &Instance,
-    alphas: &Alphas<F>,
-    lower: &[F::Line],
-    s: usize,
-    s2s: Range<usize>,
-    add: bool,
-    row0: usize,
-    rows: &mut [F::Line],
-    scratch: &mut Vec<F::Scale>,
-) {
-    level_rows::<F>(inst, alphas, lower, s, s2s, add, row0, rows, scratch)
+unsafe fn level_avx2<F: Lines>(job: &Level<'_, F>, row0: usize, rows: &mut [F::Line], scratch: &mut Vec<F::Scale>) {
+    level_rows(job, row0, rows, scratch)
 }
 
-/// Level `s` of the recurrence (5) for the vertices `row0 ..
-/// row0 + rows.len()`, written as
+/// One pass over the vertices at level `s` of the recurrence (5): the
+/// terms `s2 ∈ s2s` of
 /// `P_{i,s} = Σ_{s2=1}^{s-1} P_{i,s-s2} ⊙ T_{s2}`, `T_{s2} = Σ_{j ∈ Γ(i)} α_{s,(i,j)} P_{j,s2}`
 /// (the same sum as (5), with the products by α moved inside; one
 /// accumulator `T_{s2}` at a time, so it stays in registers while the
-/// neighbours stream by), over the terms `s2 ∈ s2s` only: the line is
-/// set to them, or with `add` they are added to it (a sweep). `lower` holds
-/// levels `1 .. s-1` (`n` lines each); `scratch` holds the prepared α of one
-/// vertex's arcs.
-#[inline(always)]
-#[allow(clippy::too_many_arguments)]
-fn level_rows<F: Lines>(
-    inst: &Instance,
-    alphas: &Alphas<F>,
-    lower: &[F::Line],
+/// neighbours stream by). A vertex's line is set to these terms, or with
+/// `add` they are added to it (a sweep). `lower` holds levels `1 .. s-1`
+/// (`n` lines each).
+struct Level<'a, F: Lines> {
+    inst: &'a Instance,
+    alphas: &'a Alphas<F>,
+    lower: &'a [F::Line],
     s: usize,
     s2s: Range<usize>,
     add: bool,
-    row0: usize,
-    rows: &mut [F::Line],
-    scratch: &mut Vec<F::Scale>,
-) {
+}
+
+/// [`Level`] for the vertices `row0 .. row0 + rows.len()`; `scratch` holds
+/// the prepared α of one vertex's arcs.
+#[inline(always)]
+fn level_rows<F: Lines>(job: &Level<'_, F>, row0: usize, rows: &mut [F::Line], scratch: &mut Vec<F::Scale>) {
+    let Level { inst, alphas, lower, s, ref s2s, add } = *job;
     let n = inst.n();
     for (r, out) in rows.iter_mut().enumerate() {
         let i = row0 + r;
