@@ -490,23 +490,31 @@ impl<T: ?Sized, K: BaseKernel<T>> BaseKernel<T> for Normalize<K> {
         let kxx = self.kernel.cuda(x, x, gen)?;
         gen.rewind(mark);
         let kyy = self.kernel.cuda(y, y, gen)?;
-        let (r, s) = (gen.real, real_suffix(gen));
-        gen.helper(&format!(
-            "#ifndef KG_NORMALIZE_{s}\n#define KG_NORMALIZE_{s}\n\
-             __device__ inline {r} kg_normalize_{s}({r} kxy, {r} kxx, {r} kyy) {{\n  \
-             {r} d = kxx * kyy;\n  return d > ({r})0 ? kxy / sqrt(d) : ({r})0;\n}}\n#endif\n"
-        ));
-        if gen.is_dual() {
-            let t = dual_name(r);
-            gen.helper(&format!(
-                "#ifndef KG_NORMALIZE_DUAL_{s}\n#define KG_NORMALIZE_DUAL_{s}\n\
-                 template <int D> __device__ inline {t}<D> kg_normalize_{s}(const {t}<D>& kxy, const {t}<D>& kxx, \
-                 const {t}<D>& kyy) {{\n  {t}<D> d = kxx * kyy;\n  \
-                 return d > ({r})0 ? kxy / sqrt(d) : {t}<D>(({r})0);\n}}\n#endif\n"
-            ));
-        }
-        Ok(format!("kg_normalize_{s}({kxy}, {kxx}, {kyy})"))
+        Ok(cuda_normalize(gen, &kxy, &kxx, &kyy))
     }
+}
+
+/// The CUDA form of k(x,y)/√(k(x,x)k(y,y)) from the three values' C
+/// expressions (0 where the diagonal product is not positive), its helper
+/// function registered in `gen` (shared by [`Normalize`] and the expression
+/// kernels' `normalize`).
+pub(crate) fn cuda_normalize(gen: &mut CudaGen, kxy: &str, kxx: &str, kyy: &str) -> String {
+    let (r, s) = (gen.real, real_suffix(gen));
+    gen.helper(&format!(
+        "#ifndef KG_NORMALIZE_{s}\n#define KG_NORMALIZE_{s}\n\
+         __device__ inline {r} kg_normalize_{s}({r} kxy, {r} kxx, {r} kyy) {{\n  \
+         {r} d = kxx * kyy;\n  return d > ({r})0 ? kxy / sqrt(d) : ({r})0;\n}}\n#endif\n"
+    ));
+    if gen.is_dual() {
+        let t = dual_name(r);
+        gen.helper(&format!(
+            "#ifndef KG_NORMALIZE_DUAL_{s}\n#define KG_NORMALIZE_DUAL_{s}\n\
+             template <int D> __device__ inline {t}<D> kg_normalize_{s}(const {t}<D>& kxy, const {t}<D>& kxx, \
+             const {t}<D>& kyy) {{\n  {t}<D> d = kxx * kyy;\n  \
+             return d > ({r})0 ? kxy / sqrt(d) : {t}<D>(({r})0);\n}}\n#endif\n"
+        ));
+    }
+    format!("kg_normalize_{s}({kxy}, {kxx}, {kyy})")
 }
 
 // ------------------------------------------------------ tuples of kernels

@@ -73,7 +73,7 @@ pub use self::combine::{
     Scaled, Sum, TensorProduct,
 };
 pub use self::cuda::{cuda_dual_helper, CudaGen};
-pub use self::expr::{Dual, Expr, ExprKernel, ExprLabel};
+pub use self::expr::{Dual, Expr, ExprKernel, ExprLabel, LeafKernel};
 pub use self::field::{Field, Project, ProjectFn, ValueKernel};
 pub use self::hyper::{Bounds, Hyperparameter};
 pub use self::leaf::{CompactPolynomial, Constant, KroneckerDelta, Polynomial, RationalQuadratic, SquareExponential};
