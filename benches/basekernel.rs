@@ -3,13 +3,18 @@
 //! `cargo bench --bench basekernel -- --warm-up-time 1 --measurement-time 2`
 //!
 //! Compares a statically composed kernel on record labels (monomorphized),
-//! the same kernel parsed from a SPEC (enum dispatch), the same kernel
-//! written once as an expression ([`ExprKernel`], a postfix program), and
-//! scalar kernels.
+//! the same kernel parsed from a SPEC and written once as an expression
+//! (both compiled to an [`ExprKernel`]), and scalar kernels: one value at a
+//! time, whole tables (what the graph kernels ask for), and a whole CPU
+//! marginalized-graph-kernel Gram matrix (NWS96L, first 20 graphs, the
+//! README's labeled set-up) with the SPEC kernels and the composed ones.
+//!
+//! `cargo bench --bench basekernel -- --warm-up-time 1 --measurement-time 3`
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use kronograph::basekernel::*;
-use kronograph::graph::{FieldKind, Record, Schema, Value};
+use kronograph::graph::{io, FieldKind, Record, Schema, Value};
+use kronograph::mgk::MarginalizedGraphKernel;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::hint::black_box;
@@ -59,6 +64,14 @@ fn bench(c: &mut Criterion) {
         g.bench_function("record delta*sqexp expr", |b| b.iter(|| sum_pairs(black_box(&e), &recs)));
     }
 
+    // tables of every pair, as the marginalized graph kernel evaluates them
+    {
+        let refs: Vec<&Record> = recs.iter().collect();
+        let mut out = Vec::new();
+        g.bench_function("table delta*sqexp static", |b| b.iter(|| black_box(&stat).table(&refs, &refs, &mut out)));
+        g.bench_function("table delta*sqexp spec", |b| b.iter(|| black_box(&spec).table(&refs, &refs, &mut out)));
+    }
+
     let xs: Vec<f64> = (0..N).map(|i| i as f64 / N as f64).collect();
     let se = SquareExponential::new(0.1);
     g.bench_function("f64 sqexp", |b| b.iter(|| sum_pairs(black_box(&se), &xs)));
@@ -68,5 +81,31 @@ fn bench(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench);
+/// The whole CPU Gram matrix of the first 20 graphs of NWS96L (210 pairs),
+/// κv = delta(label, 0.5), κe = delta(label, 0.5) · sqexp(attr1, 0.1),
+/// weights from attr0, q = 0.05, f64: SPEC kernels against the same kernels
+/// composed in Rust.
+fn gram(c: &mut Criterion) {
+    let mut ds = io::load(format!("{}/data/synthetic/NWS96L", env!("CARGO_MANIFEST_DIR")))
+        .expect("bundled data")
+        .with_weights_from("attr0")
+        .expect("attr0");
+    ds.graphs.truncate(20);
+    let mut g = c.benchmark_group("gram NWS96L first 20");
+    g.sample_size(10);
+    g.throughput(Throughput::Elements(210));
+    let kv = SpecKernel::parse_for("delta(label, 0.5)", &ds.node_schema).unwrap();
+    let ke = SpecKernel::parse_for("delta(label, 0.5) * sqexp(attr1, 0.1)", &ds.edge_schema).unwrap();
+    let spec = MarginalizedGraphKernel::new(kv, ke, 0.05).unwrap();
+    let mut kv = Field::new("label", KroneckerDelta::new(0.5));
+    let mut ke = Field::new("label", KroneckerDelta::new(0.5)) * Field::new("attr1", SquareExponential::new(0.1));
+    kv.bind(&ds.node_schema).unwrap();
+    ke.bind(&ds.edge_schema).unwrap();
+    let stat = MarginalizedGraphKernel::new(kv, ke, 0.05).unwrap();
+    g.bench_function("static", |b| b.iter(|| stat.gram(&ds.graphs).unwrap()));
+    g.bench_function("spec", |b| b.iter(|| spec.gram(&ds.graphs).unwrap()));
+    g.finish();
+}
+
+criterion_group!(benches, bench, gram);
 criterion_main!(benches);

@@ -107,6 +107,53 @@ fn mxm_matches_the_function() {
 }
 
 #[test]
+fn mxm_in_place_matches_the_out_of_place_product() {
+    let mut rng = ChaCha8Rng::seed_from_u64(4);
+    let plus = |x: f64, y: f64| x + y;
+    for _ in 0..20 {
+        let n = rng.random_range(1..12);
+        let (a, c0) = (matrix(&mut rng, n, n, 0.3), matrix(&mut rng, n, n, 0.3));
+        let pattern = matrix(&mut rng, n, n, 0.4);
+        for (variant, desc) in (0..3).flat_map(|v| {
+            [Descriptor::DEFAULT, Descriptor::DEFAULT.transpose_first(), Descriptor::DEFAULT.transpose_second()]
+                .map(|d| (v, d))
+        }) {
+            let mk = match variant {
+                0 => None,
+                1 => Some(MatrixMask::structural(&pattern)),
+                _ => Some(MatrixMask::structural(&pattern).complement()),
+            };
+            let mk = mk.as_ref();
+            // C = C + A C, against the out-of-place product from a copy of C
+            let mut want = c0.clone();
+            let mut op = a.mxm(&c0, PlusTimes::new()).accum(&plus).desc(desc);
+            if let Some(m) = mk {
+                op = op.mask(m);
+            }
+            op.into(&mut want).unwrap();
+            let mut got = c0.clone();
+            let mut op = a.mxm_in_place(PlusTimes::new()).accum(&plus).desc(desc);
+            if let Some(m) = mk {
+                op = op.mask(m);
+            }
+            op.into(&mut got).unwrap();
+            assert_eq!(got.to_dense_options(), want.to_dense_options());
+            // C = C B (no accumulator: replaced where written)
+            let mut want = c0.clone();
+            c0.mxm(&a, MinPlus::new()).desc(desc).into(&mut want).unwrap();
+            let mut got = c0.clone();
+            a.mxm_in_place_right(MinPlus::new()).desc(desc).into(&mut got).unwrap();
+            assert_eq!(got.to_dense_options(), want.to_dense_options());
+        }
+    }
+    // shapes are checked
+    let a = SparseMatrix::<f64>::new(2, 3);
+    let mut c = SparseMatrix::<f64>::new(3, 3);
+    let e = a.mxm_in_place(PlusTimes::new()).into(&mut c).unwrap_err();
+    assert!(matches!(e, MatrixError::DimensionMismatch { .. }), "{e}");
+}
+
+#[test]
 fn in_place_rejects_a_non_square_product() {
     let a = SparseMatrix::<f64>::new(2, 3);
     let mut w = DenseVector::<f64>::new(3);

@@ -132,3 +132,48 @@ pub(crate) fn unique_paths(groups: Vec<Vec<Hyperparameter>>) -> Vec<Hyperparamet
     }
     groups.into_iter().enumerate().flat_map(|(i, g)| g.into_iter().map(move |h| h.prefixed(&i.to_string()))).collect()
 }
+
+/// θ as scikit-learn has it: the logarithms of the trained hyperparameters
+/// of `hs`, in order (shared by [`BaseKernel::theta_log`](super::BaseKernel::theta_log)
+/// and the graph kernels').
+pub(crate) fn theta_log(hs: &[Hyperparameter]) -> Vec<f64> {
+    hs.iter().filter(|h| h.is_active()).map(|h| h.value.ln()).collect()
+}
+
+/// The bounds of [`theta_log`] in log space: `(ln lo, ln hi)` per trained
+/// hyperparameter (a lower bound 0 gives −∞).
+pub(crate) fn bounds_log(hs: &[Hyperparameter]) -> Vec<(f64, f64)> {
+    hs.iter()
+        .filter(|h| h.is_active())
+        .map(|h| match h.bounds {
+            Bounds::Range(lo, hi) => (lo.ln(), hi.ln()),
+            Bounds::Fixed => (h.value.ln(), h.value.ln()),
+        })
+        .collect()
+}
+
+/// Every hyperparameter value of `hs` (linear, fixed ones kept) with the
+/// trained ones from their logarithms `theta_log`; `exp(ln v)` that rounds
+/// past a bound `v` sat on is clamped back to the bound.
+///
+/// # Errors
+/// [`KernelError::ThetaLength`](super::KernelError::ThetaLength) unless
+/// `theta_log` has one entry per trained hyperparameter.
+pub(crate) fn theta_from_log(hs: &[Hyperparameter], theta_log: &[f64]) -> Result<Vec<f64>, super::KernelError> {
+    let active = hs.iter().filter(|h| h.is_active()).count();
+    if theta_log.len() != active {
+        return Err(super::KernelError::ThetaLength { expected: active, found: theta_log.len() });
+    }
+    let mut next = theta_log.iter();
+    Ok(hs
+        .iter()
+        .map(|h| {
+            let v = if h.is_active() { next.next().map_or(h.value, |t| t.exp()) } else { h.value };
+            match h.bounds {
+                Bounds::Range(lo, _) if (v - lo).abs() <= 4.0 * f64::EPSILON * lo.abs() => lo,
+                Bounds::Range(_, hi) if (v - hi).abs() <= 4.0 * f64::EPSILON * hi.abs() => hi,
+                _ => v,
+            }
+        })
+        .collect())
+}

@@ -75,6 +75,7 @@ pub use self::combine::{
 pub use self::cuda::{cuda_dual_helper, CudaGen};
 pub use self::expr::{Dual, Expr, ExprKernel, ExprLabel, LeafKernel};
 pub use self::field::{Field, Project, ProjectFn, ValueKernel};
+pub(crate) use self::hyper::{bounds_log, theta_from_log, theta_log};
 pub use self::hyper::{Bounds, Hyperparameter};
 pub use self::leaf::{CompactPolynomial, Constant, KroneckerDelta, Polynomial, RationalQuadratic, SquareExponential};
 pub use self::point::{Point, Scalar};
@@ -231,6 +232,53 @@ pub trait BaseKernel<T: ?Sized>: Clone + Debug + Send + Sync {
     /// [`KernelError::NoCudaForm`] for a kernel that has none.
     fn cuda(&self, _a: &str, _b: &str, _gen: &mut CudaGen) -> Result<String, KernelError> {
         Err(KernelError::NoCudaForm(std::any::type_name::<Self>().to_string()))
+    }
+
+    /// The hyperparameter at path `name`, if any.
+    fn hyperparameter(&self, name: &str) -> Option<Hyperparameter> {
+        self.hyperparameters().into_iter().find(|h| h.name == name)
+    }
+
+    /// The trained (non-fixed) hyperparameters, in the order of
+    /// [`theta_log`](Self::theta_log) and [`gradient_log`](Self::gradient_log).
+    fn active_hyperparameters(&self) -> Vec<Hyperparameter> {
+        self.hyperparameters().into_iter().filter(Hyperparameter::is_active).collect()
+    }
+
+    /// θ as scikit-learn has it (the convention of the graph kernels'
+    /// `theta_log`): the logarithms of the trained hyperparameters.
+    fn theta_log(&self) -> Vec<f64> {
+        theta_log(&self.hyperparameters())
+    }
+
+    /// The bounds of [`theta_log`](Self::theta_log) in log space (a lower
+    /// bound 0 gives −∞).
+    fn bounds_log(&self) -> Vec<(f64, f64)> {
+        bounds_log(&self.hyperparameters())
+    }
+
+    /// Sets the trained hyperparameters from their logarithms (the order of
+    /// [`theta_log`](Self::theta_log)); fixed ones keep their values.
+    ///
+    /// # Errors
+    /// [`KernelError::ThetaLength`] for a wrong length; otherwise as
+    /// [`set_theta`](Self::set_theta) (the kernel is then unchanged).
+    fn set_theta_log(&mut self, theta_log: &[f64]) -> Result<(), KernelError> {
+        let theta = theta_from_log(&self.hyperparameters(), theta_log)?;
+        self.set_theta(&theta)
+    }
+
+    /// κ(a, b), and into `grad` (length: the number of trained
+    /// hyperparameters) ∂κ/∂θ in the θ of [`theta_log`](Self::theta_log).
+    fn gradient_log(&self, a: &T, b: &T, grad: &mut [f64]) -> f64 {
+        let hs = self.hyperparameters();
+        let mut full = vec![0.0; hs.len()];
+        let v = self.gradient(a, b, &mut full);
+        let active = full.iter().zip(&hs).filter(|(_, h)| h.is_active());
+        for (g, (x, _)) in grad.iter_mut().zip(active) {
+            *g = *x;
+        }
+        v
     }
 
     /// Sets the hyperparameter at path `name` (as listed by

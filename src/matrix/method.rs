@@ -14,10 +14,12 @@
 //! (`GrB_vxm(w, mask, accum, s, w, A, desc)`); Rust's borrows cannot express
 //! that with two arguments, so [`SparseMatrix::mxv_in_place`] and
 //! [`SparseMatrix::vxm_in_place`] take the vector once, in `.into(&mut w)`:
-//! `w⟨mask⟩ = accum(w, A w)` with no copy of `w`.
+//! `w⟨mask⟩ = accum(w, A w)` with no copy of `w`. The same holds for `mxm`
+//! ([`SparseMatrix::mxm_in_place`]: `C⟨mask⟩ = accum(C, A C)`;
+//! [`SparseMatrix::mxm_in_place_right`]: `C⟨mask⟩ = accum(C, C B)`).
 
 use super::mask::{Accum, Descriptor, Mask, MatrixMask};
-use super::ops_mat::{mxm, MxmMethod};
+use super::ops_mat::{mxm, mxm_t, write_matrix, MxmMethod};
 use super::ops_vec::{mxv_sparse_t, mxv_t, vxm_sparse_t, vxm_t, write_dense, write_sparse, SpmspvOptions};
 use super::{mxv, mxv_sparse, vxm, vxm_sparse, DenseVector, Element, MatrixError, SparseMatrix, SparseVector};
 use crate::semirings::Semiring;
@@ -263,6 +265,9 @@ mod private {
     pub trait Sealed {}
     impl<T> Sealed for super::DenseVector<T> {}
     impl<T> Sealed for super::SparseVector<T> {}
+    pub trait Side {}
+    impl Side for super::OutputRight {}
+    impl Side for super::OutputLeft {}
 }
 
 impl<T: Element> InPlaceVector<T> for DenseVector<T> {
@@ -412,6 +417,100 @@ where
     }
 }
 
+// ------------------------------------------------------------------ mxm in place
+
+/// Which side of the product the output matrix is on (see [`MxmInPlace`]).
+pub trait MxmSide: private::Side {}
+
+/// The output is the right factor: `C = A ⊕.⊗ C` ([`SparseMatrix::mxm_in_place`]).
+#[derive(Clone, Copy, Debug)]
+pub struct OutputRight;
+
+/// The output is the left factor: `C = C ⊕.⊗ B` ([`SparseMatrix::mxm_in_place_right`]).
+#[derive(Clone, Copy, Debug)]
+pub struct OutputLeft;
+
+impl MxmSide for OutputRight {}
+impl MxmSide for OutputLeft {}
+
+/// `C⟨mask⟩ = accum(C, A ⊕.⊗ C)` or `accum(C, C ⊕.⊗ B)` under construction:
+/// see [`SparseMatrix::mxm_in_place`] and [`SparseMatrix::mxm_in_place_right`].
+#[must_use = "a product does nothing until `.into(&mut c)`"]
+pub struct MxmInPlace<'a, S: Semiring, Side: MxmSide, M> {
+    m: &'a SparseMatrix<M>,
+    s: S,
+    mask: Option<&'a MatrixMask<'a>>,
+    accum: Option<AccumRef<'a, S::C>>,
+    desc: Descriptor,
+    method: MxmMethod,
+    side: std::marker::PhantomData<Side>,
+}
+
+impl<'a, S: Semiring, Side: MxmSide, M> MxmInPlace<'a, S, Side, M> {
+    /// Computes and writes only where `mask` allows.
+    pub fn mask(mut self, mask: &'a MatrixMask<'a>) -> Self {
+        self.mask = Some(mask);
+        self
+    }
+
+    /// Combines the output's old entries with the new ones by `accum`.
+    pub fn accum(mut self, accum: &'a (dyn Fn(S::C, S::C) -> S::C + Sync)) -> Self {
+        self.accum = Some(accum);
+        self
+    }
+
+    /// The descriptor (replace, transposes; a transpose of the output's
+    /// factor transposes its old value).
+    pub fn desc(mut self, desc: Descriptor) -> Self {
+        self.desc = desc;
+        self
+    }
+
+    /// Gustavson, dot products, or chosen by the mask (the default).
+    pub fn method(mut self, method: MxmMethod) -> Self {
+        self.method = method;
+        self
+    }
+}
+
+impl<S: Semiring> MxmInPlace<'_, S, OutputRight, S::A>
+where
+    S::A: Element,
+{
+    /// `C⟨mask⟩ = accum(C, A ⊕.⊗ C)`, the product computed from `C` before
+    /// `C` is written (no copy of `C`).
+    ///
+    /// # Errors
+    /// [`MatrixError::DimensionMismatch`] if the shapes do not fit.
+    pub fn into<T: Element>(self, c: &mut SparseMatrix<T>) -> Result<(), MatrixError>
+    where
+        S: Semiring<B = T, C = T>,
+    {
+        let t = mxm_t((c.nrows(), c.ncols()), self.mask, self.s, self.m, &*c, &self.desc, self.method)?;
+        write_matrix(c, self.mask, self.accum, self.desc.replace, t);
+        Ok(())
+    }
+}
+
+impl<S: Semiring> MxmInPlace<'_, S, OutputLeft, S::B>
+where
+    S::B: Element,
+{
+    /// `C⟨mask⟩ = accum(C, C ⊕.⊗ B)`, the product computed from `C` before
+    /// `C` is written (no copy of `C`).
+    ///
+    /// # Errors
+    /// [`MatrixError::DimensionMismatch`] if the shapes do not fit.
+    pub fn into<T: Element>(self, c: &mut SparseMatrix<T>) -> Result<(), MatrixError>
+    where
+        S: Semiring<A = T, C = T>,
+    {
+        let t = mxm_t((c.nrows(), c.ncols()), self.mask, self.s, &*c, self.m, &self.desc, self.method)?;
+        write_matrix(c, self.mask, self.accum, self.desc.replace, t);
+        Ok(())
+    }
+}
+
 // ------------------------------------------------------------------ entry points
 
 impl<T: Element> SparseMatrix<T> {
@@ -501,6 +600,50 @@ impl<T: Element> SparseMatrix<T> {
         S: Semiring<A = T>,
     {
         Mxm { a: self, b, s, mask: None, accum: None, desc: Descriptor::DEFAULT, method: MxmMethod::Auto }
+    }
+
+    /// `C ← A ⊕.⊗ C` with `C` both input and output (given to
+    /// `.into(&mut c)`), as GraphBLAS allows `GrB_mxm(C, mask, accum, s, A, C, desc)`.
+    ///
+    /// # Examples
+    /// Paths of length 1 and 2 by `C = A + A C` over (+, ×), from `C = A`:
+    /// ```
+    /// use kronograph::matrix::SparseMatrix;
+    /// use kronograph::semirings::PlusTimes;
+    /// let a = SparseMatrix::try_from_triplets(3, 3, &[0, 1], &[1, 2], &[1.0, 1.0]).unwrap();
+    /// let mut c = a.clone();
+    /// a.mxm_in_place(PlusTimes::new()).accum(&|x, y| x + y).into(&mut c).unwrap();
+    /// assert_eq!((c.get(0, 1), c.get(0, 2), c.get(1, 2)), (Some(1.0), Some(1.0), Some(1.0)));
+    /// ```
+    pub fn mxm_in_place<S>(&self, s: S) -> MxmInPlace<'_, S, OutputRight, T>
+    where
+        S: Semiring<A = T>,
+    {
+        MxmInPlace {
+            m: self,
+            s,
+            mask: None,
+            accum: None,
+            desc: Descriptor::DEFAULT,
+            method: MxmMethod::Auto,
+            side: std::marker::PhantomData,
+        }
+    }
+
+    /// `C ← C ⊕.⊗ B` with `C` both input and output (given to `.into(&mut c)`).
+    pub fn mxm_in_place_right<S>(&self, s: S) -> MxmInPlace<'_, S, OutputLeft, T>
+    where
+        S: Semiring<B = T>,
+    {
+        MxmInPlace {
+            m: self,
+            s,
+            mask: None,
+            accum: None,
+            desc: Descriptor::DEFAULT,
+            method: MxmMethod::Auto,
+            side: std::marker::PhantomData,
+        }
     }
 }
 

@@ -230,10 +230,32 @@ where
     S::B: Element,
     S::C: Element,
 {
+    let t = mxm_t((c.nrows(), c.ncols()), mask, s, a, b, desc, method)?;
+    write_matrix(c, mask, accum, desc.replace, t);
+    Ok(())
+}
+
+/// `T = ⟨mask⟩ A ⊕.⊗ B` for an output of shape `out`, before it is written
+/// (so that the output may be one of the inputs: the in-place method form).
+pub(crate) fn mxm_t<S: Semiring>(
+    out: (usize, usize),
+    mask: Option<&MatrixMask<'_>>,
+    s: S,
+    a: &SparseMatrix<S::A>,
+    b: &SparseMatrix<S::B>,
+    desc: &Descriptor,
+    method: MxmMethod,
+) -> Result<SparseMatrix<S::C>, MatrixError>
+where
+    S::A: Element,
+    S::B: Element,
+    S::C: Element,
+{
     let (ar, (m, p)) = oriented(a, desc.transpose_first);
     let (br, (p2, n)) = oriented(b, desc.transpose_second);
     check_dim("mxm", "inner dimension", p, p2)?;
-    check_out("mxm", c, (m, n))?;
+    check_dim("mxm", "output rows", m, out.0)?;
+    check_dim("mxm", "output columns", n, out.1)?;
     check_mask("mxm", mask, (m, n))?;
     let monoid = s.add_monoid();
     let dot = match method {
@@ -355,8 +377,7 @@ where
         }
         SparseMatrix::from_csr_parts(m, n, indptr, idx, val)
     };
-    write_matrix(c, mask, accum, desc.replace, t);
-    Ok(())
+    Ok(t)
 }
 
 /// Element-wise over the union (`add`) or intersection (`mult`) of two patterns.

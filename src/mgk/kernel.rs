@@ -390,19 +390,13 @@ impl<N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>> MarginalizedGraph
     /// ([`active_hyperparameters`](Self::active_hyperparameters)); the
     /// gradients are ∂K/∂θ in this θ.
     pub fn theta_log(&self) -> Vec<f64> {
-        self.active_hyperparameters().iter().map(|h| h.value.ln()).collect()
+        crate::basekernel::theta_log(&self.hyperparameters())
     }
 
     /// The bounds of [`theta_log`](Self::theta_log), in log space: `(ln lo,
     /// ln hi)` per trained hyperparameter (a lower bound 0 gives −∞).
     pub fn bounds_log(&self) -> Vec<(f64, f64)> {
-        self.active_hyperparameters()
-            .iter()
-            .map(|h| match h.bounds {
-                Bounds::Range(lo, hi) => (lo.ln(), hi.ln()),
-                Bounds::Fixed => (h.value.ln(), h.value.ln()),
-            })
-            .collect()
+        crate::basekernel::bounds_log(&self.hyperparameters())
     }
 
     /// Sets the trained hyperparameters from their logarithms (the order of
@@ -411,24 +405,7 @@ impl<N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>> MarginalizedGraph
     /// # Errors
     /// As [`set_theta`](Self::set_theta); on error the kernel is unchanged.
     pub fn set_theta_log(&mut self, theta_log: &[f64]) -> Result<(), MgkError> {
-        let hs = self.hyperparameters();
-        let active = hs.iter().filter(|h| h.is_active()).count();
-        if theta_log.len() != active {
-            return Err(KernelError::ThetaLength { expected: active, found: theta_log.len() }.into());
-        }
-        let mut next = theta_log.iter();
-        let theta: Vec<f64> =
-            hs.iter().map(|h| if h.is_active() { next.next().map_or(h.value, |t| t.exp()) } else { h.value }).collect();
-        // exp(ln v) may round past a bound that v sat on: clamp to the bounds
-        let theta: Vec<f64> = theta
-            .iter()
-            .zip(&hs)
-            .map(|(&v, h)| match h.bounds {
-                Bounds::Range(lo, _) if (v - lo).abs() <= 4.0 * f64::EPSILON * lo.abs() => lo,
-                Bounds::Range(_, hi) if (v - hi).abs() <= 4.0 * f64::EPSILON * hi.abs() => hi,
-                _ => v,
-            })
-            .collect();
+        let theta = crate::basekernel::theta_from_log(&self.hyperparameters(), theta_log)?;
         self.set_theta(&theta)
     }
 

@@ -1,6 +1,7 @@
 //! [`ExprKernel`]: an [`Expr`] compiled once into a tree of operations whose
 //! leaves are numbers, fields, hyperparameters and built-in kernels.
 
+use super::closure::{self, Closure};
 use super::leaf::LeafKernel;
 use super::num::{interval_binary, interval_unary, powf, Dual, Num, ALL};
 use super::{Bin, Expr, ExprLabel, KernelLeaf, Node, Un};
@@ -19,7 +20,7 @@ use smallvec::SmallVec;
 /// `if_eq(x(f), y(f), 1, h)` and the square exponential
 /// `exp(-(x(f) - y(f))² / (2 ℓ²))`) are leaves that run the built-in kernel.
 #[derive(Clone, Debug, PartialEq)]
-enum Code {
+pub(super) enum Code {
     Const(f64),
     Param(u32),
     X(u32),
@@ -38,14 +39,14 @@ enum Code {
 
 /// A built-in kernel of the compiled expression.
 #[derive(Clone, Debug, PartialEq)]
-struct LeafSlot {
-    kernel: LeafKernel,
+pub(super) struct LeafSlot {
+    pub kernel: LeafKernel,
     /// Position in the kernel's field list (`None`: the label itself).
-    field: Option<u32>,
+    pub field: Option<u32>,
     /// The expression's hyperparameters that the kernel's are, in its order.
-    params: SmallVec<[u32; 2]>,
+    pub params: SmallVec<[u32; 2]>,
     /// Whether it reads record values (vectors, sets) rather than numbers.
-    values: bool,
+    pub values: bool,
 }
 
 /// A base kernel written as one [`Expr`] (see the [module documentation](super)).
@@ -68,6 +69,8 @@ pub struct ExprKernel {
     index: Vec<u32>,
     /// C member names of `fields` in the bound schema.
     members: Vec<String>,
+    /// The closure tree on records (built when bound).
+    closure: Closure,
 }
 
 builtin_ops!(impl[] ExprKernel);
@@ -94,8 +97,10 @@ impl ExprKernel {
             numeric: Vec::new(),
             index: Vec::new(),
             members: Vec::new(),
+            closure: Closure::default(),
         };
         k.code = k.compile(&expr, 0)?;
+        k.rebuild();
         Ok(k)
     }
 
@@ -542,7 +547,17 @@ impl ExprKernel {
         }
         self.index = index;
         self.members = members;
+        self.rebuild();
         Ok(())
+    }
+
+    /// Rebuilds the closure tree on records (bound kernels, or kernels without fields).
+    fn rebuild(&mut self) {
+        self.closure = Closure(None);
+        if !self.index.is_empty() || self.fields.is_empty() {
+            let params: Vec<f64> = self.params.iter().map(|p| p.value).collect();
+            self.closure = Closure(Some(closure::build(&self.code, &params, &self.leaves, &self.index)));
+        }
     }
 
     /// Positions of the trained hyperparameters among the tangents.
@@ -658,6 +673,9 @@ impl Eval for Dual {
 impl<T: ExprLabel> BaseKernel<T> for ExprKernel {
     #[inline]
     fn value(&self, a: &T, b: &T) -> f64 {
+        if let (Some(f), Some(ra), Some(rb)) = (&self.closure.0, a.record(), b.record()) {
+            return f(ra, rb);
+        }
         self.with_positions(a, |pos| self.eval::<T, f64>(&self.code, a, b, pos, &()))
     }
 
@@ -703,6 +721,7 @@ impl<T: ExprLabel> BaseKernel<T> for ExprKernel {
             p.value = v;
         }
         self.leaves = leaves;
+        self.rebuild();
         Ok(())
     }
 

@@ -52,6 +52,7 @@
 //! hand); on [`label_struct!`](crate::label_struct) types and plain numbers
 //! (one field, `value`) too.
 
+mod closure;
 mod kernel;
 mod leaf;
 mod num;
