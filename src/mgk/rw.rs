@@ -33,6 +33,24 @@ pub enum RwMethod {
 /// Largest number of series terms before falling back to the solver.
 const MAX_TERMS: usize = 400;
 
+/// The bound on the series' tail, relative to the kernel, that the number
+/// of terms is chosen for.
+const SERIES_TAIL: f64 = 1e-16;
+
+/// The truncation rule of the moment series, for both backends (the GPU
+/// evaluates the same formula with these constants passed at launch): with
+/// `r = λ ρ̂ ρ̂'` (scaled weights), the terms `k = 0..=K` for
+/// `K = ⌈ln(SERIES_TAIL (1 − r)) / ln r⌉` (1 when `r = 0`) leave a tail
+/// below `SERIES_TAIL` relative to the kernel; `None` when `r ≥ 1` or
+/// `K > MAX_TERMS` (the pair is solved instead).
+fn series_terms(r: f64) -> Option<usize> {
+    if r.is_nan() || r >= 1.0 {
+        return None;
+    }
+    let terms = if r == 0.0 { 1 } else { ((SERIES_TAIL * (1.0 - r)).ln() / r.ln()).ceil() as usize };
+    (terms <= MAX_TERMS).then_some(terms)
+}
+
 /// The geometric random-walk kernel (Gärtner et al. 2003; Vishwanathan et
 /// al. 2010), what GraKeL's `RandomWalk` computes:
 ///
@@ -450,9 +468,8 @@ impl RandomWalkKernel {
     ) -> Result<f64, RwFail> {
         let lam = self.pair_lambda(&a.scale, &b.scale)?;
         let r = lam * a.scale.hi * b.scale.hi;
-        if self.use_series() && !a.moments.is_empty() && !b.moments.is_empty() && r < 1.0 {
-            let terms = if r == 0.0 { 1 } else { ((1e-16 * (1.0 - r)).ln() / r.ln()).ceil() as usize };
-            if terms <= MAX_TERMS {
+        if self.use_series() && !a.moments.is_empty() && !b.moments.is_empty() {
+            if let Some(terms) = series_terms(r) {
                 let mut s = 0.0;
                 let mut rk = 1.0;
                 for k in 0..=terms {
@@ -527,6 +544,40 @@ fn rw_scale<N: Label, E: Label>(
     let (lo, hi) = bounds_of(&s);
     let directed = s.is_directed();
     Ok((s, RwScale { exp, lo, hi, directed }))
+}
+
+/// The graphs in CSR form for the GPU series, weights scaled by
+/// [`unit_weights`] (the exponents kept).
+fn series_csr<N: Label, E: Label>(x: &[Graph<N, E>]) -> Result<super::gpu::rw_series::SeriesCsr, MgkError> {
+    let scaled = x
+        .par_iter()
+        .enumerate()
+        .map(|(i, g)| unit_weights(g).map_err(|source| MgkError::WeightRange { graph: i, source }))
+        .collect::<Vec<_>>()
+        .into_iter()
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut c = super::gpu::rw_series::SeriesCsr::default();
+    c.node_off.push(0);
+    c.ptr.push(0);
+    for (g, e) in &scaled {
+        let base = c.idx.len() as i64;
+        c.ptr.extend(g.indptr()[1..].iter().map(|&p| base + p as i64));
+        c.idx.extend(g.indices().iter().map(|&j| j as i32));
+        c.w.extend_from_slice(g.weights());
+        c.exp.push(*e);
+        c.node_off.push(c.ptr.len() as i64 - 1);
+    }
+    Ok(c)
+}
+
+/// The scales of undirected graphs with exponents `exp` and bounds from the GPU.
+fn series_scales(exp: &[i32], bounds: &[(f64, f64)]) -> Result<Vec<RwScale>, MgkError> {
+    if bounds.iter().any(|(lo, hi)| lo.is_nan() || hi.is_nan()) {
+        return Err(MgkError::Cuda(Box::new(crate::cuda::CudaError::InvalidParameter(
+            "the GPU left a spectral-radius bound unset (NaN): a kernel did not run for every graph".into(),
+        ))));
+    }
+    Ok(exp.iter().zip(bounds).map(|(&exp, &(lo, hi))| RwScale { exp, lo, hi, directed: false }).collect())
 }
 
 /// The class packings of the scaled graphs, with their scales.
@@ -678,6 +729,7 @@ impl RandomWalkKernel {
     pub fn gram_on<N: GpuLabel, E: GpuLabel>(&self, backend: Backend, x: &[Graph<N, E>]) -> crate::Result<Matrix> {
         match self.gpu_device(backend, x, x)? {
             None => Ok(self.gram(x)?),
+            Some(d) if self.use_series() => self.series_gpu(d, x, None),
             Some(d) => {
                 self.check_gpu_lambda(x, x)?;
                 self.as_system()?.gram_on(Backend::Cuda(d), x)
@@ -697,6 +749,7 @@ impl RandomWalkKernel {
     ) -> crate::Result<Matrix> {
         match self.gpu_device(backend, x, y)? {
             None => Ok(self.gram_xy(x, y)?),
+            Some(d) if self.use_series() => self.series_gpu(d, x, Some(y)),
             Some(d) => {
                 self.check_gpu_lambda(x, y)?;
                 self.as_system()?.gram_xy_on(Backend::Cuda(d), x, y)
@@ -718,6 +771,125 @@ impl RandomWalkKernel {
             Backend::Cuda(_) => Err(MgkError::Unsupported("the node-labeled random-walk kernel on the GPU").into()),
             _ => Ok(self.gram_labeled(x)?),
         }
+    }
+
+    /// The moment series on device `device` (see [`RwMethod::Series`]):
+    /// bounds and moments per graph and the sum per pair on the GPU, in
+    /// this kernel's precision; pairs the series does not cover (more than
+    /// `MAX_TERMS` terms) are solved by the GPU's batched PCG. `y = None`:
+    /// the symmetric Gram of `x` (pairs `a ≤ b`, mirrored, as on the CPU).
+    fn series_gpu<N: GpuLabel, E: GpuLabel>(
+        &self,
+        device: usize,
+        x: &[Graph<N, E>],
+        y: Option<&[Graph<N, E>]>,
+    ) -> crate::Result<Matrix> {
+        use super::gpu::rw_series::{SeriesList, SeriesRule};
+        let cx = series_csr(x)?;
+        let (lx, bx) = SeriesList::upload(device, &cx)?;
+        let sx = series_scales(&cx.exp, &bx)?;
+        let (ly, sy) = match y {
+            Some(y) => {
+                let cy = series_csr(y)?;
+                let (ly, by) = SeriesList::upload(device, &cy)?;
+                let sy = series_scales(&cy.exp, &by)?;
+                (Some(ly), sy)
+            }
+            None => (None, sx.clone()),
+        };
+        let (nx, ny) = (sx.len(), sy.len());
+        if nx == 0 || ny == 0 {
+            return Ok(Matrix::zeros(nx, ny));
+        }
+        // the pair with the largest lower bounds decides λ's validity
+        let worst = |s: &[RwScale], f: fn(&RwScale) -> f64| {
+            (0..s.len()).max_by(|&i, &j| f(&s[i]).total_cmp(&f(&s[j]))).unwrap_or(0)
+        };
+        let lo = |s: &RwScale| scale_pow2(s.lo, s.exp);
+        let hi = |s: &RwScale| scale_pow2(s.hi, s.exp);
+        let (a, b) = (worst(&sx, lo), worst(&sy, lo));
+        self.pair_lambda(&sx[a], &sy[b]).map_err(|e| self.map_error(a, b, e))?;
+        // moments enough for the pair with the largest upper bounds (plus a
+        // margin for the rounding of r)
+        let r_max = self.lambda * hi(&sx[worst(&sx, hi)]) * hi(&sy[worst(&sy, hi)]) * (1.0 + 1e-12);
+        let held = series_terms(r_max).map_or(MAX_TERMS + 1, |t| (t + 2).min(MAX_TERMS + 1));
+        let rule = SeriesRule { lambda: self.lambda, tail: SERIES_TAIL, max_terms: MAX_TERMS, held };
+        let v = lx.gram(ly.as_ref(), rule, self.precision)?;
+        let sym = y.is_none();
+        let mut k = Matrix::zeros(nx, ny);
+        let mut left = Vec::new();
+        for a in 0..nx {
+            for b in 0..ny {
+                // the symmetric Gram takes the upper triangle, as the CPU
+                let (i, j) = if sym && b < a { (b, a) } else { (a, b) };
+                let value = v[i * ny + j];
+                if value == -1.0 {
+                    if !sym || a <= b {
+                        left.push((a, b));
+                    }
+                    continue;
+                }
+                k.set(a, b, Self::checked(value).map_err(|e| self.map_error(i, j, e))?);
+            }
+        }
+        if !left.is_empty() {
+            self.solve_left(device, (x, &sx), (y.unwrap_or(x), &sy), &left, &mut k, sym)?;
+        }
+        if let Some(p) = &self.progress {
+            p(if sym { nx * (nx + 1) / 2 } else { nx * ny }, if sym { nx * (nx + 1) / 2 } else { nx * ny });
+        }
+        Ok(k)
+    }
+
+    /// The pairs `left` the series does not cover, by the GPU's batched PCG
+    /// on the graphs they involve, scaled as the CPU scales them (weights by
+    /// `2^−e`, λ by `2^(e + e')`: one solve per distinct `e + e'`).
+    fn solve_left<N: GpuLabel, E: GpuLabel>(
+        &self,
+        device: usize,
+        (x, sx): (&[Graph<N, E>], &[RwScale]),
+        (y, sy): (&[Graph<N, E>], &[RwScale]),
+        left: &[(usize, usize)],
+        k: &mut Matrix,
+        sym: bool,
+    ) -> crate::Result<()> {
+        let mut groups: std::collections::BTreeMap<i32, Vec<(usize, usize)>> = Default::default();
+        for &(a, b) in left {
+            groups.entry(sx[a].exp + sy[b].exp).or_default().push((a, b));
+        }
+        let scaled = |g: &Graph<N, E>, i: usize| -> Result<Graph<N, E>, MgkError> {
+            unit_weights(g).map(|(s, _)| s.into_owned()).map_err(|source| MgkError::WeightRange { graph: i, source })
+        };
+        for (exp, pairs) in groups {
+            let mut ia: Vec<usize> = pairs.iter().map(|p| p.0).collect();
+            let mut ib: Vec<usize> = pairs.iter().map(|p| p.1).collect();
+            ia.sort_unstable();
+            ia.dedup();
+            ib.sort_unstable();
+            ib.dedup();
+            let gx = ia.iter().map(|&i| scaled(&x[i], i)).collect::<Result<Vec<_>, _>>()?;
+            let gy = ib.iter().map(|&i| scaled(&y[i], i)).collect::<Result<Vec<_>, _>>()?;
+            let lam = scale_pow2(self.lambda, exp);
+            let kernel = RandomWalkKernel::new(lam)?.with_precision(self.precision).with_max_iters(self.max_iters);
+            let kernel = RandomWalkKernel { tol: self.tol, ..kernel };
+            let remap = |e: crate::Error| match e {
+                crate::Error::Mgk(MgkError::LambdaTooLarge { detail, pair: (i, j), .. }) => {
+                    MgkError::LambdaTooLarge { lambda: self.lambda, pair: (ia[i], ib[j]), detail }.into()
+                }
+                e => e,
+            };
+            kernel.check_gpu_lambda(&gx, &gy).map_err(|e| remap(e.into()))?;
+            let solved = kernel.as_system()?.gram_xy_on(Backend::Cuda(device), &gx, &gy).map_err(remap)?;
+            for &(a, b) in &pairs {
+                let (i, j) = (ia.binary_search(&a).unwrap_or(0), ib.binary_search(&b).unwrap_or(0));
+                let value = Self::checked(solved.get(i, j)).map_err(|e| self.map_error(a, b, e))?;
+                k.set(a, b, value);
+                if sym {
+                    k.set(b, a, value);
+                }
+            }
+        }
+        Ok(())
     }
 
     /// The kernel as a Kronecker system of the marginalized graph kernel.
