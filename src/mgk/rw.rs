@@ -707,13 +707,19 @@ fn fill(n: usize, m: usize, pairs: &[(usize, usize)], v: &[f64], sym: bool) -> M
 }
 
 /// The kernel on a backend chosen per call ([`Backend`]): the CPU computes
-/// as the plain methods do; a CUDA device solves the unlabeled kernel's
-/// system `(I − λ W ⊗ W') x = 1` as an instance of the Kronecker systems of
+/// as the plain methods do. On a CUDA device, with [`RwMethod::Auto`] or
+/// [`RwMethod::Series`], the moment series runs on the GPU (the
+/// spectral-radius bounds and the moments `m_k / ρ̂^k` of each graph, one warp
+/// per graph, then `Σ_k r^k m_k m'_k` per pair with the CPU's truncation rule;
+/// `kernels/rw_series.cu`) in this kernel's precision; pairs it does not
+/// cover (more than 400 terms) and [`RwMethod::Solver`] solve the system
+/// `(I − λ W ⊗ W') x = 1` as an instance of the Kronecker systems of
 /// [`MarginalizedGraphKernel`](super::MarginalizedGraphKernel)
 /// ([`KronSystem::random_walk`]: κv = κe = 1, unit degrees, scale `1/λ`,
-/// `p = 1`) by the batched PCG of the GPU, in this kernel's precision, to its
-/// tolerance. The GPU needs undirected graphs and `λ ρ̂(W) ρ̂(W') < 1` for
-/// every pair (the bounds of
+/// `p = 1`) by the batched PCG of the GPU, to this kernel's tolerance. The
+/// GPU needs undirected graphs; the series checks λ as the CPU does (the
+/// pair with the largest lower bounds), the PCG needs `λ ρ̂(W) ρ̂(W') < 1` for
+/// every pair it solves (the bounds of
 /// [`spectral_radius_bound`](Self::spectral_radius_bound), so that the
 /// system is positive definite).
 ///
