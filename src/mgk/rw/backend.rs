@@ -12,14 +12,14 @@ use crate::graph::{Graph, Label};
 use rayon::prelude::*;
 
 /// The kernel on a backend chosen per call ([`Backend`]): the CPU computes
-/// as the plain methods do. On a CUDA device, with [`RwMethod::Auto`] or
-/// [`RwMethod::Series`], the moment series runs on the GPU (the
+/// as the plain methods do. On a CUDA device, with [`RwMethod::Auto`](crate::mgk::RwMethod::Auto) or
+/// [`RwMethod::Series`](crate::mgk::RwMethod::Series), the moment series runs on the GPU (the
 /// spectral-radius bounds and the moments `m_k / ρ̂^k` of each graph, one warp
 /// per graph, then `Σ_k r^k m_k m'_k` per pair with the CPU's truncation rule;
 /// `kernels/rw_series.cu`) in this kernel's precision; pairs it does not
-/// cover (more than 400 terms) and [`RwMethod::Solver`] solve the system
+/// cover (more than 400 terms) and [`RwMethod::Solver`](crate::mgk::RwMethod::Solver) solve the system
 /// `(I − λ W ⊗ W') x = 1` as an instance of the Kronecker systems of
-/// [`MarginalizedGraphKernel`](super::MarginalizedGraphKernel)
+/// [`MarginalizedGraphKernel`](crate::mgk::MarginalizedGraphKernel)
 /// ([`KronSystem::random_walk`]: κv = κe = 1, unit degrees, scale `1/λ`,
 /// `p = 1`) by the batched PCG of the GPU, to this kernel's tolerance. The
 /// GPU needs undirected graphs; the series checks λ as the CPU does (the
@@ -84,7 +84,7 @@ impl RandomWalkKernel {
         }
     }
 
-    /// The moment series on device `device` (see [`RwMethod::Series`]):
+    /// The moment series on device `device` (see [`RwMethod::Series`](crate::mgk::RwMethod::Series)):
     /// bounds and moments per graph and the sum per pair on the GPU, in
     /// this kernel's precision; pairs the series does not cover (more than
     /// `MAX_TERMS` terms) are solved by the GPU's batched PCG. `y = None`:
