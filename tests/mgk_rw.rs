@@ -148,3 +148,75 @@ fn backends_agree() {
     let err = too_big.gram_on(Backend::Cuda(device), &x).unwrap_err();
     assert!(matches!(err, kronograph::Error::Mgk(MgkError::LambdaTooLarge { .. })), "{err}");
 }
+
+/// The moment series' kernels compile with NVRTC, on machines without a GPU
+/// too (skips without libnvrtc unless `KRONOGRAPH_REQUIRE_NVRTC=1` or
+/// `KRONOGRAPH_REQUIRE_GPU=1`).
+#[cfg(feature = "cuda")]
+#[test]
+fn series_kernels_compile() {
+    use kronograph::cuda::jit::{compile, nvrtc_available, options};
+    let required =
+        ["KRONOGRAPH_REQUIRE_NVRTC", "KRONOGRAPH_REQUIRE_GPU"].iter().any(|v| std::env::var(v).is_ok_and(|s| s == "1"));
+    if !nvrtc_available() {
+        assert!(!required, "libnvrtc is required (KRONOGRAPH_REQUIRE_NVRTC/GPU=1) but could not be loaded");
+        eprintln!("skipping: libnvrtc not found");
+        return;
+    }
+    for arch in [(9, 0), (8, 0)] {
+        let image = compile(kronograph::mgk::RW_SERIES_CUDA_SOURCE, "rw_series", &options(arch))
+            .unwrap_or_else(|e| panic!("sm_{}{}: {e}", arch.0, arch.1));
+        assert!(image.len() > 1000, "a CUBIN of {} bytes", image.len());
+    }
+}
+
+/// The GPU's moment series (the default method) and its solver agree with
+/// the CPU on random graphs of several sizes, with extreme weights, a graph
+/// without edges, cross Grams and the bundled sets; pairs the series does
+/// not cover (λ near the bound) are solved on the GPU and agree too.
+#[test]
+fn gpu_series_matches_cpu() {
+    use kronograph::backend::{Backend, Precision};
+    let Some(device) = gpu_or_skip() else { return };
+    let mut x: Vec<Graph<u8, f64>> =
+        (0..12).map(|s| random_graph(2 + 3 * s as usize, 0.3, 200 + s, Direction::Undirected)).collect();
+    x.push(random_graph(3, 0.0, 1, Direction::Undirected));
+    // weights of 1e150 (scaled by a power of two, λ scaled back)
+    x.push(random_graph(7, 0.5, 300, Direction::Undirected).with_weights(|w, _| w * 1e150).unwrap());
+    let rho = x.iter().map(RandomWalkKernel::spectral_radius_bound).fold(0.0, f64::max);
+    let sets = ["NWS96L", "BA96L"].map(|s| {
+        let ds = kronograph::graph::io::load(format!("{}/data/synthetic/{s}", env!("CARGO_MANIFEST_DIR"))).unwrap();
+        ds.graphs[..20].to_vec()
+    });
+    // at 0.95 the largest pairs need more than 400 terms and go to the PCG
+    // (f32 tolerance 1e-6, condition number about 20: 1e-4 there)
+    for frac in [0.5, 0.95] {
+        let k = RandomWalkKernel::new(frac / (rho * rho)).unwrap();
+        let cpu = k.gram(&x).unwrap();
+        let cpu_xy = k.gram_xy(&x[..5], &x[5..]).unwrap();
+        let f32_tol = if frac > 0.9 { 1e-4 } else { 1e-5 };
+        for (precision, tol) in [(Precision::F64, 1e-10), (Precision::F32, f32_tol)] {
+            let kp = k.clone().with_precision(precision);
+            let gpu = kp.gram_on(Backend::Cuda(device), &x).unwrap();
+            let err = max_rel(cpu.as_slice(), gpu.as_slice());
+            assert!(err <= tol, "{precision:?} λ = {frac}/ρ̂²: {err:e}");
+            let xy = kp.gram_xy_on(Backend::Cuda(device), &x[..5], &x[5..]).unwrap();
+            let err = max_rel(cpu_xy.as_slice(), xy.as_slice());
+            assert!(err <= tol, "{precision:?} λ = {frac}/ρ̂² xy: {err:e}");
+        }
+    }
+    for y in &sets {
+        let rho_y = y.iter().map(RandomWalkKernel::spectral_radius_bound).fold(0.0, f64::max);
+        let k = RandomWalkKernel::new(0.5 / (rho_y * rho_y)).unwrap();
+        let cpu = k.gram(y).unwrap();
+        for (precision, tol) in [(Precision::F64, 1e-10), (Precision::F32, 1e-5)] {
+            let gpu = k.clone().with_precision(precision).gram_on(Backend::Cuda(device), y).unwrap();
+            let err = max_rel(cpu.as_slice(), gpu.as_slice());
+            assert!(err <= tol, "{precision:?} bundled set: {err:e}");
+        }
+    }
+    // a λ beyond the lower bounds is the CPU's typed error
+    let too_big = RandomWalkKernel::new(4.0 / (rho * rho)).unwrap();
+    let err = too_big.gram_on(Backend::Cuda(device), &x).unwrap_err();
+    assert!(matches!(err, kronograph::Error::Mgk(MgkError::LambdaTooLarge { .. })), "{err}");
+}

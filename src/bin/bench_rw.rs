@@ -4,8 +4,11 @@
 //!
 //! ```text
 //! bench_rw [--data DIR] [--backend cpu|cuda] [--precision f32|f64] [--repeats 5]
-//!          [--sets NWS96L,BA96L] [--first N] [--rw-method auto|solver] [--lambda-frac 0.5]
+//!          [--sets NWS96L,BA96L] [--first N] [--rw-method auto|series|solver] [--lambda-frac 0.5]
+//!          [--no-mgk]
 //! ```
+//!
+//! `--no-mgk` leaves the marginalized graph kernel's rows out (slow on a CPU).
 //!
 //! λ = `lambda-frac` / max_G ρ̂(W_G)² over the set (weights 1), so that every
 //! pair's system is positive definite. Per set it prints pairs, λ, the
@@ -33,6 +36,7 @@ struct Args {
     first: Option<usize>,
     method: RwMethod,
     frac: f64,
+    mgk: bool,
 }
 
 fn args() -> Result<Args, String> {
@@ -45,6 +49,7 @@ fn args() -> Result<Args, String> {
         first: None,
         method: RwMethod::Auto,
         frac: 0.5,
+        mgk: true,
     };
     let mut it = std::env::args().skip(1);
     while let Some(k) = it.next() {
@@ -59,10 +64,12 @@ fn args() -> Result<Args, String> {
             "--rw-method" => {
                 a.method = match v()?.as_str() {
                     "auto" => RwMethod::Auto,
+                    "series" => RwMethod::Series,
                     "solver" => RwMethod::Solver,
-                    m => return Err(format!("--rw-method {m}: expected auto or solver")),
+                    m => return Err(format!("--rw-method {m}: expected auto, series or solver")),
                 }
             }
+            "--no-mgk" => a.mgk = false,
             "--lambda-frac" => a.frac = v()?.parse().map_err(|e| format!("--lambda-frac: {e}"))?,
             _ => return Err(format!("unknown argument {k}")),
         }
@@ -127,6 +134,9 @@ fn run(a: &Args) -> Result<(), String> {
             "{set:<8} {n:>6} {pairs:>8} {lambda:>8.2e}   rw     {first:>8.4} {median:>10.4} {:>11.0}  {check}",
             pairs as f64 / median
         );
+        if !a.mgk {
+            continue;
+        }
         // the marginalized graph kernel through the same API
         let labeled = ds.node_schema.kind("label").is_some();
         if labeled && ds.edge_schema.kind("attr0").is_some() {

@@ -115,6 +115,9 @@ pub mod system;
 pub use self::config::{min_tolerance, MgkConfig, Tuning, XmvScheme, MIN_Q};
 pub use self::kernel::{MarginalizedGraphKernel, StartProbability};
 pub use self::rw::{RandomWalkKernel, RwMethod};
+/// The CUDA C++ source of the random-walk kernel's moment series on the GPU
+/// (compiled by NVRTC at first use; exported for compile checks).
+pub const RW_SERIES_CUDA_SOURCE: &str = self::gpu::rw_series::SOURCE;
 pub use self::system::{check_values, normalize_gram};
 pub use self::system::{DegreeRule, KronSystem};
 pub use crate::backend::Precision;

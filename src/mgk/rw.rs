@@ -1,10 +1,7 @@
 //! The geometric random-walk kernel and its node-labeled variant.
 
 use super::system::{scale_pow2, unit_weights};
-use super::{KronSystem, MarginalizedGraphKernel, Matrix, MgkError, Progress, SolverProgress};
-use crate::backend::{resolve_backend, Backend};
-use crate::basekernel::Constant;
-use crate::cuda::GpuLabel;
+use super::{Matrix, MgkError, Progress, SolverProgress};
 use crate::graph::{Graph, Label};
 use crate::kron::{ClassPacking, Diag, KronApply, KronProduct, MatchedKron, Octiles, ShiftedKron, Unlabeled};
 use crate::solver::{
@@ -12,6 +9,8 @@ use crate::solver::{
 };
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicUsize, Ordering};
+
+mod backend;
 
 /// How [`RandomWalkKernel`] computes unlabeled pairs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -32,6 +31,24 @@ pub enum RwMethod {
 
 /// Largest number of series terms before falling back to the solver.
 const MAX_TERMS: usize = 400;
+
+/// The bound on the series' tail, relative to the kernel, that the number
+/// of terms is chosen for.
+const SERIES_TAIL: f64 = 1e-16;
+
+/// The truncation rule of the moment series, for both backends (the GPU
+/// evaluates the same formula with these constants passed at launch): with
+/// `r = λ ρ̂ ρ̂'` (scaled weights), the terms `k = 0..=K` for
+/// `K = ⌈ln(SERIES_TAIL (1 − r)) / ln r⌉` (1 when `r = 0`) leave a tail
+/// below `SERIES_TAIL` relative to the kernel; `None` when `r ≥ 1` or
+/// `K > MAX_TERMS` (the pair is solved instead).
+fn series_terms(r: f64) -> Option<usize> {
+    if r.is_nan() || r >= 1.0 {
+        return None;
+    }
+    let terms = if r == 0.0 { 1 } else { ((SERIES_TAIL * (1.0 - r)).ln() / r.ln()).ceil() as usize };
+    (terms <= MAX_TERMS).then_some(terms)
+}
 
 /// The geometric random-walk kernel (Gärtner et al. 2003; Vishwanathan et
 /// al. 2010), what GraKeL's `RandomWalk` computes:
@@ -450,9 +467,8 @@ impl RandomWalkKernel {
     ) -> Result<f64, RwFail> {
         let lam = self.pair_lambda(&a.scale, &b.scale)?;
         let r = lam * a.scale.hi * b.scale.hi;
-        if self.use_series() && !a.moments.is_empty() && !b.moments.is_empty() && r < 1.0 {
-            let terms = if r == 0.0 { 1 } else { ((1e-16 * (1.0 - r)).ln() / r.ln()).ceil() as usize };
-            if terms <= MAX_TERMS {
+        if self.use_series() && !a.moments.is_empty() && !b.moments.is_empty() {
+            if let Some(terms) = series_terms(r) {
                 let mut s = 0.0;
                 let mut rk = 1.0;
                 for k in 0..=terms {
@@ -653,135 +669,4 @@ fn fill(n: usize, m: usize, pairs: &[(usize, usize)], v: &[f64], sym: bool) -> M
         }
     }
     k
-}
-
-/// The kernel on a backend chosen per call ([`Backend`]): the CPU computes
-/// as the plain methods do; a CUDA device solves the unlabeled kernel's
-/// system `(I − λ W ⊗ W') x = 1` as an instance of the Kronecker systems of
-/// [`MarginalizedGraphKernel`](super::MarginalizedGraphKernel)
-/// ([`KronSystem::random_walk`]: κv = κe = 1, unit degrees, scale `1/λ`,
-/// `p = 1`) by the batched PCG of the GPU, in this kernel's precision, to its
-/// tolerance. The GPU needs undirected graphs and `λ ρ̂(W) ρ̂(W') < 1` for
-/// every pair (the bounds of
-/// [`spectral_radius_bound`](Self::spectral_radius_bound), so that the
-/// system is positive definite).
-///
-/// # Errors (every `_on` method)
-/// [`MgkError::LambdaTooLarge`] naming the pair with the largest bound;
-/// [`crate::Error::Cuda`] (or [`crate::Error::CudaNotCompiled`]) from the
-/// GPU; the CPU methods' errors.
-impl RandomWalkKernel {
-    /// [`gram`](Self::gram) on `backend`.
-    ///
-    /// # Errors
-    /// See the `_on` methods above.
-    pub fn gram_on<N: GpuLabel, E: GpuLabel>(&self, backend: Backend, x: &[Graph<N, E>]) -> crate::Result<Matrix> {
-        match self.gpu_device(backend, x, x)? {
-            None => Ok(self.gram(x)?),
-            Some(d) => {
-                self.check_gpu_lambda(x, x)?;
-                self.as_system()?.gram_on(Backend::Cuda(d), x)
-            }
-        }
-    }
-
-    /// [`gram_xy`](Self::gram_xy) on `backend`.
-    ///
-    /// # Errors
-    /// See the `_on` methods above.
-    pub fn gram_xy_on<N: GpuLabel, E: GpuLabel>(
-        &self,
-        backend: Backend,
-        x: &[Graph<N, E>],
-        y: &[Graph<N, E>],
-    ) -> crate::Result<Matrix> {
-        match self.gpu_device(backend, x, y)? {
-            None => Ok(self.gram_xy(x, y)?),
-            Some(d) => {
-                self.check_gpu_lambda(x, y)?;
-                self.as_system()?.gram_xy_on(Backend::Cuda(d), x, y)
-            }
-        }
-    }
-
-    /// [`gram_labeled`](Self::gram_labeled) on `backend`: the CPU only for
-    /// now (`Auto` runs on the CPU).
-    ///
-    /// # Errors
-    /// [`MgkError::Unsupported`] for an explicit CUDA device; the CPU's errors.
-    pub fn gram_labeled_on<N: Label + PartialEq, E: Label>(
-        &self,
-        backend: Backend,
-        x: &[Graph<N, E>],
-    ) -> crate::Result<Matrix> {
-        match backend {
-            Backend::Cuda(_) => Err(MgkError::Unsupported("the node-labeled random-walk kernel on the GPU").into()),
-            _ => Ok(self.gram_labeled(x)?),
-        }
-    }
-
-    /// The kernel as a Kronecker system of the marginalized graph kernel.
-    fn as_system<N: Label, E: Label>(&self) -> Result<MarginalizedGraphKernel<N, E, Constant, Constant>, MgkError> {
-        // q is not used by a custom system; any valid value
-        MarginalizedGraphKernel::new(Constant::new(1.0), Constant::new(1.0), 0.5)?
-            .with_system(Some(KronSystem::random_walk(self.lambda)))?
-            .with_precision(self.precision)
-            .with_tolerance(self.tol)
-            .map(|k| k.with_max_iters(self.max_iters))
-    }
-
-    /// Where [`gram_on`](Self::gram_on) runs `x` on `backend`: `Backend::Cpu`
-    /// or `Backend::Cuda(d)`. The GPU solves symmetric systems only, so with a
-    /// directed graph `Auto` is the CPU and an explicit CUDA device an error.
-    ///
-    /// # Errors
-    /// As [`gram_on`](Self::gram_on)'s choice of device.
-    pub fn resolved_backend<N: Label, E: Label>(&self, backend: Backend, x: &[Graph<N, E>]) -> crate::Result<Backend> {
-        Ok(self.gpu_device(backend, x, x)?.map_or(Backend::Cpu, Backend::Cuda))
-    }
-
-    /// The device `backend` resolves to, or `None` for the CPU. The GPU
-    /// solves symmetric systems only: with a directed graph among `x`, `y`,
-    /// `Auto` runs on the CPU (BiCGSTAB) and an explicit CUDA device is
-    /// [`MgkError::Unsupported`].
-    fn gpu_device<N: Label, E: Label>(
-        &self,
-        backend: Backend,
-        x: &[Graph<N, E>],
-        y: &[Graph<N, E>],
-    ) -> crate::Result<Option<usize>> {
-        let directed = x.iter().chain(y).any(Graph::is_directed);
-        match (backend, directed) {
-            (Backend::Cuda(_), true) => {
-                Err(MgkError::Unsupported("directed graphs in the random-walk kernel on the GPU (use --backend cpu)")
-                    .into())
-            }
-            (_, true) => Ok(None),
-            _ => Ok(resolve_backend(backend)?),
-        }
-    }
-
-    /// Rejects a λ for which some pair's system may not be positive definite
-    /// (the GPU's PCG has no curvature check).
-    fn check_gpu_lambda<N: Label, E: Label>(&self, x: &[Graph<N, E>], y: &[Graph<N, E>]) -> Result<(), MgkError> {
-        let best = |v: &[Graph<N, E>]| {
-            v.par_iter()
-                .map(Self::spectral_radius_bound)
-                .enumerate()
-                .reduce(|| (0, 0.0), |a, b| if b.1 > a.1 { b } else { a })
-        };
-        let ((a, ra), (b, rb)) = (best(x), best(y));
-        if self.lambda * ra * rb >= 1.0 {
-            return Err(MgkError::LambdaTooLarge {
-                lambda: self.lambda,
-                pair: (a, b),
-                detail: format!(
-                    "λ ρ̂ ρ̂' = {:.3} ≥ 1 (the GPU needs it below 1): use λ < {:.6e} (--lambda)",
-                    self.lambda * ra * rb,
-                    1.0 / (ra * rb)
-                ),
-            });
-        }
-        Ok(())
-    }
 }

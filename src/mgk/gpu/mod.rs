@@ -73,6 +73,7 @@ use crate::graph::Graph;
 pub mod codegen;
 pub(crate) mod output;
 pub mod reference;
+pub(crate) mod rw_series;
 
 #[cfg(feature = "cuda")]
 mod batched;

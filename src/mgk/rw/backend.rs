@@ -1,0 +1,304 @@
+//! [`RandomWalkKernel`] on a backend chosen per call: the CPU, or a CUDA
+//! device (the moment series of `gpu/rw_series.rs`, and the batched PCG of
+//! the marginalized graph kernel's engine for the rest).
+
+use super::super::system::{scale_pow2, unit_weights};
+use super::super::{KronSystem, MarginalizedGraphKernel, Matrix, MgkError};
+use super::{series_terms, RandomWalkKernel, RwScale, MAX_TERMS, SERIES_TAIL};
+use crate::backend::{resolve_backend, Backend};
+use crate::basekernel::Constant;
+use crate::cuda::GpuLabel;
+use crate::graph::{Graph, Label};
+use rayon::prelude::*;
+
+/// The kernel on a backend chosen per call ([`Backend`]): the CPU computes
+/// as the plain methods do. On a CUDA device, with [`RwMethod::Auto`](crate::mgk::RwMethod::Auto) or
+/// [`RwMethod::Series`](crate::mgk::RwMethod::Series), the moment series runs on the GPU (the
+/// spectral-radius bounds and the moments `m_k / ρ̂^k` of each graph, one warp
+/// per graph, then `Σ_k r^k m_k m'_k` per pair with the CPU's truncation rule;
+/// `kernels/rw_series.cu`) in this kernel's precision; pairs it does not
+/// cover (more than 400 terms) and [`RwMethod::Solver`](crate::mgk::RwMethod::Solver) solve the system
+/// `(I − λ W ⊗ W') x = 1` as an instance of the Kronecker systems of
+/// [`MarginalizedGraphKernel`](crate::mgk::MarginalizedGraphKernel)
+/// ([`KronSystem::random_walk`]: κv = κe = 1, unit degrees, scale `1/λ`,
+/// `p = 1`) by the batched PCG of the GPU, to this kernel's tolerance. The
+/// GPU needs undirected graphs; the series checks λ as the CPU does (the
+/// pair with the largest lower bounds), the PCG needs `λ ρ̂(W) ρ̂(W') < 1` for
+/// every pair it solves (the bounds of
+/// [`spectral_radius_bound`](Self::spectral_radius_bound), so that the
+/// system is positive definite).
+///
+/// # Errors (every `_on` method)
+/// [`MgkError::LambdaTooLarge`] naming the pair with the largest bound;
+/// [`crate::Error::Cuda`] (or [`crate::Error::CudaNotCompiled`]) from the
+/// GPU; the CPU methods' errors.
+impl RandomWalkKernel {
+    /// [`gram`](Self::gram) on `backend`.
+    ///
+    /// # Errors
+    /// See the `_on` methods above.
+    pub fn gram_on<N: GpuLabel, E: GpuLabel>(&self, backend: Backend, x: &[Graph<N, E>]) -> crate::Result<Matrix> {
+        match self.gpu_device(backend, x, x)? {
+            None => Ok(self.gram(x)?),
+            Some(d) if self.use_series() => self.series_gpu(d, x, None),
+            Some(d) => {
+                self.check_gpu_lambda(x, x)?;
+                self.as_system()?.gram_on(Backend::Cuda(d), x)
+            }
+        }
+    }
+
+    /// [`gram_xy`](Self::gram_xy) on `backend`.
+    ///
+    /// # Errors
+    /// See the `_on` methods above.
+    pub fn gram_xy_on<N: GpuLabel, E: GpuLabel>(
+        &self,
+        backend: Backend,
+        x: &[Graph<N, E>],
+        y: &[Graph<N, E>],
+    ) -> crate::Result<Matrix> {
+        match self.gpu_device(backend, x, y)? {
+            None => Ok(self.gram_xy(x, y)?),
+            Some(d) if self.use_series() => self.series_gpu(d, x, Some(y)),
+            Some(d) => {
+                self.check_gpu_lambda(x, y)?;
+                self.as_system()?.gram_xy_on(Backend::Cuda(d), x, y)
+            }
+        }
+    }
+
+    /// [`gram_labeled`](Self::gram_labeled) on `backend`: the CPU only for
+    /// now (`Auto` runs on the CPU).
+    ///
+    /// # Errors
+    /// [`MgkError::Unsupported`] for an explicit CUDA device; the CPU's errors.
+    pub fn gram_labeled_on<N: Label + PartialEq, E: Label>(
+        &self,
+        backend: Backend,
+        x: &[Graph<N, E>],
+    ) -> crate::Result<Matrix> {
+        match backend {
+            Backend::Cuda(_) => Err(MgkError::Unsupported("the node-labeled random-walk kernel on the GPU").into()),
+            _ => Ok(self.gram_labeled(x)?),
+        }
+    }
+
+    /// The moment series on device `device` (see [`RwMethod::Series`](crate::mgk::RwMethod::Series)):
+    /// bounds and moments per graph and the sum per pair on the GPU, in
+    /// this kernel's precision; pairs the series does not cover (more than
+    /// `MAX_TERMS` terms) are solved by the GPU's batched PCG. `y = None`:
+    /// the symmetric Gram of `x` (pairs `a ≤ b`, mirrored, as on the CPU).
+    fn series_gpu<N: GpuLabel, E: GpuLabel>(
+        &self,
+        device: usize,
+        x: &[Graph<N, E>],
+        y: Option<&[Graph<N, E>]>,
+    ) -> crate::Result<Matrix> {
+        use crate::mgk::gpu::rw_series::{SeriesList, SeriesRule};
+        let cx = series_csr(x)?;
+        let (lx, bx) = SeriesList::upload(device, &cx)?;
+        let sx = series_scales(&cx.exp, &bx)?;
+        let (ly, sy) = match y {
+            Some(y) => {
+                let cy = series_csr(y)?;
+                let (ly, by) = SeriesList::upload(device, &cy)?;
+                let sy = series_scales(&cy.exp, &by)?;
+                (Some(ly), sy)
+            }
+            None => (None, sx.clone()),
+        };
+        let (nx, ny) = (sx.len(), sy.len());
+        if nx == 0 || ny == 0 {
+            return Ok(Matrix::zeros(nx, ny));
+        }
+        // the pair with the largest lower bounds decides λ's validity
+        let worst = |s: &[RwScale], f: fn(&RwScale) -> f64| {
+            (0..s.len()).max_by(|&i, &j| f(&s[i]).total_cmp(&f(&s[j]))).unwrap_or(0)
+        };
+        let lo = |s: &RwScale| scale_pow2(s.lo, s.exp);
+        let hi = |s: &RwScale| scale_pow2(s.hi, s.exp);
+        let (a, b) = (worst(&sx, lo), worst(&sy, lo));
+        self.pair_lambda(&sx[a], &sy[b]).map_err(|e| self.map_error(a, b, e))?;
+        // moments enough for the pair with the largest upper bounds (plus a
+        // margin for the rounding of r)
+        let r_max = self.lambda * hi(&sx[worst(&sx, hi)]) * hi(&sy[worst(&sy, hi)]) * (1.0 + 1e-12);
+        let held = series_terms(r_max).map_or(MAX_TERMS + 1, |t| (t + 2).min(MAX_TERMS + 1));
+        let rule = SeriesRule { lambda: self.lambda, tail: SERIES_TAIL, max_terms: MAX_TERMS, held };
+        let v = lx.gram(ly.as_ref(), rule, self.precision)?;
+        let sym = y.is_none();
+        let mut k = Matrix::zeros(nx, ny);
+        let mut left = Vec::new();
+        for a in 0..nx {
+            for b in 0..ny {
+                // the symmetric Gram takes the upper triangle, as the CPU
+                let (i, j) = if sym && b < a { (b, a) } else { (a, b) };
+                let value = v[i * ny + j];
+                if value == -1.0 {
+                    if !sym || a <= b {
+                        left.push((a, b));
+                    }
+                    continue;
+                }
+                k.set(a, b, Self::checked(value).map_err(|e| self.map_error(i, j, e))?);
+            }
+        }
+        if !left.is_empty() {
+            self.solve_left(device, (x, &sx), (y.unwrap_or(x), &sy), &left, &mut k, sym)?;
+        }
+        if let Some(p) = &self.progress {
+            p(if sym { nx * (nx + 1) / 2 } else { nx * ny }, if sym { nx * (nx + 1) / 2 } else { nx * ny });
+        }
+        Ok(k)
+    }
+
+    /// The pairs `left` the series does not cover, by the GPU's batched PCG
+    /// on the graphs they involve, scaled as the CPU scales them (weights by
+    /// `2^−e`, λ by `2^(e + e')`: one solve per distinct `e + e'`).
+    fn solve_left<N: GpuLabel, E: GpuLabel>(
+        &self,
+        device: usize,
+        (x, sx): (&[Graph<N, E>], &[RwScale]),
+        (y, sy): (&[Graph<N, E>], &[RwScale]),
+        left: &[(usize, usize)],
+        k: &mut Matrix,
+        sym: bool,
+    ) -> crate::Result<()> {
+        let mut groups: std::collections::BTreeMap<i32, Vec<(usize, usize)>> = Default::default();
+        for &(a, b) in left {
+            groups.entry(sx[a].exp + sy[b].exp).or_default().push((a, b));
+        }
+        let scaled = |g: &Graph<N, E>, i: usize| -> Result<Graph<N, E>, MgkError> {
+            unit_weights(g).map(|(s, _)| s.into_owned()).map_err(|source| MgkError::WeightRange { graph: i, source })
+        };
+        for (exp, pairs) in groups {
+            let mut ia: Vec<usize> = pairs.iter().map(|p| p.0).collect();
+            let mut ib: Vec<usize> = pairs.iter().map(|p| p.1).collect();
+            ia.sort_unstable();
+            ia.dedup();
+            ib.sort_unstable();
+            ib.dedup();
+            let gx = ia.iter().map(|&i| scaled(&x[i], i)).collect::<Result<Vec<_>, _>>()?;
+            let gy = ib.iter().map(|&i| scaled(&y[i], i)).collect::<Result<Vec<_>, _>>()?;
+            let lam = scale_pow2(self.lambda, exp);
+            let kernel = RandomWalkKernel::new(lam)?.with_precision(self.precision).with_max_iters(self.max_iters);
+            let kernel = RandomWalkKernel { tol: self.tol, ..kernel };
+            let remap = |e: crate::Error| match e {
+                crate::Error::Mgk(MgkError::LambdaTooLarge { detail, pair: (i, j), .. }) => {
+                    MgkError::LambdaTooLarge { lambda: self.lambda, pair: (ia[i], ib[j]), detail }.into()
+                }
+                e => e,
+            };
+            kernel.check_gpu_lambda(&gx, &gy).map_err(|e| remap(e.into()))?;
+            let solved = kernel.as_system()?.gram_xy_on(Backend::Cuda(device), &gx, &gy).map_err(remap)?;
+            for &(a, b) in &pairs {
+                let (i, j) = (ia.binary_search(&a).unwrap_or(0), ib.binary_search(&b).unwrap_or(0));
+                let value = Self::checked(solved.get(i, j)).map_err(|e| self.map_error(a, b, e))?;
+                k.set(a, b, value);
+                if sym {
+                    k.set(b, a, value);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The kernel as a Kronecker system of the marginalized graph kernel.
+    fn as_system<N: Label, E: Label>(&self) -> Result<MarginalizedGraphKernel<N, E, Constant, Constant>, MgkError> {
+        // q is not used by a custom system; any valid value
+        MarginalizedGraphKernel::new(Constant::new(1.0), Constant::new(1.0), 0.5)?
+            .with_system(Some(KronSystem::random_walk(self.lambda)))?
+            .with_precision(self.precision)
+            .with_tolerance(self.tol)
+            .map(|k| k.with_max_iters(self.max_iters))
+    }
+
+    /// Where [`gram_on`](Self::gram_on) runs `x` on `backend`: `Backend::Cpu`
+    /// or `Backend::Cuda(d)`. The GPU solves symmetric systems only, so with a
+    /// directed graph `Auto` is the CPU and an explicit CUDA device an error.
+    ///
+    /// # Errors
+    /// As [`gram_on`](Self::gram_on)'s choice of device.
+    pub fn resolved_backend<N: Label, E: Label>(&self, backend: Backend, x: &[Graph<N, E>]) -> crate::Result<Backend> {
+        Ok(self.gpu_device(backend, x, x)?.map_or(Backend::Cpu, Backend::Cuda))
+    }
+
+    /// The device `backend` resolves to, or `None` for the CPU. The GPU
+    /// solves symmetric systems only: with a directed graph among `x`, `y`,
+    /// `Auto` runs on the CPU (BiCGSTAB) and an explicit CUDA device is
+    /// [`MgkError::Unsupported`].
+    fn gpu_device<N: Label, E: Label>(
+        &self,
+        backend: Backend,
+        x: &[Graph<N, E>],
+        y: &[Graph<N, E>],
+    ) -> crate::Result<Option<usize>> {
+        let directed = x.iter().chain(y).any(Graph::is_directed);
+        match (backend, directed) {
+            (Backend::Cuda(_), true) => {
+                Err(MgkError::Unsupported("directed graphs in the random-walk kernel on the GPU (use --backend cpu)")
+                    .into())
+            }
+            (_, true) => Ok(None),
+            _ => Ok(resolve_backend(backend)?),
+        }
+    }
+
+    /// Rejects a λ for which some pair's system may not be positive definite
+    /// (the GPU's PCG has no curvature check).
+    fn check_gpu_lambda<N: Label, E: Label>(&self, x: &[Graph<N, E>], y: &[Graph<N, E>]) -> Result<(), MgkError> {
+        let best = |v: &[Graph<N, E>]| {
+            v.par_iter()
+                .map(Self::spectral_radius_bound)
+                .enumerate()
+                .reduce(|| (0, 0.0), |a, b| if b.1 > a.1 { b } else { a })
+        };
+        let ((a, ra), (b, rb)) = (best(x), best(y));
+        if self.lambda * ra * rb >= 1.0 {
+            return Err(MgkError::LambdaTooLarge {
+                lambda: self.lambda,
+                pair: (a, b),
+                detail: format!(
+                    "λ ρ̂ ρ̂' = {:.3} ≥ 1 (the GPU needs it below 1): use λ < {:.6e} (--lambda)",
+                    self.lambda * ra * rb,
+                    1.0 / (ra * rb)
+                ),
+            });
+        }
+        Ok(())
+    }
+}
+
+/// The graphs in CSR form for the GPU series, weights scaled by
+/// [`unit_weights`] (the exponents kept).
+fn series_csr<N: Label, E: Label>(x: &[Graph<N, E>]) -> Result<crate::mgk::gpu::rw_series::SeriesCsr, MgkError> {
+    let scaled = x
+        .par_iter()
+        .enumerate()
+        .map(|(i, g)| unit_weights(g).map_err(|source| MgkError::WeightRange { graph: i, source }))
+        .collect::<Vec<_>>()
+        .into_iter()
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut c = crate::mgk::gpu::rw_series::SeriesCsr::default();
+    c.node_off.push(0);
+    c.ptr.push(0);
+    for (g, e) in &scaled {
+        let base = c.idx.len() as i64;
+        c.ptr.extend(g.indptr()[1..].iter().map(|&p| base + p as i64));
+        c.idx.extend(g.indices().iter().map(|&j| j as i32));
+        c.w.extend_from_slice(g.weights());
+        c.exp.push(*e);
+        c.node_off.push(c.ptr.len() as i64 - 1);
+    }
+    Ok(c)
+}
+
+/// The scales of undirected graphs with exponents `exp` and bounds from the GPU.
+fn series_scales(exp: &[i32], bounds: &[(f64, f64)]) -> Result<Vec<RwScale>, MgkError> {
+    if bounds.iter().any(|(lo, hi)| lo.is_nan() || hi.is_nan()) {
+        return Err(MgkError::Cuda(Box::new(crate::cuda::CudaError::InvalidParameter(
+            "the GPU left a spectral-radius bound unset (NaN): a kernel did not run for every graph".into(),
+        ))));
+    }
+    Ok(exp.iter().zip(bounds).map(|(&exp, &(lo, hi))| RwScale { exp, lo, hi, directed: false }).collect())
+}
