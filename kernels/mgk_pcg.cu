@@ -57,6 +57,23 @@
 #ifndef MGK_DENSE_MIN
 #define MGK_DENSE_MIN 64
 #endif
+// 1 (the default): the value kernel holds the three placements of a pair's PCG (vectors in shared
+// memory; vectors in global memory, graphs in shared; both in global). 0: only the first, for
+// launches whose every pair keeps its vectors in shared memory (shared_n >= scratch_n): a third
+// of the code, so NVRTC compiles it in about a third of the time (src/mgk/gpu/codegen.rs,
+// VectorPlacement).
+#ifndef MGK_GLOBAL_VECTORS
+#define MGK_GLOBAL_VECTORS 1
+#endif
+// 1 (row scheme only): a pair whose vectors are in global memory runs the owner XMV (xmv_owned
+// below: each lane writes its own entries of y, no atomics, no zeroing pass, A p formed in the
+// same pass); 0: the same XMV as pairs in shared memory.
+#ifndef MGK_OWNED
+#define MGK_OWNED 0
+#endif
+#if MGK_OWNED && MGK_XMV_TILES
+#error "the owner XMV reads the row-scheme staging"
+#endif
 #if MGK_XMV_TILES && defined(MGK_GRAD)
 #error "the gradient kernel (kernels/mgk_grad.cu) reads the row-scheme staging: leave MGK_XMV_TILES undefined"
 #endif
@@ -161,12 +178,17 @@ struct Staged {
     const unsigned int* rc2;  // [nz2] (row << 16) | column
     const real* w2;           // [nz2] weight
     const edge_label* e2;     // [nz2] edge label
+    // G' by rows too (the owner XMV only; then w2 and e2 are in row order and rc2 is unset)
+    const int* row_ptr2;      // [n2 + 1]
+    const int* col2;          // [nz2]
 };
 
 // Stages graph g of G by rows at base: row pointers, then the nonzeros of each row in column
 // order (one thread per row walks the row's tiles and their bitmaps). Returns the end.
 static __device__ __forceinline__ unsigned char* stage_rows(const GraphSet& G, int g, int n,
-                                                            unsigned char* base, Staged& S) {
+                                                            unsigned char* base, const int*& s_row_ptr,
+                                                            const int*& s_col, const real*& s_w,
+                                                            const edge_label*& s_e) {
     const int t0 = G.tile_off[g], nt = G.tile_off[g + 1] - t0;
     const int z0 = G.nz_off[g], nz = G.nz_off[g + 1] - z0;
     size_t off = 0;
@@ -242,10 +264,10 @@ static __device__ __forceinline__ unsigned char* stage_rows(const GraphSet& G, i
             }
         }
     }
-    S.row_ptr = row_ptr;
-    S.col = col;
-    S.w = w;
-    S.e = e;
+    s_row_ptr = row_ptr;
+    s_col = col;
+    s_w = w;
+    s_e = e;
     return base + off;
 }
 
@@ -326,9 +348,60 @@ static __device__ __forceinline__ void xmv(const Staged& S, const int n, const i
 // Stages the pair (graph ga of A with n1 nodes, graph gb of B) at base.
 static __device__ __forceinline__ void stage_pair(const GraphSet& A, int ga, int n1, const GraphSet& B, int gb,
                                                   unsigned char* base, Staged& S) {
-    base = stage_rows(A, ga, n1, base, S);
+    base = stage_rows(A, ga, n1, base, S.row_ptr, S.col, S.w, S.e);
     stage_nonzeros(B, gb, base, S);
 }
+
+#if MGK_OWNED
+// Stages the pair for the owner XMV: both graphs by rows.
+static __device__ __forceinline__ void stage_pair_owned(const GraphSet& A, int ga, int n1, const GraphSet& B,
+                                                        int gb, unsigned char* base, Staged& S) {
+    base = stage_rows(A, ga, n1, base, S.row_ptr, S.col, S.w, S.e);
+    const int n2 = B.node_off[gb + 1] - B.node_off[gb];
+    stage_rows(B, gb, n2, base, S.row_ptr2, S.col2, S.w2, S.e2);
+    S.nz2 = B.nz_off[gb + 1] - B.nz_off[gb];
+    S.rc2 = nullptr;
+}
+
+// The owner XMV: y = diag .* p - ((W (x) W') .* E) p, that is A p, for the pair staged by
+// stage_pair_owned. A work item is row i of G and 32 consecutive rows i' of G'; lane i' sums
+//   sum_{j in row i} w_ij sum_{j' in row i'} w'_i'j' kappa_edge(e_ij, e'_i'j') p[j, j']
+// (the nonzero (i, j) read by broadcast, the lane's own row of G' from shared memory, p[j, j']
+// near p[j, i'] across the warp) and writes its entry of y once: no atomics, and y needs no
+// zeroing. Returns this thread's share of p . (A p).
+static __device__ __forceinline__ real xmv_owned(const Staged& S, const int n, const int n2,
+                                                 const real* __restrict__ p, real* __restrict__ y,
+                                                 const real* __restrict__ diag, const real* __restrict__ theta) {
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int nwarps = (int)(blockDim.x >> 5);
+    const int chunks = (n2 + 31) >> 5;
+    const int items = n * chunks;
+    real pap = 0;
+    #pragma unroll 1
+    for (int item = warp; item < items; item += nwarps) {
+        const int i = item / chunks, i2 = (item - i * chunks) * 32 + lane;
+        if (i2 >= n2) continue;
+        const int k0 = S.row_ptr[i], k1 = S.row_ptr[i + 1];
+        const int q0 = S.row_ptr2[i2], q1 = S.row_ptr2[i2 + 1];
+        real acc = 0;
+        #pragma unroll 1
+        for (int k = k0; k < k1; ++k) {
+            const edge_label ea = S.e[k];
+            const real* prow = p + S.col[k] * n2;
+            real s = 0;
+            #pragma unroll 2
+            for (int q = q0; q < q1; ++q) s += S.w2[q] * kappa_edge(ea, S.e2[q], theta) * prow[S.col2[q]];
+            acc += S.w[k] * s;
+        }
+        const int idx = i * n2 + i2;
+        const real pi = p[idx];
+        const real ap = diag[idx] * pi - acc;
+        y[idx] = ap;
+        pap += pi * ap;
+    }
+    return pap;
+}
+#endif  // MGK_OWNED
 #endif  // MGK_XMV_TILES
 
 // The pair a block is working on.
@@ -349,7 +422,7 @@ struct Pair {
 static __device__ __forceinline__ void pair_setup(const GraphSet& A, const GraphSet& B, int ga, int gb, real* sp,
                                                   real* scratch_minv, real* scratch_diag, const real dscale,
                                                   const real* __restrict__ theta, Pair& P, real* gpy,
-                                                  unsigned char* gstage) {
+                                                  unsigned char* gstage, const bool owned = false) {
     P.na0 = A.node_off[ga];
     P.n1 = A.node_off[ga + 1] - P.na0;
     P.nb0 = B.node_off[gb];
@@ -367,7 +440,13 @@ static __device__ __forceinline__ void pair_setup(const GraphSet& A, const Graph
         P.y = sp + P.N;
         base = reinterpret_cast<unsigned char*>(sp) + align8(2 * sizeof(real) * (size_t)P.N);
     }
-    stage_pair(A, ga, P.n1, B, gb, base, P.S);
+#if MGK_OWNED
+    if (owned)
+        stage_pair_owned(A, ga, P.n1, B, gb, base, P.S);
+    else
+#endif
+        stage_pair(A, ga, P.n1, B, gb, base, P.S);
+    (void)owned;
     #pragma unroll 1
     for (int idx = threadIdx.x; idx < P.N; idx += (int)blockDim.x) {
         const int i = idx / P.n2, j = idx - i * P.n2;
@@ -385,6 +464,8 @@ enum Rhs { RHS_DEGREE = 0, RHS_START = 1 };
 
 // Solves A x = b by Jacobi PCG from x0 = 0 (b = D 1 or p p'); x and r in global scratch.
 // Returns the number of iterations. On return x holds the solution (all threads synchronized).
+// OWNED: the pair was staged by stage_pair_owned and its products run the owner XMV.
+template <bool OWNED = false>
 static __device__ __forceinline__ int pcg(const GraphSet& A, const GraphSet& B, const Pair& P, const Rhs rhs,
                                           const real dscale, const real* __restrict__ theta, const real tol,
                                           const int max_iter, real* __restrict__ x, real* __restrict__ r,
@@ -413,14 +494,21 @@ static __device__ __forceinline__ int pcg(const GraphSet& A, const GraphSet& B, 
     if (!(bb > (real)0)) return 0;
     while (it < max_iter) {
         __syncthreads();
-        xmv(P.S, P.n1, n2, p, y, theta);
-        __syncthreads();
         real pap = 0;
-        #pragma unroll 1
-        for (int idx = tid; idx < N; idx += (int)blockDim.x) {
-            const real ap = P.diag[idx] * p[idx] - y[idx];
-            y[idx] = ap;
-            pap += p[idx] * ap;
+#if MGK_OWNED
+        if (OWNED) {
+            pap = xmv_owned(P.S, P.n1, n2, p, y, P.diag, theta);
+        } else
+#endif
+        {
+            xmv(P.S, P.n1, n2, p, y, theta);
+            __syncthreads();
+            #pragma unroll 1
+            for (int idx = tid; idx < N; idx += (int)blockDim.x) {
+                const real ap = P.diag[idx] * p[idx] - y[idx];
+                y[idx] = ap;
+                pap += p[idx] * ap;
+            }
         }
         pap = block_sum(pap, red);
         const real alpha = rz / pap;
@@ -441,7 +529,7 @@ static __device__ __forceinline__ int pcg(const GraphSet& A, const GraphSet& B, 
         #pragma unroll 1
         for (int idx = tid; idx < N; idx += (int)blockDim.x) {
             p[idx] = P.minv[idx] * r[idx] + beta * p[idx];
-            y[idx] = 0;
+            if (!OWNED) y[idx] = 0;
         }
     }
     __syncthreads();
@@ -505,13 +593,22 @@ extern "C" __global__ void __launch_bounds__(1024) MGK_KERNEL_NAME(
         int it;
         // one inlined copy per placement, so that the compiler sees what is in shared memory
         // (shared loads and atomics rather than generic ones)
+#if MGK_GLOBAL_VECTORS
         if (N > shared_n && stage_global && stage_global[job]) {
-            pair_setup(A, B, ga, gb, sp, minv, diag, dscale, theta, P, gpy, gstage + blockIdx.x * gstage_bytes);
-            it = pcg(A, B, P, RHS_DEGREE, dscale, theta, tol, max_iter, x, r, red);
+            pair_setup(A, B, ga, gb, sp, minv, diag, dscale, theta, P, gpy, gstage + blockIdx.x * gstage_bytes,
+                       MGK_OWNED);
+            it = pcg<(MGK_OWNED != 0)>(A, B, P, RHS_DEGREE, dscale, theta, tol, max_iter, x, r, red);
         } else if (N > shared_n) {
-            pair_setup(A, B, ga, gb, sp, minv, diag, dscale, theta, P, gpy, nullptr);
-            it = pcg(A, B, P, RHS_DEGREE, dscale, theta, tol, max_iter, x, r, red);
-        } else {
+            pair_setup(A, B, ga, gb, sp, minv, diag, dscale, theta, P, gpy, nullptr, MGK_OWNED);
+            it = pcg<(MGK_OWNED != 0)>(A, B, P, RHS_DEGREE, dscale, theta, tol, max_iter, x, r, red);
+        } else
+#else
+        (void)stage_global;
+        (void)gstage;
+        (void)gstage_bytes;
+        (void)gpy;
+#endif
+        {
             pair_setup(A, B, ga, gb, sp, minv, diag, dscale, theta, P, nullptr, nullptr);
             it = pcg(A, B, P, RHS_DEGREE, dscale, theta, tol, max_iter, x, r, red);
         }
