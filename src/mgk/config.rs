@@ -202,11 +202,6 @@ pub struct Tuning {
     /// larger pairs keep them in global memory (the mid-size path). `None`:
     /// every pair whose vectors fit.
     pub shared_n: Option<u32>,
-    /// Whether pairs with their vectors in global memory run the owner XMV
-    /// of `kernels/mgk_pcg.cu` (row scheme only; each lane writes its own
-    /// entries of the product, no atomics; `KRONOGRAPH_MGK_OWNED=0` turns
-    /// it off, a tuning knob).
-    pub owned: bool,
 }
 
 impl Tuning {
@@ -219,7 +214,6 @@ impl Tuning {
             dense_min: var("KRONOGRAPH_MGK_DENSE_MIN").unwrap_or(64),
             block: var("KRONOGRAPH_MGK_BLOCK").filter(|&b| (32..=1024).contains(&b) && b % 32 == 0),
             shared_n: var("KRONOGRAPH_MGK_SHARED_N"),
-            owned: var("KRONOGRAPH_MGK_OWNED") != Some(0),
         }
     }
 

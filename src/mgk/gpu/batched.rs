@@ -98,8 +98,7 @@ where
     /// keeps them in global memory (`vectors_shared` false), then
     /// - [`XmvScheme::Rows`]: graph i by rows ((real + edge label + 4 B) per
     ///   nonzero, 4 B per row pointer), graph j's nonzeros ((real + edge
-    ///   label + 4 B) each; by rows, with 4 B per row pointer more, when the
-    ///   vectors are in global memory and the owner XMV is on);
+    ///   label + 4 B) each);
     /// - [`XmvScheme::TilePairs`]: both graphs' octiles (16 B per tile,
     ///   (real + edge label + 1 B) per nonzero).
     pub(super) fn batched_smem(
@@ -117,9 +116,7 @@ where
             XmvScheme::Rows => {
                 let rows = (rs + es + 4) * a.nnz[i] + 4 * (a.num_nodes[i] + 1) + 24;
                 let nonzeros = (rs + es + 4) * b.nnz[j] + 24;
-                // the owner XMV (vectors in global memory) stages graph j by rows too
-                let owned = if !vectors_shared && super::codegen::mgk_owned() { 4 * (b.num_nodes[j] + 1) } else { 0 };
-                rows + nonzeros + owned
+                rows + nonzeros
             }
             XmvScheme::TilePairs => {
                 let tiles = |g: &GpuGraphs, k: usize| 16 * g.num_tiles[k] + (rs + es + 1) * g.nnz[k] + 24;
@@ -315,22 +312,14 @@ where
     /// The batched value kernel's source for a launch whose pairs need the
     /// vector placements `placement`: a launch with every pair's vectors in
     /// shared memory takes the kernel of [`VectorPlacement::Shared`] (a
-    /// third of the code, so a cold start compiles about a third as long),
-    /// or the kernel of [`VectorPlacement::Any`] when that one is loaded
-    /// already (it holds the same shared-memory copy; no second compile).
+    /// third of the code, so a cold start compiles about a third as long).
     pub(super) fn batched_source(
         &self,
         a: &GpuGraphs,
         placement: VectorPlacement,
     ) -> Result<super::codegen::KernelSource, CudaError> {
         let (kn, ke, p, xmv) = (&self.node_kernel, &self.edge_kernel, self.params.precision, self.params.xmv);
-        let any = mgk_source_placed(kn, ke, &a.node_layout, &a.edge_layout, p, xmv, VectorPlacement::Any)?;
-        if placement == VectorPlacement::Any
-            || self.dev.functions.read().unwrap_or_else(|e| e.into_inner()).contains_key(&FunctionKey::full(&any.name))
-        {
-            return Ok(any);
-        }
-        mgk_source_placed(kn, ke, &a.node_layout, &a.edge_layout, p, xmv, VectorPlacement::Shared)
+        mgk_source_placed(kn, ke, &a.node_layout, &a.edge_layout, p, xmv, placement)
     }
 
     /// The vector placements a Gram matrix of graphs of these sizes (nodes,

@@ -65,15 +65,6 @@ pub fn mgk_dense_min() -> u32 {
     crate::mgk::Tuning::from_env().dense_min
 }
 
-/// Whether the batched value kernel with vectors in global memory
-/// ([`VectorPlacement::Any`], row scheme) runs the owner XMV
-/// (`MGK_OWNED 1`: each lane writes its own entries of the product, no
-/// atomics, the product and p·Ap formed in one pass; `kernels/mgk_pcg.cu`):
-/// yes unless `KRONOGRAPH_MGK_OWNED=0` (a tuning knob).
-pub fn mgk_owned() -> bool {
-    crate::mgk::Tuning::from_env().owned
-}
-
 /// Threads per block forced by `KRONOGRAPH_MGK_BLOCK` (a multiple of 32 up
 /// to 1024; a tuning knob), if set.
 pub fn mgk_block() -> Option<u32> {
@@ -249,10 +240,8 @@ fn generate<N: ?Sized, E: ?Sized, KN: BaseKernel<N>, KE: BaseKernel<E>>(
     if let Family::Batched(XmvScheme::TilePairs, _) = family {
         body.push_str(&format!("#define MGK_XMV_TILES 1\n#define MGK_DENSE_MIN {}\n", mgk_dense_min()));
     }
-    match family {
-        Family::Batched(_, VectorPlacement::Shared) => body.push_str("#define MGK_GLOBAL_VECTORS 0\n"),
-        Family::Batched(XmvScheme::Rows, VectorPlacement::Any) if mgk_owned() => body.push_str("#define MGK_OWNED 1\n"),
-        _ => {}
+    if let Family::Batched(_, VectorPlacement::Shared) = family {
+        body.push_str("#define MGK_GLOBAL_VECTORS 0\n");
     }
     body.push_str(&format!("#define MGK_MAX_THETA {}\n", gen.params().len().max(1)));
     body.push_str(&node_layout.declaration("node_label"));
@@ -470,8 +459,6 @@ mod tests {
             let preface = |src: &str| src.split(MGK_COMMON_TEMPLATE).next().unwrap().to_string();
             assert!(preface(&shared.source).contains("#define MGK_GLOBAL_VECTORS 0\n"));
             assert!(!preface(&any.source).contains("MGK_GLOBAL_VECTORS"));
-            assert!(!preface(&shared.source).contains("MGK_OWNED"), "the owner XMV only runs on global vectors");
-            assert_eq!(preface(&any.source).contains("#define MGK_OWNED 1\n"), xmv == XmvScheme::Rows && mgk_owned());
             assert_ne!(shared.name, any.name);
             assert_eq!(shared.theta, any.theta);
         }
