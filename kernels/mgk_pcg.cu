@@ -18,7 +18,9 @@
 // shared memory; x, r, M^-1 and diag(A) in a per-block global scratch. Mid-size pairs (N >
 // shared_n, a launch argument) whose vectors do not fit in shared memory keep p and y in the
 // global scratch too (mostly served by L2), the graphs still staged in shared memory: the
-// whole PCG stays on the device, one block per pair, as many pairs at once as blocks. Only the staging of the
+// whole PCG stays on the device, one block per pair, as many pairs at once as blocks (such a
+// pair computes diag(A) and M^-1 where it needs them, and without nodal output sums K instead
+// of storing x: see pcg<COMPUTED>). Only the staging of the
 // pair (stage_pair, struct Staged) and the product (xmv) depend on the scheme; the operator
 // weights w w' kappa_edge are computed on the fly in both.
 //
