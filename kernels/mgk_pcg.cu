@@ -18,7 +18,9 @@
 // shared memory; x, r, M^-1 and diag(A) in a per-block global scratch. Mid-size pairs (N >
 // shared_n, a launch argument) whose vectors do not fit in shared memory keep p and y in the
 // global scratch too (mostly served by L2), the graphs still staged in shared memory: the
-// whole PCG stays on the device, one block per pair, as many pairs at once as blocks. Only the staging of the
+// whole PCG stays on the device, one block per pair, as many pairs at once as blocks (such a
+// pair computes diag(A) and M^-1 where it needs them, and without nodal output sums K instead
+// of storing x: see pcg<COMPUTED>). Only the staging of the
 // pair (stage_pair, struct Staged) and the product (xmv) depend on the scheme; the operator
 // weights w w' kappa_edge are computed on the fly in both.
 //
@@ -56,6 +58,21 @@
 #endif
 #ifndef MGK_DENSE_MIN
 #define MGK_DENSE_MIN 64
+#endif
+// 1 (the default): the value kernel holds the three placements of a pair's PCG (vectors in shared
+// memory; vectors in global memory, graphs in shared; both in global). 0: only the first, for
+// launches whose every pair keeps its vectors in shared memory (shared_n >= scratch_n): a third
+// of the code, so NVRTC compiles it in about a third of the time (src/mgk/gpu/codegen.rs,
+// VectorPlacement).
+#ifndef MGK_GLOBAL_VECTORS
+#define MGK_GLOBAL_VECTORS 1
+#endif
+// Entries per thread whose loads each PCG vector pass issues together before any store (the
+// vectors may alias as far as the compiler knows, so it would not hoist loads over stores by
+// itself): the memory-level parallelism that the passes over vectors in global memory need. Each
+// thread still visits its entries in the same order, so the sums are the same to the bit.
+#ifndef MGK_VEC_BATCH
+#define MGK_VEC_BATCH (MGK_REAL_IS_DOUBLE ? 2 : 4)
 #endif
 #if MGK_XMV_TILES && defined(MGK_GRAD)
 #error "the gradient kernel (kernels/mgk_grad.cu) reads the row-scheme staging: leave MGK_XMV_TILES undefined"
@@ -337,15 +354,26 @@ struct Pair {
     Staged S;
     real* p;     // shared (or global for a pair too large for shared memory), N
     real* y;     // as p, N
-    real* minv;  // global scratch, N
-    real* diag;  // global scratch, N
+    real* minv;  // global scratch, N; null for a pair with p and y in global memory (computed)
+    real* diag;  // as minv
 };
+
+// diag(A) at product node idx = i * n2 + j: D V^-1 = d_i d'_j dscale / kappa_node(v_i, v'_j).
+static __device__ __forceinline__ real diag_at(const GraphSet& A, const GraphSet& B, const Pair& P, const int idx,
+                                               const real dscale, const real* __restrict__ theta) {
+    const int i = idx / P.n2, j = idx - i * P.n2;
+    const real d = A.deg[P.na0 + i] * B.deg[P.nb0 + j] * dscale;
+    const real kv = kappa_node(A.vlab[P.na0 + i], B.vlab[P.nb0 + j], theta);
+    return d / kv;
+}
 
 // Stages the pair (ga of A, gb of B) and computes diag(A) = D V^-1 and M^-1 into scratch.
 // With gpy null, p and y go to shared memory before the staged graphs; else (a pair whose
 // vectors do not fit in shared memory) p and y are gpy[0, N) and gpy[N, 2N) in global memory
 // and the graphs are staged in shared memory, or at gstage in global memory when not null (a
-// pair whose graphs do not fit either; read back through L1 and L2).
+// pair whose graphs do not fit either; read back through L1 and L2); such a pair's passes over
+// its vectors are bound by memory traffic, so it stores neither diag(A) nor M^-1 (P.diag and
+// P.minv null): the PCG computes them where it needs them (diag_at, the same values).
 static __device__ __forceinline__ void pair_setup(const GraphSet& A, const GraphSet& B, int ga, int gb, real* sp,
                                                   real* scratch_minv, real* scratch_diag, const real dscale,
                                                   const real* __restrict__ theta, Pair& P, real* gpy,
@@ -355,8 +383,8 @@ static __device__ __forceinline__ void pair_setup(const GraphSet& A, const Graph
     P.nb0 = B.node_off[gb];
     P.n2 = B.node_off[gb + 1] - P.nb0;
     P.N = P.n1 * P.n2;
-    P.minv = scratch_minv;
-    P.diag = scratch_diag;
+    P.minv = gpy ? nullptr : scratch_minv;
+    P.diag = gpy ? nullptr : scratch_diag;
     unsigned char* base;
     if (gpy) {
         P.p = gpy;
@@ -369,11 +397,8 @@ static __device__ __forceinline__ void pair_setup(const GraphSet& A, const Graph
     }
     stage_pair(A, ga, P.n1, B, gb, base, P.S);
     #pragma unroll 1
-    for (int idx = threadIdx.x; idx < P.N; idx += (int)blockDim.x) {
-        const int i = idx / P.n2, j = idx - i * P.n2;
-        const real d = A.deg[P.na0 + i] * B.deg[P.nb0 + j] * dscale;
-        const real kv = kappa_node(A.vlab[P.na0 + i], B.vlab[P.nb0 + j], theta);
-        const real dg = d / kv;
+    for (int idx = threadIdx.x; idx < P.N && P.diag; idx += (int)blockDim.x) {
+        const real dg = diag_at(A, B, P, idx, dscale, theta);
         P.diag[idx] = dg;
         P.minv[idx] = (real)1 / dg;
     }
@@ -385,11 +410,20 @@ enum Rhs { RHS_DEGREE = 0, RHS_START = 1 };
 
 // Solves A x = b by Jacobi PCG from x0 = 0 (b = D 1 or p p'); x and r in global scratch.
 // Returns the number of iterations. On return x holds the solution (all threads synchronized).
+// With x null (the value kernel, a pair with p and y in global memory and no nodal output),
+// x is never stored: *kx gets this thread's share of K's sum p p' . x = sum_k alpha_k (p p' . p_k)
+// instead (two passes over memory fewer per iteration). COMPUTED: the pair's diag(A) and M^-1
+// are not stored (P.diag null, see pair_setup); a template parameter, so that the other copies
+// hold no code for it (NVRTC time).
+template <bool COMPUTED = false>
 static __device__ __forceinline__ int pcg(const GraphSet& A, const GraphSet& B, const Pair& P, const Rhs rhs,
                                           const real dscale, const real* __restrict__ theta, const real tol,
                                           const int max_iter, real* __restrict__ x, real* __restrict__ r,
-                                          real* red) {
+                                          real* red, double* kx = nullptr) {
     const int tid = threadIdx.x, N = P.N, n2 = P.n2;
+    // M^-1 and diag(A) at idx: stored, or computed (P.diag null)
+#define MGK_DIAG(idx) (COMPUTED ? diag_at(A, B, P, idx, dscale, theta) : P.diag[idx])
+#define MGK_MINV(idx) (COMPUTED ? (real)1 / diag_at(A, B, P, idx, dscale, theta) : P.minv[idx])
     real* p = P.p;
     real* y = P.y;
     real rz = 0, bb = 0;
@@ -398,8 +432,8 @@ static __device__ __forceinline__ int pcg(const GraphSet& A, const GraphSet& B, 
         const int i = idx / n2, j = idx - i * n2;
         const real b = rhs == RHS_DEGREE ? A.deg[P.na0 + i] * B.deg[P.nb0 + j] * dscale
                                          : A.start[P.na0 + i] * B.start[P.nb0 + j];
-        const real z = P.minv[idx] * b;
-        x[idx] = 0;
+        const real z = MGK_MINV(idx) * b;
+        if (x) x[idx] = 0;
         r[idx] = b;
         p[idx] = z;
         y[idx] = 0;
@@ -415,37 +449,89 @@ static __device__ __forceinline__ int pcg(const GraphSet& A, const GraphSet& B, 
         __syncthreads();
         xmv(P.S, P.n1, n2, p, y, theta);
         __syncthreads();
+        // each pass: a thread's entries idx = i0 + u * blockDim.x, u < MGK_VEC_BATCH, loaded
+        // together, then computed and stored in order
+        const int bd = (int)blockDim.x;
         real pap = 0;
         #pragma unroll 1
-        for (int idx = tid; idx < N; idx += (int)blockDim.x) {
-            const real ap = P.diag[idx] * p[idx] - y[idx];
-            y[idx] = ap;
-            pap += p[idx] * ap;
+        for (int i0 = tid; i0 < N; i0 += MGK_VEC_BATCH * bd) {
+            real dv[MGK_VEC_BATCH], pv[MGK_VEC_BATCH], yv[MGK_VEC_BATCH];
+#pragma unroll
+            for (int u = 0, idx = i0; u < MGK_VEC_BATCH; ++u, idx += bd) {
+                const bool in = idx < N;
+                dv[u] = in ? MGK_DIAG(idx) : (real)0;
+                pv[u] = in ? p[idx] : (real)0;
+                yv[u] = in ? y[idx] : (real)0;
+            }
+#pragma unroll
+            for (int u = 0, idx = i0; u < MGK_VEC_BATCH; ++u, idx += bd) {
+                if (idx < N) {
+                    const real ap = dv[u] * pv[u] - yv[u];
+                    y[idx] = ap;
+                    pap += pv[u] * ap;
+                }
+            }
         }
         pap = block_sum(pap, red);
         const real alpha = rz / pap;
-        real rr = 0, rzn = 0;
+        real rr = 0, rzn = 0, sp = 0;
         #pragma unroll 1
-        for (int idx = tid; idx < N; idx += (int)blockDim.x) {
-            x[idx] += alpha * p[idx];
-            const real rn = r[idx] - alpha * y[idx];
-            r[idx] = rn;
-            rr += rn * rn;
-            rzn += rn * P.minv[idx] * rn;
+        for (int i0 = tid; i0 < N; i0 += MGK_VEC_BATCH * bd) {
+            real xv[MGK_VEC_BATCH], pv[MGK_VEC_BATCH], rv[MGK_VEC_BATCH], yv[MGK_VEC_BATCH], mv[MGK_VEC_BATCH];
+#pragma unroll
+            for (int u = 0, idx = i0; u < MGK_VEC_BATCH; ++u, idx += bd) {
+                const bool in = idx < N;
+                xv[u] = in && (!COMPUTED || x) ? x[idx] : (real)0;
+                pv[u] = in ? p[idx] : (real)0;
+                rv[u] = in ? r[idx] : (real)0;
+                yv[u] = in ? y[idx] : (real)0;
+                mv[u] = in ? MGK_MINV(idx) : (real)0;
+            }
+#pragma unroll
+            for (int u = 0, idx = i0; u < MGK_VEC_BATCH; ++u, idx += bd) {
+                if (idx < N) {
+                    if (!COMPUTED || x) {
+                        x[idx] = xv[u] + alpha * pv[u];
+                    } else {
+                        const int i = idx / n2, j = idx - i * n2;
+                        sp += A.start[P.na0 + i] * B.start[P.nb0 + j] * pv[u];
+                    }
+                    const real rn = rv[u] - alpha * yv[u];
+                    r[idx] = rn;
+                    rr += rn * rn;
+                    rzn += rn * mv[u] * rn;
+                }
+            }
         }
+        if (COMPUTED && !x) *kx += (double)alpha * (double)sp;
         block_sum2(rr, rzn, red);
         ++it;
         if (!(rr > thresh)) break;
         const real beta = rzn / rz;
         rz = rzn;
         #pragma unroll 1
-        for (int idx = tid; idx < N; idx += (int)blockDim.x) {
-            p[idx] = P.minv[idx] * r[idx] + beta * p[idx];
-            y[idx] = 0;
+        for (int i0 = tid; i0 < N; i0 += MGK_VEC_BATCH * bd) {
+            real mv[MGK_VEC_BATCH], rv[MGK_VEC_BATCH], pv[MGK_VEC_BATCH];
+#pragma unroll
+            for (int u = 0, idx = i0; u < MGK_VEC_BATCH; ++u, idx += bd) {
+                const bool in = idx < N;
+                mv[u] = in ? MGK_MINV(idx) : (real)0;
+                rv[u] = in ? r[idx] : (real)0;
+                pv[u] = in ? p[idx] : (real)0;
+            }
+#pragma unroll
+            for (int u = 0, idx = i0; u < MGK_VEC_BATCH; ++u, idx += bd) {
+                if (idx < N) {
+                    p[idx] = mv[u] * rv[u] + beta * pv[u];
+                    y[idx] = 0;
+                }
+            }
         }
     }
     __syncthreads();
     return it;
+#undef MGK_DIAG
+#undef MGK_MINV
 }
 
 #ifndef MGK_GRAD
@@ -503,26 +589,39 @@ extern "C" __global__ void __launch_bounds__(1024) MGK_KERNEL_NAME(
         }
         Pair P;
         int it;
+        // K's sum p p' . x, when the PCG does not store x (vectors in global memory, no nodal output)
+        double kx = 0;
+        real* xk = nodal ? x : nullptr;
         // one inlined copy per placement, so that the compiler sees what is in shared memory
         // (shared loads and atomics rather than generic ones)
+#if MGK_GLOBAL_VECTORS
         if (N > shared_n && stage_global && stage_global[job]) {
             pair_setup(A, B, ga, gb, sp, minv, diag, dscale, theta, P, gpy, gstage + blockIdx.x * gstage_bytes);
-            it = pcg(A, B, P, RHS_DEGREE, dscale, theta, tol, max_iter, x, r, red);
+            it = pcg<true>(A, B, P, RHS_DEGREE, dscale, theta, tol, max_iter, xk, r, red, &kx);
         } else if (N > shared_n) {
             pair_setup(A, B, ga, gb, sp, minv, diag, dscale, theta, P, gpy, nullptr);
-            it = pcg(A, B, P, RHS_DEGREE, dscale, theta, tol, max_iter, x, r, red);
-        } else {
+            it = pcg<true>(A, B, P, RHS_DEGREE, dscale, theta, tol, max_iter, xk, r, red, &kx);
+        } else
+#else
+        (void)stage_global;
+        (void)gstage;
+        (void)gstage_bytes;
+        (void)gpy;
+        (void)xk;
+#endif
+        {
             pair_setup(A, B, ga, gb, sp, minv, diag, dscale, theta, P, nullptr, nullptr);
             it = pcg(A, B, P, RHS_DEGREE, dscale, theta, tol, max_iter, x, r, red);
         }
 
-        double k = 0;
+        const bool has_x = nodal || N <= shared_n;
+        double k = has_x ? 0.0 : kx;
         double* nd = nodal ? nodal + nodal_off[job] : nullptr;
         #pragma unroll 1
-        for (int idx = tid; idx < N; idx += (int)blockDim.x) {
+        for (int idx = tid; idx < N && (has_x || lmin); idx += (int)blockDim.x) {
             const int i = idx / P.n2, j = idx - i * P.n2;
             const double pp = (double)A.start[P.na0 + i] * (double)B.start[P.nb0 + j];
-            double v = (double)x[idx];
+            double v = has_x ? (double)x[idx] : 0.0;
             if (lmin) v -= (double)kappa_node(A.vlab[P.na0 + i], B.vlab[P.nb0 + j], theta);
             v *= pp;
             if (nd) nd[idx] = v;

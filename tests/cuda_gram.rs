@@ -540,3 +540,51 @@ fn mid_size_path_on_a_mixed_set_matches_the_reference() {
         }
     }
 }
+
+#[test]
+fn mid_size_path_with_hubs_matches_the_reference() {
+    // every pair on the mid-size path (vectors in global memory), with hub rows (node 0 joined
+    // to every node) next to rows of degree 1-3
+    let Some(dev) = gpu_or_skip() else { return };
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(31);
+    let vs = Arc::new(Schema::new().with("label", FieldKind::Int));
+    let es = Arc::new(Schema::new().with("label", FieldKind::Int).with("attr1", FieldKind::Float));
+    let graphs: Vec<G> = (0..5)
+        .map(|k| {
+            let n = 30 + 17 * k;
+            let labels =
+                (0..n).map(|_| Record::new(vs.clone(), [Value::Int(rng.random_range(0..3))]).unwrap()).collect();
+            let mut b = GraphBuilder::new(n, Direction::Undirected).node_labels(labels);
+            for i in 0..n {
+                for j in i + 1..n {
+                    if i == 0 || rng.random::<f64>() < 0.05 {
+                        let e =
+                            Record::new(es.clone(), [Value::Int(rng.random_range(0..2)), Value::Float(rng.random())])
+                                .unwrap();
+                        b.push_edge(i, j, rng.random_range(0.5..2.0), e);
+                    }
+                }
+            }
+            b.build().unwrap()
+        })
+        .collect();
+    let (kn, ke) = labeled_kernels();
+    for (precision, bound) in [(Precision::F32, 1e-5), (Precision::F64, 1e-10)] {
+        let params = MgkParams { precision, ..Default::default() };
+        let mut gpu = GpuGram::new(dev, kn.clone(), ke.clone(), params).unwrap();
+        gpu.set_shared_vector_limit(Some(0));
+        let up = gpu.upload(&graphs).unwrap();
+        let out = gpu.gram(&up).unwrap();
+        let ref_params = MgkParams { precision: Precision::F64, tol: Some(1e-13), ..params };
+        let m = graphs.len();
+        let mut worst = 0.0f64;
+        for i in 0..m {
+            for j in i..m {
+                let r = mgk_pair::<f64, _, _, _, _>(&graphs[i], &graphs[j], &kn, &ke, &ref_params).value;
+                worst = worst.max(rel_err(out.values[i * m + j], r));
+            }
+        }
+        eprintln!("hubs {precision:?}: worst relative error {worst:.2e}");
+        assert!(worst <= bound, "{precision:?}: worst relative error {worst:.2e}");
+    }
+}

@@ -7,7 +7,9 @@
 
 use kronograph::basekernel::BaseKernel;
 use kronograph::basekernel::{product, Constant, Field, KroneckerDelta, SquareExponential};
-use kronograph::cuda::codegen::{mgk_grad_source, mgk_large_source, mgk_source, mgk_source_with};
+use kronograph::cuda::codegen::{
+    mgk_grad_source, mgk_large_source, mgk_source, mgk_source_placed, mgk_source_with, VectorPlacement,
+};
 use kronograph::cuda::jit::{compile, nvrtc_available, nvrtc_version, options};
 use kronograph::cuda::label::{CType, LabelLayout};
 use kronograph::cuda::{CudaError, Precision, XmvScheme};
@@ -26,7 +28,7 @@ fn nvrtc_or_skip() -> bool {
     false
 }
 
-/// The batched kernel (both XMV schemes), the gradient kernel and the
+/// The batched kernel (both XMV schemes, both vector placements), the gradient kernel and the
 /// single-large-pair kernels for these kernels and layouts, in f32 and f64,
 /// for sm_90 and sm_80.
 fn compile_both<N: ?Sized, E: ?Sized>(
@@ -42,7 +44,13 @@ fn compile_both<N: ?Sized, E: ?Sized>(
                 mgk_source(kn, ke, nl, el, precision).unwrap(),
                 mgk_source_with(kn, ke, nl, el, precision, XmvScheme::TilePairs).unwrap(),
                 mgk_grad_source(kn, ke, nl, el, precision).unwrap(),
-            ] {
+            ]
+            .into_iter()
+            // the shared-memory-only kernel of launches without pairs in global memory (a subset
+            // of the code above, by the preprocessor: sm_90 only, to keep the test short)
+            .chain((arch == (9, 0)).then(|| {
+                mgk_source_placed(kn, ke, nl, el, precision, XmvScheme::Rows, VectorPlacement::Shared).unwrap()
+            })) {
                 let image = compile(&src.source, &src.name, &options(arch)).unwrap_or_else(|e| {
                     panic!("{} {precision:?} sm_{}{}: {e}\n--- source ---\n{}", src.name, arch.0, arch.1, src.source)
                 });

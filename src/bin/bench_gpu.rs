@@ -26,8 +26,9 @@
 //! labels, else `constant(1)`. Kernels are the library's [`SpecKernel`]s.
 //!
 //! `--jit-times` only times NVRTC: loading the library, a trivial program,
-//! then each set's batched-kernel source compiled three times at the full
-//! and three at the fast tier, without kronograph's caches (the first
+//! then each set's batched-kernel source (both vector placements: shared
+//! memory only, and any) compiled three times at the full and three at the
+//! fast tier, without kronograph's caches (the first
 //! compile of a process pays NVRTC's own start-up; on a machine with a GPU
 //! driver, set `CUDA_CACHE_DISABLE=1` to keep the driver's compute cache
 //! out of the figures).
@@ -240,29 +241,31 @@ fn jit_times<KN: BaseKernel<Record>, KE: BaseKernel<Record>>(
     precision: Precision,
     xmv: XmvScheme,
 ) -> Result<(), String> {
-    use kronograph::cuda::codegen::mgk_source_with;
+    use kronograph::cuda::codegen::{mgk_source_placed, VectorPlacement};
     use kronograph::cuda::jit::{compile, options_for, Tier};
     use kronograph::cuda::label::GpuLabel;
     let e = |e: kronograph::cuda::CudaError| e.to_string();
     let g = graphs.iter().find(|g| g.num_entries() > 0).ok_or("no graph with edges")?;
     let nl = Record::layout(g.node_labels(), precision).map_err(e)?;
     let el = Record::layout(g.edge_labels(), precision).map_err(e)?;
-    let src = mgk_source_with(kn, ke, &nl, &el, precision, xmv).map_err(e)?;
-    let mut times = Vec::new();
-    for tier in [Tier::Full, Tier::Fast] {
-        for _ in 0..3 {
-            let t = Instant::now();
-            compile(&src.source, &src.name, &options_for((9, 0), tier)).map_err(e)?;
-            times.push(format!("{:.3}", t.elapsed().as_secs_f64()));
+    for placement in [VectorPlacement::Shared, VectorPlacement::Any] {
+        let src = mgk_source_placed(kn, ke, &nl, &el, precision, xmv, placement).map_err(e)?;
+        let mut times = Vec::new();
+        for tier in [Tier::Full, Tier::Fast] {
+            for _ in 0..3 {
+                let t = Instant::now();
+                compile(&src.source, &src.name, &options_for((9, 0), tier)).map_err(e)?;
+                times.push(format!("{:.3}", t.elapsed().as_secs_f64()));
+            }
+            times.push("|".into());
         }
-        times.push("|".into());
+        times.pop();
+        println!(
+            "{set} {precision:?} {xmv:?} {placement:?}: {} source bytes, compile (s), full tier ×3 | fast tier ×3: {}",
+            src.source.len(),
+            times.join(" ")
+        );
     }
-    times.pop();
-    println!(
-        "{set} {precision:?} {xmv:?}: {} source bytes, compile (s), full tier ×3 | fast tier ×3: {}",
-        src.source.len(),
-        times.join(" ")
-    );
     Ok(())
 }
 

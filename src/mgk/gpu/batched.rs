@@ -1,6 +1,6 @@
 //! The batched launch: pairs routed to the kernel that suits them, the launch
 //! shape (block, shared memory, grid), the launch and its read-back.
-use super::codegen::{mgk_block, mgk_source_with};
+use super::codegen::{mgk_block, mgk_source_placed, VectorPlacement};
 use super::gram::{check_ranges, GpuGram};
 use super::upload::{real_bytes, GpuGraphs};
 use crate::basekernel::BaseKernel;
@@ -309,6 +309,53 @@ where
         Ok(Plan { block, smem, grid, order, job_ids, scratch_n: max_nn.max(1), stage_global, stage_bytes })
     }
 
+    /// The batched value kernel's source for a launch whose pairs need the
+    /// vector placements `placement`: a launch with every pair's vectors in
+    /// shared memory takes the kernel of [`VectorPlacement::Shared`] (a
+    /// third of the code, so a cold start compiles about a third as long).
+    pub(super) fn batched_source(
+        &self,
+        a: &GpuGraphs,
+        placement: VectorPlacement,
+    ) -> Result<super::codegen::KernelSource, CudaError> {
+        let (kn, ke, p, xmv) = (&self.node_kernel, &self.edge_kernel, self.params.precision, self.params.xmv);
+        mgk_source_placed(kn, ke, &a.node_layout, &a.edge_layout, p, xmv, placement)
+    }
+
+    /// The vector placements a Gram matrix of graphs of these sizes (nodes,
+    /// stored entries) with themselves is likely to need, by the rules of
+    /// [`route`](Self::route) (an estimate from the largest graph paired
+    /// with itself and from the node counts alone: it only picks the kernel
+    /// compiled ahead at upload; each launch picks its own).
+    pub(super) fn placement_hint(&self, sizes: &[(usize, usize)], edge_bytes: usize) -> VectorPlacement {
+        let rs = self.params.precision.size();
+        let Some(&(n, nz)) = sizes.iter().max_by_key(|s| s.0) else { return VectorPlacement::Shared };
+        let graphs = 2 * (rs + edge_bytes.max(1) + 4) * nz + 4 * (n + 1) + 48;
+        if (2 * n * n * rs).div_ceil(8) * 8 + graphs > self.smem_limit() {
+            return VectorPlacement::Any;
+        }
+        if let Some(cap) = self.shared_n_cap.or(crate::mgk::Tuning::from_env().shared_n.map(|c| c as usize)) {
+            return if n * n > cap { VectorPlacement::Any } else { VectorPlacement::Shared };
+        }
+        // pairs i <= j with n_i n_j over the occupancy size, by two pointers over the sorted counts
+        let occupancy_n = SHARED_VECTOR_BYTES / (2 * rs);
+        let mut ns: Vec<usize> = sizes.iter().map(|s| s.0).collect();
+        ns.sort_unstable();
+        let (m, mut over, mut hi) = (ns.len(), 0usize, ns.len());
+        for (i, &ni) in ns.iter().enumerate() {
+            while hi > 0 && ni * ns[hi - 1] > occupancy_n {
+                hi -= 1;
+            }
+            // partners j >= max(i, hi)
+            over += m - hi.max(i);
+        }
+        if over > 0 && 4 * over <= m * (m + 1) / 2 {
+            VectorPlacement::Any
+        } else {
+            VectorPlacement::Shared
+        }
+    }
+
     /// One launch of the batched kernel for `jobs`; pairs of more than
     /// `shared_n` product nodes keep p and y in global memory.
     fn run_batched(
@@ -330,18 +377,11 @@ where
         }
         let precision = self.params.precision;
         let rs = precision.size();
-        let src = mgk_source_with(
-            &self.node_kernel,
-            &self.edge_kernel,
-            &a.node_layout,
-            &a.edge_layout,
-            self.params.precision,
-            self.params.xmv,
-        )?;
+        let any_global = jobs.iter().any(|&(i, j)| a.num_nodes[i] * b.num_nodes[j] > shared_n);
+        let src = self.batched_source(a, if any_global { VectorPlacement::Any } else { VectorPlacement::Shared })?;
         let t_jit = std::time::Instant::now();
         let (func, origin) = self.function(&src.name, &src.source)?;
         let jit_seconds = t_jit.elapsed().as_secs_f64();
-        let any_global = jobs.iter().any(|&(i, j)| a.num_nodes[i] * b.num_nodes[j] > shared_n);
         let nvec = if any_global { 6 } else { 4 };
         let Plan { block, smem, grid, order, job_ids, scratch_n, stage_global, stage_bytes } =
             self.plan(a, b, jobs, &func, self.params.xmv, (shared_n, nvec))?;

@@ -116,7 +116,42 @@ pub fn mgk_source_with<N: ?Sized, E: ?Sized, KN: BaseKernel<N>, KE: BaseKernel<E
     precision: Precision,
     xmv: XmvScheme,
 ) -> Result<KernelSource, CudaError> {
-    generate(node_kernel, edge_kernel, node_layout, edge_layout, precision, Family::Batched(xmv))
+    mgk_source_placed(node_kernel, edge_kernel, node_layout, edge_layout, precision, xmv, VectorPlacement::Any)
+}
+
+/// Which placements of a pair's PCG vectors a batched value kernel holds:
+/// each is an inlined copy of the PCG (so that the compiler sees what is in
+/// shared memory), and NVRTC's time grows with them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum VectorPlacement {
+    /// Only vectors in shared memory (`#define MGK_GLOBAL_VECTORS 0`): for
+    /// launches whose every pair keeps p and y in shared memory; about a
+    /// third of the code of [`Any`](Self::Any), and of its compile time.
+    Shared,
+    /// Vectors in shared memory, or in global memory with the graphs staged
+    /// in shared or in global memory (the template's default): for launches
+    /// with a pair whose vectors go to global memory.
+    Any,
+}
+
+/// The source of the batched PCG kernel with the XMV scheme `xmv` and the
+/// vector placements `placement`: [`mgk_source_with`] for
+/// [`VectorPlacement::Any`]; [`VectorPlacement::Shared`] adds
+/// `#define MGK_GLOBAL_VECTORS 0` to the preface (so the kernel has another
+/// name, and its own JIT cache entries). Same launch arguments either way.
+///
+/// # Errors
+/// [`CudaError::Kernel`] when a base kernel has no CUDA form.
+pub fn mgk_source_placed<N: ?Sized, E: ?Sized, KN: BaseKernel<N>, KE: BaseKernel<E>>(
+    node_kernel: &KN,
+    edge_kernel: &KE,
+    node_layout: &LabelLayout,
+    edge_layout: &LabelLayout,
+    precision: Precision,
+    xmv: XmvScheme,
+    placement: VectorPlacement,
+) -> Result<KernelSource, CudaError> {
+    generate(node_kernel, edge_kernel, node_layout, edge_layout, precision, Family::Batched(xmv, placement))
 }
 
 /// The source of the single-large-pair kernels (one module): the shared
@@ -164,7 +199,7 @@ pub fn mgk_grad_source<N: ?Sized, E: ?Sized, KN: BaseKernel<N>, KE: BaseKernel<E
 /// The kernel families generated from one template set.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Family {
-    Batched(XmvScheme),
+    Batched(XmvScheme, VectorPlacement),
     Large,
     Gradient,
 }
@@ -202,8 +237,11 @@ fn generate<N: ?Sized, E: ?Sized, KN: BaseKernel<N>, KE: BaseKernel<E>>(
     if family != Family::Large {
         body.push_str(&format!("#define MGK_LANE_NZ {}\n", mgk_lane_nz(precision)));
     }
-    if family == Family::Batched(XmvScheme::TilePairs) {
+    if let Family::Batched(XmvScheme::TilePairs, _) = family {
         body.push_str(&format!("#define MGK_XMV_TILES 1\n#define MGK_DENSE_MIN {}\n", mgk_dense_min()));
+    }
+    if let Family::Batched(_, VectorPlacement::Shared) = family {
+        body.push_str("#define MGK_GLOBAL_VECTORS 0\n");
     }
     body.push_str(&format!("#define MGK_MAX_THETA {}\n", gen.params().len().max(1)));
     body.push_str(&node_layout.declaration("node_label"));
@@ -237,7 +275,7 @@ fn generate<N: ?Sized, E: ?Sized, KN: BaseKernel<N>, KE: BaseKernel<E>>(
     }
     body.push_str(MGK_COMMON_TEMPLATE);
     match family {
-        Family::Batched(_) => body.push_str(MGK_PCG_TEMPLATE),
+        Family::Batched(..) => body.push_str(MGK_PCG_TEMPLATE),
         Family::Large => body.push_str(MGK_LARGE_TEMPLATE),
         Family::Gradient => {
             body.push_str(MGK_PCG_TEMPLATE);
@@ -245,7 +283,7 @@ fn generate<N: ?Sized, E: ?Sized, KN: BaseKernel<N>, KE: BaseKernel<E>>(
         }
     }
     let (prefix, define) = match family {
-        Family::Batched(_) => ("mgk_pcg", "MGK_KERNEL_NAME"),
+        Family::Batched(..) => ("mgk_pcg", "MGK_KERNEL_NAME"),
         Family::Large => ("mgk_large", "MGK_LARGE_NAME"),
         Family::Gradient => ("mgk_grad", "MGK_GRAD_NAME"),
     };
@@ -397,6 +435,32 @@ mod tests {
             let grad =
                 mgk_grad_source::<Record, (), _, _>(&kn, &Constant::new(1.0), &layout, &LabelLayout::Empty, p).unwrap();
             assert!(!preface(&grad.source).contains("MGK_XMV_TILES"));
+        }
+    }
+
+    #[test]
+    fn shared_placement_is_its_own_kernel() {
+        let layout = LabelLayout::record(&[("label".into(), crate::cuda::label::CType::Int32)], Precision::F32);
+        let kn = Field::new("label", KroneckerDelta::new(0.5));
+        for xmv in [XmvScheme::Rows, XmvScheme::TilePairs] {
+            let gen = |placement| {
+                mgk_source_placed::<Record, (), _, _>(
+                    &kn,
+                    &Constant::new(1.0),
+                    &layout,
+                    &LabelLayout::Empty,
+                    Precision::F32,
+                    xmv,
+                    placement,
+                )
+                .unwrap()
+            };
+            let (shared, any) = (gen(VectorPlacement::Shared), gen(VectorPlacement::Any));
+            let preface = |src: &str| src.split(MGK_COMMON_TEMPLATE).next().unwrap().to_string();
+            assert!(preface(&shared.source).contains("#define MGK_GLOBAL_VECTORS 0\n"));
+            assert!(!preface(&any.source).contains("MGK_GLOBAL_VECTORS"));
+            assert_ne!(shared.name, any.name);
+            assert_eq!(shared.theta, any.theta);
         }
     }
 

@@ -39,7 +39,11 @@
 //!   KiB) stay in the same launch with p and y in global memory, their graphs
 //!   staged in shared memory or, when too large, in global memory too (the
 //!   mid-size and large paths: the whole PCG on the device, one block per
-//!   pair). The single-large-pair path (a host PCG loop, one XMV launch per
+//!   pair; those pairs compute diag A and M⁻¹ where needed rather than
+//!   store them, and keep K's sum rather than x unless nodal output is
+//!   asked). A launch with no pair in global memory runs a kernel compiled
+//!   with the shared-memory copy only ([`codegen::VectorPlacement`]), a
+//!   third of the code to compile on a cold start. The single-large-pair path (a host PCG loop, one XMV launch per
 //!   iteration, `kernels/mgk_large.cu`; values and nodal output, no
 //!   gradients) runs only when forced (`GpuGram::set_large_pair_path`).
 //! - [`reference`](mod@reference): a CPU implementation of exactly the algorithm the GPU runs

@@ -1,7 +1,7 @@
 //! [`GpuGraphs`]: graphs reordered, packed into octiles and uploaded to one
 //! device; and the byte layouts the kernels read.
 
-use super::codegen::mgk_source_with;
+use super::codegen::mgk_source_placed;
 use super::gram::GpuGram;
 use crate::basekernel::BaseKernel;
 use crate::cuda::device::{check, Device, FunctionKey};
@@ -126,7 +126,8 @@ where
     }
 
     /// Starts compiling the batched kernel for the labels of `graphs` (with
-    /// [`MgkParams::xmv`]'s scheme, as the calls will) in the background,
+    /// [`MgkParams::xmv`]'s scheme, as the calls will, and the vector
+    /// placements their Gram matrix likely needs) in the background,
     /// unless it is loaded already. Label layouts come from the
     /// first graph with nodes (edges), as in packing.
     fn prefetch(&self, graphs: &[Graph<N, E>]) {
@@ -134,7 +135,11 @@ where
         let first_nodes = graphs.iter().find(|g| g.num_nodes() > 0).map(|g| g.node_labels()).unwrap_or(&[]);
         let first_edges = graphs.iter().find(|g| g.num_entries() > 0).map(|g| g.edge_labels()).unwrap_or(&[]);
         let (Ok(nl), Ok(el)) = (N::layout(first_nodes, p), E::layout(first_edges, p)) else { return };
-        if let Ok(src) = mgk_source_with(&self.node_kernel, &self.edge_kernel, &nl, &el, p, self.params.xmv) {
+        let sizes: Vec<(usize, usize)> = graphs.iter().map(|g| (g.num_nodes(), g.num_entries())).collect();
+        let placement = self.placement_hint(&sizes, el.size_align(p).0);
+        if let Ok(src) =
+            mgk_source_placed(&self.node_kernel, &self.edge_kernel, &nl, &el, p, self.params.xmv, placement)
+        {
             if !self.dev.functions.read().unwrap_or_else(|e| e.into_inner()).contains_key(&FunctionKey::full(&src.name))
             {
                 crate::cuda::jit::prefetch(src.source, src.name, self.dev.info.compute_capability);
