@@ -1,6 +1,7 @@
 //! GPU GraphBLAS benchmark, with kronograph's CPU backend measured in the
 //! same run on the same graphs:
-//! `cargo run --release --bin bench_graphblas -- [--scales 18,20,22] [--snap DIR] [--sources 16] [--write DIR]`
+//! `cargo run --release --bin bench_graphblas -- [--scales 18,20,22] [--snap DIR] [--sources 16] [--write DIR]
+//! [--delta-factors 1,4,16]` (the GPU delta-stepping's Δ as multiples of the automatic one)
 //!
 //! For each graph (R-MAT at each scale, Graph500 parameters, from
 //! `graph::generate::rmat` with seed 1; then every `.mtx` in `--snap`):
@@ -60,10 +61,12 @@ fn splitmix(k: u64) -> u64 {
     z ^ (z >> 31)
 }
 
-/// Near-far delta-stepping on the GPU (automatic Δ, median of 3 after a
-/// warm-up): prints its line and whether the distances equal `want`.
-fn sssp_gpu_delta(head: &str, what: &str, d: &DeviceMatrix<f64>, source: usize, want: &[f64]) -> bool {
-    let mut ds = GpuSssp::new(d, None).unwrap();
+/// Near-far delta-stepping on the GPU (Δ = `factor` × the automatic one,
+/// median of 3 after a warm-up): prints its line and whether the distances
+/// equal `want`.
+fn sssp_gpu_delta(head: &str, what: &str, d: &DeviceMatrix<f64>, source: usize, want: &[f64], factor: f64) -> bool {
+    let auto = GpuSssp::new(d, None).unwrap().delta();
+    let mut ds = GpuSssp::new(d, Some(auto * factor)).unwrap();
     let _ = ds.run(source).unwrap();
     let mut ts = Vec::new();
     let mut good = true;
@@ -76,7 +79,8 @@ fn sssp_gpu_delta(head: &str, what: &str, d: &DeviceMatrix<f64>, source: usize, 
     }
     let tag = if what == "unit" { "sssp".to_string() } else { format!("sssp-{what}") };
     println!(
-        "{head} | {tag} gpu delta-stepping | {:.3} ms | {} (Δ {}, {rounds} rounds)",
+        "{head} | {tag} gpu delta-stepping{} | {:.3} ms | {} (Δ {}, {rounds} rounds)",
+        if factor == 1.0 { String::new() } else { format!(" x{factor}") },
         median(ts) * 1e3,
         if good { "ok" } else { "DIFFER" },
         ds.delta()
@@ -98,6 +102,11 @@ fn main() -> ExitCode {
         .collect();
     let nsources: usize = arg(&args, "--sources").map_or(16, |s| s.parse().expect("--sources: an integer"));
     let write = arg(&args, "--write");
+    let factors: Vec<f64> = arg(&args, "--delta-factors")
+        .unwrap_or_else(|| "1".into())
+        .split(',')
+        .map(|s| s.parse().expect("--delta-factors: comma-separated numbers"))
+        .collect();
     if device_count().map_or(true, |n| n == 0) {
         eprintln!("bench_graphblas: no CUDA device");
         return ExitCode::FAILURE;
@@ -224,7 +233,9 @@ fn main() -> ExitCode {
             median(ts) * 1e3,
             if good { "ok" } else { "DIFFER" }
         );
-        ok &= sssp_gpu_delta(&head, "unit", &da, sources[0], &cs.distances);
+        for &f in &factors {
+            ok &= sssp_gpu_delta(&head, "unit", &da, sources[0], &cs.distances, f);
+        }
         // integer weights in [1, 100): sums exact, so every method gives the same distances
         let counter = std::sync::atomic::AtomicU64::new(0);
         let aw = a.map(|_| {
@@ -250,7 +261,9 @@ fn main() -> ExitCode {
             median(ts) * 1e3,
             if good { "ok" } else { "DIFFER" }
         );
-        ok &= sssp_gpu_delta(&head, "w", &daw, sources[0], &cw.distances);
+        for &f in &factors {
+            ok &= sssp_gpu_delta(&head, "w", &daw, sources[0], &cw.distances, f);
+        }
         drop(daw);
         drop(da);
         // triangles

@@ -6,6 +6,11 @@
 //! variants take matrices uploaded once. Outputs are the CPU algorithms'
 //! types.
 //!
+//! The fast paths, with workspaces allocated once per uploaded matrix:
+//! [`GpuBfs`] (fused level kernels, direction-optimizing; what the
+//! [`bfs_on`](super::bfs_on) backend runs) and [`GpuSssp`] (near-far
+//! delta-stepping; what [`sssp_on`](super::sssp_on) runs by default).
+//!
 //! Without the `cuda` feature every function returns
 //! [`Error::CudaNotCompiled`](crate::Error::CudaNotCompiled).
 
