@@ -136,6 +136,7 @@ impl<'a> GpuSssp<'a> {
         lb.arg(&mut self.near[0]);
         // SAFETY: matches kgs_init(n, source, dist, stamp, in_far, queue); every buffer holds n >= 1.
         check("launching kgs_init", || unsafe { lb.launch(grid(dev, n)) })?;
+        check("clearing counters", || s.memset_zeros(&mut self.counters))?;
         let (mut nnear, mut nfar) = (1usize, 0usize);
         let (mut cn, mut cf) = (0usize, 0usize);
         let (mut lo, mut thr) = (0.0f64, self.delta);
