@@ -2,7 +2,8 @@
 //! form, every mask kind (none, structural, valued; each complemented or
 //! not), every merge strategy (proptest over random matrices); and the GPU
 //! algorithms: BFS levels equal the CPU's on the SNAP graphs and R-MAT with
-//! parents forming a BFS tree, SSSP equals Dijkstra, triangle counts equal
+//! parents forming a BFS tree (also the fused `GpuBfs`), SSSP (Bellman–Ford
+//! and near-far delta-stepping `GpuSssp`) equals Dijkstra, triangle counts equal
 //! the known ones, components equal the CPU's.
 //!
 //! Values are small integers, so every sum is exact in floating point and
@@ -227,6 +228,29 @@ fn snap(name: &str) -> kronograph::graph::Graph<(), ()> {
     mtx::read(format!("{}/data/snap/{name}.mtx", env!("CARGO_MANIFEST_DIR"))).unwrap()
 }
 
+/// `r`'s levels, reached count, depth and component arcs equal the CPU's
+/// `cpu`; each parent is an in-neighbour one level up.
+fn assert_bfs_tree(
+    a: &SparseMatrix<f64>,
+    source: usize,
+    r: &kronograph::algorithms::BfsResult,
+    cpu: &kronograph::algorithms::BfsResult,
+    w: &str,
+) {
+    assert_eq!(r.levels, cpu.levels, "{w}");
+    assert_eq!((r.reached, r.depth, r.arcs_in_component), (cpu.reached, cpu.depth, cpu.arcs_in_component), "{w}");
+    assert_eq!(r.parents[source], source as i64, "{w}");
+    for v in 0..a.nrows() {
+        if r.levels[v] > 0 {
+            let p = r.parents[v] as usize;
+            assert_eq!(r.levels[p], r.levels[v] - 1, "{w}: parent level of {v}");
+            assert!(a.get(p, v).is_some(), "{w}: {p} -> {v} is no arc");
+        } else if r.levels[v] < 0 {
+            assert_eq!(r.parents[v], -1, "{w}");
+        }
+    }
+}
+
 /// Levels equal the CPU's; each parent is an in-neighbour one level up.
 fn check_bfs(g: &kronograph::graph::Graph<(), ()>, source: usize, what: &str) {
     let Some(dev) = device() else { return };
@@ -238,23 +262,16 @@ fn check_bfs(g: &kronograph::graph::Graph<(), ()>, source: usize, what: &str) {
             let opts = GpuBfsOptions { direction, strategy };
             let (r, _) = agpu::bfs_device(&da, source, &opts).unwrap();
             let w = format!("{what}: {direction:?} {strategy:?}");
-            assert_eq!(r.levels, cpu.levels, "{w}");
-            assert_eq!(
-                (r.reached, r.depth, r.arcs_in_component),
-                (cpu.reached, cpu.depth, cpu.arcs_in_component),
-                "{w}"
-            );
-            assert_eq!(r.parents[source], source as i64, "{w}");
-            for v in 0..g.num_nodes() {
-                if r.levels[v] > 0 {
-                    let p = r.parents[v] as usize;
-                    assert_eq!(r.levels[p], r.levels[v] - 1, "{w}: parent level of {v}");
-                    assert!(a.get(p, v).is_some(), "{w}: {p} -> {v} is no arc");
-                } else if r.levels[v] < 0 {
-                    assert_eq!(r.parents[v], -1, "{w}");
-                }
-            }
+            assert_bfs_tree(&a, source, &r, &cpu, &w);
         }
+    }
+    // the fused BFS, its workspace reused across directions
+    let mut fused = agpu::GpuBfs::new(&da).unwrap();
+    for direction in [BfsDirection::Push, BfsDirection::Pull, BfsDirection::Auto { alpha: 14.0, beta: 24.0 }] {
+        let (r, secs) = fused.run(source, direction).unwrap();
+        let w = format!("{what}: fused {direction:?}");
+        assert!(secs > 0.0, "{w}");
+        assert_bfs_tree(&a, source, &r, &cpu, &w);
     }
     // the graph form
     let r = agpu::bfs(g, source, &GpuBfsOptions::default(), &dev).unwrap();
@@ -335,10 +352,46 @@ fn sssp_equals_dijkstra() {
                 assert!(x == y || (x - y).abs() <= 1e-12 * y.abs(), "seed {seed} {st:?}: {x} vs {y}");
             }
         }
+        // delta-stepping: the automatic Δ, a tiny one (many buckets, threshold jumps), a huge one (one bucket)
+        for delta in [None, Some(0.01), Some(1.5), Some(1e9)] {
+            let mut ds = agpu::GpuSssp::new(&da, delta).unwrap();
+            for source in [0, n / 2] {
+                let want = dijkstra(&a, source);
+                let (got, secs) = ds.run(source).unwrap();
+                assert!(secs > 0.0 && got.delta.is_some());
+                for (x, y) in got.distances.iter().zip(&want) {
+                    assert!(x == y || (x - y).abs() <= 1e-12 * y.abs(), "seed {seed} Δ {delta:?}: {x} vs {y}");
+                }
+            }
+        }
     }
+    // zero weights and a hub of out-degree >= 1024 (the grid-wide relaxation)
+    let n = 3000;
+    let (mut r, mut c, mut v) = (Vec::new(), Vec::new(), Vec::new());
+    let mut rng = ChaCha8Rng::seed_from_u64(9);
+    for j in 1..n {
+        r.push(0);
+        c.push(j);
+        v.push(rng.random_range(0..4) as f64);
+        r.push(j);
+        c.push((j * 7 + 1) % n);
+        v.push(rng.random_range(0..3) as f64 * 0.5);
+    }
+    let a = SparseMatrix::try_from_triplets(n, n, &r, &c, &v).unwrap();
+    let da = DeviceMatrix::upload(&dev, &a).unwrap();
+    let (got, _) = agpu::GpuSssp::new(&da, None).unwrap().run(0).unwrap();
+    assert_eq!(got.distances, dijkstra(&a, 0));
+    // a negative weight is named
+    let bad = SparseMatrix::try_from_triplets(3, 3, &[0, 1], &[1, 2], &[1.0, -2.0]).unwrap();
+    let dbad = DeviceMatrix::upload(&dev, &bad).unwrap();
+    let e = agpu::GpuSssp::new(&dbad, None).err().expect("negative weight").to_string();
+    assert!(e.contains("-2"), "{e}");
+    assert!(agpu::GpuSssp::new(&da, Some(0.0)).is_err());
     let g = snap("oregon1_010331");
     let cpu = kronograph::algorithms::sssp(&g, 3).unwrap();
     assert_eq!(agpu::sssp(&g, 3, &dev).unwrap().distances, cpu.distances);
+    let d = DeviceMatrix::upload(&dev, &SparseMatrix::from_graph(&g)).unwrap();
+    assert_eq!(agpu::GpuSssp::new(&d, None).unwrap().run(3).unwrap().0.distances, cpu.distances);
 }
 
 #[test]

@@ -69,6 +69,7 @@ fn every_generated_graphblas_module_compiles() {
     assert_eq!(forms.len(), 33);
     let mut jobs: Vec<(String, String)> = forms.iter().map(|c| (c.name.clone(), source_for(c))).collect();
     jobs.push(("graphblas_util".into(), UTIL_SOURCE.to_string()));
+    jobs.push(("graphblas_frontier".into(), kronograph::algorithms::gpu::FRONTIER_SOURCE.to_string()));
     // two threads (CI has two cores)
     let half = jobs.len() / 2;
     let (a, b) = jobs.split_at(half);

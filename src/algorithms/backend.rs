@@ -8,8 +8,10 @@
 //! ([`resolve_backend`], the rule of every backend choice). The results are
 //! the CPU algorithms' types and agree with them: equal BFS levels, SSSP
 //! distances (up to the order of additions along equal paths), triangle
-//! counts and component labels. The GPU SSSP is the frontier form of
-//! Bellman–Ford ([`SsspOptions`] apply to the CPU only). To run several
+//! counts and component labels. The GPU BFS is the fused one
+//! ([`GpuBfs`](super::gpu::GpuBfs)); the GPU SSSP follows
+//! [`SsspOptions`]: near-far delta-stepping ([`GpuSssp`](super::gpu::GpuSssp),
+//! with the given `Δ`) or the frontier form of Bellman–Ford. To run several
 //! algorithms on one uploaded matrix, use the `_device` functions of
 //! [`gpu`](super::gpu).
 //!
@@ -55,7 +57,7 @@ pub fn sssp_on(
 ) -> crate::Result<SsspResult> {
     match resolve_backend(backend)? {
         None => Ok(sssp_matrix(a, source, opts)?),
-        Some(device) => device_sssp(a, source, device),
+        Some(device) => device_sssp(a, source, opts, device),
     }
 }
 
@@ -84,18 +86,21 @@ pub fn components_on(a: &SparseMatrix<f64>, backend: Backend) -> crate::Result<C
 
 #[cfg(feature = "cuda")]
 fn device_bfs(a: &SparseMatrix<f64>, source: usize, opts: &BfsOptions, device: usize) -> crate::Result<BfsResult> {
-    use super::gpu::{bfs_device, GpuBfsOptions};
     let dev = crate::cuda::GpuDevice::open(device)?;
     let d = crate::matrix::gpu::DeviceMatrix::upload(&dev, a)?;
-    let opts = GpuBfsOptions { direction: opts.direction, ..GpuBfsOptions::default() };
-    Ok(bfs_device(&d, source, &opts)?.0)
+    Ok(super::gpu::GpuBfs::new(&d)?.run(source, opts.direction)?.0)
 }
 
 #[cfg(feature = "cuda")]
-fn device_sssp(a: &SparseMatrix<f64>, source: usize, device: usize) -> crate::Result<SsspResult> {
+fn device_sssp(a: &SparseMatrix<f64>, source: usize, opts: &SsspOptions, device: usize) -> crate::Result<SsspResult> {
     let dev = crate::cuda::GpuDevice::open(device)?;
     let d = crate::matrix::gpu::DeviceMatrix::upload(&dev, a)?;
-    super::gpu::sssp_device(&d, source, crate::matrix::gpu::GpuMergeStrategy::Auto)
+    match opts.method {
+        super::SsspMethod::DeltaStepping => Ok(super::gpu::GpuSssp::new(&d, opts.delta)?.run(source)?.0),
+        super::SsspMethod::BellmanFord => {
+            super::gpu::sssp_device(&d, source, crate::matrix::gpu::GpuMergeStrategy::Auto)
+        }
+    }
 }
 
 #[cfg(feature = "cuda")]
@@ -125,7 +130,7 @@ fn device_bfs(_: &SparseMatrix<f64>, _: usize, _: &BfsOptions, _: usize) -> crat
     Err(crate::Error::CudaNotCompiled)
 }
 #[cfg(not(feature = "cuda"))]
-fn device_sssp(_: &SparseMatrix<f64>, _: usize, _: usize) -> crate::Result<SsspResult> {
+fn device_sssp(_: &SparseMatrix<f64>, _: usize, _: &SsspOptions, _: usize) -> crate::Result<SsspResult> {
     Err(crate::Error::CudaNotCompiled)
 }
 #[cfg(not(feature = "cuda"))]

@@ -24,10 +24,18 @@ pub fn auto_delta(a: &SparseMatrix<f64>) -> f64 {
         .par_iter()
         .fold(|| (0.0f64, f64::INFINITY), |(mx, mn), &w| (mx.max(w), if w > 0.0 { mn.min(w) } else { mn }))
         .reduce(|| (0.0, f64::INFINITY), |(a, b), (c, d)| (a.max(c), b.min(d)));
+    delta_rule(max, min_pos, a.nnz(), a.nrows())
+}
+
+/// [`auto_delta`]'s rule from the largest weight `max`, the smallest
+/// positive one `min_pos` (`+∞` if none), the arc count and the node count
+/// (shared by the GPU's delta-stepping, which finds `max` and `min_pos` on
+/// the device).
+pub(crate) fn delta_rule(max: f64, min_pos: f64, nnz: usize, n: usize) -> f64 {
     if max <= 0.0 || !max.is_finite() {
         return 1.0;
     }
-    let mean_degree = (a.nnz() as f64 / a.nrows().max(1) as f64).max(1.0);
+    let mean_degree = (nnz as f64 / n.max(1) as f64).max(1.0);
     (max / mean_degree).max(min_pos)
 }
 

@@ -130,7 +130,7 @@ pub fn sssp_matrix(a: &SparseMatrix<f64>, source: usize, opts: &SsspOptions) -> 
 }
 
 /// Every weight finite and `>= 0`, else the first bad arc.
-fn check_weights(a: &SparseMatrix<f64>) -> Result<(), AlgorithmError> {
+pub(crate) fn check_weights(a: &SparseMatrix<f64>) -> Result<(), AlgorithmError> {
     let bad = a.values().par_iter().position_first(|w| !(w.is_finite() && *w >= 0.0));
     match bad {
         None => Ok(()),

@@ -1,6 +1,7 @@
 //! GPU GraphBLAS benchmark, with kronograph's CPU backend measured in the
 //! same run on the same graphs:
-//! `cargo run --release --bin bench_graphblas -- [--scales 18,20,22] [--snap DIR] [--sources 16] [--write DIR]`
+//! `cargo run --release --bin bench_graphblas -- [--scales 18,20,22] [--snap DIR] [--sources 16] [--write DIR]
+//! [--delta-factors 1,4,16]` (the GPU delta-stepping's Δ as multiples of the automatic one)
 //!
 //! For each graph (R-MAT at each scale, Graph500 parameters, from
 //! `graph::generate::rmat` with seed 1; then every `.mtx` in `--snap`):
@@ -10,9 +11,12 @@
 //!   (device synchronized before and after; upload and download excluded),
 //!   for each merge strategy of the push levels, with Beamer's direction
 //!   switch (`do`) and push only (`push`); on the CPU `bfs_matrix` (all
-//!   rayon threads). The GPU's levels are checked against the CPU's.
-//! - SSSP (unit weights) from the first source: GPU `sssp_device` (median
-//!   of 3) and CPU `sssp`; distances checked.
+//!   rayon threads); first the fused BFS (`GpuBfs`, one workspace per
+//!   graph). The GPU's levels are checked against the CPU's.
+//! - SSSP from the first source, unit weights (`sssp`) and integer weights
+//!   in [1, 100) (`sssp-w`, splitmix64 of the arc's position): GPU Bellman–Ford `sssp_device` and
+//!   near-far delta-stepping `GpuSssp` (median of 3; `GpuSssp`'s time is its
+//!   loop), CPU delta-stepping; distances checked.
 //! - Triangles: GPU masked dot product on the degree-ordered `L` (median of
 //!   3, `L` built and uploaded beforehand), CPU `triangle_count_matrix`.
 //!
@@ -22,8 +26,10 @@
 //! `scripts/graphblas_gpu_peer.py` (SuiteSparse:GraphBLAS on the same graphs).
 //! Exits non-zero on a mismatch or without a GPU.
 
-use kronograph::algorithms::gpu::{bfs_device, sssp_device, triangles_lower, GpuBfsOptions};
-use kronograph::algorithms::{bfs_matrix, lower_by_degree, sssp, triangle_count_matrix, BfsDirection, BfsOptions};
+use kronograph::algorithms::gpu::{bfs_device, sssp_device, triangles_lower, GpuBfs, GpuBfsOptions, GpuSssp};
+use kronograph::algorithms::{
+    bfs_matrix, lower_by_degree, sssp, sssp_matrix, triangle_count_matrix, BfsDirection, BfsOptions, SsspOptions,
+};
 use kronograph::cuda::{device_count, GpuDevice};
 use kronograph::graph::generate::{rmat, RmatParams};
 use kronograph::graph::io::mtx;
@@ -47,6 +53,41 @@ fn harmonic(teps: &[f64]) -> f64 {
     teps.len() as f64 / teps.iter().map(|t| 1.0 / t).sum::<f64>()
 }
 
+/// SplitMix64 of `k` (the bench's arc weights).
+fn splitmix(k: u64) -> u64 {
+    let mut z = k.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// Near-far delta-stepping on the GPU (Δ = `factor` × the automatic one,
+/// median of 3 after a warm-up): prints its line and whether the distances
+/// equal `want`.
+fn sssp_gpu_delta(head: &str, what: &str, d: &DeviceMatrix<f64>, source: usize, want: &[f64], factor: f64) -> bool {
+    let auto = GpuSssp::new(d, None).unwrap().delta();
+    let mut ds = GpuSssp::new(d, Some(auto * factor)).unwrap();
+    let _ = ds.run(source).unwrap();
+    let mut ts = Vec::new();
+    let mut good = true;
+    let mut rounds = 0;
+    for _ in 0..3 {
+        let (r, secs) = ds.run(source).unwrap();
+        good &= r.distances == want;
+        rounds = r.rounds;
+        ts.push(secs);
+    }
+    let tag = if what == "unit" { "sssp".to_string() } else { format!("sssp-{what}") };
+    println!(
+        "{head} | {tag} gpu delta-stepping{} | {:.3} ms | {} (Δ {}, {rounds} rounds)",
+        if factor == 1.0 { String::new() } else { format!(" x{factor}") },
+        median(ts) * 1e3,
+        if good { "ok" } else { "DIFFER" },
+        ds.delta()
+    );
+    good
+}
+
 fn arg(args: &[String], name: &str) -> Option<String> {
     args.iter().position(|a| a == name).and_then(|i| args.get(i + 1).cloned())
 }
@@ -61,6 +102,11 @@ fn main() -> ExitCode {
         .collect();
     let nsources: usize = arg(&args, "--sources").map_or(16, |s| s.parse().expect("--sources: an integer"));
     let write = arg(&args, "--write");
+    let factors: Vec<f64> = arg(&args, "--delta-factors")
+        .unwrap_or_else(|| "1".into())
+        .split(',')
+        .map(|s| s.parse().expect("--delta-factors: comma-separated numbers"))
+        .collect();
     if device_count().map_or(true, |n| n == 0) {
         eprintln!("bench_graphblas: no CUDA device");
         return ExitCode::FAILURE;
@@ -117,6 +163,29 @@ fn main() -> ExitCode {
         println!("{head} | bfs cpu do | {:.3} GTEPS | -", harmonic(&teps) / 1e9);
         // GPU BFS
         let da = DeviceMatrix::upload(&dev, &a).unwrap();
+        let mut fused = GpuBfs::new(&da).unwrap();
+        for (dname, direction) in [("do", BfsDirection::Auto { alpha: 14.0, beta: 24.0 }), ("push", BfsDirection::Push)]
+        {
+            let _ = fused.run(sources[0], direction).unwrap(); // warm-up (JIT)
+            let mut teps = Vec::new();
+            let mut good = true;
+            for (i, &s) in sources.iter().enumerate() {
+                let (r, secs) = fused.run(s, direction).unwrap();
+                good &= r.levels == cpu[i].levels;
+                teps.push((r.arcs_in_component / 2) as f64 / secs);
+                if i == 0 {
+                    let dirs: String = r.pulled.iter().map(|&p| if p { 'v' } else { '^' }).collect();
+                    println!("# fused-{dname} source {s}: {:.3} ms, levels (^ push, v pull) {dirs}", secs * 1e3);
+                }
+            }
+            ok &= good;
+            println!(
+                "{head} | bfs gpu fused-{dname} | {:.3} GTEPS | {}",
+                harmonic(&teps) / 1e9,
+                if good { "levels ok" } else { "LEVELS DIFFER" }
+            );
+        }
+        drop(fused);
         let strategies = [
             GpuMergeStrategy::Scatter,
             GpuMergeStrategy::MergeSort,
@@ -158,12 +227,44 @@ fn main() -> ExitCode {
             good &= r.distances == cs.distances;
         }
         ok &= good;
-        println!("{head} | sssp cpu bellman-ford | {:.3} ms | -", cpu_sssp * 1e3);
+        println!("{head} | sssp cpu delta-stepping | {:.3} ms | -", cpu_sssp * 1e3);
         println!(
             "{head} | sssp gpu bellman-ford | {:.3} ms | {}",
             median(ts) * 1e3,
             if good { "ok" } else { "DIFFER" }
         );
+        for &f in &factors {
+            ok &= sssp_gpu_delta(&head, "unit", &da, sources[0], &cs.distances, f);
+        }
+        // integer weights in [1, 100): sums exact, so every method gives the same distances
+        let counter = std::sync::atomic::AtomicU64::new(0);
+        let aw = a.map(|_| {
+            let k = counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            (1 + splitmix(k) % 99) as f64
+        });
+        let t = Instant::now();
+        let cw = sssp_matrix(&aw, sources[0], &SsspOptions::default()).unwrap();
+        println!("{head} | sssp-w cpu delta-stepping | {:.3} ms | -", t.elapsed().as_secs_f64() * 1e3);
+        let daw = DeviceMatrix::upload(&dev, &aw).unwrap();
+        let _ = sssp_device(&daw, sources[0], GpuMergeStrategy::Auto).unwrap();
+        let mut ts = Vec::new();
+        let mut good = true;
+        for _ in 0..3 {
+            dev.synchronize().unwrap();
+            let t = Instant::now();
+            good &= sssp_device(&daw, sources[0], GpuMergeStrategy::Auto).unwrap().distances == cw.distances;
+            ts.push(t.elapsed().as_secs_f64());
+        }
+        ok &= good;
+        println!(
+            "{head} | sssp-w gpu bellman-ford | {:.3} ms | {}",
+            median(ts) * 1e3,
+            if good { "ok" } else { "DIFFER" }
+        );
+        for &f in &factors {
+            ok &= sssp_gpu_delta(&head, "w", &daw, sources[0], &cw.distances, f);
+        }
+        drop(daw);
         drop(da);
         // triangles
         let t = Instant::now();

@@ -6,6 +6,11 @@
 //! variants take matrices uploaded once. Outputs are the CPU algorithms'
 //! types.
 //!
+//! The fast paths, with workspaces allocated once per uploaded matrix:
+//! [`GpuBfs`] (fused level kernels, direction-optimizing; what the
+//! [`bfs_on`](super::bfs_on) backend runs) and [`GpuSssp`] (near-far
+//! delta-stepping; what [`sssp_on`](super::sssp_on) runs by default).
+//!
 //! Without the `cuda` feature every function returns
 //! [`Error::CudaNotCompiled`](crate::Error::CudaNotCompiled).
 
@@ -17,9 +22,39 @@ use crate::graph::{Graph, Label};
 use crate::matrix::gpu::GpuMergeStrategy;
 
 #[cfg(feature = "cuda")]
+mod fused_bfs;
+#[cfg(feature = "cuda")]
 mod imp;
 #[cfg(feature = "cuda")]
+use super::AlgorithmError;
+#[cfg(feature = "cuda")]
+mod delta_sssp;
+#[cfg(feature = "cuda")]
+pub use delta_sssp::GpuSssp;
+#[cfg(feature = "cuda")]
+pub use fused_bfs::GpuBfs;
+#[cfg(feature = "cuda")]
 pub use imp::{bfs_device, components_device, sssp_device, triangles_lower};
+
+/// The CUDA source of the frontier kernels: the fused BFS ([`GpuBfs`]) and
+/// near-far delta-stepping ([`GpuSssp`]), with the `cuda` feature.
+pub const FRONTIER_SOURCE: &str = include_str!("../../../kernels/graphblas_frontier.cu");
+
+/// The module name of [`FRONTIER_SOURCE`].
+pub const FRONTIER_MODULE: &str = "graphblas_frontier";
+
+/// The kernels of [`FRONTIER_SOURCE`]: the fused BFS's, then the SSSP's.
+pub const FRONTIER_KERNELS: [&str; 9] = [
+    "kgb_init",
+    "kgb_push",
+    "kgb_push_big",
+    "kgb_pull",
+    "kgs_init",
+    "kgs_weights",
+    "kgs_relax",
+    "kgs_relax_big",
+    "kgs_split",
+];
 
 /// Options of the GPU [`bfs()`].
 #[derive(Clone, Copy, Debug, PartialEq)]

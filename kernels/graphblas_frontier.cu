@@ -1,0 +1,260 @@
+// Frontier kernels of kronograph::algorithms::gpu: the fused BFS (GpuBfs,
+// kgb_*) and near-far delta-stepping SSSP (GpuSssp, kgs_*).
+//
+// The fused BFS: per level one push
+// launch (a warp per frontier node; nodes of out-degree >= KG_BIG are put on
+// a list that a second, fixed-size launch expands with the whole grid) or
+// one pull launch (a thread per unvisited node scanning its in-arcs, stopping
+// at the first one from the frontier). The visited check is the level array
+// itself (-1: unvisited); a push claims a node with atomicCAS. Each launch
+// appends the nodes it discovers to the next frontier queue (warp-aggregated)
+// and adds their count and out-arcs to device counters, which the host reads
+// once per level to choose the next direction.
+//
+// counters[0]: nodes discovered, counters[1]: their out-arcs,
+// counters[2]: high-degree frontier nodes on the big list.
+
+typedef unsigned int kg_u32;
+typedef unsigned long long kg_u64;
+
+#define KG_BIG 1024u
+#define KG_FULL 0xffffffffu
+
+__device__ __forceinline__ kg_u64 kg_tid() { return (kg_u64)blockIdx.x * blockDim.x + threadIdx.x; }
+__device__ __forceinline__ kg_u64 kg_stride() { return (kg_u64)gridDim.x * blockDim.x; }
+
+// Called by all 32 lanes of a warp together: appends the lanes' `v` where
+// `found` to `queue` and adds the count and the degrees to the counters.
+__device__ __forceinline__ void kg_append(bool found, kg_u32 v, kg_u32 deg, kg_u32 *queue, kg_u64 *counters) {
+    kg_u32 mask = __ballot_sync(KG_FULL, found);
+    if (mask == 0) return;
+    int lane = threadIdx.x & 31;
+    kg_u64 arcs = found ? deg : 0;
+    for (int o = 16; o > 0; o >>= 1) arcs += __shfl_down_sync(KG_FULL, arcs, o);
+    kg_u64 base = 0;
+    if (lane == 0) {
+        base = atomicAdd(&counters[0], (kg_u64)__popc(mask));
+        atomicAdd(&counters[1], arcs);
+    }
+    base = __shfl_sync(KG_FULL, base, 0);
+    if (found) queue[base + __popc(mask & ((1u << lane) - 1u))] = v;
+}
+
+extern "C" __global__ void kgb_init(kg_u32 n, kg_u32 source, int *levels, long long *parents, kg_u32 *queue) {
+    for (kg_u64 i = kg_tid(); i < n; i += kg_stride()) {
+        levels[i] = i == source ? 0 : -1;
+        parents[i] = i == source ? (long long)source : -1;
+    }
+    if (kg_tid() == 0) queue[0] = source;
+}
+
+// Tries to claim `v` for level `level + 1` from parent `u`.
+__device__ __forceinline__ bool kg_claim(kg_u32 v, kg_u32 u, int level, int *levels, long long *parents) {
+    if (levels[v] >= 0) return false;
+    if (atomicCAS(&levels[v], -1, level + 1) != -1) return false;
+    parents[v] = (long long)u;
+    return true;
+}
+
+// Push: a warp per frontier node of out-degree < KG_BIG (the others go to `big`).
+extern "C" __global__ void kgb_push(kg_u32 f, const kg_u32 *frontier, const kg_u32 *ptr, const kg_u32 *ind,
+                                    int level, int *levels, long long *parents, kg_u32 *next, kg_u64 *counters,
+                                    kg_u32 *big) {
+    int lane = threadIdx.x & 31;
+    kg_u64 warp = kg_tid() >> 5, warps = kg_stride() >> 5;
+    for (kg_u64 s = warp; s < f; s += warps) {
+        kg_u32 u = frontier[s];
+        kg_u32 b = ptr[u], e = ptr[u + 1];
+        if (e - b >= KG_BIG) {
+            if (lane == 0) big[atomicAdd(&counters[2], 1ull)] = u;
+            continue;
+        }
+        for (kg_u32 k = b; k < e; k += 32) {
+            kg_u32 p = k + lane, v = 0, dv = 0;
+            bool found = false;
+            if (p < e) {
+                v = ind[p];
+                found = kg_claim(v, u, level, levels, parents);
+                if (found) dv = ptr[v + 1] - ptr[v];
+            }
+            kg_append(found, v, dv, next, counters);
+        }
+    }
+}
+
+// Push of the big list: every node's arcs spread over the whole grid.
+extern "C" __global__ void kgb_push_big(const kg_u32 *ptr, const kg_u32 *ind, int level, int *levels,
+                                        long long *parents, kg_u32 *next, kg_u64 *counters, const kg_u32 *big) {
+    kg_u64 nb = counters[2];
+    for (kg_u64 j = 0; j < nb; j++) {
+        kg_u32 u = big[j];
+        kg_u32 b = ptr[u];
+        kg_u64 len = ptr[u + 1] - b;
+        kg_u64 rounded = (len + 31) & ~31ull;
+        for (kg_u64 o = kg_tid(); o < rounded; o += kg_stride()) {
+            kg_u32 v = 0, dv = 0;
+            bool found = false;
+            if (o < len) {
+                v = ind[b + o];
+                found = kg_claim(v, u, level, levels, parents);
+                if (found) dv = ptr[v + 1] - ptr[v];
+            }
+            kg_append(found, v, dv, next, counters);
+        }
+    }
+}
+
+// Pull: every unvisited node scans its in-arcs (CSC) for a node of `level`.
+extern "C" __global__ void kgb_pull(kg_u32 n, const kg_u32 *cptr, const kg_u32 *cind, const kg_u32 *rptr, int level,
+                                    int *levels, long long *parents, kg_u32 *next, kg_u64 *counters) {
+    kg_u64 rounded = ((kg_u64)n + 31) & ~31ull;
+    for (kg_u64 v = kg_tid(); v < rounded; v += kg_stride()) {
+        bool found = false;
+        kg_u32 dv = 0;
+        if (v < n && levels[v] < 0) {
+            kg_u32 e = cptr[v + 1];
+            for (kg_u32 p = cptr[v]; p < e; p++) {
+                kg_u32 u = cind[p];
+                if (levels[u] == level) {
+                    levels[v] = level + 1;
+                    parents[v] = (long long)u;
+                    found = true;
+                    dv = rptr[v + 1] - rptr[v];
+                    break;
+                }
+            }
+        }
+        kg_append(found, (kg_u32)v, dv, next, counters);
+    }
+}
+
+// ---- SSSP: near-far delta-stepping (Davidson, Baxter, Garland & Owens 2014).
+// Distances are kept as the bit patterns of non-negative doubles, which order
+// as unsigned integers, so atomicMin on them is the minimum of the doubles.
+// counters[0]: near queue size, counters[2]: big list size (both cleared per
+// relaxation); counters[4]: far queue size, counters[6]: max of ~bits of the
+// far distances (their minimum; both cleared per split).
+
+#define KG_INF_BITS 0x7ff0000000000000ull
+
+extern "C" __global__ void kgs_init(kg_u32 n, kg_u32 source, kg_u64 *dist, kg_u32 *stamp, kg_u32 *in_far,
+                                    kg_u32 *queue) {
+    for (kg_u64 i = kg_tid(); i < n; i += kg_stride()) {
+        dist[i] = i == source ? 0ull : KG_INF_BITS;
+        stamp[i] = 0;
+        in_far[i] = 0;
+    }
+    if (kg_tid() == 0) queue[0] = source;
+}
+
+// Weight statistics: stats[0] the number of weights not finite or negative,
+// stats[1] the largest weight's bits, stats[2] max of ~bits of the positive
+// weights (the smallest positive weight). Zeroed by the caller.
+extern "C" __global__ void kgs_weights(kg_u64 nnz, const double *w, kg_u64 *stats) {
+    kg_u64 bad = 0, mx = 0, mn = 0;
+    for (kg_u64 k = kg_tid(); k < nnz; k += kg_stride()) {
+        double x = w[k];
+        if (!(x >= 0.0 && x <= 1.7976931348623157e308)) { bad++; continue; }
+        kg_u64 b = (kg_u64)__double_as_longlong(x);
+        mx = b > mx ? b : mx;
+        if (x > 0.0 && ~b > mn) mn = ~b;
+    }
+    for (int o = 16; o > 0; o >>= 1) {
+        bad += __shfl_down_sync(KG_FULL, bad, o);
+        kg_u64 a = __shfl_down_sync(KG_FULL, mx, o), c = __shfl_down_sync(KG_FULL, mn, o);
+        mx = a > mx ? a : mx;
+        mn = c > mn ? c : mn;
+    }
+    if ((threadIdx.x & 31) == 0) {
+        if (bad) atomicAdd(&stats[0], bad);
+        atomicMax(&stats[1], mx);
+        atomicMax(&stats[2], mn);
+    }
+}
+
+// Relaxes arc p of node u (distance du): lowers dist[v]; a lowered node goes
+// to the near queue (once per relaxation round: stamp) below `thr`, else to
+// the far queue (once while there: in_far).
+__device__ __forceinline__ void kg_relax_arc(bool valid, kg_u32 p, double du, const kg_u32 *ind, const double *w,
+                                             double thr, kg_u32 round, kg_u64 *dist, kg_u32 *stamp, kg_u32 *in_far,
+                                             kg_u32 *near_next, kg_u32 *far, kg_u64 *counters) {
+    bool to_near = false, to_far = false;
+    kg_u32 v = 0;
+    if (valid) {
+        v = ind[p];
+        double nd = du + w[p];
+        kg_u64 nb = (kg_u64)__double_as_longlong(nd);
+        if (nb < dist[v] && nb < atomicMin(&dist[v], nb)) {
+            if (nd < thr) to_near = atomicExch(&stamp[v], round) != round;
+            else to_far = atomicExch(&in_far[v], 1u) == 0u;
+        }
+    }
+    kg_append(to_near, v, 0, near_next, counters);
+    kg_append(to_far, v, 0, far, counters + 4);
+}
+
+// A relaxation round over the near queue: a warp per node of out-degree <
+// KG_BIG (the others go to `big`).
+extern "C" __global__ void kgs_relax(kg_u32 f, const kg_u32 *near, const kg_u32 *ptr, const kg_u32 *ind,
+                                     const double *w, double thr, kg_u32 round, kg_u64 *dist, kg_u32 *stamp,
+                                     kg_u32 *in_far, kg_u32 *near_next, kg_u32 *far, kg_u64 *counters, kg_u32 *big) {
+    int lane = threadIdx.x & 31;
+    kg_u64 warp = kg_tid() >> 5, warps = kg_stride() >> 5;
+    for (kg_u64 s = warp; s < f; s += warps) {
+        kg_u32 u = near[s];
+        kg_u32 b = ptr[u], e = ptr[u + 1];
+        if (e - b >= KG_BIG) {
+            if (lane == 0) big[atomicAdd(&counters[2], 1ull)] = u;
+            continue;
+        }
+        double du = __longlong_as_double((long long)dist[u]);
+        for (kg_u32 k = b; k < e; k += 32)
+            kg_relax_arc(k + lane < e, k + lane, du, ind, w, thr, round, dist, stamp, in_far, near_next, far,
+                         counters);
+    }
+}
+
+// The big list of a relaxation round, every node's arcs over the whole grid.
+extern "C" __global__ void kgs_relax_big(const kg_u32 *ptr, const kg_u32 *ind, const double *w, double thr,
+                                         kg_u32 round, kg_u64 *dist, kg_u32 *stamp, kg_u32 *in_far,
+                                         kg_u32 *near_next, kg_u32 *far, kg_u64 *counters, const kg_u32 *big) {
+    kg_u64 nb = counters[2];
+    for (kg_u64 j = 0; j < nb; j++) {
+        kg_u32 u = big[j];
+        kg_u32 b = ptr[u];
+        kg_u64 len = ptr[u + 1] - b;
+        kg_u64 rounded = (len + 31) & ~31ull;
+        double du = __longlong_as_double((long long)dist[u]);
+        for (kg_u64 o = kg_tid(); o < rounded; o += kg_stride())
+            kg_relax_arc(o < len, b + (kg_u32)o, du, ind, w, thr, round, dist, stamp, in_far, near_next, far,
+                         counters);
+    }
+}
+
+// Splits the far queue at `thr`: nodes with a distance in [lo, thr) go to
+// the near queue, those at or past `thr` to the next far queue; below `lo`
+// they were settled by an earlier near phase and are dropped.
+extern "C" __global__ void kgs_split(kg_u32 nf, const kg_u32 *far, double lo, double thr, const kg_u64 *dist,
+                                     kg_u32 *in_far, kg_u32 *near, kg_u32 *far_next, kg_u64 *counters) {
+    kg_u64 rounded = ((kg_u64)nf + 31) & ~31ull;
+    for (kg_u64 s = kg_tid(); s < rounded; s += kg_stride()) {
+        bool to_near = false, to_far = false;
+        kg_u32 v = 0;
+        kg_u64 inv = 0;
+        if (s < nf) {
+            v = far[s];
+            double d = __longlong_as_double((long long)dist[v]);
+            to_near = d >= lo && d < thr;
+            to_far = d >= thr;
+            in_far[v] = to_far ? 1u : 0u;
+            if (to_far) inv = ~dist[v];
+        }
+        for (int o = 16; o > 0; o >>= 1) {
+            kg_u64 c = __shfl_down_sync(KG_FULL, inv, o);
+            inv = c > inv ? c : inv;
+        }
+        if ((threadIdx.x & 31) == 0 && inv) atomicMax(&counters[6], inv);
+        kg_append(to_near, v, 0, near, counters);
+        kg_append(to_far, v, 0, far_next, counters + 4);
+    }
+}
