@@ -18,7 +18,7 @@ use super::label::{GpuLabel, LabelLayout};
 use super::{CudaError, Precision};
 use crate::graph::Graph;
 use crate::kron::{OctileLayout, TILE};
-use crate::mgk::system::{DegreeRule, KronSystem};
+use crate::mgk::system::KronSystem;
 
 /// A batch of graphs in octile form, in flat arrays (host side).
 ///
@@ -110,15 +110,17 @@ pub const MAX_NODES: usize = TILE * 65536;
 
 /// Packs `graphs` into octile form for `precision`, for the marginalized
 /// graph kernel's system (weighted degrees): [`pack_graphs_for`] with
-/// [`DegreeRule::Weighted`].
+/// [`DegreeRule::Weighted`](crate::mgk::system::DegreeRule::Weighted).
 ///
 /// # Errors
 /// As [`pack_graphs_for`].
+#[cfg(any(test, feature = "testing"))]
 pub fn pack_graphs<N: GpuLabel, E: GpuLabel>(
     graphs: &[Graph<N, E>],
     precision: Precision,
 ) -> Result<PackedBatch, CudaError> {
-    pack_graphs_for(graphs, precision, &KronSystem { scale: 1.0, degrees: DegreeRule::Weighted })
+    let system = KronSystem { scale: 1.0, degrees: crate::mgk::system::DegreeRule::Weighted };
+    pack_graphs_for(graphs, precision, &system)
 }
 
 /// Packs `graphs` into octile form for `precision` and the Kronecker system

@@ -70,8 +70,10 @@ use crate::basekernel::BaseKernel;
 use crate::cuda::GpuLabel;
 use crate::graph::Graph;
 
+#[cfg(any(feature = "cuda", feature = "testing"))]
 pub mod codegen;
 pub(crate) mod output;
+#[cfg(feature = "testing")]
 pub mod reference;
 
 #[cfg(feature = "cuda")]
