@@ -51,7 +51,7 @@ mod sparse;
 mod vector;
 
 pub use mask::{Accum, Descriptor, Mask, MatrixMask, Truthy};
-pub use method::{InPlaceVector, Mxm, Mxv, MxvInPlace, Vxm, VxmInPlace};
+pub use method::{InPlaceVector, Mxm, Mxv, MxvInPlace, ProductVector, Vxm, VxmInPlace};
 pub use ops_mat::{
     apply, assign, ewise_add, ewise_mult, extract, kronecker, mxm, reduce_rows, reduce_scalar, select, transpose,
     MxmMethod,
