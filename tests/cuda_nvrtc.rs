@@ -5,28 +5,18 @@
 //! unless `KRONOGRAPH_REQUIRE_NVRTC=1` or `KRONOGRAPH_REQUIRE_GPU=1`.
 #![cfg(feature = "cuda")]
 
+mod nvrtc_common;
+
 use kronograph::basekernel::BaseKernel;
 use kronograph::basekernel::{product, Constant, Field, KroneckerDelta, SquareExponential};
 use kronograph::cuda::codegen::{
     mgk_grad_source, mgk_large_source, mgk_source, mgk_source_placed, mgk_source_with, VectorPlacement,
 };
-use kronograph::cuda::jit::{compile, nvrtc_available, nvrtc_version, options};
+use kronograph::cuda::jit::{compile, nvrtc_version, options};
 use kronograph::cuda::label::{CType, LabelLayout};
 use kronograph::cuda::{CudaError, Precision, XmvScheme};
 use kronograph::graph::Record;
-
-fn required() -> bool {
-    ["KRONOGRAPH_REQUIRE_NVRTC", "KRONOGRAPH_REQUIRE_GPU"].iter().any(|v| std::env::var(v).is_ok_and(|s| s == "1"))
-}
-
-fn nvrtc_or_skip() -> bool {
-    if nvrtc_available() {
-        return true;
-    }
-    assert!(!required(), "libnvrtc is required (KRONOGRAPH_REQUIRE_NVRTC/GPU=1) but could not be loaded");
-    eprintln!("skipping: libnvrtc not found (put nvidia/cu13/lib of nvidia-cuda-nvrtc on LD_LIBRARY_PATH)");
-    false
-}
+use nvrtc_common::nvrtc_or_skip;
 
 /// The batched kernel (both XMV schemes, both vector placements), the gradient kernel and the
 /// single-large-pair kernels for these kernels and layouts, in f32 and f64,

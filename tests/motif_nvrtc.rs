@@ -4,18 +4,15 @@
 //! `KRONOGRAPH_REQUIRE_GPU=1`.
 #![cfg(feature = "cuda")]
 
-use kronograph::cuda::jit::{compile, nvrtc_available, options};
-use kronograph::motif::CUDA_SOURCE;
+mod nvrtc_common;
 
-fn required() -> bool {
-    ["KRONOGRAPH_REQUIRE_NVRTC", "KRONOGRAPH_REQUIRE_GPU"].iter().any(|v| std::env::var(v).is_ok_and(|s| s == "1"))
-}
+use kronograph::cuda::jit::{compile, options};
+use kronograph::motif::CUDA_SOURCE;
+use nvrtc_common::nvrtc_or_skip;
 
 #[test]
 fn motif_kernels_compile() {
-    if !nvrtc_available() {
-        assert!(!required(), "libnvrtc is required (KRONOGRAPH_REQUIRE_NVRTC/GPU=1) but could not be loaded");
-        eprintln!("skipping: libnvrtc not found (put nvidia/cu13/lib of nvidia-cuda-nvrtc on LD_LIBRARY_PATH)");
+    if !nvrtc_or_skip() {
         return;
     }
     for arch in [(9, 0), (8, 0)] {

@@ -2,7 +2,7 @@
 //!
 //! A label type becomes either a scalar `typedef` (for integer and real
 //! labels) or a `struct` with one member per [`Record`] field, named as the
-//! base kernels' CUDA forms expect ([`c_identifier`] of the field name, with
+//! base kernels' CUDA forms expect ([`c_identifier`](crate::basekernel::c_identifier) of the field name, with
 //! `_<position>` appended where two names would collide; the same members as
 //! [`cuda_label_struct`](crate::basekernel::cuda_label_struct)). Members are
 //! laid out with C's alignment rules in schema order, so the bytes written by
@@ -12,7 +12,6 @@
 //! scalar labels, and to a field as `a.name` for records.
 
 use super::{CudaError, Precision};
-use crate::basekernel::c_identifier;
 use crate::graph::{FieldKind, Label, Record, Schema, Value};
 
 /// The C type of one label member.
@@ -172,16 +171,10 @@ macro_rules! real_label {
 }
 real_label!(f32, f64);
 
-/// The C member name of a record field on its own (no collision check):
-/// [`c_identifier`].
-pub fn member_name(field: &str) -> String {
-    c_identifier(field)
-}
-
-/// The C member names of a schema's fields, in order: [`c_identifier`] of
+/// The C member names of a schema's fields, in order: [`c_identifier`](crate::basekernel::c_identifier) of
 /// each name, with `_<position>` appended where two would collide (as the
 /// base kernels' CUDA forms name them).
-pub fn member_names(schema: &Schema) -> Vec<String> {
+pub(crate) fn member_names(schema: &Schema) -> Vec<String> {
     crate::basekernel::schema_identifiers(schema)
 }
 
@@ -284,7 +277,7 @@ mod tests {
 
     #[test]
     fn member_names_are_c_identifiers() {
-        assert_eq!(member_name("bond type"), "bond_type");
+        assert_eq!(crate::basekernel::c_identifier("bond type"), "bond_type");
         let s = Schema::new().with("a b", FieldKind::Int).with("a_b", FieldKind::Float);
         assert_eq!(member_names(&s), vec!["a_b".to_string(), "a_b_1".to_string()]);
     }

@@ -6,9 +6,11 @@
 //!   [`resolve_backend`]. With no driver library or no device, `Auto` falls
 //!   back to the CPU with one log line on standard error; an explicit
 //!   `Cuda(i)` gives a typed [`CudaError`].
-//! - [`pack`]: octile packing of graphs (8×8 tiles, non-empty tiles only, a
-//!   64-bit nonzero bitmap per tile, nonzeros stored compactly in bitmap
-//!   order) into flat structure-of-arrays buffers, pure CPU.
+//! - `pack`: batches of graphs in octile form (the library's one octile
+//!   packing, [`crate::kron::OctileLayout`]: 8×8 tiles, non-empty tiles only,
+//!   a 64-bit nonzero bitmap per tile, nonzeros in bitmap order) laid out in
+//!   flat structure-of-arrays buffers, pure CPU; public only with the
+//!   `testing` feature.
 //! - [`label`]: how node and edge labels are laid out on the device.
 //! - [`jit`] (feature `cuda`): NVRTC compilation for the device's architecture,
 //!   cached in memory and on disk (see [`jit::cache_dir`]), started in the
@@ -19,8 +21,9 @@
 //!
 //! The marginalized graph kernel's GPU code (code generation, the batched and
 //! large-pair launches, gradients, the CPU reference of the GPU algorithm)
-//! lives with the MGK in `src/mgk/gpu/`; [`GpuGram`], [`GpuGraphs`],
-//! [`codegen`], [`reference`] and the output types are re-exported here.
+//! lives with the MGK in `src/mgk/gpu/`; [`GpuGram`], [`GpuGraphs`] and the
+//! output types are re-exported here, and with the `testing` feature (for
+//! tests and benchmarks only) its `codegen` and `reference` modules.
 //!
 //! With the `cuda` feature off, [`GpuGram`] and [`GpuGraphs`] do not exist;
 //! the backend-neutral API (the `_on` methods of
@@ -31,6 +34,9 @@
 
 mod handle;
 pub mod label;
+#[cfg(all(feature = "cuda", not(feature = "testing")))]
+pub(crate) mod pack;
+#[cfg(feature = "testing")]
 pub mod pack;
 
 #[cfg(feature = "cuda")]
@@ -39,8 +45,10 @@ pub(crate) mod device;
 pub mod jit;
 
 // The marginalized graph kernel's GPU code lives with the MGK (`src/mgk/gpu/`);
-// its public items stay reachable here.
+// its public items stay reachable here (its code generation and CPU reference
+// only for tests and benchmarks, with the `testing` feature).
 pub use crate::mgk::gpu::output::{GramGradient, GramOutput, NodalOutput};
+#[cfg(feature = "testing")]
 pub use crate::mgk::gpu::{codegen, reference};
 
 #[cfg(feature = "cuda")]

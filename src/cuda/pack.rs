@@ -17,47 +17,8 @@
 use super::label::{GpuLabel, LabelLayout};
 use super::{CudaError, Precision};
 use crate::graph::Graph;
-use crate::mgk::system::{DegreeRule, KronSystem};
-
-/// One non-empty 8×8 tile of an adjacency matrix.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Octile {
-    /// Tile row I (rows 8I..8I+8).
-    pub row: u32,
-    /// Tile column J (columns 8J..8J+8).
-    pub col: u32,
-    /// Bit 8a + b set when entry (8I + a, 8J + b) is stored.
-    pub bitmap: u64,
-    /// Index of the tile's first nonzero in the nonzero arrays.
-    pub start: u32,
-}
-
-impl Octile {
-    /// Number of nonzeros in the tile.
-    pub fn nnz(&self) -> usize {
-        self.bitmap.count_ones() as usize
-    }
-}
-
-/// The octiles of one graph, and for each nonzero (in tile order, then
-/// bitmap-bit order) the index of its stored entry in the graph's CSR
-/// arrays (`weights()`, `edge_labels()`).
-///
-/// Complexity O(nnz log nnz).
-pub fn octiles<N: crate::graph::Label, E: crate::graph::Label>(graph: &Graph<N, E>) -> (Vec<Octile>, Vec<usize>) {
-    // the library's one octile order (tiles row-major, then bit order)
-    let items = crate::kron::octile_order(graph);
-    let mut tiles: Vec<Octile> = Vec::new();
-    let mut entries = Vec::with_capacity(items.len());
-    for (idx, &(row, col, bit, k)) in items.iter().enumerate() {
-        match tiles.last_mut() {
-            Some(t) if t.row == row && t.col == col => t.bitmap |= 1u64 << bit,
-            _ => tiles.push(Octile { row, col, bitmap: 1u64 << bit, start: idx as u32 }),
-        }
-        entries.push(k);
-    }
-    (tiles, entries)
-}
+use crate::kron::{OctileLayout, TILE};
+use crate::mgk::system::KronSystem;
 
 /// A batch of graphs in octile form, in flat arrays (host side).
 ///
@@ -135,7 +96,7 @@ impl PackedBatch {
             for bit in 0..64 {
                 if self.tile_bitmap[t] >> bit & 1 == 1 {
                     assert_eq!(self.nz_pos[k] as usize, bit);
-                    a[(ti * 8 + bit / 8) * n + tj * 8 + bit % 8] = self.nz_weight[k];
+                    a[(ti * TILE + bit / TILE) * n + tj * TILE + bit % TILE] = self.nz_weight[k];
                     k += 1;
                 }
             }
@@ -145,19 +106,21 @@ impl PackedBatch {
 }
 
 /// Largest node count a packed graph may have (tile coordinates are 16-bit).
-pub const MAX_NODES: usize = 8 * 65536;
+pub const MAX_NODES: usize = TILE * 65536;
 
 /// Packs `graphs` into octile form for `precision`, for the marginalized
 /// graph kernel's system (weighted degrees): [`pack_graphs_for`] with
-/// [`DegreeRule::Weighted`].
+/// [`DegreeRule::Weighted`](crate::mgk::system::DegreeRule::Weighted).
 ///
 /// # Errors
 /// As [`pack_graphs_for`].
+#[cfg(any(test, feature = "testing"))]
 pub fn pack_graphs<N: GpuLabel, E: GpuLabel>(
     graphs: &[Graph<N, E>],
     precision: Precision,
 ) -> Result<PackedBatch, CudaError> {
-    pack_graphs_for(graphs, precision, &KronSystem { scale: 1.0, degrees: DegreeRule::Weighted })
+    let system = KronSystem { scale: 1.0, degrees: crate::mgk::system::DegreeRule::Weighted };
+    pack_graphs_for(graphs, precision, &system)
 }
 
 /// Packs `graphs` into octile form for `precision` and the Kronecker system
@@ -219,21 +182,16 @@ pub fn pack_graphs_for<N: GpuLabel, E: GpuLabel>(
                 reason: format!("{n} nodes; the GPU kernel takes at most {MAX_NODES}"),
             });
         }
-        let (tiles, entries) = octiles(g);
+        // the library's one octile packing; only the batch's SoA layout is added here
+        let layout = OctileLayout::new(g);
         let base = b.nz_weight.len() as u32;
-        for t in &tiles {
-            b.tile_ij.push(t.row << 16 | t.col);
+        for t in &layout.tiles {
+            b.tile_ij.push(t.bi << 16 | t.bj);
             b.tile_bitmap.push(t.bitmap);
             b.tile_start.push((base + t.start) as i32);
         }
-        for t in &tiles {
-            let mut bits = t.bitmap;
-            while bits != 0 {
-                b.nz_pos.push(bits.trailing_zeros() as u8);
-                bits &= bits - 1;
-            }
-        }
-        for &k in &entries {
+        b.nz_pos.extend_from_slice(&layout.positions);
+        for &k in &layout.csr {
             b.nz_weight.push(g.weights()[k]);
             g.edge_labels()[k].write(&b.edge_layout, precision, &mut b.nz_label)?;
         }
@@ -307,7 +265,7 @@ mod tests {
                     let (ti, tj) = ((b.tile_ij[t] >> 16) as usize, (b.tile_ij[t] & 0xffff) as usize);
                     for bit in 0..64 {
                         if b.tile_bitmap[t] >> bit & 1 == 1 {
-                            let e = g.find_entry(ti * 8 + bit / 8, tj * 8 + bit % 8).unwrap();
+                            let e = g.find_entry(ti * TILE + bit / TILE, tj * TILE + bit % TILE).unwrap();
                             let label = g.edge_labels()[e] as i32;
                             prop_assert_eq!(&b.nz_label[4 * k..4 * k + 4], &label.to_le_bytes()[..]);
                             k += 1;

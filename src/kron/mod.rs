@@ -31,7 +31,7 @@ mod product;
 
 pub use self::edgepair::EdgePairKron;
 pub use self::matched::{ClassPacking, MatchedKron};
-pub use self::octile::{octile_order, Octiles, Tile, TileEntry, TILE};
+pub use self::octile::{OctileLayout, Octiles, Tile, TileEntry, TILE};
 pub use self::product::{CachedKron, KronProduct, KronScalar, Unlabeled};
 
 use crate::solver::{LinOp, Real, SolverError};

@@ -11,23 +11,9 @@ pub use crate::graph::reorder::TILE;
 // a tile's occupancy is one 64-bit bitmap
 const _: () = assert!(TILE * TILE == 64);
 
-/// The stored entries of `g` in octile order, the one order both packers
-/// use: `(tile row, tile column, position, entry)` with position
-/// `TILE·a + b` for local `(a, b)`, sorted by tile (row-major over tiles),
-/// then by position. `O(nnz log nnz)`.
-pub fn octile_order<N: Label, E: Label>(g: &Graph<N, E>) -> Vec<(u32, u32, u8, usize)> {
-    let mut keyed = Vec::with_capacity(g.num_entries());
-    for i in 0..g.num_nodes() {
-        for k in g.row_range(i) {
-            let j = g.indices()[k];
-            keyed.push(((i / TILE) as u32, (j / TILE) as u32, ((i % TILE) * TILE + j % TILE) as u8, k));
-        }
-    }
-    keyed.sort_unstable();
-    keyed
-}
-
-/// One non-empty 8×8 tile of an adjacency matrix.
+/// One non-empty 8×8 tile of an adjacency matrix: the one tile struct of the
+/// library, used by [`Octiles`] and by the GPU's batch layout
+/// ([`crate::cuda::pack`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Tile {
     /// Row block: the tile covers rows `8·bi .. 8·bi + 8`.
@@ -36,10 +22,59 @@ pub struct Tile {
     pub bj: u32,
     /// Bit `8·r + c` is set when the tile has an entry at local `(r, c)`.
     pub bitmap: u64,
-    /// First entry of the tile in [`Octiles::entries`].
+    /// First entry of the tile in entry (tile) order.
     pub start: u32,
     /// Number of entries (the population count of `bitmap`).
     pub len: u32,
+}
+
+/// The octile packing of one graph's stored entries, the one packing both
+/// [`Octiles`] and the GPU batches ([`crate::cuda::pack`]) are built from:
+/// the non-empty tiles sorted row-major over tiles, and the entries in tile
+/// order (inside a tile, in the order of the bitmap's bits, i.e. row-major).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OctileLayout {
+    /// The non-empty tiles; tile `t` holds entries `t.start .. t.start + t.len`.
+    pub tiles: Vec<Tile>,
+    /// Per entry (tile order): its position `8·r + c` inside its tile.
+    pub positions: Vec<u8>,
+    /// Per entry (tile order): its index in the graph's CSR arrays
+    /// (`weights()`, `edge_labels()`, `indices()`).
+    pub csr: Vec<usize>,
+}
+
+impl OctileLayout {
+    /// Packs the stored entries of `g`. `O(nnz log nnz)`.
+    pub fn new<N: Label, E: Label>(g: &Graph<N, E>) -> Self {
+        let mut keyed = Vec::with_capacity(g.num_entries());
+        for i in 0..g.num_nodes() {
+            for k in g.row_range(i) {
+                let j = g.indices()[k];
+                keyed.push(((i / TILE) as u32, (j / TILE) as u32, ((i % TILE) * TILE + j % TILE) as u8, k));
+            }
+        }
+        keyed.sort_unstable();
+        let mut tiles: Vec<Tile> = Vec::new();
+        let mut positions = Vec::with_capacity(keyed.len());
+        let mut csr = Vec::with_capacity(keyed.len());
+        for (idx, &(bi, bj, pos, k)) in keyed.iter().enumerate() {
+            match tiles.last_mut() {
+                Some(t) if t.bi == bi && t.bj == bj => t.len += 1,
+                _ => tiles.push(Tile { bi, bj, bitmap: 0, start: idx as u32, len: 1 }),
+            }
+            tiles.last_mut().expect("just pushed").bitmap |= 1u64 << pos;
+            positions.push(pos);
+            csr.push(k);
+        }
+        OctileLayout { tiles, positions, csr }
+    }
+
+    /// Global `(row, column)` of entry `idx` (tile order), which lies in tile `t`.
+    #[inline]
+    pub fn coordinates(&self, t: &Tile, idx: usize) -> (u32, u32) {
+        let pos = self.positions[idx] as u32;
+        (t.bi * TILE as u32 + pos / TILE as u32, t.bj * TILE as u32 + pos % TILE as u32)
+    }
 }
 
 /// One stored entry of a packed graph.
@@ -93,13 +128,7 @@ impl<T: Real, E: Label> Octiles<T, E> {
     /// Packs the adjacency and edge labels of `g`.
     pub fn new<N: Label>(g: &Graph<N, E>) -> Self {
         let n = g.num_nodes();
-        let keyed: Vec<(u32, u32, u32, u32, usize)> = octile_order(g)
-            .into_iter()
-            .map(|(bi, bj, pos, k)| {
-                let (a, b) = (pos as u32 / TILE as u32, pos as u32 % TILE as u32);
-                (bi, bj, bi * TILE as u32 + a, bj * TILE as u32 + b, k)
-            })
-            .collect();
+        let layout = OctileLayout::new(g);
         // edge ids: undirected arcs i -> j and j -> i share the id of the i <= j arc
         let undirected = !g.is_directed();
         let mut csr_id = vec![u32::MAX; g.num_entries()];
@@ -124,32 +153,27 @@ impl<T: Real, E: Label> Octiles<T, E> {
             }
         }
         let mut edge_rep = vec![0u32; num_ids as usize];
-        let mut edge_ids = Vec::with_capacity(keyed.len());
-        let mut local = Vec::with_capacity(keyed.len());
-        let mut tiles: Vec<Tile> = Vec::new();
-        let mut entries = Vec::with_capacity(keyed.len());
-        let mut labels = Vec::with_capacity(keyed.len());
+        let nnz = layout.csr.len();
+        let mut edge_ids = Vec::with_capacity(nnz);
+        let mut entries = Vec::with_capacity(nnz);
+        let mut labels = Vec::with_capacity(nnz);
         let mut self_loops = Vec::new();
-        for &(bi, bj, i, j, k) in &keyed {
-            match tiles.last_mut() {
-                Some(t) if t.bi == bi && t.bj == bj => t.len += 1,
-                _ => tiles.push(Tile { bi, bj, bitmap: 0, start: entries.len() as u32, len: 1 }),
+        for t in &layout.tiles {
+            for idx in t.start as usize..(t.start + t.len) as usize {
+                let k = layout.csr[idx];
+                let (i, j) = layout.coordinates(t, idx);
+                if i == j {
+                    self_loops.push(idx as u32);
+                }
+                let id = csr_id[k];
+                debug_assert!(id != u32::MAX, "undirected graphs store both arcs");
+                if (i <= j || !undirected) && (id as usize) < edge_rep.len() {
+                    edge_rep[id as usize] = idx as u32;
+                }
+                edge_ids.push(id);
+                entries.push(TileEntry { row: i, col: j, weight: T::of_f64(g.weights()[k]) });
+                labels.push(g.edge_labels()[k].clone());
             }
-            let t = tiles.last_mut().expect("just pushed");
-            let pos = (i as usize % TILE) * TILE + j as usize % TILE;
-            t.bitmap |= 1u64 << pos;
-            if i == j {
-                self_loops.push(entries.len() as u32);
-            }
-            let id = csr_id[k];
-            debug_assert!(id != u32::MAX, "undirected graphs store both arcs");
-            if (i <= j || !undirected) && (id as usize) < edge_rep.len() {
-                edge_rep[id as usize] = entries.len() as u32;
-            }
-            edge_ids.push(id);
-            local.push(pos as u8);
-            entries.push(TileEntry { row: i, col: j, weight: T::of_f64(g.weights()[k]) });
-            labels.push(g.edge_labels()[k].clone());
         }
         let mut row_ptr = Vec::with_capacity(n + 1);
         let mut row_entries = Vec::with_capacity(g.num_entries());
@@ -160,6 +184,7 @@ impl<T: Real, E: Label> Octiles<T, E> {
             }
             row_ptr.push(row_entries.len() as u32);
         }
+        let OctileLayout { tiles, positions: local, csr: _ } = layout;
         Octiles {
             n,
             tiles,
@@ -292,6 +317,53 @@ impl<T: Real, E: Label> Octiles<T, E> {
             0.0
         } else {
             self.entries.len() as f64 / self.tiles.len() as f64
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::graph::{Direction, Duplicates, GraphBuilder};
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+        /// Every stored entry appears once, at its coordinates; tiles are
+        /// sorted row-major and non-empty; inside a tile the entries follow
+        /// the bitmap's bits (the order the GPU kernels read them in).
+        #[test]
+        fn layout_holds_every_entry_once_in_tile_then_bit_order(
+            n in 1usize..40,
+            edges in proptest::collection::vec((0usize..40, 0usize..40), 0..150),
+            directed in any::<bool>(),
+        ) {
+            let dir = if directed { Direction::Directed } else { Direction::Undirected };
+            let mut b = GraphBuilder::new(n, dir).node_labels(vec![(); n]).duplicates(Duplicates::KeepFirst);
+            for &(u, v) in &edges {
+                b.push_edge(u % n, v % n, 1.0, ());
+            }
+            let g: Graph<(), ()> = b.build().unwrap();
+            let l = OctileLayout::new(&g);
+            prop_assert_eq!(l.csr.len(), g.num_entries());
+            let mut seen = vec![false; g.num_entries()];
+            for (ti, t) in l.tiles.iter().enumerate() {
+                prop_assert!(t.len >= 1 && t.bitmap.count_ones() == t.len);
+                if ti > 0 {
+                    let p = l.tiles[ti - 1];
+                    prop_assert!((p.bi, p.bj) < (t.bi, t.bj) && p.start + p.len == t.start);
+                }
+                let mut bits = t.bitmap;
+                for idx in t.start as usize..(t.start + t.len) as usize {
+                    prop_assert_eq!(l.positions[idx] as u32, bits.trailing_zeros());
+                    bits &= bits - 1;
+                    let (i, j) = l.coordinates(t, idx);
+                    let k = l.csr[idx];
+                    prop_assert!(!seen[k]);
+                    seen[k] = true;
+                    prop_assert!(g.row_range(i as usize).contains(&k) && g.indices()[k] == j as usize);
+                }
+            }
         }
     }
 }

@@ -94,54 +94,27 @@ impl<'a, S: Semiring, V> Mxv<'a, S, V> {
     vector_setters!();
 }
 
-impl<S: Semiring, T: Element> Mxv<'_, S, DenseVector<T>>
+impl<S: Semiring, V: ProductVector<S::B>> Mxv<'_, S, V>
 where
-    S: Semiring<B = T>,
     S::A: Element,
     S::C: Element,
 {
-    /// `w⟨mask⟩ = accum(w, A u)`: [`mxv`](super::mxv).
+    /// `w⟨mask⟩ = accum(w, A u)`: [`mxv`](super::mxv) for a dense `u` (and
+    /// `w`), [`mxv_sparse`](super::mxv_sparse) for a sparse one.
     ///
     /// # Errors
     /// [`MatrixError::DimensionMismatch`] if `u`, `w` or the mask do not fit `A`.
-    pub fn into(self, w: &mut DenseVector<S::C>) -> Result<(), MatrixError> {
-        mxv(w, self.opts.mask, self.opts.accum(), self.s, self.a, self.u, &self.opts.desc)
+    pub fn into(self, w: &mut V::Out<S::C>) -> Result<(), MatrixError> {
+        V::mxv(self, w)
     }
 
-    /// A new vector `⟨mask⟩ A u` (absent where the mask forbids).
+    /// A new vector `⟨mask⟩ A u` of `u`'s kind (absent where the mask forbids).
     ///
     /// # Errors
     /// As [`into`](Self::into).
-    pub fn run(self) -> Result<DenseVector<S::C>, MatrixError> {
+    pub fn run(self) -> Result<V::Out<S::C>, MatrixError> {
         let n = if self.opts.desc.transpose_first { self.a.ncols() } else { self.a.nrows() };
-        let mut w = DenseVector::new(n);
-        self.into(&mut w)?;
-        Ok(w)
-    }
-}
-
-impl<S: Semiring, T: Element> Mxv<'_, S, SparseVector<T>>
-where
-    S: Semiring<B = T>,
-    S::A: Element,
-    S::C: Element,
-{
-    /// `w⟨mask⟩ = accum(w, A u)`: [`mxv_sparse`](super::mxv_sparse).
-    ///
-    /// # Errors
-    /// [`MatrixError::DimensionMismatch`] if `u`, `w` or the mask do not fit `A`.
-    pub fn into(self, w: &mut SparseVector<S::C>) -> Result<(), MatrixError> {
-        let o = &self.opts;
-        mxv_sparse(w, o.mask, o.accum(), self.s, self.a, self.u, &o.desc, &o.spmspv)
-    }
-
-    /// A new sparse vector `⟨mask⟩ A u`.
-    ///
-    /// # Errors
-    /// As [`into`](Self::into).
-    pub fn run(self) -> Result<SparseVector<S::C>, MatrixError> {
-        let n = if self.opts.desc.transpose_first { self.a.ncols() } else { self.a.nrows() };
-        let mut w = SparseVector::new(n);
+        let mut w = V::new_out(n);
         self.into(&mut w)?;
         Ok(w)
     }
@@ -163,56 +136,113 @@ impl<'a, S: Semiring, V> Vxm<'a, S, V> {
     vector_setters!();
 }
 
-impl<S: Semiring, T: Element> Vxm<'_, S, DenseVector<T>>
+impl<S: Semiring, V: ProductVector<S::A>> Vxm<'_, S, V>
 where
-    S: Semiring<A = T>,
     S::B: Element,
     S::C: Element,
 {
-    /// `wᵀ⟨mask⟩ = accum(wᵀ, uᵀ A)`: [`vxm`](super::vxm).
+    /// `wᵀ⟨mask⟩ = accum(wᵀ, uᵀ A)`: [`vxm`](super::vxm) for a dense `u`
+    /// (and `w`), [`vxm_sparse`](super::vxm_sparse) for a sparse one.
     ///
     /// # Errors
     /// [`MatrixError::DimensionMismatch`] if `u`, `w` or the mask do not fit `A`.
-    pub fn into(self, w: &mut DenseVector<S::C>) -> Result<(), MatrixError> {
-        vxm(w, self.opts.mask, self.opts.accum(), self.s, self.u, self.a, &self.opts.desc)
+    pub fn into(self, w: &mut V::Out<S::C>) -> Result<(), MatrixError> {
+        V::vxm(self, w)
     }
 
-    /// A new vector `⟨mask⟩ uᵀ A`.
+    /// A new vector `⟨mask⟩ uᵀ A` of `u`'s kind.
     ///
     /// # Errors
     /// As [`into`](Self::into).
-    pub fn run(self) -> Result<DenseVector<S::C>, MatrixError> {
+    pub fn run(self) -> Result<V::Out<S::C>, MatrixError> {
         let n = if self.opts.desc.transpose_second { self.a.nrows() } else { self.a.ncols() };
-        let mut w = DenseVector::new(n);
+        let mut w = V::new_out(n);
         self.into(&mut w)?;
         Ok(w)
     }
 }
 
-impl<S: Semiring, T: Element> Vxm<'_, S, SparseVector<T>>
-where
-    S: Semiring<A = T>,
-    S::B: Element,
-    S::C: Element,
-{
-    /// `wᵀ⟨mask⟩ = accum(wᵀ, uᵀ A)`: [`vxm_sparse`](super::vxm_sparse).
-    ///
-    /// # Errors
-    /// [`MatrixError::DimensionMismatch`] if `u`, `w` or the mask do not fit `A`.
-    pub fn into(self, w: &mut SparseVector<S::C>) -> Result<(), MatrixError> {
-        let o = &self.opts;
-        vxm_sparse(w, o.mask, o.accum(), self.s, self.u, self.a, &o.desc, &o.spmspv)
+// ------------------------------------------------------------------ dense or sparse
+
+/// The vector kinds of the products, [`DenseVector`] and [`SparseVector`]:
+/// a product with a vector of one kind gives a vector of the same kind, by
+/// the GraphBLAS-shaped function for that kind.
+pub trait ProductVector<T>: private::Sealed + Sized {
+    /// The vector of this kind with elements `C`.
+    type Out<C: Element>;
+
+    /// An empty output of length `n`.
+    #[doc(hidden)]
+    fn new_out<C: Element>(n: usize) -> Self::Out<C>;
+
+    /// `w⟨mask⟩ = accum(w, A u)`.
+    #[doc(hidden)]
+    fn mxv<S>(op: Mxv<'_, S, Self>, w: &mut Self::Out<S::C>) -> Result<(), MatrixError>
+    where
+        S: Semiring<B = T>,
+        S::A: Element,
+        S::C: Element;
+
+    /// `wᵀ⟨mask⟩ = accum(wᵀ, uᵀ A)`.
+    #[doc(hidden)]
+    fn vxm<S>(op: Vxm<'_, S, Self>, w: &mut Self::Out<S::C>) -> Result<(), MatrixError>
+    where
+        S: Semiring<A = T>,
+        S::B: Element,
+        S::C: Element;
+}
+
+impl<T: Element> ProductVector<T> for DenseVector<T> {
+    type Out<C: Element> = DenseVector<C>;
+
+    fn new_out<C: Element>(n: usize) -> DenseVector<C> {
+        DenseVector::new(n)
     }
 
-    /// A new sparse vector `⟨mask⟩ uᵀ A`.
-    ///
-    /// # Errors
-    /// As [`into`](Self::into).
-    pub fn run(self) -> Result<SparseVector<S::C>, MatrixError> {
-        let n = if self.opts.desc.transpose_second { self.a.nrows() } else { self.a.ncols() };
-        let mut w = SparseVector::new(n);
-        self.into(&mut w)?;
-        Ok(w)
+    fn mxv<S>(op: Mxv<'_, S, Self>, w: &mut DenseVector<S::C>) -> Result<(), MatrixError>
+    where
+        S: Semiring<B = T>,
+        S::A: Element,
+        S::C: Element,
+    {
+        mxv(w, op.opts.mask, op.opts.accum(), op.s, op.a, op.u, &op.opts.desc)
+    }
+
+    fn vxm<S>(op: Vxm<'_, S, Self>, w: &mut DenseVector<S::C>) -> Result<(), MatrixError>
+    where
+        S: Semiring<A = T>,
+        S::B: Element,
+        S::C: Element,
+    {
+        vxm(w, op.opts.mask, op.opts.accum(), op.s, op.u, op.a, &op.opts.desc)
+    }
+}
+
+impl<T: Element> ProductVector<T> for SparseVector<T> {
+    type Out<C: Element> = SparseVector<C>;
+
+    fn new_out<C: Element>(n: usize) -> SparseVector<C> {
+        SparseVector::new(n)
+    }
+
+    fn mxv<S>(op: Mxv<'_, S, Self>, w: &mut SparseVector<S::C>) -> Result<(), MatrixError>
+    where
+        S: Semiring<B = T>,
+        S::A: Element,
+        S::C: Element,
+    {
+        let o = &op.opts;
+        mxv_sparse(w, o.mask, o.accum(), op.s, op.a, op.u, &o.desc, &o.spmspv)
+    }
+
+    fn vxm<S>(op: Vxm<'_, S, Self>, w: &mut SparseVector<S::C>) -> Result<(), MatrixError>
+    where
+        S: Semiring<A = T>,
+        S::B: Element,
+        S::C: Element,
+    {
+        let o = &op.opts;
+        vxm_sparse(w, o.mask, o.accum(), op.s, op.u, op.a, &o.desc, &o.spmspv)
     }
 }
 

@@ -42,24 +42,28 @@
 //! assert_eq!(y2.to_options(), vec![Some(2.0), Some(4.0), Some(9.0)]);
 //! ```
 
+mod ewise_vec;
 pub mod gpu;
 mod mask;
 mod method;
 mod ops_mat;
 mod ops_vec;
 mod sparse;
+mod vec_kernels;
 mod vector;
 
+pub use ewise_vec::{
+    apply_vector, assign_vector, ewise_add_vector, ewise_mult_vector, extract_vector, reduce_vector, select_vector,
+};
 pub use mask::{Accum, Descriptor, Mask, MatrixMask, Truthy};
-pub use method::{InPlaceVector, Mxm, MxmInPlace, MxmSide, Mxv, MxvInPlace, OutputLeft, OutputRight, Vxm, VxmInPlace};
+pub use method::{
+    InPlaceVector, Mxm, MxmInPlace, MxmSide, Mxv, MxvInPlace, OutputLeft, OutputRight, ProductVector, Vxm, VxmInPlace,
+};
 pub use ops_mat::{
     apply, assign, ewise_add, ewise_mult, extract, kronecker, mxm, reduce_rows, reduce_scalar, select, transpose,
     MxmMethod,
 };
-pub use ops_vec::{
-    apply_vector, assign_vector, ewise_add_vector, ewise_mult_vector, extract_vector, mxv, mxv_sparse, reduce_vector,
-    select_vector, vxm, vxm_sparse, MergeStrategy, PushPull, SpmspvOptions,
-};
+pub use ops_vec::{mxv, mxv_sparse, vxm, vxm_sparse, MergeStrategy, PushPull, SpmspvOptions};
 pub use sparse::SparseMatrix;
 pub use vector::{DenseVector, SparseVector};
 

@@ -2,7 +2,8 @@
 //! add/mult, apply, select, reductions, extract/assign, transpose, kronecker.
 
 use super::mask::{Accum, Descriptor, Mask, MatrixMask};
-use super::ops_vec::{write_dense, Rows};
+use super::ops_vec::write_dense;
+use super::vec_kernels::Rows;
 use super::{check_dim, DenseVector, Element, MatrixError, SparseMatrix};
 use crate::semirings::{Monoid, Position, Semiring};
 use rayon::prelude::*;

@@ -1,16 +1,14 @@
 //! `kronograph bfs GRAPH [--source S | --sources K [--seed X]] [--backend B] [--out levels.npy]`.
 
 use crate::load_graph::load_graph;
-use crate::timing::{teps, Times};
+use crate::timing::{teps, RunArgs};
 use kronograph::algorithms::{bfs_on, BfsOptions};
 use kronograph::graph::io;
 use kronograph::matrix::SparseMatrix;
-use kronograph::Backend;
 use rand::seq::IndexedRandom;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use std::path::PathBuf;
-use std::time::Instant;
 
 /// Arguments of `bfs`.
 #[derive(clap::Args, Debug)]
@@ -27,18 +25,12 @@ pub struct Args {
     /// Seed of the --sources draw.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    /// Where to run: auto, cpu, cuda or cuda:N.
-    #[arg(long, default_value_t = Backend::Auto)]
-    pub backend: Backend,
     /// Write the levels (int64, -1 = unreached) to this .npy file.
     #[arg(long, short)]
     pub out: Option<PathBuf>,
-    /// Which graph of a multi-graph data set.
-    #[arg(long, default_value_t = 0)]
-    pub graph_index: usize,
-    /// Run each search this many times and report the fastest and the median.
-    #[arg(long, default_value_t = 1)]
-    pub repeat: usize,
+    /// Graph index, backend, repeats (of each search).
+    #[command(flatten)]
+    pub run: RunArgs,
 }
 
 /// Runs `bfs`: loads the graph, builds its adjacency matrix (not timed),
@@ -46,12 +38,12 @@ pub struct Args {
 /// component (undirected edges for an undirected graph, as Graph500 does).
 pub fn run(args: Args) -> kronograph::Result<()> {
     crate::preflight::check_out(args.out.as_deref(), &args.graph)?;
-    let g = &load_graph(&args.graph, args.graph_index)?;
+    let g = &load_graph(&args.graph, args.run.graph_index)?;
     let a = SparseMatrix::from_graph(g);
     let opts = BfsOptions::default();
     let half = if g.is_directed() { 1 } else { 2 };
     println!("graph:    {} ({} nodes, {} stored arcs)", args.graph.display(), g.num_nodes(), g.num_entries());
-    println!("backend:  {}", args.backend);
+    println!("backend:  {}", args.run.backend);
     if let Some(k) = args.sources {
         let candidates: Vec<usize> = (0..a.nrows()).filter(|&v| !a.row(v).0.is_empty()).collect();
         if k == 0 || candidates.is_empty() {
@@ -66,32 +58,18 @@ pub fn run(args: Args) -> kronograph::Result<()> {
         let mut inverse_sum = 0.0;
         let (mut lo, mut hi) = (f64::INFINITY, 0.0f64);
         for &s in &sources {
-            let mut times = Times::default();
-            let mut edges = 0;
-            for _ in 0..args.repeat.max(1) {
-                let t0 = Instant::now();
-                let r = bfs_on(&a, s, &opts, args.backend)?;
-                times.push(t0.elapsed());
-                edges = r.arcs_in_component / half;
-            }
+            let (r, times) = args.run.timed(|| bfs_on(&a, s, &opts, args.run.backend))?;
+            let edges = r.arcs_in_component / half;
             let gteps = teps(edges, times.best_median().0) / 1e9;
             inverse_sum += 1.0 / gteps.max(1e-300);
             (lo, hi) = (lo.min(gteps), hi.max(gteps));
         }
-        println!("sources:  {k} (random, seed {}; best of {} runs each)", args.seed, args.repeat.max(1));
+        println!("sources:  {k} (random, seed {}; best of {} runs each)", args.seed, args.run.repeat.max(1));
         println!("GTEPS:    {:.4} (harmonic mean; min {lo:.4}, max {hi:.4})", k as f64 / inverse_sum);
         println!("threads:  {}", rayon::current_num_threads());
         return Ok(());
     }
-    let mut times = Times::default();
-    let mut result = None;
-    for _ in 0..args.repeat.max(1) {
-        let t0 = Instant::now();
-        let r = bfs_on(&a, args.source, &opts, args.backend)?;
-        times.push(t0.elapsed());
-        result = Some(r);
-    }
-    let r = result.expect("at least one run");
+    let (r, times) = args.run.timed(|| bfs_on(&a, args.source, &opts, args.run.backend))?;
     let edges = r.arcs_in_component / half;
     println!("source:   {}", args.source);
     println!("reached:  {}", r.reached);

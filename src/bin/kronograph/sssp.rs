@@ -1,13 +1,11 @@
 //! `kronograph sssp GRAPH [--source S] [--method delta-stepping|bellman-ford] [--delta D] [--backend B] [--out dist.npy]`.
 
 use crate::load_graph::load_graph;
-use crate::timing::Times;
+use crate::timing::RunArgs;
 use kronograph::algorithms::{sssp_on, SsspMethod, SsspOptions};
 use kronograph::graph::io;
 use kronograph::matrix::SparseMatrix;
-use kronograph::Backend;
 use std::path::PathBuf;
-use std::time::Instant;
 
 /// Arguments of `sssp`.
 #[derive(clap::Args, Debug)]
@@ -25,43 +23,29 @@ pub struct Args {
     /// smallest positive weight).
     #[arg(long)]
     pub delta: Option<f64>,
-    /// Where to run: auto, cpu, cuda or cuda:N.
-    #[arg(long, default_value_t = Backend::Auto)]
-    pub backend: Backend,
     /// Write the distances (float64, inf = unreached) to this .npy file.
     #[arg(long, short)]
     pub out: Option<PathBuf>,
-    /// Which graph of a multi-graph data set.
-    #[arg(long, default_value_t = 0)]
-    pub graph_index: usize,
-    /// Run this many times and report the fastest and the median.
-    #[arg(long, default_value_t = 1)]
-    pub repeat: usize,
+    /// Graph index, backend, repeats.
+    #[command(flatten)]
+    pub run: RunArgs,
 }
 
 /// Runs `sssp`: loads the graph, builds its adjacency matrix (not timed),
 /// then times the search alone. TEPS counts the edges of the reached part.
 pub fn run(args: Args) -> kronograph::Result<()> {
     crate::preflight::check_out(args.out.as_deref(), &args.graph)?;
-    let g = &load_graph(&args.graph, args.graph_index)?;
+    let g = &load_graph(&args.graph, args.run.graph_index)?;
     let a = SparseMatrix::from_graph(g);
     let opts = SsspOptions { method: args.method, delta: args.delta };
-    let mut times = Times::default();
-    let mut result = None;
-    for _ in 0..args.repeat.max(1) {
-        let t0 = Instant::now();
-        let r = sssp_on(&a, args.source, &opts, args.backend)?;
-        times.push(t0.elapsed());
-        result = Some(r);
-    }
-    let r = result.expect("at least one run");
+    let (r, times) = args.run.timed(|| sssp_on(&a, args.source, &opts, args.run.backend))?;
     let arcs: usize = (0..a.nrows()).filter(|&v| r.distances[v].is_finite()).map(|v| a.row(v).0.len()).sum();
     let edges = if g.is_directed() { arcs } else { arcs / 2 };
     let far = r.distances.iter().copied().filter(|d| d.is_finite()).fold(0.0, f64::max);
     println!("graph:    {} ({} nodes, {} stored arcs)", args.graph.display(), g.num_nodes(), g.num_entries());
     println!("source:   {}", args.source);
     println!("method:   {}{}", args.method, r.delta.map(|d| format!(" (delta {d})")).unwrap_or_default());
-    println!("backend:  {}", args.backend);
+    println!("backend:  {}", args.run.backend);
     println!("reached:  {}", r.reached());
     println!("farthest: {far}");
     println!("rounds:   {}", r.rounds);

@@ -1,7 +1,41 @@
 //! Repeated-run timings of the traversal subcommands (`bfs`, `sssp`,
 //! `triangles`): best, median, TEPS and GTEPS.
 
-use std::time::Duration;
+use kronograph::Backend;
+use std::time::{Duration, Instant};
+
+/// The options every timed traversal subcommand shares (`bfs`, `sssp`,
+/// `triangles`): which graph of a data set, where to run, how many runs.
+#[derive(clap::Args, Debug)]
+pub struct RunArgs {
+    /// Which graph of a multi-graph data set.
+    #[arg(long, default_value_t = 0)]
+    pub graph_index: usize,
+    /// Where to run: auto, cpu, cuda or cuda:N.
+    #[arg(long, default_value_t = Backend::Auto)]
+    pub backend: Backend,
+    /// Run this many times and report the fastest and the median.
+    #[arg(long, default_value_t = 1)]
+    pub repeat: usize,
+}
+
+impl RunArgs {
+    /// Runs `f` [`repeat`](Self::repeat) times (at least once), timing each
+    /// run: the last run's result and the times.
+    ///
+    /// # Errors
+    /// The first error of `f`.
+    pub fn timed<R, E>(&self, mut f: impl FnMut() -> Result<R, E>) -> Result<(R, Times), E> {
+        let mut times = Times::default();
+        let mut last = None;
+        for _ in 0..self.repeat.max(1) {
+            let t0 = Instant::now();
+            last = Some(f()?);
+            times.push(t0.elapsed());
+        }
+        Ok((last.expect("at least one run"), times))
+    }
+}
 
 /// The times of repeated runs.
 #[derive(Default, Debug)]

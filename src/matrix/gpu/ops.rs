@@ -83,6 +83,43 @@ fn same_device(a: &GpuDevice, b: &GpuDevice) -> Result<(), CudaError> {
     Ok(())
 }
 
+/// The checks every vector product makes before it launches: `u` (named
+/// `u.0`, of length `u.1`, on device `u.2`) of length `inner`, `w` and the
+/// mask of length `out`, `u` on the matrix's device, and the element types
+/// against the semiring's (its first operand the matrix when
+/// `matrix_first`, else the vector). Returns the semiring's kernels.
+#[allow(clippy::too_many_arguments)]
+fn vector_product_kernels<S, TA, TB>(
+    op: &'static str,
+    s: &S,
+    a: &GpuDevice,
+    u: (&'static str, usize, &GpuDevice),
+    inner: usize,
+    w_len: usize,
+    out: usize,
+    mask: Option<&DeviceMask>,
+    matrix_first: bool,
+) -> crate::Result<SemiringKernels>
+where
+    S: Semiring,
+    S::C: GpuElement,
+    TA: GpuElement,
+    TB: GpuElement,
+{
+    check_dim(op, u.0, inner, u.1)?;
+    check_dim(op, "w", out, w_len)?;
+    if let Some(m) = mask {
+        check_dim(op, "mask", out, m.len())?;
+    }
+    same_device(a, u.2)?;
+    let k = semiring_kernels(&a.dev, s)?;
+    let (first, second) = if matrix_first { ("the matrix", "the vector") } else { ("the vector", "the matrix") };
+    check_operand::<TA>(first, k.key.read_a, &k.key.a, &k.key.semiring)?;
+    check_operand::<TB>(second, k.key.read_b, &k.key.b, &k.key.semiring)?;
+    check_output::<S::C>(&k.key)?;
+    Ok(k)
+}
+
 /// `w⟨mask⟩ = A ⊕.⊗ x` (or `Aᵀ x` with `desc.transpose_first`) with dense
 /// `x` and `w`, by pull: one thread per output row, terms `A(i,k) ⊗ x(k)`
 /// in increasing `k`, stopping at a terminal value. Where the mask allows,
@@ -108,18 +145,19 @@ where
 {
     let (rows, inner, form) =
         if desc.transpose_first { (a.ncols(), a.nrows(), &a.csc) } else { (a.nrows(), a.ncols(), &a.csr) };
-    check_dim("gpu mxv", "x", inner, x.len())?;
-    check_dim("gpu mxv", "w", rows, w.len())?;
-    if let Some(m) = mask {
-        check_dim("gpu mxv", "mask", rows, m.len())?;
-    }
-    same_device(&a.dev, &x.dev)?;
     same_device(&a.dev, &w.dev)?;
+    let k = vector_product_kernels::<S, TA, TB>(
+        "gpu mxv",
+        &s,
+        &a.dev,
+        ("x", x.len(), &x.dev),
+        inner,
+        w.len(),
+        rows,
+        mask,
+        true,
+    )?;
     let dev = &a.dev.dev;
-    let k = semiring_kernels(dev, &s)?;
-    check_operand::<TA>("the matrix", k.key.read_a, &k.key.a, &k.key.semiring)?;
-    check_operand::<TB>("the vector", k.key.read_b, &k.key.b, &k.key.semiring)?;
-    check_output::<S::C>(&k.key)?;
     pull(dev, k.get("gb_mxv_pull"), rows, form, &x.val, &x.pres, mask, desc.replace, w)?;
     Ok(())
 }
@@ -146,18 +184,19 @@ where
 {
     let (cols, inner, form) =
         if desc.transpose_second { (a.nrows(), a.ncols(), &a.csr) } else { (a.ncols(), a.nrows(), &a.csc) };
-    check_dim("gpu vxm", "u", inner, u.len())?;
-    check_dim("gpu vxm", "w", cols, w.len())?;
-    if let Some(m) = mask {
-        check_dim("gpu vxm", "mask", cols, m.len())?;
-    }
-    same_device(&a.dev, &u.dev)?;
     same_device(&a.dev, &w.dev)?;
+    let k = vector_product_kernels::<S, TA, TB>(
+        "gpu vxm",
+        &s,
+        &a.dev,
+        ("u", u.len(), &u.dev),
+        inner,
+        w.len(),
+        cols,
+        mask,
+        false,
+    )?;
     let dev = &a.dev.dev;
-    let k = semiring_kernels(dev, &s)?;
-    check_operand::<TA>("the vector", k.key.read_a, &k.key.a, &k.key.semiring)?;
-    check_operand::<TB>("the matrix", k.key.read_b, &k.key.b, &k.key.semiring)?;
-    check_output::<S::C>(&k.key)?;
     pull(dev, k.get("gb_vxm_pull"), cols, form, &u.val, &u.pres, mask, desc.replace, w)?;
     Ok(())
 }
@@ -216,17 +255,18 @@ where
     // push over the rows k of Aᵀ (the CSC of A): terms A(j, k) ⊗ u(k).
     let (rows, inner, form) =
         if desc.transpose_first { (a.ncols(), a.nrows(), &a.csr) } else { (a.nrows(), a.ncols(), &a.csc) };
-    check_dim("gpu mxv_sparse", "u", inner, u.len())?;
-    check_dim("gpu mxv_sparse", "w", rows, w.len())?;
-    if let Some(m) = mask {
-        check_dim("gpu mxv_sparse", "mask", rows, m.len())?;
-    }
-    same_device(&a.dev, &u.dev)?;
+    let k = vector_product_kernels::<S, TA, TB>(
+        "gpu mxv_sparse",
+        &s,
+        &a.dev,
+        ("u", u.len(), &u.dev),
+        inner,
+        w.len(),
+        rows,
+        mask,
+        true,
+    )?;
     let dev = &a.dev.dev;
-    let k = semiring_kernels(dev, &s)?;
-    check_operand::<TA>("the matrix", k.key.read_a, &k.key.a, &k.key.semiring)?;
-    check_operand::<TB>("the vector", k.key.read_b, &k.key.b, &k.key.semiring)?;
-    check_output::<S::C>(&k.key)?;
     let util = util_kernels(dev)?;
     let (idx, val, nnz, _) = spmspv::<S::C, TA, TB>(dev, &k, &util, 1, form, rows, u, mask, strategy, None)?;
     *w = DeviceSparseVector { dev: a.dev.clone(), n: rows, nnz, idx, val };
@@ -256,17 +296,18 @@ where
 {
     let (cols, inner, form) =
         if desc.transpose_second { (a.nrows(), a.ncols(), &a.csc) } else { (a.ncols(), a.nrows(), &a.csr) };
-    check_dim("gpu vxm_sparse", "u", inner, u.len())?;
-    check_dim("gpu vxm_sparse", "w", cols, w.len())?;
-    if let Some(m) = mask {
-        check_dim("gpu vxm_sparse", "mask", cols, m.len())?;
-    }
-    same_device(&a.dev, &u.dev)?;
+    let k = vector_product_kernels::<S, TA, TB>(
+        "gpu vxm_sparse",
+        &s,
+        &a.dev,
+        ("u", u.len(), &u.dev),
+        inner,
+        w.len(),
+        cols,
+        mask,
+        false,
+    )?;
     let dev = &a.dev.dev;
-    let k = semiring_kernels(dev, &s)?;
-    check_operand::<TA>("the vector", k.key.read_a, &k.key.a, &k.key.semiring)?;
-    check_operand::<TB>("the matrix", k.key.read_b, &k.key.b, &k.key.semiring)?;
-    check_output::<S::C>(&k.key)?;
     let util = util_kernels(dev)?;
     let (idx, val, nnz, _) = spmspv::<S::C, TB, TA>(dev, &k, &util, 0, form, cols, u, mask, strategy, None)?;
     *w = DeviceSparseVector { dev: a.dev.clone(), n: cols, nnz, idx, val };

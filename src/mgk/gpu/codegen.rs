@@ -90,6 +90,7 @@ pub struct KernelSource {
 ///
 /// # Errors
 /// [`CudaError::Kernel`] when a base kernel has no CUDA form.
+#[cfg(any(test, feature = "testing"))]
 pub fn mgk_source<N: ?Sized, E: ?Sized, KN: BaseKernel<N>, KE: BaseKernel<E>>(
     node_kernel: &KN,
     edge_kernel: &KE,

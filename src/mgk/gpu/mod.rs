@@ -74,8 +74,10 @@ use crate::basekernel::BaseKernel;
 use crate::cuda::GpuLabel;
 use crate::graph::Graph;
 
+#[cfg(any(feature = "cuda", feature = "testing"))]
 pub mod codegen;
 pub(crate) mod output;
+#[cfg(feature = "testing")]
 pub mod reference;
 pub(crate) mod rw_series;
 
