@@ -215,6 +215,9 @@ macro_rules! enum_kernel {
             fn table(&self, a: &[&$label], b: &[&$label], out: &mut Vec<f64>) {
                 dispatch!(self, k => BaseKernel::<$label>::table(k, a, b, out); $($v),*)
             }
+            fn low_rank(&self, a: &[&$label], b: &[&$label]) -> Option<super::LowRank> {
+                dispatch!(self, k => BaseKernel::<$label>::low_rank(k, a, b); $($v),*)
+            }
             fn hyperparameters(&self) -> Vec<Hyperparameter> {
                 dispatch!(self, k => BaseKernel::<$label>::hyperparameters(k); $($v),*)
             }
