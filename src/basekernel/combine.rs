@@ -72,6 +72,9 @@ impl<T: ?Sized, A: BaseKernel<T>, B: BaseKernel<T>> BaseKernel<T> for Product<A,
         self.b.table(x, y, &mut tb);
         out.iter_mut().zip(&tb).for_each(|(o, v)| *o *= v);
     }
+    fn low_rank(&self, x: &[&T], y: &[&T]) -> Option<super::LowRank> {
+        self.a.low_rank(x, y)?.product(&self.b.low_rank(x, y)?)
+    }
     fn hyperparameters(&self) -> Vec<Hyperparameter> {
         unique_paths(vec![self.a.hyperparameters(), self.b.hyperparameters()])
     }
@@ -142,6 +145,9 @@ impl<T: ?Sized, A: BaseKernel<T>, B: BaseKernel<T>> BaseKernel<T> for Sum<A, B> 
         self.a.table(x, y, out);
         self.b.table(x, y, &mut tb);
         out.iter_mut().zip(&tb).for_each(|(o, v)| *o += v);
+    }
+    fn low_rank(&self, x: &[&T], y: &[&T]) -> Option<super::LowRank> {
+        Some(self.a.low_rank(x, y)?.sum(self.b.low_rank(x, y)?))
     }
     fn hyperparameters(&self) -> Vec<Hyperparameter> {
         unique_paths(vec![self.a.hyperparameters(), self.b.hyperparameters()])
@@ -242,6 +248,9 @@ impl<T: ?Sized, K: BaseKernel<T>> BaseKernel<T> for Scaled<K> {
     fn table(&self, x: &[&T], y: &[&T], out: &mut Vec<f64>) {
         self.kernel.table(x, y, out);
         out.iter_mut().for_each(|o| *o *= self.factor.value);
+    }
+    fn low_rank(&self, x: &[&T], y: &[&T]) -> Option<super::LowRank> {
+        Some(self.kernel.low_rank(x, y)?.scaled(self.factor.value))
     }
     fn hyperparameters(&self) -> Vec<Hyperparameter> {
         unique_paths(vec![vec![self.factor.hyper("factor")], self.kernel.hyperparameters()])

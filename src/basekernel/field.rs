@@ -190,6 +190,11 @@ impl<K: ValueKernel> BaseKernel<Record> for Field<K> {
         let vb: Vec<&Value> = b.iter().map(|r| self.get(r)).collect();
         self.kernel.table(&va, &vb, out)
     }
+    fn low_rank(&self, a: &[&Record], b: &[&Record]) -> Option<super::LowRank> {
+        let va: Vec<&Value> = a.iter().map(|r| self.get(r)).collect();
+        let vb: Vec<&Value> = b.iter().map(|r| self.get(r)).collect();
+        self.kernel.low_rank(&va, &vb)
+    }
     #[inline(always)]
     fn value_f32(&self, a: &Record, b: &Record) -> f32 {
         self.kernel.value_f32(self.get(a), self.get(b))
@@ -305,6 +310,11 @@ where
     }
     fn range(&self) -> (f64, f64) {
         self.kernel.range()
+    }
+    fn low_rank(&self, a: &[&T], b: &[&T]) -> Option<super::LowRank> {
+        let pa: Vec<&U> = a.iter().map(|&x| (self.f)(x)).collect();
+        let pb: Vec<&U> = b.iter().map(|&x| (self.f)(x)).collect();
+        self.kernel.low_rank(&pa, &pb)
     }
     fn hyperparameters(&self) -> Vec<Hyperparameter> {
         self.kernel.hyperparameters().into_iter().map(|h| h.prefixed(&self.name)).collect()

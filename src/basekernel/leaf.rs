@@ -96,6 +96,9 @@ impl<T: ?Sized> BaseKernel<T> for Constant {
     fn range(&self) -> (f64, f64) {
         (self.c.value, self.c.value)
     }
+    fn low_rank(&self, a: &[&T], b: &[&T]) -> Option<super::LowRank> {
+        Some(super::LowRank::constant(self.c.value, a.len(), b.len()))
+    }
     fn hyperparameters(&self) -> Vec<Hyperparameter> {
         vec![self.c.hyper("constant")]
     }
@@ -180,6 +183,12 @@ impl<T: PartialEq + ?Sized> BaseKernel<T> for KroneckerDelta {
     }
     fn range(&self) -> (f64, f64) {
         (self.h.value, 1.0)
+    }
+    fn low_rank(&self, a: &[&T], b: &[&T]) -> Option<super::LowRank> {
+        // h·J + (1 − h)·[x = y]
+        let h = self.h.value;
+        let (na, nb) = (a.len(), b.len());
+        Some(super::LowRank::constant(h, na, nb).sum(super::LowRank::equality(1.0 - h, a, b)))
     }
     fn hyperparameters(&self) -> Vec<Hyperparameter> {
         vec![self.h.hyper("h")]

@@ -59,6 +59,7 @@ mod fastexp;
 mod field;
 mod hyper;
 mod leaf;
+mod lowrank;
 mod point;
 mod rconv;
 pub mod spec;
@@ -78,6 +79,7 @@ pub use self::field::{Field, Project, ProjectFn, ValueKernel};
 pub(crate) use self::hyper::{bounds_log, theta_from_log, theta_log};
 pub use self::hyper::{Bounds, Hyperparameter};
 pub use self::leaf::{CompactPolynomial, Constant, KroneckerDelta, Polynomial, RationalQuadratic, SquareExponential};
+pub use self::lowrank::{LowRank, RankOne, MAX_RANK as MAX_LOW_RANK};
 pub use self::point::{Point, Scalar};
 pub use self::rconv::{RConvolution, Reduction};
 pub use self::spec::{ElementKernel, SpecError, SpecKernel};
@@ -125,6 +127,18 @@ pub trait BaseKernel<T: ?Sized>: Clone + Debug + Send + Sync {
         for x in a {
             out.extend(b.iter().map(|y| self.value(x, y)));
         }
+    }
+
+    /// An exact low-rank form `κ(a_i, b_j) = Σ_r u_r[i]·v_r[j]` of the
+    /// table over `a × b` ([`LowRank`]), when κ has one; `None` (the
+    /// default) otherwise. [`Constant`] has rank 1, [`KroneckerDelta`]
+    /// `h + (1 − h)[x = y]` rank 1 + (classes present in both lists);
+    /// products, sums and scalings combine their parts' forms (`None` if a
+    /// part has none), [`Field`] and [`Project`] forward to their kernel.
+    /// The marginalized graph kernel's CPU backend uses it to apply the
+    /// Kronecker product in factorized form where that is cheaper.
+    fn low_rank(&self, _a: &[&T], _b: &[&T]) -> Option<LowRank> {
+        None
     }
 
     /// The hyperparameters, with paths relative to this kernel. The default
@@ -318,6 +332,9 @@ impl<T: ?Sized, K: BaseKernel<T>> BaseKernel<T> for Box<K> {
     }
     fn table(&self, a: &[&T], b: &[&T], out: &mut Vec<f64>) {
         (**self).table(a, b, out)
+    }
+    fn low_rank(&self, a: &[&T], b: &[&T]) -> Option<LowRank> {
+        (**self).low_rank(a, b)
     }
     fn hyperparameters(&self) -> Vec<Hyperparameter> {
         (**self).hyperparameters()

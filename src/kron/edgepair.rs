@@ -103,17 +103,28 @@ impl<'a, T: KronScalar, E: Label> EdgePairKron<'a, T, E> {
                 assert!(xs.len() == m && yt.len() == m);
                 let ptr = self.b.row_ptr();
                 for ip in 0..m {
-                    let (mut s1, mut s2) = (T::zero(), T::zero());
+                    // two partial sums per row (even and odd arcs): half the add latency chain
+                    let (mut s1, mut s2, mut t1, mut t2) = (T::zero(), T::zero(), T::zero(), T::zero());
                     // SAFETY: as below; `ptr` has n' + 1 entries, at most arcs.len().
                     unsafe {
                         let (lo, hi) = (*ptr.get_unchecked(ip) as usize, *ptr.get_unchecked(ip + 1) as usize);
-                        for &[_, j, e] in arcs.get_unchecked(lo..hi) {
+                        let pairs = arcs.get_unchecked(lo..hi).chunks_exact(2);
+                        let rest = pairs.remainder();
+                        for two in pairs {
+                            let ([_, j0, e0], [_, j1, e1]) = (two[0], two[1]);
+                            let (c0, c1) = (*row.get_unchecked(e0 as usize), *row.get_unchecked(e1 as usize));
+                            s1 += c0 * *xt.get_unchecked(j0 as usize);
+                            s2 += c0 * *xs.get_unchecked(j0 as usize);
+                            t1 += c1 * *xt.get_unchecked(j1 as usize);
+                            t2 += c1 * *xs.get_unchecked(j1 as usize);
+                        }
+                        for &[_, j, e] in rest {
                             let c = *row.get_unchecked(e as usize);
                             s1 += c * *xt.get_unchecked(j as usize);
                             s2 += c * *xs.get_unchecked(j as usize);
                         }
-                        *ys.get_unchecked_mut(ip) += alpha * s1;
-                        *yt.get_unchecked_mut(ip) += alpha * s2;
+                        *ys.get_unchecked_mut(ip) += alpha * (s1 + t1);
+                        *yt.get_unchecked_mut(ip) += alpha * (s2 + t2);
                     }
                 }
             }

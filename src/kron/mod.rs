@@ -25,11 +25,13 @@
 //! kernels, a [`LinOp`] with a known diagonal.
 
 mod edgepair;
+mod lowrank;
 mod matched;
 mod octile;
 mod product;
 
 pub use self::edgepair::EdgePairKron;
+pub use self::lowrank::LowRankKron;
 pub use self::matched::{ClassPacking, MatchedKron};
 pub use self::octile::{OctileLayout, Octiles, Tile, TileEntry, TILE};
 pub use self::product::{CachedKron, KronProduct, KronScalar, Unlabeled};

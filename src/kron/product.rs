@@ -46,6 +46,9 @@ impl<E: ?Sized> BaseKernel<E> for Unlabeled {
     fn range(&self) -> (f64, f64) {
         (1.0, 1.0)
     }
+    fn low_rank(&self, a: &[&E], b: &[&E]) -> Option<crate::basekernel::LowRank> {
+        Some(crate::basekernel::LowRank::constant(1.0, a.len(), b.len()))
+    }
     fn hyperparameters(&self) -> Vec<Hyperparameter> {
         Vec::new()
     }

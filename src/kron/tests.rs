@@ -339,3 +339,70 @@ fn factorized_parallel_matches_tiled() {
         assert!((a - b).abs() <= 1e-12 * (1.0 + b.abs()));
     }
 }
+
+/// A random graph with `u8` edge labels in `0..classes` (undirected with
+/// self-loops, or directed).
+fn random_class_graph(n: usize, p: f64, classes: u8, directed: bool, seed: u64) -> Graph<u8, u8> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let dir = if directed { Direction::Directed } else { Direction::Undirected };
+    let mut b = GraphBuilder::new(n, dir).node_labels(vec![0u8; n]);
+    for i in 0..n {
+        for j in if directed { 0 } else { i }..n {
+            if rng.random_bool(p) {
+                b.push_edge(i, j, rng.random_range(0.5..2.0), rng.random_range(0..classes));
+            }
+        }
+    }
+    b.build().unwrap()
+}
+
+/// `LowRankKron` against the edge-pair table (κe evaluated per pair) for one kernel.
+fn check_low_rank<K: BaseKernel<u8>>(
+    k: &K,
+    g: &Graph<u8, u8>,
+    h: &Graph<u8, u8>,
+    seed: u64,
+) -> Result<(), TestCaseError> {
+    let (pg, ph) = (Octiles::<f64, u8>::new(g), Octiles::<f64, u8>::new(h));
+    let lr = LowRankKron::for_kernel(&pg, &ph, k).expect("a low-rank kernel");
+    let mut table = Vec::new();
+    EdgePairKron::table(&pg, &ph, k, &mut table, &mut Vec::new());
+    let full = EdgePairKron::new(&pg, &ph, &table);
+    let d = full.dim();
+    prop_assert_eq!(lr.dim(), d);
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let x: Vec<f64> = (0..d).map(|_| rng.random_range(-1.0..1.0)).collect();
+    let (mut want, mut got) = (vec![0.5; d], vec![0.5; d]);
+    full.apply_add(-0.7, &x, &mut want);
+    lr.apply_add(-0.7, &x, &mut got);
+    let scale = want.iter().fold(1.0f64, |s, v| s.max(v.abs()));
+    for r in 0..d {
+        prop_assert!((got[r] - want[r]).abs() <= 1e-12 * scale, "{k:?} at {r}: {} vs {}", got[r], want[r]);
+    }
+    let (mut dw, mut dg) = (vec![1.0; d], vec![1.0; d]);
+    full.diagonal_add(2.0, &mut dw);
+    lr.diagonal_add(2.0, &mut dg);
+    for r in 0..d {
+        prop_assert!((dg[r] - dw[r]).abs() <= 1e-12 * (1.0 + dw[r].abs()));
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+    #[test]
+    fn low_rank_matches_edge_pair_table(
+        n in 0usize..18, m in 0usize..18, p in 0.05f64..0.7, classes in 1u8..6, h in 0.0f64..1.0,
+        directed in any::<bool>(), seed in any::<u64>(),
+    ) {
+        use crate::basekernel::{Constant, KroneckerDelta};
+        let g = random_class_graph(n, p, classes, directed, seed);
+        let hh = random_class_graph(m, p, classes, directed, seed ^ 0x10);
+        let delta = KroneckerDelta::new(h);
+        check_low_rank(&delta, &g, &hh, seed)?;
+        check_low_rank(&Constant::new(0.3), &g, &hh, seed)?;
+        check_low_rank(&(KroneckerDelta::new(0.5) * Constant::new(0.8) * delta), &g, &hh, seed)?;
+        check_low_rank(&(0.5 * delta + KroneckerDelta::new(0.2) * KroneckerDelta::new(0.9)), &g, &hh, seed)?;
+        check_low_rank(&delta, &hh, &g, seed)?;
+    }
+}

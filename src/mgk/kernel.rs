@@ -253,8 +253,10 @@ impl<N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>> MarginalizedGraph
     /// `w w' κe` of a pair are computed once and cached for its solves
     /// ([`EdgePairKron`](crate::kron::EdgePairKron); default 2²¹ values,
     /// 16 MiB in `f64` per worker thread); 0 evaluates κe on the fly in
-    /// every iteration. Constant edge kernels never need
-    /// the cache (their product factorizes).
+    /// every iteration. Constant edge kernels never need the cache (their
+    /// product factorizes), nor do edge kernels of low rank where the
+    /// factorized product is cheaper
+    /// ([`BaseKernel::low_rank`](crate::basekernel::BaseKernel::low_rank)).
     pub fn with_edge_cache_limit(mut self, values: usize) -> Self {
         self.edge_cache_limit = values;
         self

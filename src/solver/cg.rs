@@ -97,9 +97,10 @@ fn cg_impl<V: Vector>(
             return Err(SolverError::NonPositiveDefinite { iteration: it, curvature: pap });
         }
         let alpha = rz / pap;
-        x.axpy(alpha, p);
-        r.axpy(-alpha, ap);
-        rnorm = r.norm();
+        // x += αp, r −= αAp, z = M⁻¹r and the two reductions in one pass
+        let m = matches!(params.precond, Preconditioner::Jacobi).then_some(&*inv_diag);
+        let (rr, rz_new) = V::cg_update(x, r, z, p, ap, m, alpha);
+        rnorm = rr.sqrt();
         if !rnorm.is_finite() {
             return Err(SolverError::Breakdown { iteration: it, what: "non-finite residual" });
         }
@@ -110,8 +111,6 @@ fn cg_impl<V: Vector>(
         if rnorm <= params.tol * bnorm {
             return Ok(SolveInfo { iterations: it + 1, abs_residual: rnorm, rel_residual: rnorm / bnorm, history });
         }
-        precondition(params.precond, inv_diag, r, z);
-        let rz_new = r.dot(z);
         let beta = rz_new / rz;
         rz = rz_new;
         p.xpay(z, beta);

@@ -87,6 +87,24 @@ pub trait Vector: Send + Sync {
     fn norm(&self) -> f64 {
         self.dot(self).sqrt()
     }
+
+    /// The vector part of one preconditioned CG step, fused:
+    /// `x ← x + a p`, `r ← r − a q`, `z ← r ⊙ m` (`z ← r` without `m`);
+    /// returns `(‖r‖², rᵀz)` of the new `r` and `z`. The default calls the
+    /// single operations (five passes); `Vec` does it in one.
+    fn cg_update(x: &mut Self, r: &mut Self, z: &mut Self, p: &Self, q: &Self, m: Option<&Self>, a: f64) -> (f64, f64)
+    where
+        Self: Sized,
+    {
+        x.axpy(a, p);
+        r.axpy(-a, q);
+        let rr = r.dot(r);
+        match m {
+            Some(m) => z.mul_elems(r, m),
+            None => z.copy_from(r),
+        }
+        (rr, r.dot(z))
+    }
 }
 
 impl<T: Real> Vector for Vec<T> {
@@ -147,6 +165,54 @@ impl<T: Real> Vector for Vec<T> {
     #[inline]
     fn dot(&self, y: &Self) -> f64 {
         dot_slices(self, y)
+    }
+
+    fn cg_update(x: &mut Self, r: &mut Self, z: &mut Self, p: &Self, q: &Self, m: Option<&Self>, a: f64) -> (f64, f64) {
+        let Some(m) = m else {
+            x.axpy(a, p);
+            r.axpy(-a, q);
+            z.copy_from(r);
+            let rr = r.dot(r);
+            return (rr, rr);
+        };
+        let n = x.len();
+        assert!(r.len() == n && z.len() == n && p.len() == n && q.len() == n && m.len() == n, "cg_update: lengths");
+        let a = T::of_f64(a);
+        // the reductions in f64 with four independent partial sums, as `dot_slices`
+        let (mut rr, mut rz) = ([0f64; 4], [0f64; 4]);
+        let step =
+            |k: usize, x: &mut T, r: &mut T, z: &mut T, p: T, q: T, m: T, rr: &mut [f64; 4], rz: &mut [f64; 4]| {
+                *x += a * p;
+                let ri = *r - a * q;
+                *r = ri;
+                let zi = ri * m;
+                *z = zi;
+                rr[k] += ri.as_f64() * ri.as_f64();
+                rz[k] += ri.as_f64() * zi.as_f64();
+            };
+        let body = n / 4 * 4;
+        let (xb, xt) = x.split_at_mut(body);
+        let (rb, rt) = r.split_at_mut(body);
+        let (zb, zt) = z.split_at_mut(body);
+        let (pb, pt) = p.split_at(body);
+        let (qb, qt) = q.split_at(body);
+        let (mb, mt) = m.split_at(body);
+        let chunks = xb
+            .chunks_exact_mut(4)
+            .zip(rb.chunks_exact_mut(4))
+            .zip(zb.chunks_exact_mut(4))
+            .zip(pb.chunks_exact(4).zip(qb.chunks_exact(4)).zip(mb.chunks_exact(4)));
+        for (((x, r), z), ((p, q), m)) in chunks {
+            for k in 0..4 {
+                step(k, &mut x[k], &mut r[k], &mut z[k], p[k], q[k], m[k], &mut rr, &mut rz);
+            }
+        }
+        for (k, (((x, r), z), ((p, q), m))) in
+            xt.iter_mut().zip(rt.iter_mut()).zip(zt.iter_mut()).zip(pt.iter().zip(qt).zip(mt)).enumerate()
+        {
+            step(k, x, r, z, *p, *q, *m, &mut rr, &mut rz);
+        }
+        ((rr[0] + rr[1]) + (rr[2] + rr[3]), (rz[0] + rz[1]) + (rz[2] + rz[3]))
     }
 }
 

@@ -9,7 +9,7 @@ use crate::basekernel::combine::cuda_normalize;
 use crate::basekernel::hyper::Param;
 use crate::basekernel::{
     builtin_ops, c_identifier, check_len, BaseKernel, Bounds, CudaGen, Hyperparameter, KernelError, KroneckerDelta,
-    SquareExponential,
+    LowRank, SquareExponential,
 };
 use crate::graph::{FieldKind, LabelError, Record, Schema, Value};
 use smallvec::SmallVec;
@@ -351,26 +351,15 @@ impl ExprKernel {
     /// The table of `c` on every pair of `a` × `b`.
     fn table_code<T: ExprLabel>(&self, c: &Code, a: &[&T], b: &[&T], pos: &[u32], out: &mut Vec<f64>) {
         match c {
-            Code::Leaf(i) | Code::Fused(i, _) => {
-                let slot = &self.leaves[*i as usize];
-                let p = |i: u32| pos.get(i as usize).copied().unwrap_or(u32::MAX) as usize;
-                match slot.field {
-                    Some(f) if slot.values && a.iter().chain(b).all(|l| l.record().is_some()) => {
-                        let va: Vec<&Value> = a.iter().map(|l| value_at(l.record().expect("checked"), p(f))).collect();
-                        let vb: Vec<&Value> = b.iter().map(|l| value_at(l.record().expect("checked"), p(f))).collect();
-                        slot.kernel.table_val(&va, &vb, out)
-                    }
-                    _ => {
-                        let get = |l: &&T| match slot.field {
-                            Some(f) => number(*l, pos, f),
-                            None => l.number(0),
-                        };
-                        let (na, nb): (Vec<f64>, Vec<f64>) = (a.iter().map(get).collect(), b.iter().map(get).collect());
-                        let (ra, rb): (Vec<&f64>, Vec<&f64>) = (na.iter().collect(), nb.iter().collect());
-                        slot.kernel.table_num(&ra, &rb, out)
-                    }
-                }
-            }
+            Code::Leaf(i) | Code::Fused(i, _) => self.on_leaf_lists(
+                &self.leaves[*i as usize],
+                a,
+                b,
+                pos,
+                out,
+                |slot, va, vb, out| slot.kernel.table_val(va, vb, out),
+                |slot, na, nb, out| slot.kernel.table_num(na, nb, out),
+            ),
             Code::Bin(op @ (Bin::Add | Bin::Sub | Bin::Mul | Bin::Div), l, r) => {
                 self.table_code(l, a, b, pos, out);
                 let mut t = Vec::new();
@@ -390,6 +379,64 @@ impl ExprKernel {
                     out.extend(b.iter().map(|y| self.eval::<T, f64>(c, x, y, pos, &())));
                 }
             }
+        }
+    }
+
+    /// Runs `val` on the lists of record values the leaf `slot` compares
+    /// over `a` × `b`, or `num` on its lists of numbers.
+    #[allow(clippy::too_many_arguments)]
+    fn on_leaf_lists<T: ExprLabel, X: ?Sized, R>(
+        &self,
+        slot: &LeafSlot,
+        a: &[&T],
+        b: &[&T],
+        pos: &[u32],
+        cx: &mut X,
+        val: impl FnOnce(&LeafSlot, &[&Value], &[&Value], &mut X) -> R,
+        num: impl FnOnce(&LeafSlot, &[&f64], &[&f64], &mut X) -> R,
+    ) -> R {
+        let p = |i: u32| pos.get(i as usize).copied().unwrap_or(u32::MAX) as usize;
+        match slot.field {
+            Some(f) if slot.values && a.iter().chain(b).all(|l| l.record().is_some()) => {
+                let va: Vec<&Value> = a.iter().map(|l| value_at(l.record().expect("checked"), p(f))).collect();
+                let vb: Vec<&Value> = b.iter().map(|l| value_at(l.record().expect("checked"), p(f))).collect();
+                val(slot, &va, &vb, cx)
+            }
+            _ => {
+                let get = |l: &&T| match slot.field {
+                    Some(f) => number(*l, pos, f),
+                    None => l.number(0),
+                };
+                let (na, nb): (Vec<f64>, Vec<f64>) = (a.iter().map(get).collect(), b.iter().map(get).collect());
+                let (ra, rb): (Vec<&f64>, Vec<&f64>) = (na.iter().collect(), nb.iter().collect());
+                num(slot, &ra, &rb, cx)
+            }
+        }
+    }
+
+    /// An exact low-rank form of `c` over `a` × `b`: constants, parameters,
+    /// built-in kernels that have one, and sums, differences and products
+    /// of those; `None` for anything else.
+    fn low_rank_code<T: ExprLabel>(&self, c: &Code, a: &[&T], b: &[&T], pos: &[u32]) -> Option<LowRank> {
+        let (na, nb) = (a.len(), b.len());
+        match c {
+            Code::Const(v) => Some(LowRank::constant(*v, na, nb)),
+            Code::Param(i) => Some(LowRank::constant(self.params[*i as usize].value, na, nb)),
+            Code::Leaf(i) | Code::Fused(i, _) => self.on_leaf_lists(
+                &self.leaves[*i as usize],
+                a,
+                b,
+                pos,
+                &mut (),
+                |slot, va, vb, _| slot.kernel.low_rank_val(va, vb),
+                |slot, xa, xb, _| slot.kernel.low_rank_num(xa, xb),
+            ),
+            Code::Bin(Bin::Add, l, r) => Some(self.low_rank_code(l, a, b, pos)?.sum(self.low_rank_code(r, a, b, pos)?)),
+            Code::Bin(Bin::Sub, l, r) => {
+                Some(self.low_rank_code(l, a, b, pos)?.sum(self.low_rank_code(r, a, b, pos)?.scaled(-1.0)))
+            }
+            Code::Bin(Bin::Mul, l, r) => self.low_rank_code(l, a, b, pos)?.product(&self.low_rank_code(r, a, b, pos)?),
+            _ => None,
         }
     }
 
@@ -683,6 +730,13 @@ impl<T: ExprLabel> BaseKernel<T> for ExprKernel {
         match a.first().or(b.first()) {
             Some(l) => self.with_positions(*l, |pos| self.table_code(&self.code, a, b, pos, out)),
             None => out.clear(),
+        }
+    }
+
+    fn low_rank(&self, a: &[&T], b: &[&T]) -> Option<LowRank> {
+        match a.first().or(b.first()) {
+            Some(l) => self.with_positions(*l, |pos| self.low_rank_code(&self.code, a, b, pos)),
+            None => Some(LowRank::zero(a.len(), b.len())),
         }
     }
 

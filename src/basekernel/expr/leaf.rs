@@ -4,7 +4,7 @@
 
 use super::ExprKernel;
 use crate::basekernel::{
-    BaseKernel, CompactPolynomial, Constant, CudaGen, Hyperparameter, KernelError, KroneckerDelta, Polynomial,
+    BaseKernel, CompactPolynomial, Constant, CudaGen, Hyperparameter, KernelError, KroneckerDelta, LowRank, Polynomial,
     RConvolution, RationalQuadratic, SquareExponential, ValueKernel,
 };
 use crate::graph::{FieldKind, Value};
@@ -115,6 +115,16 @@ impl LeafKernel {
     /// The table of κ on two lists of record values.
     pub(crate) fn table_val(&self, a: &[&Value], b: &[&Value], out: &mut Vec<f64>) {
         on_point!(self, k => BaseKernel::<Value>::table(k, a, b, out), k => BaseKernel::<Value>::table(k, a, b, out))
+    }
+
+    /// An exact low-rank form of κ on two lists of numbers, if it has one.
+    pub(crate) fn low_rank_num(&self, a: &[&f64], b: &[&f64]) -> Option<LowRank> {
+        on_point!(self, k => BaseKernel::<f64>::low_rank(k, a, b), _ => None)
+    }
+
+    /// An exact low-rank form of κ on two lists of record values, if it has one.
+    pub(crate) fn low_rank_val(&self, a: &[&Value], b: &[&Value]) -> Option<LowRank> {
+        on_point!(self, k => BaseKernel::<Value>::low_rank(k, a, b), k => BaseKernel::<Value>::low_rank(k, a, b))
     }
 
     /// The kernel's range.

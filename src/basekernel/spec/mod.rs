@@ -78,7 +78,7 @@ mod lexer;
 mod parser;
 mod printer;
 
-use super::{BaseKernel, CudaGen, ExprKernel, Hyperparameter, KernelError};
+use super::{BaseKernel, CudaGen, ExprKernel, Hyperparameter, KernelError, LowRank};
 use crate::graph::{Record, Schema};
 use std::fmt;
 use std::str::FromStr;
@@ -185,6 +185,9 @@ impl BaseKernel<Record> for SpecKernel {
     }
     fn table(&self, a: &[&Record], b: &[&Record], out: &mut Vec<f64>) {
         self.0.table(a, b, out)
+    }
+    fn low_rank(&self, a: &[&Record], b: &[&Record]) -> Option<LowRank> {
+        self.0.low_rank(a, b)
     }
     fn range(&self) -> (f64, f64) {
         BaseKernel::<Record>::range(&self.0)
