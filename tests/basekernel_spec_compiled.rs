@@ -181,3 +181,26 @@ fn base_kernels_have_the_log_theta_convention() {
     let c = Field::new("label", KroneckerDelta::new(0.5)) * Field::new("attr0", SquareExponential::new(2.0));
     assert_eq!(c.theta_log(), [0.5f64.ln(), 2f64.ln()]);
 }
+
+/// After `set_theta` a SPEC kernel prints its new values (scikit-learn's
+/// `clone_with_theta` in the Python package relies on it), and the printed
+/// SPEC parses back to an equal kernel.
+#[test]
+fn spec_kernels_print_their_current_hyperparameters() {
+    for spec in
+        ["delta(label, 0.5)", "0.5 * delta(label, 0.5) * sqexp(attr0, 0.1) + 0.5", "(delta(label, 0.4) + 1) ^ 2"]
+    {
+        let mut k: SpecKernel = spec.parse().unwrap();
+        let theta: Vec<f64> = k
+            .hyperparameters()
+            .iter()
+            .map(|h| if matches!(h.bounds, Bounds::Fixed) { h.value } else { h.value * 0.5 })
+            .collect();
+        k.set_theta(&theta).unwrap();
+        let printed = k.to_string();
+        let back: SpecKernel = printed.parse().unwrap_or_else(|e| panic!("{printed}: {e}"));
+        let got: Vec<f64> = back.hyperparameters().iter().map(|h| h.value).collect();
+        assert_eq!(got, theta, "{spec} printed as {printed}");
+        assert_eq!(back.to_string(), printed);
+    }
+}

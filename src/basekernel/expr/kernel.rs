@@ -771,6 +771,8 @@ impl<T: ExprLabel> BaseKernel<T> for ExprKernel {
                 e => e,
             })?;
         }
+        let names = &self.names;
+        self.expr = self.expr.with_values(&|n: &str| names.iter().position(|m| m == n).map(|i| theta[i]))?;
         for (p, &v) in self.params.iter_mut().zip(theta) {
             p.value = v;
         }

@@ -61,7 +61,7 @@ pub use self::kernel::ExprKernel;
 pub use self::leaf::LeafKernel;
 pub use self::num::Dual;
 
-use super::Bounds;
+use super::{Bounds, KernelError};
 use crate::graph::{FieldKind, Label, Record, Schema, Value};
 use std::fmt;
 use std::ops;
@@ -224,6 +224,35 @@ impl Expr {
             }
         };
         Expr(Arc::new(node))
+    }
+
+    /// The expression with the hyperparameter values that `value` gives by
+    /// path (the others kept): what a kernel compiled from it prints after
+    /// its θ changed.
+    ///
+    /// # Errors
+    /// Those of a built-in kernel's `set_theta`.
+    pub(in crate::basekernel) fn with_values(&self, value: &dyn Fn(&str) -> Option<f64>) -> Result<Expr, KernelError> {
+        let node = match &*self.0 {
+            Node::Const(_) | Node::Field { .. } => return Ok(self.clone()),
+            Node::Hyper { name, value: v, bounds } => {
+                Node::Hyper { name: name.clone(), value: value(name).unwrap_or(*v), bounds: *bounds }
+            }
+            Node::Kernel(k) => {
+                let theta: Vec<f64> = k.hyperparameters().iter().map(|h| value(&h.name).unwrap_or(h.value)).collect();
+                let mut leaf = (**k).clone();
+                leaf.kernel.set_theta(&theta)?;
+                Node::Kernel(Box::new(leaf))
+            }
+            Node::Unary(op, a) => Node::Unary(*op, a.with_values(value)?),
+            Node::Powf(a, p) => Node::Powf(a.with_values(value)?, *p),
+            Node::Normalize(a) => Node::Normalize(a.with_values(value)?),
+            Node::Binary(op, a, b) => Node::Binary(*op, a.with_values(value)?, b.with_values(value)?),
+            Node::IfEq(a, b, t, o) => {
+                Node::IfEq(a.with_values(value)?, b.with_values(value)?, t.with_values(value)?, o.with_values(value)?)
+            }
+        };
+        Ok(Expr(Arc::new(node)))
     }
 
     /// A node.
