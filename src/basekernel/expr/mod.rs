@@ -205,25 +205,41 @@ impl Expr {
         }
     }
 
-    /// The expression with `prefix` before every hyperparameter path.
-    pub(in crate::basekernel) fn prefixed(&self, prefix: &str) -> Expr {
+    /// The expression with every hyperparameter and built-in kernel leaf
+    /// replaced by what `leaf` makes of it (the rest of the tree rebuilt
+    /// around them).
+    fn map_leaves<E>(&self, leaf: &dyn Fn(&Node) -> Result<Node, E>) -> Result<Expr, E> {
         let node = match &*self.0 {
-            Node::Const(_) | Node::Field { .. } => return self.clone(),
-            Node::Hyper { name, value, bounds } => {
-                Node::Hyper { name: format!("{prefix}{name}"), value: *value, bounds: *bounds }
-            }
-            Node::Kernel(k) => {
-                Node::Kernel(Box::new(KernelLeaf { prefix: format!("{prefix}{}", k.prefix), ..(**k).clone() }))
-            }
-            Node::Unary(op, a) => Node::Unary(*op, a.prefixed(prefix)),
-            Node::Powf(a, p) => Node::Powf(a.prefixed(prefix), *p),
-            Node::Normalize(a) => Node::Normalize(a.prefixed(prefix)),
-            Node::Binary(op, a, b) => Node::Binary(*op, a.prefixed(prefix), b.prefixed(prefix)),
+            Node::Const(_) | Node::Field { .. } => return Ok(self.clone()),
+            n @ (Node::Hyper { .. } | Node::Kernel(_)) => leaf(n)?,
+            Node::Unary(op, a) => Node::Unary(*op, a.map_leaves(leaf)?),
+            Node::Powf(a, p) => Node::Powf(a.map_leaves(leaf)?, *p),
+            Node::Normalize(a) => Node::Normalize(a.map_leaves(leaf)?),
+            Node::Binary(op, a, b) => Node::Binary(*op, a.map_leaves(leaf)?, b.map_leaves(leaf)?),
             Node::IfEq(a, b, t, o) => {
-                Node::IfEq(a.prefixed(prefix), b.prefixed(prefix), t.prefixed(prefix), o.prefixed(prefix))
+                Node::IfEq(a.map_leaves(leaf)?, b.map_leaves(leaf)?, t.map_leaves(leaf)?, o.map_leaves(leaf)?)
             }
         };
-        Expr(Arc::new(node))
+        Ok(Expr(Arc::new(node)))
+    }
+
+    /// The expression with `prefix` before every hyperparameter path.
+    pub(in crate::basekernel) fn prefixed(&self, prefix: &str) -> Expr {
+        let mapped = self.map_leaves::<std::convert::Infallible>(&|n| {
+            Ok(match n {
+                Node::Hyper { name, value, bounds } => {
+                    Node::Hyper { name: format!("{prefix}{name}"), value: *value, bounds: *bounds }
+                }
+                Node::Kernel(k) => {
+                    Node::Kernel(Box::new(KernelLeaf { prefix: format!("{prefix}{}", k.prefix), ..(**k).clone() }))
+                }
+                other => other.clone(),
+            })
+        });
+        match mapped {
+            Ok(e) => e,
+            Err(never) => match never {},
+        }
     }
 
     /// The expression with the hyperparameter values that `value` gives by
@@ -233,26 +249,18 @@ impl Expr {
     /// # Errors
     /// Those of a built-in kernel's `set_theta`.
     pub(in crate::basekernel) fn with_values(&self, value: &dyn Fn(&str) -> Option<f64>) -> Result<Expr, KernelError> {
-        let node = match &*self.0 {
-            Node::Const(_) | Node::Field { .. } => return Ok(self.clone()),
+        self.map_leaves(&|n| match n {
             Node::Hyper { name, value: v, bounds } => {
-                Node::Hyper { name: name.clone(), value: value(name).unwrap_or(*v), bounds: *bounds }
+                Ok(Node::Hyper { name: name.clone(), value: value(name).unwrap_or(*v), bounds: *bounds })
             }
             Node::Kernel(k) => {
                 let theta: Vec<f64> = k.hyperparameters().iter().map(|h| value(&h.name).unwrap_or(h.value)).collect();
                 let mut leaf = (**k).clone();
                 leaf.kernel.set_theta(&theta)?;
-                Node::Kernel(Box::new(leaf))
+                Ok(Node::Kernel(Box::new(leaf)))
             }
-            Node::Unary(op, a) => Node::Unary(*op, a.with_values(value)?),
-            Node::Powf(a, p) => Node::Powf(a.with_values(value)?, *p),
-            Node::Normalize(a) => Node::Normalize(a.with_values(value)?),
-            Node::Binary(op, a, b) => Node::Binary(*op, a.with_values(value)?, b.with_values(value)?),
-            Node::IfEq(a, b, t, o) => {
-                Node::IfEq(a.with_values(value)?, b.with_values(value)?, t.with_values(value)?, o.with_values(value)?)
-            }
-        };
-        Ok(Expr(Arc::new(node)))
+            other => Ok(other.clone()),
+        })
     }
 
     /// A node.
