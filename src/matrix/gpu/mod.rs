@@ -37,6 +37,8 @@ mod objects;
 #[cfg(feature = "cuda")]
 mod ops;
 #[cfg(feature = "cuda")]
+mod ops_reduce;
+#[cfg(feature = "cuda")]
 pub(crate) mod scan;
 mod strategy;
 
@@ -46,7 +48,9 @@ pub use objects::{DeviceDenseVector, DeviceMask, DeviceMatrix, DeviceMatrixMask,
 #[cfg(feature = "cuda")]
 pub(crate) use ops::{frontier_offsets, pull, semiring_kernels, spmspv, SemiringKernels};
 #[cfg(feature = "cuda")]
-pub use ops::{mxm_masked_dot, mxv, mxv_sparse, reduce_dense, reduce_matrix_values, vxm, vxm_sparse};
+pub use ops::{mxm_masked_dot, mxv, mxv_sparse, reduce_matrix_values, vxm, vxm_sparse};
+#[cfg(feature = "cuda")]
+pub use ops_reduce::reduce_dense;
 pub use strategy::GpuMergeStrategy;
 
 #[cfg(feature = "cuda")]

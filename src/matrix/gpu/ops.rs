@@ -54,7 +54,7 @@ fn check_operand<T: GpuElement>(what: &str, read: bool, cuda: &str, semiring: &s
     Ok(())
 }
 
-fn check_output<T: GpuElement>(k: &KernelKey) -> Result<(), CudaError> {
+pub(super) fn check_output<T: GpuElement>(k: &KernelKey) -> Result<(), CudaError> {
     if T::CUDA != k.c {
         return Err(CudaError::Mismatch {
             uploaded: format!("an output of type {}", T::CUDA),
@@ -252,25 +252,7 @@ where
     TA: GpuElement,
     TB: GpuElement,
 {
-    // push over the rows k of Aᵀ (the CSC of A): terms A(j, k) ⊗ u(k).
-    let (rows, inner, form) =
-        if desc.transpose_first { (a.ncols(), a.nrows(), &a.csr) } else { (a.nrows(), a.ncols(), &a.csc) };
-    let k = vector_product_kernels::<S, TA, TB>(
-        "gpu mxv_sparse",
-        &s,
-        &a.dev,
-        ("u", u.len(), &u.dev),
-        inner,
-        w.len(),
-        rows,
-        mask,
-        true,
-    )?;
-    let dev = &a.dev.dev;
-    let util = util_kernels(dev)?;
-    let (idx, val, nnz, _) = spmspv::<S::C, TA, TB>(dev, &k, &util, 1, form, rows, u, mask, strategy, None)?;
-    *w = DeviceSparseVector { dev: a.dev.clone(), n: rows, nnz, idx, val };
-    Ok(())
+    sparse_product("gpu mxv_sparse", w, mask, s, a, u, desc.transpose_first, true, strategy)
 }
 
 /// `wᵀ⟨mask⟩ = uᵀ ⊕.⊗ A` (or `uᵀ Aᵀ`) with sparse `u` and `w`: SpMSpV over
@@ -294,23 +276,44 @@ where
     TA: GpuElement,
     TB: GpuElement,
 {
-    let (cols, inner, form) =
-        if desc.transpose_second { (a.nrows(), a.ncols(), &a.csc) } else { (a.ncols(), a.nrows(), &a.csr) };
-    let k = vector_product_kernels::<S, TA, TB>(
-        "gpu vxm_sparse",
-        &s,
-        &a.dev,
-        ("u", u.len(), &u.dev),
-        inner,
-        w.len(),
-        cols,
-        mask,
-        false,
-    )?;
+    sparse_product("gpu vxm_sparse", w, mask, s, a, u, desc.transpose_second, false, strategy)
+}
+
+/// The body of [`mxv_sparse`] (`matrix_first`: terms `A(j, k) ⊗ u(k)`) and
+/// [`vxm_sparse`] (terms `u(k) ⊗ A(k, j)`): push over the rows `k` of the
+/// compressed form whose rows are the inner index — the CSC of `A` for an
+/// untransposed mxv or a transposed vxm, else its CSR.
+#[allow(clippy::too_many_arguments)]
+fn sparse_product<S, TM, TU>(
+    op: &'static str,
+    w: &mut DeviceSparseVector<S::C>,
+    mask: Option<&DeviceMask>,
+    s: S,
+    a: &DeviceMatrix<TM>,
+    u: &DeviceSparseVector<TU>,
+    transpose: bool,
+    matrix_first: bool,
+    strategy: GpuMergeStrategy,
+) -> crate::Result<()>
+where
+    S: Semiring,
+    S::C: GpuElement,
+    TM: GpuElement,
+    TU: GpuElement,
+{
+    let (out, inner, form) =
+        if matrix_first != transpose { (a.nrows(), a.ncols(), &a.csc) } else { (a.ncols(), a.nrows(), &a.csr) };
+    let uu = ("u", u.len(), &u.dev);
+    let k = if matrix_first {
+        vector_product_kernels::<S, TM, TU>(op, &s, &a.dev, uu, inner, w.len(), out, mask, true)?
+    } else {
+        vector_product_kernels::<S, TU, TM>(op, &s, &a.dev, uu, inner, w.len(), out, mask, false)?
+    };
     let dev = &a.dev.dev;
     let util = util_kernels(dev)?;
-    let (idx, val, nnz, _) = spmspv::<S::C, TB, TA>(dev, &k, &util, 0, form, cols, u, mask, strategy, None)?;
-    *w = DeviceSparseVector { dev: a.dev.clone(), n: cols, nnz, idx, val };
+    let form_id = matrix_first as i32;
+    let (idx, val, nnz, _) = spmspv::<S::C, TM, TU>(dev, &k, &util, form_id, form, out, u, mask, strategy, None)?;
+    *w = DeviceSparseVector { dev: a.dev.clone(), n: out, nnz, idx, val };
     Ok(())
 }
 
@@ -546,20 +549,6 @@ where
     Ok((cval, cpres))
 }
 
-/// `⊕` of the present entries of `v` over the semiring's additive monoid
-/// (its identity when none). Atomic across blocks: floating-point sums may
-/// differ from the CPU's in the last bits.
-///
-/// # Errors
-/// NVRTC and driver errors.
-pub fn reduce_dense<S>(s: S, v: &DeviceDenseVector<S::C>) -> crate::Result<S::C>
-where
-    S: Semiring,
-    S::C: GpuElement,
-{
-    Ok(reduce_raw(&v.dev.dev, &s, &v.val, &v.pres, v.n)?)
-}
-
 /// `⊕` of the values a masked product left on the device (see
 /// [`mxm_masked_dot`]), without downloading them.
 ///
@@ -579,29 +568,5 @@ where
     TB: GpuElement,
 {
     let (cval, cpres) = mxm_dot_device(mask, s, a, b, desc)?;
-    Ok(reduce_raw(&a.dev.dev, &s, &cval, &cpres, mask.nnz)?)
-}
-
-pub(crate) fn reduce_raw<S: Semiring>(
-    dev: &Device,
-    s: &S,
-    val: &CudaSlice<S::C>,
-    pres: &CudaSlice<u8>,
-    n: usize,
-) -> Result<S::C, CudaError>
-where
-    S::C: GpuElement,
-{
-    let k = semiring_kernels(dev, s)?;
-    check_output::<S::C>(&k.key)?;
-    let st = &dev.stream;
-    let mut out = super::objects::upload(st, "uploading the identity", &[s.zero()])?;
-    if n > 0 {
-        let n32 = n as u32;
-        let mut lb = st.launch_builder(k.get("gb_reduce"));
-        lb.arg(&n32).arg(val).arg(pres).arg(&mut out);
-        // SAFETY: matches gb_reduce(m, val, pres, out); 256 threads per block (its shared arrays).
-        check("launching gb_reduce", || unsafe { lb.launch(grid(dev, n)) })?;
-    }
-    Ok(download(st, "downloading a reduction", &out, 1)?[0])
+    Ok(super::ops_reduce::reduce_raw(&a.dev.dev, &s, &cval, &cpres, mask.nnz)?)
 }
