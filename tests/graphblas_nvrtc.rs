@@ -38,3 +38,73 @@ fn every_generated_graphblas_module_compiles() {
     });
     assert!(failures.is_empty(), "NVRTC rejected {} module(s):\n{}", failures.len(), failures.join("\n"));
 }
+
+/// The element-wise modules: intersection with every built-in form's ⊗
+/// and its ⊕ as the accumulator; union and apply with a bound ⊗ on a third
+/// of the forms each; the built-in unary operators and select predicates
+/// over every element type; each mask kind in turn; and the sparse/bitmap
+/// conversions of every element type. The operation kind, mask kind and
+/// accumulator are `#if` branches of one template, each compiled here.
+#[test]
+fn every_generated_element_wise_module_compiles() {
+    use kronograph::matrix::gpu::{
+        convert_source, ElementKey, ElementOp, GpuBinaryOp, GpuSelectOp, GpuUnaryOp, MaskKind, SelectForm, UnaryForm,
+    };
+    if !nvrtc_or_skip() {
+        return;
+    }
+    const MASKS: [MaskKind; 3] = [MaskKind::None, MaskKind::Mask, MaskKind::Complemented];
+    const TYPES: [&str; 8] =
+        ["bool", "unsigned char", "int", "unsigned int", "long long", "unsigned long long", "float", "double"];
+    let leak = |s: &str| -> &'static str { Box::leak(s.to_string().into_boxed_str()) };
+    let mut keys = Vec::new();
+    for (n, c) in builtin_forms().into_iter().enumerate() {
+        let (add, mul) = (GpuBinaryOp::add_of(c.clone()), GpuBinaryOp::mul_of(c.clone()));
+        let z = leak(&c.c_type);
+        // an unread operand takes any element type: use double
+        let operand = |t: &str| if t == "unsigned char" { "double" } else { leak(t) };
+        let (x, y) = (operand(&c.a_type), operand(&c.b_type));
+        let mask = MASKS[n % 3];
+        // every ⊕ and ⊗ (the accumulator is the ⊕); the union and bound
+        // apply paths on a third of the forms each (CI time)
+        let accum = Some(add.clone());
+        keys.push(ElementKey { op: ElementOp::Mult(mul.clone()), accum, x, y, z, mask: MASKS[(n + 1) % 3] });
+        if n % 3 == 0 {
+            keys.push(ElementKey { op: ElementOp::Add(add.clone()), accum: None, x: z, y: z, z, mask });
+        }
+        if n % 3 == 1 && c.b_type == c.c_type {
+            let bound = GpuUnaryOp::for_generation(UnaryForm::BindSecond(mul), z);
+            keys.push(ElementKey { op: ElementOp::Apply(bound), accum: None, x, y: x, z, mask: MASKS[(n + 2) % 3] });
+        }
+    }
+    for (n, t) in TYPES.into_iter().enumerate() {
+        let unary = [UnaryForm::Identity, UnaryForm::Ainv, UnaryForm::Abs, UnaryForm::One];
+        let op = ElementOp::Apply(GpuUnaryOp::new(unary[n % 4].clone()).unwrap());
+        keys.push(ElementKey { op, accum: None, x: t, y: t, z: t, mask: MASKS[(n + 1) % 3] });
+        // Ainv or Abs on each type too (the signedness corner cases)
+        let op = ElementOp::Apply(GpuUnaryOp::new(unary[1 + n % 2].clone()).unwrap());
+        keys.push(ElementKey { op, accum: None, x: t, y: t, z: t, mask: MASKS[(n + 2) % 3] });
+        let value = [SelectForm::ValueEq, SelectForm::ValueNe, SelectForm::ValueLt, SelectForm::ValueGe];
+        let index = [SelectForm::Tril, SelectForm::Triu, SelectForm::Diag, SelectForm::Offdiag];
+        let f = if n % 2 == 0 { index[n / 2 % 4] } else { value[n / 2 % 4] };
+        let op = if n % 2 == 0 { GpuSelectOp::index(f, -1).unwrap() } else { GpuSelectOp::for_generation(f, t) };
+        keys.push(ElementKey { op: ElementOp::Select(op), accum: None, x: t, y: t, z: t, mask: MASKS[n % 3] });
+    }
+    for k in &keys {
+        k.check().unwrap_or_else(|e| panic!("{k:?}: {e}"));
+    }
+    let mut jobs: Vec<(String, String)> = keys.iter().map(|k| (k.module(&k.source()), k.source())).collect();
+    jobs.extend(TYPES.iter().map(|t| (format!("convert_{}", t.replace(' ', "_")), convert_source(t))));
+    let half = jobs.len() / 2;
+    let (a, b) = jobs.split_at(half);
+    let failures: Vec<String> = std::thread::scope(|s| {
+        let run = |part: &[(String, String)]| -> Vec<String> {
+            part.iter().filter_map(|(n, src)| ptx(n, src).err().map(|log| format!("{n}:\n{log}"))).collect()
+        };
+        let h = s.spawn(move || run(a));
+        let mut f = run(b);
+        f.extend(h.join().unwrap());
+        f
+    });
+    assert!(failures.is_empty(), "NVRTC rejected {} module(s):\n{}", failures.len(), failures.join("\n"));
+}

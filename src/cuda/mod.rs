@@ -235,6 +235,23 @@ pub enum CudaError {
     /// Invalid parameter.
     #[error("invalid parameter: {0}")]
     InvalidParameter(String),
+    /// An object too large for 32-bit device indices, given to an
+    /// operation that does not support 64-bit ones yet (see
+    /// [`IndexWidth`](crate::matrix::gpu::IndexWidth)).
+    #[error(
+        "{operation}: {what} is {size}, past the {limit} that 32-bit device indices hold, and this \
+         operation does not support 64-bit indices yet; use the CPU backend"
+    )]
+    Needs64BitIndices {
+        /// The operation.
+        operation: String,
+        /// Which size.
+        what: String,
+        /// The size given.
+        size: usize,
+        /// The largest size 32-bit indices hold.
+        limit: usize,
+    },
     /// The library was built without the `cuda` feature.
     #[error("kronograph was built without CUDA support (enable the `cuda` feature)")]
     NotCompiled,

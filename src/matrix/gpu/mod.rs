@@ -31,24 +31,41 @@
 //! Not here yet: accumulators, element-wise operations, apply and select
 //! on the device, 64-bit indices, Gustavson (hash) masked products.
 
+#[cfg(feature = "cuda")]
+mod element_ops;
+mod index;
 mod kernels;
 #[cfg(feature = "cuda")]
 mod objects;
 #[cfg(feature = "cuda")]
 mod ops;
 #[cfg(feature = "cuda")]
+mod ops_ewise;
+#[cfg(feature = "cuda")]
+mod ops_ewise_mat;
+#[cfg(feature = "cuda")]
 mod ops_reduce;
 #[cfg(feature = "cuda")]
 pub(crate) mod scan;
 mod strategy;
 
+#[cfg(feature = "cuda")]
+pub use element_ops::{
+    convert_source, ElementKey, ElementOp, GpuBinaryOp, GpuSelectOp, GpuUnaryOp, MaskKind, SelectForm, UnaryForm,
+    CONVERT_KERNELS, CONVERT_TEMPLATE, EWISE_KERNELS, EWISE_TEMPLATE,
+};
+pub use index::{IndexWidth, MAX_INDEX};
 pub use kernels::{source, source_for, KernelKey, KERNELS, TEMPLATE, UTIL_KERNELS, UTIL_MODULE, UTIL_SOURCE};
 #[cfg(feature = "cuda")]
-pub use objects::{DeviceDenseVector, DeviceMask, DeviceMatrix, DeviceMatrixMask, DeviceSparseVector, MAX_INDEX};
+pub use objects::{DeviceDenseVector, DeviceMask, DeviceMatrix, DeviceMatrixMask, DeviceSparseVector};
 #[cfg(feature = "cuda")]
 pub(crate) use ops::{frontier_offsets, pull, semiring_kernels, spmspv, SemiringKernels};
 #[cfg(feature = "cuda")]
 pub use ops::{mxm_masked_dot, mxv, mxv_sparse, reduce_matrix_values, vxm, vxm_sparse};
+#[cfg(feature = "cuda")]
+pub use ops_ewise::{apply_vector, ewise_add_vector, ewise_mult_vector, select_vector, DeviceVector};
+#[cfg(feature = "cuda")]
+pub use ops_ewise_mat::{apply, ewise_add, ewise_mult, select};
 #[cfg(feature = "cuda")]
 pub use ops_reduce::reduce_dense;
 pub use strategy::GpuMergeStrategy;
@@ -58,16 +75,26 @@ pub use strategy::GpuMergeStrategy;
 pub trait GpuElement: crate::matrix::Element + cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits {
     /// The CUDA C++ type (`double`, `unsigned long long`, …).
     const CUDA: &'static str;
+
+    /// The value's bytes in the low bytes of a `u64` (how a scalar reaches a
+    /// kernel whose scalar type is a preface typedef).
+    fn to_bits(self) -> u64;
 }
 
 #[cfg(feature = "cuda")]
 macro_rules! gpu_element {
-    ($($t:ty => $c:literal),*) => {$(
+    ($($t:ty => $c:literal, $bits:expr);*) => {$(
         impl GpuElement for $t {
             const CUDA: &'static str = $c;
+            fn to_bits(self) -> u64 {
+                let f: fn($t) -> u64 = $bits;
+                f(self)
+            }
         }
     )*};
 }
 #[cfg(feature = "cuda")]
-gpu_element!(bool => "bool", u8 => "unsigned char", i32 => "int", u32 => "unsigned int", i64 => "long long",
-             u64 => "unsigned long long", f32 => "float", f64 => "double");
+gpu_element!(bool => "bool", |x| x as u64; u8 => "unsigned char", |x| x as u64; i32 => "int", |x| x as u32 as u64;
+             u32 => "unsigned int", |x| x as u64; i64 => "long long", |x| x as u64;
+             u64 => "unsigned long long", |x| x; f32 => "float", |x| x.to_bits() as u64;
+             f64 => "double", |x| x.to_bits());

@@ -8,16 +8,10 @@ use crate::matrix::{DenseVector, Mask, MatrixMask, SparseMatrix, SparseVector};
 use cudarc::driver::{CudaSlice, CudaStream};
 use std::sync::Arc;
 
-/// The largest dimension or entry count the 32-bit device indices hold.
-pub const MAX_INDEX: usize = i32::MAX as usize - 1;
+use super::index::IndexWidth;
 
 pub(crate) fn check_size(what: &str, n: usize) -> Result<(), CudaError> {
-    if n > MAX_INDEX {
-        return Err(CudaError::InvalidParameter(format!(
-            "{what} is {n}, more than the {MAX_INDEX} the GPU GraphBLAS holds in 32-bit indices; use the CPU backend"
-        )));
-    }
-    Ok(())
+    IndexWidth::require_u32("the GPU GraphBLAS", &[what], &[n])
 }
 
 /// Uploads `v` (one padding element when empty: the driver allocates no empty buffer).
@@ -72,8 +66,9 @@ impl<T: GpuElement> DeviceCompressed<T> {
 }
 
 /// A sparse matrix on the GPU, in CSR and in CSC form (the CSR of its
-/// transpose), with 32-bit indices: dimensions and entry counts up to
-/// [`MAX_INDEX`].
+/// transpose), with indices of the width [`IndexWidth::for_sizes`] chooses:
+/// 32 bits for dimensions and entry counts up to [`MAX_INDEX`](super::MAX_INDEX); a matrix
+/// that needs 64 bits is refused ([`CudaError::Needs64BitIndices`]).
 pub struct DeviceMatrix<T: GpuElement> {
     pub(crate) dev: GpuDevice,
     nrows: usize,
@@ -87,16 +82,46 @@ impl<T: GpuElement> DeviceMatrix<T> {
     /// Uploads `a` (both forms; the CPU matrix's cached transpose is used or computed).
     ///
     /// # Errors
-    /// [`CudaError::InvalidParameter`] past [`MAX_INDEX`]; driver errors.
+    /// [`CudaError::Needs64BitIndices`] past [`MAX_INDEX`](super::MAX_INDEX); driver errors.
     pub fn upload(dev: &GpuDevice, a: &SparseMatrix<T>) -> Result<Self, CudaError> {
-        check_size("the number of rows", a.nrows())?;
-        check_size("the number of columns", a.ncols())?;
-        check_size("the number of stored entries", a.nnz())?;
+        let sizes = [a.nrows(), a.ncols(), a.nnz()];
+        if IndexWidth::for_sizes(&sizes) == IndexWidth::U64 {
+            let what = ["the number of rows", "the number of columns", "the number of stored entries"];
+            IndexWidth::require_u32("uploading a matrix to the GPU GraphBLAS", &what, &sizes)?;
+        }
         let s = &dev.dev.stream;
         let csr = DeviceCompressed::upload(s, a.indptr(), a.indices(), a.values())?;
         let t = a.transposed_csr();
         let csc = DeviceCompressed::upload(s, t.indptr().raw_storage(), t.indices(), t.data())?;
         Ok(DeviceMatrix { dev: dev.clone(), nrows: a.nrows(), ncols: a.ncols(), nnz: a.nnz(), csr, csc })
+    }
+
+    /// The `nrows × ncols` matrix with no entries (an output to fill).
+    ///
+    /// # Errors
+    /// [`CudaError::Needs64BitIndices`] past [`MAX_INDEX`](super::MAX_INDEX); driver errors.
+    pub fn new(dev: &GpuDevice, nrows: usize, ncols: usize) -> Result<Self, CudaError> {
+        IndexWidth::require_u32(
+            "creating a GPU matrix",
+            &["the number of rows", "the number of columns"],
+            &[nrows, ncols],
+        )?;
+        let s = &dev.dev.stream;
+        let empty = |n: usize| -> Result<DeviceCompressed<T>, CudaError> {
+            Ok(DeviceCompressed { ptr: zeros(s, n + 1)?, ind: zeros(s, 1)?, val: zeros(s, 1)? })
+        };
+        Ok(DeviceMatrix { dev: dev.clone(), nrows, ncols, nnz: 0, csr: empty(nrows)?, csc: empty(ncols)? })
+    }
+
+    /// A matrix from its two forms (computed on the device; trusted).
+    pub(crate) fn from_forms(
+        dev: &GpuDevice,
+        shape: (usize, usize),
+        nnz: usize,
+        csr: DeviceCompressed<T>,
+        csc: DeviceCompressed<T>,
+    ) -> Self {
+        DeviceMatrix { dev: dev.clone(), nrows: shape.0, ncols: shape.1, nnz, csr, csc }
     }
 
     /// Number of rows.
@@ -112,6 +137,12 @@ impl<T: GpuElement> DeviceMatrix<T> {
     /// Number of stored entries.
     pub fn nnz(&self) -> usize {
         self.nnz
+    }
+
+    /// The width of its indices (always [`IndexWidth::U32`] today: wider
+    /// matrices are refused at upload).
+    pub fn index_width(&self) -> IndexWidth {
+        IndexWidth::for_sizes(&[self.nrows, self.ncols, self.nnz])
     }
 
     /// The device this matrix lives on.
@@ -150,7 +181,7 @@ impl<T: GpuElement> DeviceDenseVector<T> {
     /// The vector of size `n` with no entries.
     ///
     /// # Errors
-    /// Past [`MAX_INDEX`]; driver errors.
+    /// Past [`MAX_INDEX`](super::MAX_INDEX); driver errors.
     pub fn new(dev: &GpuDevice, n: usize) -> Result<Self, CudaError> {
         check_size("the vector size", n)?;
         let s = &dev.dev.stream;
@@ -160,7 +191,7 @@ impl<T: GpuElement> DeviceDenseVector<T> {
     /// Uploads `v`.
     ///
     /// # Errors
-    /// Past [`MAX_INDEX`]; driver errors.
+    /// Past [`MAX_INDEX`](super::MAX_INDEX); driver errors.
     pub fn upload(dev: &GpuDevice, v: &DenseVector<T>) -> Result<Self, CudaError> {
         check_size("the vector size", v.len())?;
         let s = &dev.dev.stream;
@@ -214,7 +245,7 @@ impl<T: GpuElement> DeviceSparseVector<T> {
     /// The empty vector of size `n`.
     ///
     /// # Errors
-    /// Past [`MAX_INDEX`]; driver errors.
+    /// Past [`MAX_INDEX`](super::MAX_INDEX); driver errors.
     pub fn new(dev: &GpuDevice, n: usize) -> Result<Self, CudaError> {
         check_size("the vector size", n)?;
         let s = &dev.dev.stream;
@@ -224,7 +255,7 @@ impl<T: GpuElement> DeviceSparseVector<T> {
     /// Uploads `v`.
     ///
     /// # Errors
-    /// Past [`MAX_INDEX`]; driver errors.
+    /// Past [`MAX_INDEX`](super::MAX_INDEX); driver errors.
     pub fn upload(dev: &GpuDevice, v: &SparseVector<T>) -> Result<Self, CudaError> {
         check_size("the vector size", v.len())?;
         let s = &dev.dev.stream;
@@ -277,7 +308,7 @@ impl DeviceMask {
     /// the complement is folded into the bytes).
     ///
     /// # Errors
-    /// Past [`MAX_INDEX`]; driver errors.
+    /// Past [`MAX_INDEX`](super::MAX_INDEX); driver errors.
     pub fn upload(dev: &GpuDevice, m: &Mask<'_>) -> Result<Self, CudaError> {
         check_size("the mask size", m.len())?;
         let bits: Vec<u8> = (0..m.len()).map(|i| m.allows(i) as u8).collect();
@@ -310,8 +341,10 @@ impl DeviceMask {
     }
 }
 
-/// A matrix mask on the GPU (structural or valued, not complemented): the
-/// allowed positions, as a row index and a column index per position.
+/// A matrix mask on the GPU (structural or valued, complemented or not):
+/// the pattern of the listed positions row by row (and column by column,
+/// for the operations that also build the CSC form of their result), and
+/// a row index per position (the masked product's work list).
 pub struct DeviceMatrixMask {
     pub(crate) nrows: usize,
     pub(crate) ncols: usize,
@@ -320,24 +353,23 @@ pub struct DeviceMatrixMask {
     pub(crate) host_ptr: Vec<usize>,
     pub(crate) host_ind: Vec<usize>,
     pub(crate) row_of: CudaSlice<u32>,
+    pub(crate) ptr: CudaSlice<u32>,
     pub(crate) ind: CudaSlice<u32>,
+    /// The pattern of the transpose (column pointers, row indices).
+    pub(crate) tptr: CudaSlice<u32>,
+    pub(crate) tind: CudaSlice<u32>,
+    pub(crate) complement: bool,
 }
 
 impl DeviceMatrixMask {
-    /// Uploads a CPU [`MatrixMask`].
+    /// Uploads a CPU [`MatrixMask`] (its complement flag included).
     ///
     /// # Errors
-    /// [`CudaError::InvalidParameter`] for a complemented mask (the masked
-    /// dot product needs the allowed positions listed; use the CPU backend)
-    /// or past [`MAX_INDEX`]; driver errors.
+    /// Past [`MAX_INDEX`](super::MAX_INDEX); driver errors.
     pub fn upload(dev: &GpuDevice, m: &MatrixMask<'_>) -> Result<Self, CudaError> {
-        if m.is_complemented() {
-            return Err(CudaError::InvalidParameter(
-                "a complemented matrix mask is not supported by the GPU masked product; use the CPU backend".into(),
-            ));
-        }
         let (nrows, ncols) = m.shape();
         check_size("the mask's rows", nrows)?;
+        check_size("the mask's columns", ncols)?;
         let mut host_ptr = vec![0usize];
         let (mut row_of, mut host_ind) = (Vec::new(), Vec::new());
         for i in 0..nrows {
@@ -347,20 +379,48 @@ impl DeviceMatrixMask {
             host_ptr.push(host_ind.len());
         }
         check_size("the mask's entries", host_ind.len())?;
+        // the transpose's pattern by a counting sort (rows stay sorted)
+        let mut tptr = vec![0u32; ncols + 1];
+        for &j in &host_ind {
+            tptr[j + 1] += 1;
+        }
+        for j in 0..ncols {
+            tptr[j + 1] += tptr[j];
+        }
+        let mut next = tptr.clone();
+        let mut tind = vec![0u32; host_ind.len()];
+        for (&i, &j) in row_of.iter().zip(&host_ind) {
+            tind[next[j] as usize] = i;
+            next[j] += 1;
+        }
         let s = &dev.dev.stream;
         Ok(DeviceMatrixMask {
             nrows,
             ncols,
             nnz: host_ind.len(),
             row_of: upload(s, "uploading mask rows", &row_of)?,
+            ptr: upload(s, "uploading mask row pointers", &to_u32(&host_ptr))?,
             ind: upload(s, "uploading mask columns", &to_u32(&host_ind))?,
+            tptr: upload(s, "uploading mask column pointers", &tptr)?,
+            tind: upload(s, "uploading mask rows", &tind)?,
             host_ptr,
             host_ind,
+            complement: m.is_complemented(),
         })
     }
 
-    /// Number of allowed positions.
+    /// Number of listed positions (allowed ones, unless complemented).
     pub fn nnz(&self) -> usize {
         self.nnz
+    }
+
+    /// Whether the mask is complemented.
+    pub fn is_complemented(&self) -> bool {
+        self.complement
+    }
+
+    /// `(nrows, ncols)`.
+    pub fn shape(&self) -> (usize, usize) {
+        (self.nrows, self.ncols)
     }
 }

@@ -522,6 +522,12 @@ where
         )
         .into());
     }
+    if mask.complement {
+        return Err(CudaError::InvalidParameter(
+            "a complemented matrix mask is not supported by the GPU masked product; use the CPU backend".into(),
+        )
+        .into());
+    }
     // rows j of Bᵀ: the CSC of B, or the CSR of B when B is given transposed.
     let (bt, b_rows, b_inner) =
         if desc.transpose_second { (&b.csr, b.nrows(), b.ncols()) } else { (&b.csc, b.ncols(), b.nrows()) };

@@ -1,0 +1,311 @@
+//! The GPU element-wise operations equal the CPU's: union, intersection,
+//! apply (built-in and bound operators) and select (index and value
+//! predicates) on dense and sparse device vectors and on device matrices,
+//! for the built-in semirings' ⊕ and ⊗, every mask kind (none, structural,
+//! valued; each complemented or not), replace or not, with and without an
+//! accumulator, and the transposing descriptors. Each matrix result's CSC
+//! form is checked too (by transposing it on the device).
+//!
+//! Values are small integers, so every result is exact. Skips without a
+//! GPU unless `KRONOGRAPH_REQUIRE_GPU=1`.
+#![cfg(feature = "cuda")]
+
+use kronograph::cuda::{device_count, GpuDevice};
+use kronograph::matrix::gpu::{
+    self as mg, DeviceDenseVector, DeviceMask, DeviceMatrix, DeviceMatrixMask, DeviceSparseVector, GpuBinaryOp,
+    GpuElement, GpuSelectOp, GpuUnaryOp, SelectForm, UnaryForm,
+};
+use kronograph::matrix::{
+    apply, apply_vector, ewise_add, ewise_add_vector, ewise_mult, ewise_mult_vector, select, select_vector,
+    DenseVector, Descriptor, Mask, MatrixMask, SparseMatrix,
+};
+use kronograph::semirings::{
+    AnyPair, AnySecondi, LorLand, MaxMin, MaxPlus, MinPlus, PlusPair, PlusTimes, Position, Semiring,
+};
+use proptest::prelude::*;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::sync::OnceLock;
+
+fn device() -> Option<GpuDevice> {
+    static DEV: OnceLock<Option<GpuDevice>> = OnceLock::new();
+    DEV.get_or_init(|| {
+        if device_count().is_ok_and(|n| n > 0) {
+            return Some(GpuDevice::open(0).expect("opening CUDA device 0"));
+        }
+        let required = std::env::var("KRONOGRAPH_REQUIRE_GPU").is_ok_and(|s| s == "1");
+        assert!(!required, "KRONOGRAPH_REQUIRE_GPU=1 but no CUDA device is usable");
+        eprintln!("skipping: no CUDA device");
+        None
+    })
+    .clone()
+}
+
+fn random_dense<T: GpuElement>(rng: &mut ChaCha8Rng, n: usize, density: f64, val: &dyn Fn(u32) -> T) -> DenseVector<T> {
+    let o: Vec<Option<T>> = (0..n).map(|_| rng.random_bool(density).then(|| val(rng.random_range(0..7)))).collect();
+    DenseVector::from_options(&o)
+}
+
+fn random_matrix<T: GpuElement>(
+    rng: &mut ChaCha8Rng,
+    n: usize,
+    density: f64,
+    val: &dyn Fn(u32) -> T,
+) -> SparseMatrix<T> {
+    let d: Vec<Option<T>> = (0..n * n).map(|_| rng.random_bool(density).then(|| val(rng.random_range(0..7)))).collect();
+    SparseMatrix::from_dense_options(n, n, &d)
+}
+
+/// The vector masks of every kind: name, CPU mask, device mask (the
+/// complemented ones complemented on the device, so that the kernels'
+/// complemented form runs).
+fn vector_masks(
+    rng: &mut ChaCha8Rng,
+    dev: &GpuDevice,
+    n: usize,
+) -> Vec<(String, Option<Mask<'static>>, Option<DeviceMask>)> {
+    let mv = random_dense(rng, n, 0.6, &|x| x as i32);
+    let mut out = vec![("none".to_string(), None, None)];
+    for (kind, m) in [("structural", Mask::from_bits(mv.present().to_vec())), ("valued", Mask::valued(&mv))] {
+        let up = |m: &Mask<'_>| DeviceMask::upload(dev, m).unwrap();
+        out.push((kind.to_string(), Some(m.clone()), Some(up(&m))));
+        out.push((format!("{kind} complemented"), Some(m.clone().complement()), Some(up(&m).complement())));
+    }
+    out
+}
+
+fn matrix_masks(rng: &mut ChaCha8Rng, n: usize) -> Vec<(String, Option<MatrixMask<'static>>)> {
+    let mm = random_matrix(rng, n, 0.5, &|x| x as i32);
+    let mut out = vec![("none".to_string(), None)];
+    for (kind, m) in [("structural", MatrixMask::valued(&mm.map(|_| 1i32))), ("valued", MatrixMask::valued(&mm))] {
+        out.push((kind.to_string(), Some(m.clone())));
+        out.push((format!("{kind} complemented"), Some(m.complement())));
+    }
+    out
+}
+
+/// Every element-wise operation over semiring `s`, GPU against CPU. With
+/// `full`, every mask kind with and without an accumulator, replace or not;
+/// else one combination per operation. `positional`: ⊗ reads positions
+/// (skip the ⊗ operations, which the CPU closures cannot mirror).
+fn check_semiring<S, T>(s: S, seed: u64, n: usize, val: &dyn Fn(u32) -> T, full: bool, positional: bool)
+where
+    S: Semiring<A = T, B = T>,
+    S::C: GpuElement + PartialOrd,
+    T: GpuElement + PartialOrd,
+{
+    let Some(dev) = device() else { return };
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let name = s.name();
+    let to_c = |x: T| s.multiply(x, x, Position::default());
+    let (add, mul) = (GpuBinaryOp::add(&s), GpuBinaryOp::mul(&s));
+    let add_f = |x: S::C, y: S::C| s.add(x, y);
+    let mul_f = |x: T, y: T| s.multiply(x, y, Position::default());
+    let cpu_acc: &(dyn Fn(S::C, S::C) -> S::C + Sync) = &add_f;
+    let scalar = val(2);
+    let bound = GpuUnaryOp::bind_second(mul.clone(), scalar).unwrap();
+    let tril = GpuSelectOp::index(SelectForm::Tril, -2).unwrap();
+
+    // ---------------------------------------------------------------- vectors
+    let u = random_dense(&mut rng, n, 0.5, val);
+    let v = random_dense(&mut rng, n, 0.5, val);
+    let map_c =
+        |x: &DenseVector<T>| DenseVector::from_options(&x.to_options().iter().map(|o| o.map(to_c)).collect::<Vec<_>>());
+    let (uc, vc) = (map_c(&u), map_c(&v));
+    let pivot = uc.to_sparse().values().first().copied().unwrap_or(s.zero());
+    let above = GpuSelectOp::value(SelectForm::ValueGt, pivot).unwrap();
+    let up = |x: &DenseVector<T>| DeviceDenseVector::upload(&dev, x).unwrap();
+    let upc = |x: &DenseVector<S::C>| DeviceDenseVector::upload(&dev, x).unwrap();
+    let (du, dv, duc, dvc) = (up(&u), up(&v), upc(&uc), upc(&vc));
+    let masks = vector_masks(&mut rng, &dev, n);
+    let mut combo = 0usize;
+    for (kind, m, dm) in &masks {
+        for replace in [false, true] {
+            for with_acc in [false, true] {
+                combo += 1;
+                if !full && combo % 7 != 3 {
+                    continue;
+                }
+                let desc = if replace { Descriptor::DEFAULT.replace() } else { Descriptor::DEFAULT };
+                let (acc, dacc) = if with_acc { (Some(cpu_acc), Some(&add)) } else { (None, None) };
+                let what = |op: &str| format!("{name} {op}: mask {kind}, replace {replace}, accum {with_acc}");
+                let old = map_c(&random_dense(&mut rng, n, 0.4, val));
+                let (m, dm) = (m.as_ref(), dm.as_ref());
+                // union with ⊕, dense and sparse operands
+                let mut w = old.clone();
+                ewise_add_vector(&mut w, m, acc, add_f, &uc, &vc, &desc).unwrap();
+                let mut dw = upc(&old);
+                mg::ewise_add_vector(&mut dw, dm, dacc, &add, &duc, &dvc, &desc).unwrap();
+                assert_eq!(dw.download().unwrap().to_options(), w.to_options(), "{}", what("ewise_add dense"));
+                let mut sw = DeviceSparseVector::upload(&dev, &old.to_sparse()).unwrap();
+                let suc = DeviceSparseVector::upload(&dev, &uc.to_sparse()).unwrap();
+                mg::ewise_add_vector(&mut sw, dm, dacc, &add, &suc, &dvc, &desc).unwrap();
+                assert_eq!(sw.download().unwrap(), w.to_sparse(), "{}", what("ewise_add sparse"));
+                // select: index and value predicates (a sparse output)
+                let mut w = old.clone();
+                select_vector(&mut w, m, acc, |i, _| i as i64 >= 2, &uc, &desc).unwrap();
+                let mut dw = upc(&old);
+                mg::select_vector(&mut dw, dm, dacc, &tril, &duc, &desc).unwrap();
+                assert_eq!(dw.download().unwrap().to_options(), w.to_options(), "{}", what("select tril"));
+                let mut w = old.clone();
+                select_vector(&mut w, m, acc, |_, x| x > pivot, &uc, &desc).unwrap();
+                let mut sw = DeviceSparseVector::upload(&dev, &old.to_sparse()).unwrap();
+                mg::select_vector(&mut sw, dm, dacc, &above, &duc, &desc).unwrap();
+                assert_eq!(sw.download().unwrap(), w.to_sparse(), "{}", what("select value"));
+                if positional {
+                    continue;
+                }
+                // intersection with ⊗ (A × B → C) and apply with ⊗ bound second
+                let mut w = old.clone();
+                ewise_mult_vector(&mut w, m, acc, mul_f, &u, &v, &desc).unwrap();
+                let mut dw = upc(&old);
+                mg::ewise_mult_vector(&mut dw, dm, dacc, &mul, &du, &dv, &desc).unwrap();
+                assert_eq!(dw.download().unwrap().to_options(), w.to_options(), "{}", what("ewise_mult"));
+                let mut w = old.clone();
+                apply_vector(&mut w, m, acc, |x| mul_f(x, scalar), &u, &desc).unwrap();
+                let mut dw = upc(&old);
+                mg::apply_vector(&mut dw, dm, dacc, &bound, &du, &desc).unwrap();
+                assert_eq!(dw.download().unwrap().to_options(), w.to_options(), "{}", what("apply bind2nd"));
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- matrices
+    let a = random_matrix(&mut rng, n, 0.3, val);
+    let b = random_matrix(&mut rng, n, 0.3, val);
+    let (ac, bc) = (a.map(to_c), b.map(to_c));
+    let (da, db) = (DeviceMatrix::upload(&dev, &a).unwrap(), DeviceMatrix::upload(&dev, &b).unwrap());
+    let (dac, dbc) = (DeviceMatrix::upload(&dev, &ac).unwrap(), DeviceMatrix::upload(&dev, &bc).unwrap());
+    let identity = GpuUnaryOp::new(UnaryForm::Identity).unwrap();
+    // C's CSC form: Cᵀ by the device, from it, against the CPU's transpose
+    let check_csc = |dc: &DeviceMatrix<S::C>, c: &SparseMatrix<S::C>, what: &str| {
+        let mut t = DeviceMatrix::new(&dev, n, n).unwrap();
+        mg::apply(&mut t, None, None, &identity, dc, &Descriptor::DEFAULT.transpose_first()).unwrap();
+        assert_eq!(t.download().unwrap().to_dense_options(), c.transpose().to_dense_options(), "{what}: CSC");
+    };
+    let mut combo = 0usize;
+    for (kind, m) in matrix_masks(&mut rng, n) {
+        let dm = m.as_ref().map(|m| DeviceMatrixMask::upload(&dev, m).unwrap());
+        for replace in [false, true] {
+            for with_acc in [false, true] {
+                combo += 1;
+                if !full && combo % 7 != 5 {
+                    continue;
+                }
+                let transpose = combo % 3 == 0;
+                let mut desc = if replace { Descriptor::DEFAULT.replace() } else { Descriptor::DEFAULT };
+                if transpose {
+                    desc = desc.transpose_first().transpose_second();
+                }
+                let (acc, dacc) = if with_acc { (Some(cpu_acc), Some(&add)) } else { (None, None) };
+                let what = |op: &str| {
+                    format!("{name} {op}: mask {kind}, replace {replace}, accum {with_acc}, transposed {transpose}")
+                };
+                let old = random_matrix(&mut rng, n, 0.2, val).map(to_c);
+                let (m, dm) = (m.as_ref(), dm.as_ref());
+                let up_old = || DeviceMatrix::upload(&dev, &old).unwrap();
+                let mut c = old.clone();
+                ewise_add(&mut c, m, acc, add_f, &ac, &bc, &desc).unwrap();
+                let mut dc = up_old();
+                mg::ewise_add(&mut dc, dm, dacc, &add, &dac, &dbc, &desc).unwrap();
+                assert_eq!(dc.download().unwrap().to_dense_options(), c.to_dense_options(), "{}", what("ewise_add"));
+                check_csc(&dc, &c, &what("ewise_add"));
+                let mut c = old.clone();
+                select(&mut c, m, acc, |i, j, _| j as i64 <= i as i64 - 2, &ac, &desc).unwrap();
+                let mut dc = up_old();
+                mg::select(&mut dc, dm, dacc, &tril, &dac, &desc).unwrap();
+                assert_eq!(dc.download().unwrap().to_dense_options(), c.to_dense_options(), "{}", what("select tril"));
+                check_csc(&dc, &c, &what("select tril"));
+                let mut c = old.clone();
+                select(&mut c, m, acc, |_, _, x| x > pivot, &ac, &desc).unwrap();
+                let mut dc = up_old();
+                mg::select(&mut dc, dm, dacc, &above, &dac, &desc).unwrap();
+                assert_eq!(dc.download().unwrap().to_dense_options(), c.to_dense_options(), "{}", what("select value"));
+                if positional {
+                    continue;
+                }
+                let mut c = old.clone();
+                ewise_mult(&mut c, m, acc, mul_f, &a, &b, &desc).unwrap();
+                let mut dc = up_old();
+                mg::ewise_mult(&mut dc, dm, dacc, &mul, &da, &db, &desc).unwrap();
+                assert_eq!(dc.download().unwrap().to_dense_options(), c.to_dense_options(), "{}", what("ewise_mult"));
+                check_csc(&dc, &c, &what("ewise_mult"));
+                let mut c = old.clone();
+                apply(&mut c, m, acc, |x| mul_f(x, scalar), &a, &desc).unwrap();
+                let mut dc = up_old();
+                mg::apply(&mut dc, dm, dacc, &bound, &da, &desc).unwrap();
+                assert_eq!(dc.download().unwrap().to_dense_options(), c.to_dense_options(), "{}", what("apply"));
+            }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 3, ..ProptestConfig::default() })]
+
+    #[test]
+    fn arithmetic(seed in any::<u64>(), n in 1usize..30) {
+        check_semiring(PlusTimes::<f64>::new(), seed, n, &|x| x as f64, true, false);
+        check_semiring(PlusTimes::<f32>::new(), seed, n, &|x| x as f32, false, false);
+        check_semiring(PlusTimes::<i32>::new(), seed, n, &|x| x as i32 - 3, false, false);
+        check_semiring(PlusTimes::<u64>::new(), seed, n, &|x| x as u64, false, false);
+    }
+
+    #[test]
+    fn tropical(seed in any::<u64>(), n in 1usize..30) {
+        check_semiring(MinPlus::<u32>::new(), seed, n, &|x| x, true, false);
+        check_semiring(MinPlus::<f64>::new(), seed, n, &|x| x as f64, false, false);
+        check_semiring(MaxPlus::<i64>::new(), seed, n, &|x| x as i64 - 3, false, false);
+        check_semiring(MaxMin::<f64>::new(), seed, n, &|x| x as f64, false, false);
+    }
+
+    #[test]
+    fn structural(seed in any::<u64>(), n in 1usize..30) {
+        check_semiring(LorLand, seed, n, &|x| x % 2 == 1, true, false);
+        check_semiring(AnyPair::<f64, f64>::new(), seed, n, &|x| x as f64, false, false);
+        check_semiring(PlusPair::<f64, f64, u64>::new(), seed, n, &|x| x as f64, false, false);
+        check_semiring(AnySecondi::<f64, f64>::new(), seed, n, &|x| x as f64, false, true);
+    }
+}
+
+/// The built-in unary operators on signed and floating-point values.
+#[test]
+fn unary_operators() {
+    let Some(dev) = device() else { return };
+    let x = DenseVector::from_options(&[Some(-3i32), None, Some(4), Some(0)]);
+    let dx = DeviceDenseVector::upload(&dev, &x).unwrap();
+    for (form, f) in [
+        (UnaryForm::Identity, (|v| v) as fn(i32) -> i32),
+        (UnaryForm::Ainv, |v: i32| -v),
+        (UnaryForm::Abs, |v: i32| v.abs()),
+        (UnaryForm::One, |_| 1),
+    ] {
+        let mut w = DenseVector::new(4);
+        apply_vector(&mut w, None, None, f, &x, &Descriptor::DEFAULT).unwrap();
+        let mut dw = DeviceDenseVector::new(&dev, 4).unwrap();
+        mg::apply_vector(&mut dw, None, None, &GpuUnaryOp::new(form.clone()).unwrap(), &dx, &Descriptor::DEFAULT)
+            .unwrap();
+        assert_eq!(dw.download().unwrap().to_options(), w.to_options(), "{form:?}");
+    }
+    // f64 → f64 with ⊕ bound first (min(2.5, x))
+    let y = DenseVector::from_options(&[Some(-1.5f64), Some(7.0), None]);
+    let dy = DeviceDenseVector::upload(&dev, &y).unwrap();
+    let op = GpuUnaryOp::bind_first(GpuBinaryOp::add(&MinPlus::<f64>::new()), 2.5f64).unwrap();
+    let mut dw = DeviceDenseVector::new(&dev, 3).unwrap();
+    mg::apply_vector(&mut dw, None, None, &op, &dy, &Descriptor::DEFAULT).unwrap();
+    assert_eq!(dw.download().unwrap().to_options(), vec![Some(-1.5), Some(2.5), None]);
+}
+
+/// Operator types that do not fit the operands are named, not run.
+#[test]
+fn type_mismatches_are_reported() {
+    let Some(dev) = device() else { return };
+    let x = DeviceDenseVector::upload(&dev, &DenseVector::full(vec![1.0f64, 2.0])).unwrap();
+    let mut w = DeviceDenseVector::<f64>::new(&dev, 2).unwrap();
+    let wrong = GpuBinaryOp::add(&PlusTimes::<i32>::new());
+    let e = mg::ewise_add_vector(&mut w, None, None, &wrong, &x, &x, &Descriptor::DEFAULT).unwrap_err().to_string();
+    assert!(e.contains("double") && e.contains("int"), "{e}");
+    let short = DeviceDenseVector::upload(&dev, &DenseVector::full(vec![1.0f64])).unwrap();
+    let add = GpuBinaryOp::add(&PlusTimes::<f64>::new());
+    assert!(mg::ewise_add_vector(&mut w, None, None, &add, &x, &short, &Descriptor::DEFAULT).is_err());
+}
