@@ -11,13 +11,14 @@
 #![cfg(feature = "cuda")]
 
 use kronograph::cuda::{device_count, GpuDevice};
+use kronograph::matrix::gpu::GpuMergeStrategy;
 use kronograph::matrix::gpu::{
     self as mg, DeviceDenseVector, DeviceMask, DeviceMatrix, DeviceMatrixMask, DeviceSparseVector, GpuBinaryOp,
     GpuElement, GpuSelectOp, GpuUnaryOp, SelectForm, UnaryForm,
 };
 use kronograph::matrix::{
-    apply, apply_vector, ewise_add, ewise_add_vector, ewise_mult, ewise_mult_vector, select, select_vector,
-    DenseVector, Descriptor, Mask, MatrixMask, SparseMatrix,
+    apply, apply_vector, ewise_add, ewise_add_vector, ewise_mult, ewise_mult_vector, mxm, mxv, mxv_sparse, select,
+    select_vector, DenseVector, Descriptor, Mask, MatrixMask, MxmMethod, SparseMatrix, SpmspvOptions,
 };
 use kronograph::semirings::{
     AnyPair, AnySecondi, LorLand, MaxMin, MaxPlus, MinPlus, PlusPair, PlusTimes, Position, Semiring,
@@ -308,4 +309,77 @@ fn type_mismatches_are_reported() {
     let short = DeviceDenseVector::upload(&dev, &DenseVector::full(vec![1.0f64])).unwrap();
     let add = GpuBinaryOp::add(&PlusTimes::<f64>::new());
     assert!(mg::ewise_add_vector(&mut w, None, None, &add, &x, &short, &Descriptor::DEFAULT).is_err());
+}
+
+/// Products with an accumulator: the device product into a temporary, then
+/// `accumulate_vector` / `accumulate`, against the CPU's products with the
+/// accumulator (dense and sparse vectors, every mask kind, replace or not;
+/// the masked dot product under structural and valued masks).
+fn check_products<S, T>(s: S, seed: u64, n: usize, val: &dyn Fn(u32) -> T)
+where
+    S: Semiring<A = T, B = T>,
+    S::C: GpuElement,
+    T: GpuElement,
+{
+    let Some(dev) = device() else { return };
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let name = s.name();
+    let to_c = |x: T| s.multiply(x, x, Position::default());
+    let add = GpuBinaryOp::add(&s);
+    let add_f = |x: S::C, y: S::C| s.add(x, y);
+    let acc: &(dyn Fn(S::C, S::C) -> S::C + Sync) = &add_f;
+    let a = random_matrix(&mut rng, n, 0.3, val);
+    let x = random_dense(&mut rng, n, 0.5, val);
+    let xs = x.to_sparse();
+    let da = DeviceMatrix::upload(&dev, &a).unwrap();
+    let (dx, dxs) = (DeviceDenseVector::upload(&dev, &x).unwrap(), DeviceSparseVector::upload(&dev, &xs).unwrap());
+    let map_c =
+        |v: &DenseVector<T>| DenseVector::from_options(&v.to_options().iter().map(|o| o.map(to_c)).collect::<Vec<_>>());
+    for (kind, m, dm) in vector_masks(&mut rng, &dev, n) {
+        for replace in [false, true] {
+            let desc = if replace { Descriptor::DEFAULT.replace() } else { Descriptor::DEFAULT };
+            let what = format!("{name} mxv + accumulate: mask {kind}, replace {replace}");
+            let old = map_c(&random_dense(&mut rng, n, 0.4, val));
+            let mut w = old.clone();
+            mxv(&mut w, m.as_ref(), Some(acc), s, &a, &x, &desc).unwrap();
+            let mut t = DeviceDenseVector::new(&dev, n).unwrap();
+            mg::mxv(&mut t, dm.as_ref(), s, &da, &dx, &Descriptor::DEFAULT).unwrap();
+            let mut dw = DeviceDenseVector::upload(&dev, &old).unwrap();
+            mg::accumulate_vector(&mut dw, dm.as_ref(), &add, &t, &desc).unwrap();
+            assert_eq!(dw.download().unwrap().to_options(), w.to_options(), "{what}");
+            let mut ws = old.to_sparse();
+            mxv_sparse(&mut ws, m.as_ref(), Some(acc), s, &a, &xs, &desc, &SpmspvOptions::default()).unwrap();
+            let mut ts = DeviceSparseVector::new(&dev, n).unwrap();
+            mg::mxv_sparse(&mut ts, dm.as_ref(), s, &da, &dxs, &Descriptor::DEFAULT, GpuMergeStrategy::Auto).unwrap();
+            let mut dws = DeviceSparseVector::upload(&dev, &old.to_sparse()).unwrap();
+            mg::accumulate_vector(&mut dws, dm.as_ref(), &add, &ts, &desc).unwrap();
+            assert_eq!(dws.download().unwrap(), ws, "{what} (sparse)");
+        }
+    }
+    let mm = random_matrix(&mut rng, n, 0.5, &|x| x as i32);
+    for (kind, cm) in [("structural", MatrixMask::structural(&mm)), ("valued", MatrixMask::valued(&mm))] {
+        let dcm = DeviceMatrixMask::upload(&dev, &cm).unwrap();
+        for replace in [false, true] {
+            let desc = if replace { Descriptor::DEFAULT.replace() } else { Descriptor::DEFAULT };
+            let old = random_matrix(&mut rng, n, 0.3, val).map(to_c);
+            let mut c = old.clone();
+            mxm(&mut c, Some(&cm), Some(acc), s, &a, &a, &desc.transpose_second(), MxmMethod::Dot).unwrap();
+            let t = mg::mxm_masked_dot(&dcm, s, &da, &da, &Descriptor::DEFAULT.transpose_second()).unwrap();
+            let dt = DeviceMatrix::upload(&dev, &t).unwrap();
+            let mut dc = DeviceMatrix::upload(&dev, &old).unwrap();
+            mg::accumulate(&mut dc, Some(&dcm), &add, &dt, &desc).unwrap();
+            let what = format!("{name} mxm + accumulate: mask {kind}, replace {replace}");
+            assert_eq!(dc.download().unwrap().to_dense_options(), c.to_dense_options(), "{what}");
+        }
+    }
+}
+
+#[test]
+fn products_with_accumulators() {
+    for seed in 0..3u64 {
+        let n = 5 + 9 * seed as usize;
+        check_products(PlusTimes::<f64>::new(), seed, n, &|x| x as f64);
+        check_products(MinPlus::<u32>::new(), seed, n, &|x| x);
+        check_products(LorLand, seed, n, &|x| x % 2 == 1);
+    }
 }

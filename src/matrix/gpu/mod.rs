@@ -1,14 +1,15 @@
 //! GraphBLAS operations on CUDA GPUs (feature `cuda`; without it only the
-//! kernel sources and [`GpuMergeStrategy`] are here).
+//! kernel sources, [`IndexWidth`] and [`GpuMergeStrategy`] are here).
 //!
 //! Objects live on one device ([`GpuDevice`](crate::cuda::GpuDevice)),
-//! uploaded once and reused: [`DeviceMatrix`] (CSR and CSC, 32-bit indices),
+//! uploaded once and reused: [`DeviceMatrix`] (CSR and CSC; index width
+//! chosen by [`IndexWidth`]: 32 bits, a matrix that needs 64 is refused),
 //! [`DeviceDenseVector`] (bitmap form), [`DeviceSparseVector`], and the masks
 //! [`DeviceMask`] (a byte per position, structural or valued, complemented
 //! or not) and [`DeviceMatrixMask`]. Each downloads to its CPU type.
 //!
 //! Operations keep the GraphBLAS shape of [`crate::matrix`] — output, mask,
-//! semiring, inputs, descriptor — without the accumulator (a CPU closure):
+//! accumulator, operator or semiring, inputs, descriptor:
 //! [`mxv`] and [`vxm`] on dense vectors (pull: one thread per output, terms
 //! in increasing `k`, early exit at the monoid's terminal value);
 //! [`mxv_sparse`] and [`vxm_sparse`] (SpMSpV, push) with the three merge
@@ -17,19 +18,28 @@
 //! or LSD radix sort of the `(index, term)` pairs followed by a segmented
 //! fold, and an automatic choice by a cost model; [`mxm_masked_dot`]
 //! (masked matrix product by dot products, e.g. triangle counting) and
-//! [`reduce_dense`] / [`reduce_matrix_values`].
+//! [`reduce_dense`] / [`reduce_matrix_values`]. The products take no
+//! accumulator argument: [`accumulate_vector`] / [`accumulate`] apply one
+//! to their result. The element-wise operations, on dense or sparse vectors
+//! ([`DeviceVector`]) and on matrices, take an accumulator
+//! ([`GpuBinaryOp`]): [`ewise_add_vector`] / [`ewise_add`] (union),
+//! [`ewise_mult_vector`] / [`ewise_mult`] (intersection), [`apply_vector`] /
+//! [`apply`] ([`GpuUnaryOp`]) and [`select_vector`] / [`select`]
+//! ([`GpuSelectOp`]).
 //!
 //! Kernels are generated from each semiring's CUDA form
 //! ([`Semiring::cuda`](crate::semirings::Semiring::cuda)) followed by
 //! `kernels/graphblas.cu`, compiled by NVRTC once per [`KernelKey`]
 //! (cached in memory and on disk by [`crate::cuda::jit`]) and loaded once
-//! per device. Results equal the CPU's: exactly for the pull, dot and
-//! sort-based kernels (same order of ⊕), up to the order of ⊕ for the
-//! scatter strategy and reductions (exact for integer and idempotent
-//! semirings).
+//! per device; the element-wise ones once per [`ElementKey`] (operation and
+//! operator, accumulator, element types, mask kind) from
+//! `kernels/graphblas_ewise.cu`. Results equal the CPU's: exactly for the
+//! pull, dot, sort-based and element-wise kernels (same order of ⊕), up to
+//! the order of ⊕ for the scatter strategy and reductions (exact for
+//! integer and idempotent semirings).
 //!
-//! Not here yet: accumulators, element-wise operations, apply and select
-//! on the device, 64-bit indices, Gustavson (hash) masked products.
+//! Not here yet: 64-bit indices in the kernels, Gustavson (hash) masked
+//! products.
 
 #[cfg(feature = "cuda")]
 mod element_ops;
@@ -63,9 +73,11 @@ pub(crate) use ops::{frontier_offsets, pull, semiring_kernels, spmspv, SemiringK
 #[cfg(feature = "cuda")]
 pub use ops::{mxm_masked_dot, mxv, mxv_sparse, reduce_matrix_values, vxm, vxm_sparse};
 #[cfg(feature = "cuda")]
-pub use ops_ewise::{apply_vector, ewise_add_vector, ewise_mult_vector, select_vector, DeviceVector};
+pub use ops_ewise::{
+    accumulate_vector, apply_vector, ewise_add_vector, ewise_mult_vector, select_vector, DeviceVector,
+};
 #[cfg(feature = "cuda")]
-pub use ops_ewise_mat::{apply, ewise_add, ewise_mult, select};
+pub use ops_ewise_mat::{accumulate, apply, ewise_add, ewise_mult, select};
 #[cfg(feature = "cuda")]
 pub use ops_reduce::reduce_dense;
 pub use strategy::GpuMergeStrategy;

@@ -96,6 +96,22 @@ impl<T: GpuElement> DeviceMatrix<T> {
         Ok(DeviceMatrix { dev: dev.clone(), nrows: a.nrows(), ncols: a.ncols(), nnz: a.nnz(), csr, csc })
     }
 
+    /// A copy on the same device.
+    ///
+    /// # Errors
+    /// Driver errors.
+    pub fn try_clone(&self) -> Result<Self, CudaError> {
+        let s = &self.dev.dev.stream;
+        let copy = |f: &DeviceCompressed<T>| -> Result<DeviceCompressed<T>, CudaError> {
+            Ok(DeviceCompressed {
+                ptr: check("copying a matrix", || s.clone_dtod(&f.ptr))?,
+                ind: check("copying a matrix", || s.clone_dtod(&f.ind))?,
+                val: check("copying a matrix", || s.clone_dtod(&f.val))?,
+            })
+        };
+        Ok(DeviceMatrix { dev: self.dev.clone(), csr: copy(&self.csr)?, csc: copy(&self.csc)?, ..*self })
+    }
+
     /// The `nrows × ncols` matrix with no entries (an output to fill).
     ///
     /// # Errors

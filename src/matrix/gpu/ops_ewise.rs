@@ -80,6 +80,8 @@ mod sealed {
         fn gpu(&self) -> &GpuDevice;
         /// The vector as a bitmap.
         fn bitmap(&self) -> Result<Bitmap<'_, T>, CudaError>;
+        /// A bitmap copy of the vector.
+        fn bitmap_copy(&self) -> Result<DeviceDenseVector<T>, CudaError>;
         /// Runs `f` on the vector as a bitmap and keeps what it leaves.
         fn update(
             &mut self,
@@ -102,6 +104,15 @@ impl<T: GpuElement> AsBitmap<T> for DeviceDenseVector<T> {
     fn bitmap(&self) -> Result<Bitmap<'_, T>, CudaError> {
         Ok(Bitmap::Borrowed(self))
     }
+    fn bitmap_copy(&self) -> Result<DeviceDenseVector<T>, CudaError> {
+        let s = &self.dev.dev.stream;
+        Ok(DeviceDenseVector {
+            dev: self.dev.clone(),
+            n: self.n,
+            val: check("copying a vector", || s.clone_dtod(&self.val))?,
+            pres: check("copying a vector", || s.clone_dtod(&self.pres))?,
+        })
+    }
     fn update(
         &mut self,
         f: &mut dyn FnMut(&mut DeviceDenseVector<T>) -> Result<(), CudaError>,
@@ -122,6 +133,9 @@ impl<T: GpuElement> AsBitmap<T> for DeviceSparseVector<T> {
     }
     fn bitmap(&self) -> Result<Bitmap<'_, T>, CudaError> {
         Ok(Bitmap::Owned(to_bitmap(self)?))
+    }
+    fn bitmap_copy(&self) -> Result<DeviceDenseVector<T>, CudaError> {
+        to_bitmap(self)
     }
     fn update(
         &mut self,
@@ -315,4 +329,25 @@ pub fn select_vector<T: GpuElement>(
     desc: &Descriptor,
 ) -> crate::Result<()> {
     vector_op::<T, T, T>("gpu select_vector", w, mask, accum, ElementOp::Select(pred.clone()), u, u, pred.scalar, desc)
+}
+
+/// `w⟨mask, replace⟩ = accum(w, t)`: the accumulation step of GraphBLAS
+/// on its own, for a product computed into `t` (e.g. by [`mxv`](super::mxv)
+/// or [`mxv_sparse`](super::mxv_sparse), which have no accumulator):
+/// where the mask allows, `accum(w(i), t(i))` where both are present, the
+/// present one elsewhere; where it forbids, `w(i)` kept (dropped with
+/// `replace`). The same rule as every operation's accumulator (the union
+/// of a copy of `w` and `t` by `accum`). `O(n)`.
+///
+/// # Errors
+/// As [`ewise_add_vector`].
+pub fn accumulate_vector<T: GpuElement>(
+    w: &mut (impl DeviceVector<T> + ?Sized),
+    mask: Option<&DeviceMask>,
+    accum: &GpuBinaryOp,
+    t: &(impl DeviceVector<T> + ?Sized),
+    desc: &Descriptor,
+) -> crate::Result<()> {
+    let old = w.bitmap_copy()?;
+    vector_op::<T, T, T>("gpu accumulate_vector", w, mask, None, ElementOp::Add(accum.clone()), &old, t, 0, desc)
 }

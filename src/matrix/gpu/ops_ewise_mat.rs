@@ -199,3 +199,21 @@ pub fn select<T: GpuElement>(
     let aa = (a, desc.transpose_first);
     matrix_op::<T, T, T>("gpu select", c, mask, accum, ElementOp::Select(pred.clone()), a, aa, pred.scalar, desc)
 }
+
+/// `C⟨M, replace⟩ = accum(C, T)`: the accumulation step on its own, for a
+/// product computed into `T` (see [`accumulate_vector`](super::accumulate_vector));
+/// the descriptor's transposes do not apply.
+///
+/// # Errors
+/// As [`ewise_add`].
+pub fn accumulate<T: GpuElement>(
+    c: &mut DeviceMatrix<T>,
+    mask: Option<&DeviceMatrixMask>,
+    accum: &GpuBinaryOp,
+    t: &DeviceMatrix<T>,
+    desc: &Descriptor,
+) -> crate::Result<()> {
+    let old = c.try_clone()?;
+    let d = Descriptor { replace: desc.replace, ..Descriptor::DEFAULT };
+    matrix_op::<T, T, T>("gpu accumulate", c, mask, None, ElementOp::Add(accum.clone()), &old, (t, false), 0, &d)
+}
