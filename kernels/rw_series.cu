@@ -15,9 +15,10 @@
 //               (r = 0: 1), -1 where terms > max_terms or the moments held do
 //               not reach (the host solves those).
 //
-// Everything the host sends is in one buffer `blob` (byte offsets o_*): the graphs in CSR
-// form with global row pointers `ptr` (n_total + 1), local column indices `idx` and weights
-// `w` (already scaled by 2^-e on the host; graph g owns rows node_off[g] .. node_off[g+1]),
+// Everything the host sends is in one buffer `blob` (byte offsets o_*): the graphs in 32-bit
+// CSR form with global row pointers `ptr` (n_total + 1), local column indices `idx` and
+// weights `w` (already scaled by 2^-e on the host; o_w < 0: every weight is 1, none sent;
+// graph g owns rows node_off[g] .. node_off[g+1]),
 // the exponents e, and the outputs, poisoned by the host (lo, hi: NaN; out: NaN; hmax: 0),
 // which come back in one download. Pairs are (a, y0 + b) for a < nx, b < ny of the one list.
 // `scratch` (offsets s_*) holds the power vectors, the moments and held_g.
@@ -47,9 +48,9 @@ __device__ int rw_terms(double r, double tol, int max_terms) {
 }
 
 // y_i = sum_j w_ij x_j over the rows of one graph, rounded as the CPU does
-__device__ double rw_row(const long long* ptr, const int* idx, const double* w, const double* x, long long row) {
+__device__ double rw_row(const int* ptr, const int* idx, const double* w, const double* x, long long row) {
     double s = 0.0;
-    for (long long p = ptr[row]; p < ptr[row + 1]; ++p) s = __dadd_rn(s, __dmul_rn(w[p], x[idx[p]]));
+    for (long long p = ptr[row]; p < ptr[row + 1]; ++p) s = __dadd_rn(s, __dmul_rn(w ? w[p] : 1.0, x[idx[p]]));
     return s;
 }
 
@@ -58,10 +59,10 @@ __device__ double rw_row(const long long* ptr, const int* idx, const double* w, 
 extern "C" __global__ void rw_bounds(int graphs, unsigned char* blob, long long o_node, long long o_ptr, long long o_idx,
                                      long long o_w, long long o_exp, long long o_lo, long long o_hi, long long o_hmax,
                                      unsigned char* scratch, long long s_v, long long s_t) {
-    const long long* node_off = RW_PTR(const long long, blob, o_node);
-    const long long* ptr = RW_PTR(const long long, blob, o_ptr);
+    const int* node_off = RW_PTR(const int, blob, o_node);
+    const int* ptr = RW_PTR(const int, blob, o_ptr);
     const int* idx = RW_PTR(const int, blob, o_idx);
-    const double* w = RW_PTR(const double, blob, o_w);
+    const double* w = o_w >= 0 ? RW_PTR(const double, blob, o_w) : nullptr;  // null: all weights 1
     const int* ex = RW_PTR(const int, blob, o_exp);
     double* lo_out = RW_PTR(double, blob, o_lo);
     double* hi_out = RW_PTR(double, blob, o_hi);
@@ -129,10 +130,10 @@ __device__ void rw_moments_t(int graphs, int stride, double lambda, double tol, 
                              long long o_node, long long o_ptr, long long o_idx, long long o_w, long long o_exp,
                              long long o_hi, long long o_hmax, unsigned char* scratch, long long s_v, long long s_t,
                              long long s_m, long long s_held) {
-    const long long* node_off = RW_PTR(const long long, blob, o_node);
-    const long long* ptr = RW_PTR(const long long, blob, o_ptr);
+    const int* node_off = RW_PTR(const int, blob, o_node);
+    const int* ptr = RW_PTR(const int, blob, o_ptr);
     const int* idx = RW_PTR(const int, blob, o_idx);
-    const double* w = RW_PTR(const double, blob, o_w);
+    const double* w = o_w >= 0 ? RW_PTR(const double, blob, o_w) : nullptr;  // null: all weights 1
     const int* ex = RW_PTR(const int, blob, o_exp);
     const double* hi = RW_PTR(const double, blob, o_hi);
     const double hmax = __longlong_as_double(*RW_PTR(const long long, blob, o_hmax));
@@ -165,7 +166,7 @@ __device__ void rw_moments_t(int graphs, int stride, double lambda, double tol, 
             real s = (real)0;
             for (long long i = lane; i < n; i += 32) {
                 real y = (real)0;
-                for (long long p = ptr[off + i]; p < ptr[off + i + 1]; ++p) y += (real)w[p] * vg[idx[p]];
+                for (long long p = ptr[off + i]; p < ptr[off + i + 1]; ++p) y += (real)(w ? w[p] : 1.0) * vg[idx[p]];
                 y = (real)((double)y / rho);
                 tg[i] = y;
                 s += y;

@@ -34,10 +34,49 @@ impl Blob {
         Blob { bytes: Vec::with_capacity(capacity) }
     }
 
+    /// An empty buffer in the allocation of `bytes` (kept between calls, so
+    /// that a call touches no fresh pages).
+    pub(crate) fn reuse(mut bytes: Vec<u8>) -> Self {
+        bytes.clear();
+        Blob { bytes }
+    }
+
+    /// The allocation, for [`reuse`](Self::reuse).
+    pub(crate) fn into_vec(self) -> Vec<u8> {
+        self.bytes
+    }
+
+    /// Appends the values `f(k)`, `k < count`, and returns their byte offset.
+    pub(crate) fn push_with<T: BlobValue>(&mut self, count: usize, mut f: impl FnMut(usize) -> T) -> i64 {
+        let off = self.bytes.len();
+        self.bytes.reserve(std::mem::size_of::<T>() * count.max(1) + 8);
+        for k in 0..count {
+            f(k).put(&mut self.bytes);
+        }
+        let end = off + std::mem::size_of::<T>() * count.max(1);
+        self.bytes.resize(end.div_ceil(8) * 8, 0);
+        off as i64
+    }
+
+    /// Appends raw bytes at the next offset (a section written in pieces by
+    /// the caller: [`extend`](Self::extend) then [`align`](Self::align)).
+    pub(crate) fn extend<T: BlobValue>(&mut self, values: impl Iterator<Item = T>) {
+        for v in values {
+            v.put(&mut self.bytes);
+        }
+    }
+
+    /// Pads to the next multiple of 8 bytes (at least `min_end` bytes in all).
+    pub(crate) fn align(&mut self, min_end: usize) {
+        let end = self.bytes.len().max(min_end);
+        self.bytes.resize(end.div_ceil(8) * 8, 0);
+    }
+
     /// Appends `values` (at least one element's room, so that every offset
     /// points into the buffer) and returns their byte offset.
     pub(crate) fn push<T: BlobValue>(&mut self, values: &[T]) -> i64 {
         let off = self.bytes.len();
+        self.bytes.reserve(std::mem::size_of_val(values) + 8);
         for &v in values {
             v.put(&mut self.bytes);
         }

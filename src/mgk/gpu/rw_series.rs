@@ -36,9 +36,20 @@ pub(crate) struct SeriesCsr {
     pub(crate) w: Vec<f64>,
     /// The power of two each graph's weights were scaled by.
     pub(crate) exp: Vec<i32>,
-    /// The largest row sum of each graph's scaled weights (summed in row
-    /// order, as the device's first power step: an upper bound of its `ρ̂`).
-    pub(crate) row_max: Vec<f64>,
+}
+
+/// One graph of a series call: its CSR arrays, weights already scaled by
+/// `2^−exp` ([`unit_weights`](crate::mgk::system::unit_weights)).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SeriesGraph<'a> {
+    /// Row pointers (`n + 1`).
+    pub(crate) indptr: &'a [usize],
+    /// Column indices.
+    pub(crate) indices: &'a [usize],
+    /// Weights.
+    pub(crate) weights: &'a [f64],
+    /// The power of two the weights were scaled by.
+    pub(crate) exp: i32,
 }
 
 /// The series' constants, from `mgk/rw.rs`.
@@ -52,8 +63,9 @@ pub(crate) struct SeriesRule {
     /// The most terms before a pair is left to the solver.
     pub(crate) max_terms: usize,
     /// Room for moments per graph (each graph holds what its pairs need, at
-    /// most this many).
-    pub(crate) stride: usize,
+    /// most this many) given an upper bound of every `2^e ρ̂` of the list
+    /// (the largest row sum, scaled back).
+    pub(crate) stride: fn(lambda: f64, top: f64) -> usize,
 }
 
 /// Which pairs of the list: `(a, y0 + b)` for `a < nx`, `b < ny`.
@@ -83,7 +95,7 @@ pub(crate) struct SeriesOut {
 #[cfg(not(feature = "cuda"))]
 pub(crate) fn series_gram(
     _device: usize,
-    _csr: &SeriesCsr,
+    _graphs: &[SeriesGraph<'_>],
     _pairs: SeriesPairs,
     _rule: SeriesRule,
     _precision: Precision,
@@ -99,7 +111,9 @@ mod imp {
     use super::*;
     use crate::cuda::blob::{read, Blob};
     use crate::cuda::device::{check, device, Device};
-    use cudarc::driver::{LaunchConfig, PushKernelArg};
+    use cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
+    use std::collections::HashMap;
+    use std::sync::{Mutex, OnceLock};
 
     /// The name the source is compiled (and cached) under.
     const MODULE: &str = "rw_series";
@@ -116,9 +130,39 @@ mod imp {
         LaunchConfig { grid_dim: (g, 1, 1), block_dim: (BLOCK, 1, 1), shared_mem_bytes: 0 }
     }
 
+    /// What a device keeps between series calls: the host staging buffer
+    /// and the device buffers (grown when a call needs more), so that a call
+    /// allocates nothing and touches no fresh pages.
+    #[derive(Default)]
+    struct Stage {
+        host: Vec<u8>,
+        blob: Option<CudaSlice<u8>>,
+        scratch: Option<CudaSlice<u8>>,
+    }
+
+    fn stages() -> &'static Mutex<HashMap<usize, Stage>> {
+        static STAGES: OnceLock<Mutex<HashMap<usize, Stage>>> = OnceLock::new();
+        STAGES.get_or_init(Default::default)
+    }
+
+    /// `slot`, at least `bytes` long (reallocated a quarter larger when not).
+    fn grown<'s>(
+        dev: &Device,
+        slot: &'s mut Option<CudaSlice<u8>>,
+        bytes: usize,
+        what: &str,
+    ) -> Result<&'s mut CudaSlice<u8>, CudaError> {
+        if slot.as_ref().is_none_or(|s| s.len() < bytes) {
+            *slot = None;
+            // SAFETY: device bytes, every one written (uploaded or by a kernel) before it is read
+            *slot = Some(check(what, || unsafe { dev.stream.alloc::<u8>(bytes + bytes / 4) })?);
+        }
+        Ok(slot.as_mut().expect("allocated above"))
+    }
+
     pub(crate) fn series_gram(
         device_ordinal: usize,
-        csr: &SeriesCsr,
+        list: &[SeriesGraph<'_>],
         pairs: SeriesPairs,
         rule: SeriesRule,
         precision: Precision,
@@ -127,48 +171,90 @@ mod imp {
         let dev = device(device_ordinal)?;
         let fs = dev.module_functions(SOURCE, MODULE, &KERNELS)?;
         let stream = &dev.stream;
-        let graphs = csr.exp.len();
-        let nodes = csr.ptr.len().saturating_sub(1);
+        let graphs = list.len();
+        let nodes: usize = list.iter().map(|g| g.indptr.len().saturating_sub(1)).sum();
+        let nnz: usize = list.iter().map(|g| g.indices.len()).sum();
         let total = pairs.nx * pairs.ny;
-        if graphs > i32::MAX as usize || csr.idx.len() > i32::MAX as usize || total > i32::MAX as usize {
+        if graphs > i32::MAX as usize
+            || nnz > i32::MAX as usize
+            || nodes >= i32::MAX as usize
+            || total > i32::MAX as usize
+        {
             return Err(CudaError::InvalidParameter(format!(
-                "{graphs} graphs, {} stored entries, {total} pairs: the random-walk series kernels index with 32 \
-                 bits; use the CPU backend",
-                csr.idx.len()
+                "{graphs} graphs, {nnz} stored entries, {total} pairs: the random-walk series kernels index with 32 \
+                 bits; use the CPU backend"
             )));
         }
         if graphs == 0 {
             return Ok(SeriesOut { bounds: Vec::new(), values: vec![f64::NAN; total] });
         }
-        // one upload: the graphs, then the outputs (poisoned) and hmax (0)
-        let mut blob = Blob::with_capacity(8 * (csr.node_off.len() + csr.ptr.len() + 2 * csr.idx.len() + 3 * graphs));
-        let o_node = blob.push(&csr.node_off);
-        let o_ptr = blob.push(&csr.ptr);
-        let o_idx = blob.push(&csr.idx);
-        let o_w = blob.push(&csr.w);
-        let o_exp = blob.push(&csr.exp);
+        let mut stages = stages().lock().unwrap_or_else(|e| e.into_inner());
+        let stage = stages.entry(device_ordinal).or_default();
+        // one upload: the graphs (32-bit CSR; no weights when all are 1), then the outputs
+        // (poisoned) and hmax (0)
+        let mut blob = Blob::reuse(std::mem::take(&mut stage.host));
+        let mut node = 0usize;
+        let o_node = blob.push_with(graphs + 1, |g| {
+            let at = node as i32;
+            node += list.get(g).map_or(0, |x| x.indptr.len().saturating_sub(1));
+            at
+        });
+        let o_ptr = blob.len() as i64;
+        blob.extend(std::iter::once(0i32));
+        let mut base = 0usize;
+        for g in list {
+            blob.extend(g.indptr.iter().skip(1).map(|&p| (base + p) as i32));
+            base += g.indices.len();
+        }
+        blob.align(o_ptr as usize + 4 * (nodes + 1));
+        let o_idx = blob.len() as i64;
+        for g in list {
+            blob.extend(g.indices.iter().map(|&j| j as i32));
+        }
+        blob.align(o_idx as usize + 4);
+        let unit = list.iter().all(|g| g.weights.iter().all(|&w| w == 1.0));
+        let o_w = if unit {
+            -1
+        } else {
+            let o = blob.len() as i64;
+            for g in list {
+                blob.extend(g.weights.iter().copied());
+            }
+            blob.align(o as usize + 8);
+            o
+        };
+        let o_exp = blob.push_with(graphs, |g| list[g].exp);
         let o_hmax = blob.push(&[0u64]);
         let out_start = blob.len();
         let o_lo = blob.fill(f64::NAN, graphs);
         let o_hi = blob.fill(f64::NAN, graphs);
         let o_out = blob.fill(f64::NAN, total);
+        let out_end = blob.len();
+        // room for the moments: the pair with the largest row sums (an upper bound of ρ̂)
+        let top = list
+            .iter()
+            .map(|g| {
+                let rows = g.indptr.windows(2).map(|r| g.weights[r[0]..r[1]].iter().sum::<f64>());
+                crate::mgk::system::scale_pow2(rows.fold(0.0, f64::max), g.exp)
+            })
+            .fold(0.0, f64::max);
+        let stride = (rule.stride)(rule.lambda, top);
         let t1 = std::time::Instant::now();
-        let mut blob_d = check("uploading the graphs", || stream.clone_htod(blob.bytes()))?;
+        let blob_d = grown(&dev, &mut stage.blob, out_end, "allocating the series buffer")?;
+        check("uploading the graphs", || stream.memcpy_htod(blob.bytes(), &mut blob_d.slice_mut(..out_end)))?;
         let t2 = std::time::Instant::now();
         // scratch: power vectors (f64 for the bounds, reused by the moments), moments, held
         let rs = precision.size();
         let s_v = 0i64;
         let s_t = (8 * nodes.max(1)) as i64;
         let s_m = 2 * s_t;
-        let s_held = s_m + ((graphs * rule.stride * rs).div_ceil(8) * 8) as i64;
-        let scratch_bytes = s_held as usize + 4 * graphs;
-        let mut scratch = check("allocating series scratch", || stream.alloc_zeros::<u8>(scratch_bytes))?;
-
+        let s_held = s_m + ((graphs * stride * rs).div_ceil(8) * 8) as i64;
+        let scratch = grown(&dev, &mut stage.scratch, s_held as usize + 4 * graphs, "allocating series scratch")?;
         let g32 = graphs as i32;
         let per_graph = grid(&dev, graphs, WARPS);
         let mut lb = stream.launch_builder(&fs[0]);
         lb.arg(&g32)
-            .arg(&mut blob_d)
+            .arg(&mut *blob_d)
             .arg(&o_node)
             .arg(&o_ptr)
             .arg(&o_idx)
@@ -177,14 +263,14 @@ mod imp {
             .arg(&o_lo)
             .arg(&o_hi)
             .arg(&o_hmax)
-            .arg(&mut scratch)
+            .arg(&mut *scratch)
             .arg(&s_v)
             .arg(&s_t);
         // SAFETY: the arguments match rw_bounds's parameters; every offset is
         // of an array of the blob or the scratch sized for it.
         check("launching rw_bounds", || unsafe { lb.launch(per_graph) })?;
 
-        let (stride, maxt) = (rule.stride as i32, rule.max_terms as i32);
+        let (stride, maxt) = (stride as i32, rule.max_terms as i32);
         let k = if precision == Precision::F64 { 0 } else { 1 };
         let mut lb = stream.launch_builder(&fs[1 + k]);
         lb.arg(&g32)
@@ -192,7 +278,7 @@ mod imp {
             .arg(&rule.lambda)
             .arg(&rule.tail)
             .arg(&maxt)
-            .arg(&mut blob_d)
+            .arg(&mut *blob_d)
             .arg(&o_node)
             .arg(&o_ptr)
             .arg(&o_idx)
@@ -200,7 +286,7 @@ mod imp {
             .arg(&o_exp)
             .arg(&o_hi)
             .arg(&o_hmax)
-            .arg(&mut scratch)
+            .arg(&mut *scratch)
             .arg(&s_v)
             .arg(&s_t)
             .arg(&s_m)
@@ -218,11 +304,11 @@ mod imp {
                 .arg(&rule.lambda)
                 .arg(&rule.tail)
                 .arg(&maxt)
-                .arg(&mut blob_d)
+                .arg(&mut *blob_d)
                 .arg(&o_exp)
                 .arg(&o_hi)
                 .arg(&o_out)
-                .arg(&mut scratch)
+                .arg(&mut *scratch)
                 .arg(&s_m)
                 .arg(&s_held);
             // SAFETY: as above; out holds nx × ny values, y0 + ny <= graphs.
@@ -230,7 +316,8 @@ mod imp {
         }
         // one download: lo, hi and the values
         let t3 = std::time::Instant::now();
-        let back = check("downloading the results", || stream.clone_dtoh(&blob_d.slice(out_start..blob.len())))?;
+        let back = check("downloading the results", || stream.clone_dtoh(&blob_d.slice(out_start..out_end)))?;
+        stage.host = blob.into_vec();
         if std::env::var_os("KRONOGRAPH_RW_TRACE").is_some() {
             let ms = |a: std::time::Instant, b: std::time::Instant| (b - a).as_secs_f64() * 1e3;
             let t4 = std::time::Instant::now();

@@ -119,24 +119,34 @@ impl RandomWalkKernel {
         x: &[Graph<N, E>],
         y: Option<&[Graph<N, E>]>,
     ) -> crate::Result<Matrix> {
-        use crate::mgk::gpu::rw_series::{series_gram, SeriesPairs, SeriesRule};
-        let list: Vec<&Graph<N, E>> = x.iter().chain(y.unwrap_or(&[])).collect();
+        use crate::mgk::gpu::rw_series::{series_gram, SeriesGraph, SeriesPairs, SeriesRule};
         let (nx, ny) = (x.len(), y.map_or(x.len(), <[_]>::len));
         if nx == 0 || ny == 0 {
             return Ok(Matrix::zeros(nx, ny));
         }
         let t0 = std::time::Instant::now();
-        let csr = series_csr(&list)?;
+        // the weights scaled as on the CPU (borrowed unless extreme)
+        let scaled = x
+            .iter()
+            .chain(y.unwrap_or(&[]))
+            .enumerate()
+            .map(|(i, g)| unit_weights(g).map_err(|source| MgkError::WeightRange { graph: i, source }))
+            .collect::<Result<Vec<_>, _>>()?;
+        let list: Vec<SeriesGraph<'_>> = scaled
+            .iter()
+            .map(|(g, e)| SeriesGraph { indptr: g.indptr(), indices: g.indices(), weights: g.weights(), exp: *e })
+            .collect();
         let t1 = std::time::Instant::now();
-        // room for the moments of the pair with the largest row sums (an
-        // upper bound of ρ̂; each graph holds what its own pairs need)
-        let top = csr.row_max.iter().zip(&csr.exp).map(|(&r, &e)| scale_pow2(r, e)).fold(0.0, f64::max);
-        let stride =
-            series_terms(self.lambda * top * top * (1.0 + 1e-12)).map_or(MAX_TERMS + 1, |t| (t + 2).min(MAX_TERMS + 1));
+        // room for the moments of the pair with the largest upper bounds
+        // (each graph holds what its own pairs need)
+        fn stride(lambda: f64, top: f64) -> usize {
+            series_terms(lambda * top * top * (1.0 + 1e-12)).map_or(MAX_TERMS + 1, |t| (t + 2).min(MAX_TERMS + 1))
+        }
         let rule = SeriesRule { lambda: self.lambda, tail: SERIES_TAIL, max_terms: MAX_TERMS, stride };
         let pairs = SeriesPairs { nx, y0: if y.is_some() { nx } else { 0 }, ny };
-        let out = series_gram(device, &csr, pairs, rule, self.precision)?;
-        let scales = series_scales(&csr.exp, &out.bounds)?;
+        let out = series_gram(device, &list, pairs, rule, self.precision)?;
+        let exps: Vec<i32> = list.iter().map(|g| g.exp).collect();
+        let scales = series_scales(&exps, &out.bounds)?;
         let (sx, sy) = match y {
             Some(_) => (&scales[..nx], &scales[nx..]),
             None => (&scales[..], &scales[..]),
@@ -276,7 +286,7 @@ impl RandomWalkKernel {
 }
 
 /// The graphs in CSR form for the GPU series, weights scaled by
-/// [`unit_weights`] (the exponents kept), with each graph's largest row sum.
+/// [`unit_weights`] (the exponents kept).
 pub(super) fn series_csr<N: Label, E: Label>(
     x: &[&Graph<N, E>],
 ) -> Result<crate::mgk::gpu::rw_series::SeriesCsr, MgkError> {
@@ -295,8 +305,6 @@ pub(super) fn series_csr<N: Label, E: Label>(
         c.ptr.extend(g.indptr()[1..].iter().map(|&p| base + p as i64));
         c.idx.extend(g.indices().iter().map(|&j| j as i32));
         c.w.extend_from_slice(g.weights());
-        let row_max = (0..g.num_nodes()).map(|r| g.weights()[g.row_range(r)].iter().sum::<f64>()).fold(0.0, f64::max);
-        c.row_max.push(row_max);
         c.exp.push(e);
         c.node_off.push(c.ptr.len() as i64 - 1);
     }
