@@ -21,7 +21,12 @@
 // graph g owns rows node_off[g] .. node_off[g+1]),
 // the exponents e, and the outputs, poisoned by the host (lo, hi: NaN; out: NaN; hmax: 0),
 // which come back in one download. Pairs are (a, y0 + b) for a < nx, b < ny of the one list.
-// `scratch` (offsets s_*) holds the power vectors, the moments and held_g.
+// `scratch` (offsets s_*) holds the power vectors, the moments and held_g. Where every graph
+// has at most smem_n nodes (smem_n > 0), each warp keeps its power vectors in dynamic shared
+// memory instead (2 * smem_n doubles per warp): they are rewritten at every step, and global
+// stores would send the next step's reads to L2.
+
+extern __shared__ double rw_smem[];
 
 #define RW_PTR(T, base, off) reinterpret_cast<T*>((base) + (off))
 
@@ -58,7 +63,7 @@ __device__ double rw_row(const int* ptr, const int* idx, const double* w, const 
 // __syncwarp), warps striding over the graphs.
 extern "C" __global__ void rw_bounds(int graphs, unsigned char* blob, long long o_node, long long o_ptr, long long o_idx,
                                      long long o_w, long long o_exp, long long o_lo, long long o_hi, long long o_hmax,
-                                     unsigned char* scratch, long long s_v, long long s_t) {
+                                     unsigned char* scratch, long long s_v, long long s_t, int smem_n) {
     const int* node_off = RW_PTR(const int, blob, o_node);
     const int* ptr = RW_PTR(const int, blob, o_ptr);
     const int* idx = RW_PTR(const int, blob, o_idx);
@@ -80,6 +85,10 @@ extern "C" __global__ void rw_bounds(int graphs, unsigned char* blob, long long 
         }
         double* vg = v + off;
         double* tg = t + off;
+        if (n <= smem_n) {
+            vg = rw_smem + (long long)(threadIdx.x >> 5) * 2 * smem_n;
+            tg = vg + smem_n;
+        }
         for (long long i = lane; i < n; i += 32) vg[i] = 1.0;
         __syncwarp();
         double lo = 0.0, hi = inf;
@@ -129,7 +138,7 @@ template <typename real>
 __device__ void rw_moments_t(int graphs, int stride, double lambda, double tol, int max_terms, unsigned char* blob,
                              long long o_node, long long o_ptr, long long o_idx, long long o_w, long long o_exp,
                              long long o_hi, long long o_hmax, unsigned char* scratch, long long s_v, long long s_t,
-                             long long s_m, long long s_held) {
+                             long long s_m, long long s_held, int smem_n) {
     const int* node_off = RW_PTR(const int, blob, o_node);
     const int* ptr = RW_PTR(const int, blob, o_ptr);
     const int* idx = RW_PTR(const int, blob, o_idx);
@@ -160,6 +169,10 @@ __device__ void rw_moments_t(int graphs, int stride, double lambda, double tol, 
         }
         real* vg = v + off;
         real* tg = t + off;
+        if (n <= smem_n) {
+            vg = reinterpret_cast<real*>(rw_smem + (long long)(threadIdx.x >> 5) * 2 * smem_n);
+            tg = vg + smem_n;
+        }
         for (long long i = lane; i < n; i += 32) vg[i] = (real)1;
         __syncwarp();
         for (int k = 1; k < terms; ++k) {
@@ -187,9 +200,9 @@ __device__ void rw_moments_t(int graphs, int stride, double lambda, double tol, 
                                     unsigned char* blob, long long o_node, long long o_ptr, long long o_idx,          \
                                     long long o_w, long long o_exp, long long o_hi, long long o_hmax,                \
                                     unsigned char* scratch, long long s_v, long long s_t, long long s_m,             \
-                                    long long s_held) {                                                              \
+                                    long long s_held, int smem_n) {                                                  \
         rw_moments_t<REAL>(graphs, stride, lambda, tol, max_terms, blob, o_node, o_ptr, o_idx, o_w, o_exp, o_hi,      \
-                           o_hmax, scratch, s_v, s_t, s_m, s_held);                                                  \
+                           o_hmax, scratch, s_v, s_t, s_m, s_held, smem_n);                                          \
     }
 RW_MOMENTS(rw_moments_f64, double)
 RW_MOMENTS(rw_moments_f32, float)

@@ -6,16 +6,16 @@
 
 /// A plain value that can be laid out in a [`Blob`] (its native bytes).
 pub(crate) trait BlobValue: Copy {
-    /// Appends the native-endian bytes of `self`.
-    fn put(self, out: &mut Vec<u8>);
+    /// Writes the native-endian bytes of `self` to `out` (exactly its size).
+    fn write(self, out: &mut [u8]);
 }
 
 macro_rules! blob_value {
     ($($t:ty),*) => {$(
         impl BlobValue for $t {
             #[inline]
-            fn put(self, out: &mut Vec<u8>) {
-                out.extend_from_slice(&self.to_ne_bytes());
+            fn write(self, out: &mut [u8]) {
+                out.copy_from_slice(&self.to_ne_bytes());
             }
         }
     )*};
@@ -49,20 +49,42 @@ impl Blob {
     /// Appends the values `f(k)`, `k < count`, and returns their byte offset.
     pub(crate) fn push_with<T: BlobValue>(&mut self, count: usize, mut f: impl FnMut(usize) -> T) -> i64 {
         let off = self.bytes.len();
-        self.bytes.reserve(std::mem::size_of::<T>() * count.max(1) + 8);
-        for k in 0..count {
-            f(k).put(&mut self.bytes);
+        let size = std::mem::size_of::<T>();
+        self.bytes.resize(off + size * count, 0);
+        for (k, d) in self.bytes[off..].chunks_exact_mut(size).enumerate() {
+            f(k).write(d);
         }
-        let end = off + std::mem::size_of::<T>() * count.max(1);
-        self.bytes.resize(end.div_ceil(8) * 8, 0);
+        self.align(off + size);
         off as i64
     }
 
-    /// Appends raw bytes at the next offset (a section written in pieces by
-    /// the caller: [`extend`](Self::extend) then [`align`](Self::align)).
-    pub(crate) fn extend<T: BlobValue>(&mut self, values: impl Iterator<Item = T>) {
-        for v in values {
-            v.put(&mut self.bytes);
+    /// Appends `values` (at least one element's room, so that every offset
+    /// points into the buffer) and returns their byte offset.
+    pub(crate) fn push<T: BlobValue>(&mut self, values: &[T]) -> i64 {
+        let off = self.bytes.len();
+        self.extend_map(values, |v| v);
+        self.align(off + std::mem::size_of::<T>());
+        off as i64
+    }
+
+    /// Appends `count` copies of `value` and returns their byte offset.
+    pub(crate) fn fill<T: BlobValue>(&mut self, value: T, count: usize) -> i64 {
+        let off = self.bytes.len();
+        let size = std::mem::size_of::<T>();
+        self.bytes.resize(off + size * count, 0);
+        self.bytes[off..].chunks_exact_mut(size).for_each(|d| value.write(d));
+        self.align(off + size);
+        off as i64
+    }
+
+    /// Appends `f(s)` for every `s` of `src`, unaligned (a section written in
+    /// pieces: end it with [`align`](Self::align)).
+    pub(crate) fn extend_map<S: Copy, T: BlobValue>(&mut self, src: &[S], f: impl Fn(S) -> T) {
+        let off = self.bytes.len();
+        let size = std::mem::size_of::<T>();
+        self.bytes.resize(off + size * src.len(), 0);
+        for (d, &s) in self.bytes[off..].chunks_exact_mut(size).zip(src) {
+            f(s).write(d);
         }
     }
 
@@ -70,30 +92,6 @@ impl Blob {
     pub(crate) fn align(&mut self, min_end: usize) {
         let end = self.bytes.len().max(min_end);
         self.bytes.resize(end.div_ceil(8) * 8, 0);
-    }
-
-    /// Appends `values` (at least one element's room, so that every offset
-    /// points into the buffer) and returns their byte offset.
-    pub(crate) fn push<T: BlobValue>(&mut self, values: &[T]) -> i64 {
-        let off = self.bytes.len();
-        self.bytes.reserve(std::mem::size_of_val(values) + 8);
-        for &v in values {
-            v.put(&mut self.bytes);
-        }
-        let end = off + std::mem::size_of::<T>() * values.len().max(1);
-        self.bytes.resize(end.div_ceil(8) * 8, 0);
-        off as i64
-    }
-
-    /// Appends `count` copies of `value` and returns their byte offset.
-    pub(crate) fn fill<T: BlobValue>(&mut self, value: T, count: usize) -> i64 {
-        let off = self.bytes.len();
-        for _ in 0..count {
-            value.put(&mut self.bytes);
-        }
-        let end = off + std::mem::size_of::<T>() * count.max(1);
-        self.bytes.resize(end.div_ceil(8) * 8, 0);
-        off as i64
     }
 
     /// The current length in bytes (the offset of the next array).
@@ -109,9 +107,13 @@ impl Blob {
 
 /// `count` values of `T` read from `bytes` at byte offset `off` (native
 /// endianness; `bytes` came back from the device).
+/// Missing values (past the end of `bytes`) read as `T::default()`.
 pub(crate) fn read<T: BlobValue + Default>(bytes: &[u8], off: usize, count: usize, f: fn(&[u8]) -> T) -> Vec<T> {
     let size = std::mem::size_of::<T>();
-    (0..count).map(|k| bytes.get(off + k * size..off + (k + 1) * size).map_or_else(T::default, f)).collect()
+    let end = (off + count * size).min(bytes.len());
+    let mut v: Vec<T> = bytes.get(off..end).unwrap_or(&[]).chunks_exact(size).map(f).collect();
+    v.resize(count, T::default());
+    v
 }
 
 #[cfg(test)]

@@ -124,6 +124,9 @@ mod imp {
     const BLOCK: u32 = 128;
     /// Graphs per block of the per-graph kernels (one warp each).
     const WARPS: usize = BLOCK as usize / 32;
+    /// Dynamic shared memory the per-graph kernels may take for their power
+    /// vectors (within the default 48 KiB, no opt-in needed).
+    const SHARED_BYTES: usize = 48 * 1024;
 
     fn grid(dev: &Device, items: usize, per_block: usize) -> LaunchConfig {
         let g = items.div_ceil(per_block).clamp(1, dev.info.multiprocessors * 32) as u32;
@@ -200,16 +203,16 @@ mod imp {
             at
         });
         let o_ptr = blob.len() as i64;
-        blob.extend(std::iter::once(0i32));
+        blob.extend_map(&[0i32], |v| v);
         let mut base = 0usize;
         for g in list {
-            blob.extend(g.indptr.iter().skip(1).map(|&p| (base + p) as i32));
+            blob.extend_map(g.indptr.get(1..).unwrap_or(&[]), |p| (base + p) as i32);
             base += g.indices.len();
         }
         blob.align(o_ptr as usize + 4 * (nodes + 1));
         let o_idx = blob.len() as i64;
         for g in list {
-            blob.extend(g.indices.iter().map(|&j| j as i32));
+            blob.extend_map(g.indices, |j| j as i32);
         }
         blob.align(o_idx as usize + 4);
         let unit = list.iter().all(|g| g.weights.iter().all(|&w| w == 1.0));
@@ -218,7 +221,7 @@ mod imp {
         } else {
             let o = blob.len() as i64;
             for g in list {
-                blob.extend(g.weights.iter().copied());
+                blob.extend_map(g.weights, |w| w);
             }
             blob.align(o as usize + 8);
             o
@@ -251,7 +254,11 @@ mod imp {
         let s_held = s_m + ((graphs * stride * rs).div_ceil(8) * 8) as i64;
         let scratch = grown(&dev, &mut stage.scratch, s_held as usize + 4 * graphs, "allocating series scratch")?;
         let g32 = graphs as i32;
-        let per_graph = grid(&dev, graphs, WARPS);
+        // each warp's power vectors in shared memory when the largest graph fits
+        let max_n = list.iter().map(|g| g.indptr.len().saturating_sub(1)).max().unwrap_or(0);
+        let smem_n = if WARPS * 2 * max_n * 8 <= SHARED_BYTES { max_n as i32 } else { 0 };
+        let per_graph =
+            LaunchConfig { shared_mem_bytes: (WARPS * 2 * smem_n as usize * 8) as u32, ..grid(&dev, graphs, WARPS) };
         let mut lb = stream.launch_builder(&fs[0]);
         lb.arg(&g32)
             .arg(&mut *blob_d)
@@ -265,7 +272,8 @@ mod imp {
             .arg(&o_hmax)
             .arg(&mut *scratch)
             .arg(&s_v)
-            .arg(&s_t);
+            .arg(&s_t)
+            .arg(&smem_n);
         // SAFETY: the arguments match rw_bounds's parameters; every offset is
         // of an array of the blob or the scratch sized for it.
         check("launching rw_bounds", || unsafe { lb.launch(per_graph) })?;
@@ -290,7 +298,8 @@ mod imp {
             .arg(&s_v)
             .arg(&s_t)
             .arg(&s_m)
-            .arg(&s_held);
+            .arg(&s_held)
+            .arg(&smem_n);
         // SAFETY: as above; the moments hold graphs × stride reals.
         check("launching rw_moments", || unsafe { lb.launch(per_graph) })?;
 
