@@ -13,7 +13,8 @@
 // One block per pair (blocks stride over the jobs); x and y in a per-block global scratch
 // (2 * scratch_n reals). Graphs are CSR with global row pointers, local columns and weights
 // scaled by 2^-e on the host (lambda per job is lambda 2^(e + e')); everything the host
-// sends is one buffer `blob` at byte offsets o_*; outputs (poisoned by the host): out[job] = K,
+// sends is one buffer `blob` at byte offsets o_*; outputs (poisoned by the host): out[job] = K
+// (the relative residual reached when status is not 0),
 // iters[job] = iterations, status[job] = 0 converged, 1 not within max_iter, 2 a non-finite
 // residual (the iteration diverges).
 
@@ -66,6 +67,7 @@ __device__ void rw_fixed_t(int n_jobs, int max_iter, double tol, unsigned char* 
         bb = rwf_block_sum(bb, red);
         const double thresh = tol * sqrt(bb);
         int it = 0, st = 1;
+        double rel = 0.0;
         for (;; ++it) {
             double rr = 0.0;
             for (long long p = threadIdx.x; p < N; p += blockDim.x) {
@@ -88,6 +90,7 @@ __device__ void rw_fixed_t(int n_jobs, int max_iter, double tol, unsigned char* 
             }
             rr = rwf_block_sum(rr, red);
             const double rn = sqrt(rr);
+            rel = rn / sqrt(bb);
             if (!isfinite(rn)) {
                 st = 2;
                 break;
@@ -105,7 +108,7 @@ __device__ void rw_fixed_t(int n_jobs, int max_iter, double tol, unsigned char* 
         for (long long p = threadIdx.x; p < N; p += blockDim.x) k += (double)xc[p];
         k = rwf_block_sum(k, red);
         if (threadIdx.x == 0) {
-            out[job] = k;
+            out[job] = st == 0 ? k : rel;  // the relative residual reached where it failed
             iters[job] = it;
             status[job] = st;
         }

@@ -23,7 +23,7 @@ pub const SOURCE: &str = include_str!("../../../kernels/rw_fixed.cu");
 /// The outcome of one pair's iteration.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct FixedOut {
-    /// `1ᵀ x`.
+    /// `1ᵀ x`; where `status` is not 0, the relative residual reached.
     pub(crate) value: f64,
     /// Iterations run.
     pub(crate) iterations: usize,

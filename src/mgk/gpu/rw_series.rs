@@ -64,7 +64,7 @@ pub(crate) struct SeriesRule {
     pub(crate) max_terms: usize,
     /// Room for moments per graph (each graph holds what its pairs need, at
     /// most this many) given an upper bound of every `2^e ρ̂` of the list
-    /// (the largest row sum, scaled back).
+    /// (the longest row times the largest weight, scaled back).
     pub(crate) stride: fn(lambda: f64, top: f64) -> usize,
 }
 
@@ -233,12 +233,15 @@ mod imp {
         let o_hi = blob.fill(f64::NAN, graphs);
         let o_out = blob.fill(f64::NAN, total);
         let out_end = blob.len();
-        // room for the moments: the pair with the largest row sums (an upper bound of ρ̂)
+        // room for the moments: the pair with the largest bounds of ρ̂ (longest
+        // row × largest weight ≥ the largest row sum ≥ ρ̂; no pass over the
+        // weights when all are 1)
         let top = list
             .iter()
             .map(|g| {
-                let rows = g.indptr.windows(2).map(|r| g.weights[r[0]..r[1]].iter().sum::<f64>());
-                crate::mgk::system::scale_pow2(rows.fold(0.0, f64::max), g.exp)
+                let len = g.indptr.windows(2).map(|r| r[1] - r[0]).max().unwrap_or(0) as f64;
+                let wmax = if unit { 1.0 } else { g.weights.iter().copied().fold(0.0, f64::max) };
+                crate::mgk::system::scale_pow2(len * wmax, g.exp)
             })
             .fold(0.0, f64::max);
         let stride = (rule.stride)(rule.lambda, top);

@@ -158,8 +158,10 @@ impl RandomWalkKernel {
                     0 => None,
                     1 => Some(SolverError::NoConvergence {
                         iterations: o.iterations,
-                        abs_residual: f64::NAN,
-                        rel_residual: f64::NAN,
+                        // ‖b‖ = √(matched pairs)
+                        abs_residual: o.value
+                            * (job.frac * (list[job.ia].num_nodes() * list[job.ib].num_nodes()) as f64).sqrt(),
+                        rel_residual: o.value,
                         tol: self.tol,
                     }),
                     2 => Some(SolverError::Breakdown {
