@@ -41,6 +41,7 @@ pub(crate) struct SeriesCsr {
 /// One graph of a series call: its CSR arrays, weights already scaled by
 /// `2^−exp` ([`unit_weights`](crate::mgk::system::unit_weights)).
 #[derive(Clone, Copy, Debug)]
+#[cfg_attr(not(feature = "cuda"), allow(dead_code))]
 pub(crate) struct SeriesGraph<'a> {
     /// Row pointers (`n + 1`).
     pub(crate) indptr: &'a [usize],
