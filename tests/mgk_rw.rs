@@ -119,13 +119,17 @@ fn backends_agree() {
     let cpu = k.gram(&x).unwrap();
     assert_eq!(k.gram_on(Backend::Cpu, &x).unwrap(), cpu);
     assert_eq!(k.gram_xy_on(Backend::Cpu, &x[..3], &x[3..]).unwrap(), k.gram_xy(&x[..3], &x[3..]).unwrap());
-    assert!(matches!(k.gram_labeled_on(Backend::Cuda(0), &x), Err(kronograph::Error::Mgk(MgkError::Unsupported(_)))));
-    // directed graphs: the GPU solves symmetric systems only; Auto runs them on the CPU
-    let d: Vec<Graph<u8, f64>> = (0..3).map(|s| random_graph(5, 0.4, 90 + s, Direction::Directed)).collect();
-    let rho_d = d.iter().map(RandomWalkKernel::spectral_radius_bound).fold(0.0, f64::max);
-    let kd = RandomWalkKernel::new(0.5 / (rho_d * rho_d)).unwrap();
-    assert_eq!(kd.gram_on(Backend::Auto, &d).unwrap(), kd.gram(&d).unwrap());
-    assert!(matches!(kd.gram_on(Backend::Cuda(0), &d), Err(kronograph::Error::Mgk(MgkError::Unsupported(_)))));
+    assert_eq!(k.gram_labeled_on(Backend::Cpu, &x).unwrap(), k.gram_labeled(&x).unwrap());
+    // without a usable GPU, an explicit CUDA request is a typed CUDA error (never Unsupported)
+    if kronograph::cuda::device_count().map_or(true, |n| n == 0) {
+        for r in [k.gram_labeled_on(Backend::Cuda(0), &x), k.gram_on(Backend::Cuda(0), &x)] {
+            assert!(
+                matches!(r, Err(kronograph::Error::Cuda(_) | kronograph::Error::CudaNotCompiled)),
+                "{:?}",
+                r.map(|_| ())
+            );
+        }
+    }
     let Some(device) = gpu_or_skip() else { return };
     let ds = kronograph::graph::io::load(format!("{}/data/synthetic/NWS96L", env!("CARGO_MANIFEST_DIR"))).unwrap();
     let y = &ds.graphs[..16];
@@ -218,5 +222,86 @@ fn gpu_series_matches_cpu() {
     // a λ beyond the lower bounds is the CPU's typed error
     let too_big = RandomWalkKernel::new(4.0 / (rho * rho)).unwrap();
     let err = too_big.gram_on(Backend::Cuda(device), &x).unwrap_err();
+    assert!(matches!(err, kronograph::Error::Mgk(MgkError::LambdaTooLarge { .. })), "{err}");
+}
+
+/// The GPU's fixed-point kernel (directed graphs) compiles with NVRTC, on
+/// machines without a GPU too (as `series_kernels_compile`).
+#[cfg(feature = "cuda")]
+#[test]
+fn fixed_point_kernels_compile() {
+    use kronograph::cuda::jit::{compile, nvrtc_available, options};
+    let required =
+        ["KRONOGRAPH_REQUIRE_NVRTC", "KRONOGRAPH_REQUIRE_GPU"].iter().any(|v| std::env::var(v).is_ok_and(|s| s == "1"));
+    if !nvrtc_available() {
+        assert!(!required, "libnvrtc is required (KRONOGRAPH_REQUIRE_NVRTC/GPU=1) but could not be loaded");
+        eprintln!("skipping: libnvrtc not found");
+        return;
+    }
+    for arch in [(9, 0), (8, 0)] {
+        let image = compile(kronograph::mgk::RW_FIXED_CUDA_SOURCE, "rw_fixed", &options(arch))
+            .unwrap_or_else(|e| panic!("sm_{}{}: {e}", arch.0, arch.1));
+        assert!(image.len() > 1000, "a CUBIN of {} bytes", image.len());
+    }
+}
+
+/// The labeled kernel (undirected: the MGK's batched PCG with the labeled
+/// system; directed: the fixed-point kernel) and the plain kernel on
+/// directed graphs agree with the CPU on random graphs (symmetric and cross
+/// Grams, a pair without matched labels, weights of 1e150, mixed directed and
+/// undirected sets) and on bundled sets, in f64 (1e-10) and f32 (1e-5).
+#[test]
+fn gpu_labeled_and_directed_match_cpu() {
+    use kronograph::backend::{Backend, Precision};
+    let Some(device) = gpu_or_skip() else { return };
+    let mut und: Vec<Graph<u8, f64>> =
+        (0..10).map(|s| random_graph(2 + 3 * s as usize, 0.35, 400 + s, Direction::Undirected)).collect();
+    // a graph whose labels match nobody else's
+    und.push(random_graph(4, 0.6, 7, Direction::Undirected).map_node_labels(|_| 9u8));
+    und.push(random_graph(6, 0.5, 301, Direction::Undirected).with_weights(|w, _| w * 1e150).unwrap());
+    let dir: Vec<Graph<u8, f64>> =
+        (0..8).map(|s| random_graph(2 + 2 * s as usize, 0.3, 500 + s, Direction::Directed)).collect();
+    let mixed: Vec<Graph<u8, f64>> = und[..4].iter().chain(&dir[..4]).cloned().collect();
+    let lam = |v: &[Graph<u8, f64>], f: f64| {
+        let rho = v.iter().map(RandomWalkKernel::spectral_radius_bound).fold(0.0, f64::max);
+        f / (rho * rho)
+    };
+    for (name, set) in [("undirected", &und), ("directed", &dir), ("mixed", &mixed)] {
+        let k = RandomWalkKernel::new(lam(set, 0.5)).unwrap();
+        let cpu_l = k.gram_labeled(set).unwrap();
+        let cpu_xy = k.gram_xy_labeled(&set[..3], &set[3..]).unwrap();
+        let cpu_p = k.gram(set).unwrap();
+        for (precision, tol) in [(Precision::F64, 1e-10), (Precision::F32, 1e-5)] {
+            let kp = k.clone().with_precision(precision);
+            let gpu = kp.gram_labeled_on(Backend::Cuda(device), set).unwrap();
+            let err = max_rel(cpu_l.as_slice(), gpu.as_slice());
+            assert!(err <= tol, "{name} labeled {precision:?}: {err:e}");
+            let xy = kp.gram_xy_labeled_on(Backend::Cuda(device), &set[..3], &set[3..]).unwrap();
+            let err = max_rel(cpu_xy.as_slice(), xy.as_slice());
+            assert!(err <= tol, "{name} labeled xy {precision:?}: {err:e}");
+            let gpu = kp.gram_on(Backend::Cuda(device), set).unwrap();
+            let err = max_rel(cpu_p.as_slice(), gpu.as_slice());
+            assert!(err <= tol, "{name} plain {precision:?}: {err:e}");
+        }
+    }
+    let k = RandomWalkKernel::new(lam(&und, 0.5)).unwrap();
+    assert_eq!(k.gram_labeled_on(Backend::Cuda(device), &und).unwrap().get(10, 0), 0.0);
+    for set in ["NWS96L", "BA96L"] {
+        let ds = kronograph::graph::io::load(format!("{}/data/synthetic/{set}", env!("CARGO_MANIFEST_DIR"))).unwrap();
+        let y = &ds.graphs[..16];
+        let rho = y.iter().map(RandomWalkKernel::spectral_radius_bound).fold(0.0, f64::max);
+        let k = RandomWalkKernel::new(0.5 / (rho * rho)).unwrap();
+        let cpu = k.gram_labeled(y).unwrap();
+        for (precision, tol) in [(Precision::F64, 1e-10), (Precision::F32, 1e-5)] {
+            let gpu = k.clone().with_precision(precision).gram_labeled_on(Backend::Cuda(device), y).unwrap();
+            let err = max_rel(cpu.as_slice(), gpu.as_slice());
+            assert!(err <= tol, "{set} labeled {precision:?}: {err:e}");
+        }
+    }
+    // λ beyond the bound: the CPU's typed error, for directed and labeled sets
+    let too_big = RandomWalkKernel::new(lam(&dir, 4.0)).unwrap();
+    let err = too_big.gram_on(Backend::Cuda(device), &dir).unwrap_err();
+    assert!(matches!(err, kronograph::Error::Mgk(MgkError::LambdaTooLarge { .. })), "{err}");
+    let err = too_big.gram_labeled_on(Backend::Cuda(device), &dir).unwrap_err();
     assert!(matches!(err, kronograph::Error::Mgk(MgkError::LambdaTooLarge { .. })), "{err}");
 }

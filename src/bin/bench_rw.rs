@@ -5,10 +5,14 @@
 //! ```text
 //! bench_rw [--data DIR] [--backend cpu|cuda] [--precision f32|f64] [--repeats 5]
 //!          [--sets NWS96L,BA96L] [--first N] [--rw-method auto|series|solver] [--lambda-frac 0.5]
-//!          [--no-mgk]
+//!          [--no-mgk] [--labeled] [--directed]
 //! ```
 //!
 //! `--no-mgk` leaves the marginalized graph kernel's rows out (slow on a CPU).
+//! `--labeled` times the node-labeled kernel (`gram_labeled_on`);
+//! `--directed` turns every graph into a directed one first (each stored
+//! arc `i → j` kept, its weight halved where `i > j`, so that `W` is not
+//! symmetric), which the GPU solves by its fixed-point kernel.
 //!
 //! λ = `lambda-frac` / max_G ρ̂(W_G)² over the set (weights 1), so that every
 //! pair's system is positive definite. Per set it prints pairs, λ, the
@@ -22,7 +26,7 @@
 
 use kronograph::backend::{Backend, Precision};
 use kronograph::basekernel::spec::SpecKernel;
-use kronograph::graph::io;
+use kronograph::graph::{io, Direction, Graph, GraphBuilder, Label};
 use kronograph::mgk::{MarginalizedGraphKernel, RandomWalkKernel, RwMethod};
 use std::process::ExitCode;
 use std::time::Instant;
@@ -37,6 +41,8 @@ struct Args {
     method: RwMethod,
     frac: f64,
     mgk: bool,
+    labeled: bool,
+    directed: bool,
 }
 
 fn args() -> Result<Args, String> {
@@ -50,6 +56,8 @@ fn args() -> Result<Args, String> {
         method: RwMethod::Auto,
         frac: 0.5,
         mgk: true,
+        labeled: false,
+        directed: false,
     };
     let mut it = std::env::args().skip(1);
     while let Some(k) = it.next() {
@@ -70,6 +78,8 @@ fn args() -> Result<Args, String> {
                 }
             }
             "--no-mgk" => a.mgk = false,
+            "--labeled" => a.labeled = true,
+            "--directed" => a.directed = true,
             "--lambda-frac" => a.frac = v()?.parse().map_err(|e| format!("--lambda-frac: {e}"))?,
             _ => return Err(format!("unknown argument {k}")),
         }
@@ -107,20 +117,28 @@ fn run(a: &Args) -> Result<(), String> {
         if let Some(k) = a.first {
             ds.graphs.truncate(k);
         }
+        if a.directed {
+            ds.graphs = ds.graphs.iter().map(directed).collect::<Result<_, _>>()?;
+        }
         let n = ds.graphs.len();
         let pairs = n * (n + 1) / 2;
         let rho = ds.graphs.iter().map(RandomWalkKernel::spectral_radius_bound).fold(0.0, f64::max);
         let lambda = a.frac / (rho * rho);
         let rw =
             RandomWalkKernel::new(lambda).map_err(|e| e.to_string())?.with_method(a.method).with_precision(a.precision);
-        let (first, median, k) = time(a.repeats, || rw.gram_on(a.backend, &ds.graphs))?;
+        let (first, median, k) = time(a.repeats, || {
+            if a.labeled {
+                rw.gram_labeled_on(a.backend, &ds.graphs)
+            } else {
+                rw.gram_on(a.backend, &ds.graphs)
+            }
+        })?;
         let check = if a.backend == Backend::Cpu {
             "-".to_string()
         } else {
             let m = n.min(24);
-            let cpu = RandomWalkKernel::new(lambda)
-                .map_err(|e| e.to_string())?
-                .gram(&ds.graphs[..m])
+            let cpu_k = RandomWalkKernel::new(lambda).map_err(|e| e.to_string())?;
+            let cpu = if a.labeled { cpu_k.gram_labeled(&ds.graphs[..m]) } else { cpu_k.gram(&ds.graphs[..m]) }
                 .map_err(|e| e.to_string())?;
             let mut worst = 0.0f64;
             for i in 0..m {
@@ -130,8 +148,14 @@ fn run(a: &Args) -> Result<(), String> {
             }
             format!("{worst:.1e}")
         };
+        let name = match (a.labeled, a.directed) {
+            (false, false) => "rw   ",
+            (true, false) => "rw-l ",
+            (false, true) => "rw-d ",
+            (true, true) => "rw-ld",
+        };
         println!(
-            "{set:<8} {n:>6} {pairs:>8} {lambda:>8.2e}   rw     {first:>8.4} {median:>10.4} {:>11.0}  {check}",
+            "{set:<8} {n:>6} {pairs:>8} {lambda:>8.2e}   {name}  {first:>8.4} {median:>10.4} {:>11.0}  {check}",
             pairs as f64 / median
         );
         if !a.mgk {
@@ -162,6 +186,21 @@ fn run(a: &Args) -> Result<(), String> {
         );
     }
     Ok(())
+}
+
+/// `g` as a directed graph: every stored arc `i → j` of `g`, its weight
+/// halved where `i > j` (so that `W` is not symmetric).
+fn directed<N: Label, E: Label>(g: &Graph<N, E>) -> Result<Graph<N, E>, String> {
+    let mut b = GraphBuilder::new(g.num_nodes(), Direction::Directed).node_labels(g.node_labels().to_vec());
+    for i in 0..g.num_nodes() {
+        for k in g.row_range(i) {
+            let j = g.indices()[k];
+            let w = if i > j { 0.5 } else { 1.0 } * g.weights()[k];
+            b.push_arc(i, j, w, g.edge_labels()[k].clone());
+        }
+    }
+    // directed: no symmetry to check
+    b.build_with(|_, _| true).map_err(|e| e.to_string())
 }
 
 fn main() -> ExitCode {

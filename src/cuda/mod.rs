@@ -32,6 +32,8 @@
 //! [`Error::CudaNotCompiled`](crate::Error::CudaNotCompiled), so user code of
 //! that API needs no `cfg`.
 
+#[cfg(feature = "cuda")]
+pub(crate) mod blob;
 mod handle;
 pub mod label;
 #[cfg(all(feature = "cuda", not(feature = "testing")))]

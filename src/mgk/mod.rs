@@ -118,6 +118,10 @@ pub use self::rw::{RandomWalkKernel, RwMethod};
 /// The CUDA C++ source of the random-walk kernel's moment series on the GPU
 /// (compiled by NVRTC at first use; exported for compile checks).
 pub const RW_SERIES_CUDA_SOURCE: &str = self::gpu::rw_series::SOURCE;
+/// The CUDA C++ source of the random-walk kernel's fixed-point iteration
+/// (directed graphs, plain and node-labeled; `kernels/rw_fixed.cu`), for
+/// tests that compile it with NVRTC.
+pub const RW_FIXED_CUDA_SOURCE: &str = self::gpu::rw_fixed::SOURCE;
 pub use self::system::{check_values, normalize_gram};
 pub use self::system::{DegreeRule, KronSystem};
 pub use crate::backend::Precision;

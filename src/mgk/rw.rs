@@ -11,6 +11,7 @@ use rayon::prelude::*;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 mod backend;
+mod gpu_pairs;
 
 /// How [`RandomWalkKernel`] computes unlabeled pairs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

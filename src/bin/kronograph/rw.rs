@@ -1,7 +1,7 @@
 //! `kronograph rw DATASET --lambda L`: the geometric random-walk kernel.
 
 use super::progress::Bar;
-use kronograph::backend::{resolve_backend, Backend, Precision};
+use kronograph::backend::{Backend, Precision};
 use kronograph::graph::io;
 use kronograph::mgk::{RandomWalkKernel, RwMethod};
 use std::path::PathBuf;
@@ -40,7 +40,7 @@ pub struct Args {
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Where to compute: auto (a CUDA GPU when one can be used, else the CPU), cpu, cuda or cuda:N.
-    /// The GPU computes the unlabeled kernel; --labeled runs on the CPU (cuda: an error).
+    /// The GPU computes the plain and the labeled kernel, directed graphs included.
     #[arg(long, default_value = "auto")]
     pub backend: Backend,
     /// Arithmetic precision of the GPU's solves, f32 or f64 (default f64; the CPU computes in f64).
@@ -64,12 +64,7 @@ pub fn run(args: Args, quiet: bool) -> kronograph::Result<()> {
     if let Some(p) = args.precision {
         k = k.with_precision(p);
     }
-    let backend = match args.backend {
-        // the labeled kernel runs on the CPU; Auto must not pick a GPU for it
-        Backend::Auto if args.labeled => Backend::Cpu,
-        b if args.labeled => resolve_backend(b)?.map_or(Backend::Cpu, Backend::Cuda),
-        b => k.resolved_backend(b, &ds.graphs)?,
-    };
+    let backend = k.resolved_backend(args.backend, &ds.graphs)?;
     if let Some(cb) = bar.solver_callback() {
         k = k.with_solver_progress(cb);
     }

@@ -79,6 +79,7 @@ pub mod codegen;
 pub(crate) mod output;
 #[cfg(feature = "testing")]
 pub mod reference;
+pub(crate) mod rw_fixed;
 pub(crate) mod rw_series;
 
 #[cfg(feature = "cuda")]

@@ -5,9 +5,15 @@
 //! and the scaled moments `m_k / ρ̂^k = 1ᵀ (W/ρ̂)^k 1`; per pair, the
 //! truncated sum `Σ_k r^k m_k m'_k` (one thread per pair) with the CPU's
 //! truncation rule, its constants passed at launch. The host side (which
-//! pairs, λ checks, the fallback to the solver) is in `mgk/rw.rs`.
+//! pairs, λ checks, the fallback to the solver) is in `mgk/rw/backend.rs`.
 //!
-//! Without the `cuda` feature, [`SeriesList::upload`] returns
+//! A call is one upload (graphs and poisoned outputs in one
+//! [`Blob`](crate::cuda::blob::Blob)), three launches on one stream with no
+//! host round trip between them (each graph's number of moments is chosen on
+//! the device from the largest bound of the list), and one download (the
+//! bounds and the values).
+//!
+//! Without the `cuda` feature, [`series_gram`] returns
 //! [`CudaError::NotCompiled`].
 
 use crate::backend::Precision;
@@ -15,14 +21,6 @@ use crate::cuda::CudaError;
 
 /// The CUDA C++ source of the series kernels.
 pub const SOURCE: &str = include_str!("../../../kernels/rw_series.cu");
-
-/// The name the source is compiled (and cached) under.
-#[cfg(feature = "cuda")]
-const MODULE: &str = "rw_series";
-
-/// The kernels of [`SOURCE`].
-#[cfg(feature = "cuda")]
-const KERNELS: [&str; 5] = ["rw_bounds", "rw_moments_f64", "rw_moments_f32", "rw_pairs_f64", "rw_pairs_f32"];
 
 /// A list of graphs in CSR form for the series kernels: weights already
 /// scaled by `2^−exp` ([`unit_weights`](crate::mgk::system::unit_weights)).
@@ -40,6 +38,21 @@ pub(crate) struct SeriesCsr {
     pub(crate) exp: Vec<i32>,
 }
 
+/// One graph of a series call: its CSR arrays, weights already scaled by
+/// `2^−exp` ([`unit_weights`](crate::mgk::system::unit_weights)).
+#[derive(Clone, Copy, Debug)]
+#[cfg_attr(not(feature = "cuda"), allow(dead_code))]
+pub(crate) struct SeriesGraph<'a> {
+    /// Row pointers (`n + 1`).
+    pub(crate) indptr: &'a [usize],
+    /// Column indices.
+    pub(crate) indices: &'a [usize],
+    /// Weights.
+    pub(crate) weights: &'a [f64],
+    /// The power of two the weights were scaled by.
+    pub(crate) exp: i32,
+}
+
 /// The series' constants, from `mgk/rw.rs`.
 #[derive(Clone, Copy, Debug)]
 #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
@@ -50,210 +63,290 @@ pub(crate) struct SeriesRule {
     pub(crate) tail: f64,
     /// The most terms before a pair is left to the solver.
     pub(crate) max_terms: usize,
-    /// Moments held per graph (at least the terms of every pair + 1).
-    pub(crate) held: usize,
+    /// Room for moments per graph (each graph holds what its pairs need, at
+    /// most this many) given an upper bound of every `2^e ρ̂` of the list
+    /// (the longest row times the largest weight, scaled back).
+    pub(crate) stride: fn(lambda: f64, top: f64) -> usize,
 }
 
+/// Which pairs of the list: `(a, y0 + b)` for `a < nx`, `b < ny`.
+#[derive(Clone, Copy, Debug)]
+#[cfg_attr(not(feature = "cuda"), allow(dead_code))]
+pub(crate) struct SeriesPairs {
+    pub(crate) nx: usize,
+    pub(crate) y0: usize,
+    pub(crate) ny: usize,
+}
+
+/// What a series call returns.
+#[derive(Clone, Debug)]
+pub(crate) struct SeriesOut {
+    /// `(lo, hi)` per graph of the list (NaN where the kernel did not run).
+    pub(crate) bounds: Vec<(f64, f64)>,
+    /// The series per pair, row-major `nx × ny`; `−1` where a pair needs
+    /// more terms than the rule allows (the host solves those).
+    pub(crate) values: Vec<f64>,
+}
+
+/// The series of `pairs` of the list `csr` on device `device`, in `precision`.
+///
+/// # Errors
+/// Driver or NVRTC errors; without the `cuda` feature,
+/// [`CudaError::NotCompiled`].
 #[cfg(not(feature = "cuda"))]
-mod imp {
-    use super::*;
-
-    /// Without `cuda`: no value of this type exists.
-    pub(crate) enum SeriesList {}
-
-    impl SeriesList {
-        /// Always [`CudaError::NotCompiled`].
-        pub(crate) fn upload(_device: usize, _csr: &SeriesCsr) -> Result<(Self, Vec<(f64, f64)>), CudaError> {
-            Err(CudaError::NotCompiled)
-        }
-
-        /// Unreachable.
-        pub(crate) fn gram(&self, _y: Option<&Self>, _rule: SeriesRule, _p: Precision) -> Result<Vec<f64>, CudaError> {
-            match *self {}
-        }
-    }
+pub(crate) fn series_gram(
+    _device: usize,
+    _graphs: &[SeriesGraph<'_>],
+    _pairs: SeriesPairs,
+    _rule: SeriesRule,
+    _precision: Precision,
+) -> Result<SeriesOut, CudaError> {
+    Err(CudaError::NotCompiled)
 }
+
+#[cfg(feature = "cuda")]
+pub(crate) use self::imp::series_gram;
 
 #[cfg(feature = "cuda")]
 mod imp {
     use super::*;
+    use crate::cuda::blob::{read, Blob};
     use crate::cuda::device::{check, device, Device};
-    use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
-    use std::sync::Arc;
+    use cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
+    use std::collections::HashMap;
+    use std::sync::{Mutex, OnceLock};
+
+    /// The name the source is compiled (and cached) under.
+    const MODULE: &str = "rw_series";
+
+    /// The kernels of [`SOURCE`].
+    const KERNELS: [&str; 5] = ["rw_bounds", "rw_moments_f64", "rw_moments_f32", "rw_pairs_f64", "rw_pairs_f32"];
 
     const BLOCK: u32 = 128;
     /// Graphs per block of the per-graph kernels (one warp each).
     const WARPS: usize = BLOCK as usize / 32;
-
-    /// A list of graphs on the device with their bounds.
-    pub(crate) struct SeriesList {
-        dev: Arc<Device>,
-        graphs: usize,
-        nodes: usize,
-        node_off: CudaSlice<i64>,
-        ptr: CudaSlice<i64>,
-        idx: CudaSlice<i32>,
-        w: CudaSlice<f64>,
-        hi: CudaSlice<f64>,
-        exp: CudaSlice<i32>,
-    }
-
-    fn functions(dev: &Device) -> Result<Vec<CudaFunction>, CudaError> {
-        dev.module_functions(SOURCE, MODULE, &KERNELS)
-    }
+    /// Dynamic shared memory the per-graph kernels may take for their power
+    /// vectors (within the default 48 KiB, no opt-in needed).
+    const SHARED_BYTES: usize = 48 * 1024;
 
     fn grid(dev: &Device, items: usize, per_block: usize) -> LaunchConfig {
         let g = items.div_ceil(per_block).clamp(1, dev.info.multiprocessors * 32) as u32;
         LaunchConfig { grid_dim: (g, 1, 1), block_dim: (BLOCK, 1, 1), shared_mem_bytes: 0 }
     }
 
-    impl SeriesList {
-        /// Uploads `csr` to device `device` and computes each graph's bounds
-        /// `(lo, hi)` there (returned, in order).
-        ///
-        /// # Errors
-        /// Driver or NVRTC errors.
-        pub(crate) fn upload(device_ordinal: usize, csr: &SeriesCsr) -> Result<(Self, Vec<(f64, f64)>), CudaError> {
-            let dev = device(device_ordinal)?;
-            let fs = functions(&dev)?;
-            let stream = &dev.stream;
-            let graphs = csr.exp.len();
-            let nodes = csr.ptr.len().saturating_sub(1);
-            if graphs > i32::MAX as usize || csr.idx.len() > i32::MAX as usize {
-                return Err(CudaError::InvalidParameter(format!(
-                    "{graphs} graphs, {} stored entries: the random-walk series kernels index with 32 bits; use \
-                     the CPU backend",
-                    csr.idx.len()
-                )));
-            }
-            let up_i64 =
-                |what: &str, v: &[i64]| check(what, || stream.clone_htod(if v.is_empty() { &[0][..] } else { v }));
-            let node_off = up_i64("uploading graph offsets", &csr.node_off)?;
-            let ptr = up_i64("uploading row pointers", &csr.ptr)?;
-            let idx = check("uploading column indices", || {
-                stream.clone_htod(if csr.idx.is_empty() { &[0][..] } else { &csr.idx[..] })
-            })?;
-            let w = check("uploading weights", || {
-                stream.clone_htod(if csr.w.is_empty() { &[0.0][..] } else { &csr.w[..] })
-            })?;
-            let exp = check("uploading exponents", || {
-                stream.clone_htod(if csr.exp.is_empty() { &[0][..] } else { &csr.exp[..] })
-            })?;
-            let mut v = check("allocating vectors", || stream.alloc_zeros::<f64>(nodes.max(1)))?;
-            let mut t = check("allocating vectors", || stream.alloc_zeros::<f64>(nodes.max(1)))?;
-            // poisoned: a graph the kernel misses shows as NaN
-            let mut lo = check("allocating bounds", || stream.clone_htod(&vec![f64::NAN; graphs.max(1)]))?;
-            let mut hi = check("allocating bounds", || stream.clone_htod(&vec![f64::NAN; graphs.max(1)]))?;
-            if graphs > 0 {
-                let g32 = graphs as i32;
-                let mut lb = stream.launch_builder(&fs[0]);
-                lb.arg(&g32)
-                    .arg(&node_off)
-                    .arg(&ptr)
-                    .arg(&idx)
-                    .arg(&w)
-                    .arg(&mut v)
-                    .arg(&mut t)
-                    .arg(&mut lo)
-                    .arg(&mut hi);
-                // SAFETY: the arguments match rw_bounds's parameters; offsets
-                // and pointers index within the uploaded arrays, v and t hold
-                // every node.
-                check("launching rw_bounds", || unsafe { lb.launch(grid(&dev, graphs, WARPS)) })?;
-            }
-            let lo_h = check("downloading bounds", || stream.clone_dtoh(&lo))?;
-            let hi_h = check("downloading bounds", || stream.clone_dtoh(&hi))?;
-            let bounds = lo_h.into_iter().zip(hi_h).take(graphs).collect();
-            Ok((SeriesList { dev, graphs, nodes, node_off, ptr, idx, w, hi, exp }, bounds))
-        }
+    /// What a device keeps between series calls: the host staging buffer
+    /// and the device buffers (grown when a call needs more), so that a call
+    /// allocates nothing and touches no fresh pages.
+    #[derive(Default)]
+    struct Stage {
+        host: Vec<u8>,
+        blob: Option<CudaSlice<u8>>,
+        scratch: Option<CudaSlice<u8>>,
+    }
 
-        /// Moments `m_k / ρ̂^k`, `k < held`, of every graph, in `precision`.
-        fn moments<T: cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits>(
-            &self,
-            f: &CudaFunction,
-            held: usize,
-        ) -> Result<CudaSlice<T>, CudaError> {
-            let stream = &self.dev.stream;
-            let mut v = check("allocating vectors", || stream.alloc_zeros::<T>(self.nodes.max(1)))?;
-            let mut t = check("allocating vectors", || stream.alloc_zeros::<T>(self.nodes.max(1)))?;
-            let mut m = check("allocating moments", || stream.alloc_zeros::<T>((self.graphs * held).max(1)))?;
-            if self.graphs > 0 {
-                let (g32, h32) = (self.graphs as i32, held as i32);
-                let mut lb = stream.launch_builder(f);
-                lb.arg(&g32)
-                    .arg(&h32)
-                    .arg(&self.node_off)
-                    .arg(&self.ptr)
-                    .arg(&self.idx)
-                    .arg(&self.w)
-                    .arg(&self.hi)
-                    .arg(&mut v)
-                    .arg(&mut t)
-                    .arg(&mut m);
-                // SAFETY: as in `upload`; m holds graphs × held values.
-                check("launching rw_moments", || unsafe { lb.launch(grid(&self.dev, self.graphs, WARPS)) })?;
-            }
-            Ok(m)
-        }
+    fn stages() -> &'static Mutex<HashMap<usize, Stage>> {
+        static STAGES: OnceLock<Mutex<HashMap<usize, Stage>>> = OnceLock::new();
+        STAGES.get_or_init(Default::default)
+    }
 
-        /// The series values of every pair `(a, b)` of this list and `y`
-        /// (this list itself when `None`), row-major; `−1` where a pair
-        /// needs more terms than `rule` allows (the host solves those).
-        ///
-        /// # Errors
-        /// Driver or NVRTC errors.
-        pub(crate) fn gram(
-            &self,
-            y: Option<&Self>,
-            rule: SeriesRule,
-            precision: Precision,
-        ) -> Result<Vec<f64>, CudaError> {
-            match precision {
-                Precision::F64 => self.gram_in::<f64>(y, rule, 1),
-                Precision::F32 => self.gram_in::<f32>(y, rule, 2),
-            }
+    /// `slot`, at least `bytes` long (reallocated a quarter larger when not).
+    fn grown<'s>(
+        dev: &Device,
+        slot: &'s mut Option<CudaSlice<u8>>,
+        bytes: usize,
+        what: &str,
+    ) -> Result<&'s mut CudaSlice<u8>, CudaError> {
+        if slot.as_ref().is_none_or(|s| s.len() < bytes) {
+            *slot = None;
+            // SAFETY: device bytes, every one written (uploaded or by a kernel) before it is read
+            *slot = Some(check(what, || unsafe { dev.stream.alloc::<u8>(bytes + bytes / 4) })?);
         }
+        Ok(slot.as_mut().expect("allocated above"))
+    }
 
-        fn gram_in<T: cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits>(
-            &self,
-            y: Option<&Self>,
-            rule: SeriesRule,
-            kernel: usize,
-        ) -> Result<Vec<f64>, CudaError> {
-            let fs = functions(&self.dev)?;
-            let stream = &self.dev.stream;
-            let mx = self.moments::<T>(&fs[kernel], rule.held)?;
-            let my = match y {
-                Some(y) => Some(y.moments::<T>(&fs[kernel], rule.held)?),
-                None => None,
-            };
-            let yl = y.unwrap_or(self);
-            let total = self.graphs * yl.graphs;
-            if total == 0 {
-                return Ok(Vec::new());
+    pub(crate) fn series_gram(
+        device_ordinal: usize,
+        list: &[SeriesGraph<'_>],
+        pairs: SeriesPairs,
+        rule: SeriesRule,
+        precision: Precision,
+    ) -> Result<SeriesOut, CudaError> {
+        let t0 = std::time::Instant::now();
+        let dev = device(device_ordinal)?;
+        let fs = dev.module_functions(SOURCE, MODULE, &KERNELS)?;
+        let stream = &dev.stream;
+        let graphs = list.len();
+        let nodes: usize = list.iter().map(|g| g.indptr.len().saturating_sub(1)).sum();
+        let nnz: usize = list.iter().map(|g| g.indices.len()).sum();
+        let total = pairs.nx * pairs.ny;
+        if graphs > i32::MAX as usize
+            || nnz > i32::MAX as usize
+            || nodes >= i32::MAX as usize
+            || total > i32::MAX as usize
+        {
+            return Err(CudaError::InvalidParameter(format!(
+                "{graphs} graphs, {nnz} stored entries, {total} pairs: the random-walk series kernels index with 32 \
+                 bits; use the CPU backend"
+            )));
+        }
+        if graphs == 0 {
+            return Ok(SeriesOut { bounds: Vec::new(), values: vec![f64::NAN; total] });
+        }
+        let mut stages = stages().lock().unwrap_or_else(|e| e.into_inner());
+        let stage = stages.entry(device_ordinal).or_default();
+        // one upload: the graphs (32-bit CSR; no weights when all are 1), then the outputs
+        // (poisoned) and hmax (0)
+        let mut blob = Blob::reuse(std::mem::take(&mut stage.host));
+        let mut node = 0usize;
+        let o_node = blob.push_with(graphs + 1, |g| {
+            let at = node as i32;
+            node += list.get(g).map_or(0, |x| x.indptr.len().saturating_sub(1));
+            at
+        });
+        let o_ptr = blob.len() as i64;
+        blob.extend_map(&[0i32], |v| v);
+        let mut base = 0usize;
+        for g in list {
+            blob.extend_map(g.indptr.get(1..).unwrap_or(&[]), |p| (base + p) as i32);
+            base += g.indices.len();
+        }
+        blob.align(o_ptr as usize + 4 * (nodes + 1));
+        let o_idx = blob.len() as i64;
+        for g in list {
+            blob.extend_map(g.indices, |j| j as i32);
+        }
+        blob.align(o_idx as usize + 4);
+        let unit = list.iter().all(|g| g.weights.iter().all(|&w| w == 1.0));
+        let o_w = if unit {
+            -1
+        } else {
+            let o = blob.len() as i64;
+            for g in list {
+                blob.extend_map(g.weights, |w| w);
             }
-            let mut out = check("allocating the Gram matrix", || stream.clone_htod(&vec![f64::NAN; total]))?;
-            let (nx, ny, held, maxt) = (self.graphs as i32, yl.graphs as i32, rule.held as i32, rule.max_terms as i32);
-            let mut lb = stream.launch_builder(&fs[kernel + 2]);
+            blob.align(o as usize + 8);
+            o
+        };
+        let o_exp = blob.push_with(graphs, |g| list[g].exp);
+        let o_hmax = blob.push(&[0u64]);
+        let out_start = blob.len();
+        let o_lo = blob.fill(f64::NAN, graphs);
+        let o_hi = blob.fill(f64::NAN, graphs);
+        let o_out = blob.fill(f64::NAN, total);
+        let out_end = blob.len();
+        // room for the moments: the pair with the largest bounds of ρ̂ (longest
+        // row × largest weight ≥ the largest row sum ≥ ρ̂; no pass over the
+        // weights when all are 1)
+        let top = list
+            .iter()
+            .map(|g| {
+                let len = g.indptr.windows(2).map(|r| r[1] - r[0]).max().unwrap_or(0) as f64;
+                let wmax = if unit { 1.0 } else { g.weights.iter().copied().fold(0.0, f64::max) };
+                crate::mgk::system::scale_pow2(len * wmax, g.exp)
+            })
+            .fold(0.0, f64::max);
+        let stride = (rule.stride)(rule.lambda, top);
+        let t1 = std::time::Instant::now();
+        let blob_d = grown(&dev, &mut stage.blob, out_end, "allocating the series buffer")?;
+        check("uploading the graphs", || stream.memcpy_htod(blob.bytes(), &mut blob_d.slice_mut(..out_end)))?;
+        let t2 = std::time::Instant::now();
+        // scratch: power vectors (f64 for the bounds, reused by the moments), moments, held
+        let rs = precision.size();
+        let s_v = 0i64;
+        let s_t = (8 * nodes.max(1)) as i64;
+        let s_m = 2 * s_t;
+        let s_held = s_m + ((graphs * stride * rs).div_ceil(8) * 8) as i64;
+        let scratch = grown(&dev, &mut stage.scratch, s_held as usize + 4 * graphs, "allocating series scratch")?;
+        let g32 = graphs as i32;
+        // each warp's power vectors in shared memory when the largest graph fits
+        let max_n = list.iter().map(|g| g.indptr.len().saturating_sub(1)).max().unwrap_or(0);
+        let smem_n = if WARPS * 2 * max_n * 8 <= SHARED_BYTES { max_n as i32 } else { 0 };
+        let per_graph =
+            LaunchConfig { shared_mem_bytes: (WARPS * 2 * smem_n as usize * 8) as u32, ..grid(&dev, graphs, WARPS) };
+        let mut lb = stream.launch_builder(&fs[0]);
+        lb.arg(&g32)
+            .arg(&mut *blob_d)
+            .arg(&o_node)
+            .arg(&o_ptr)
+            .arg(&o_idx)
+            .arg(&o_w)
+            .arg(&o_exp)
+            .arg(&o_lo)
+            .arg(&o_hi)
+            .arg(&o_hmax)
+            .arg(&mut *scratch)
+            .arg(&s_v)
+            .arg(&s_t)
+            .arg(&smem_n);
+        // SAFETY: the arguments match rw_bounds's parameters; every offset is
+        // of an array of the blob or the scratch sized for it.
+        check("launching rw_bounds", || unsafe { lb.launch(per_graph) })?;
+
+        let (stride, maxt) = (stride as i32, rule.max_terms as i32);
+        let k = if precision == Precision::F64 { 0 } else { 1 };
+        let mut lb = stream.launch_builder(&fs[1 + k]);
+        lb.arg(&g32)
+            .arg(&stride)
+            .arg(&rule.lambda)
+            .arg(&rule.tail)
+            .arg(&maxt)
+            .arg(&mut *blob_d)
+            .arg(&o_node)
+            .arg(&o_ptr)
+            .arg(&o_idx)
+            .arg(&o_w)
+            .arg(&o_exp)
+            .arg(&o_hi)
+            .arg(&o_hmax)
+            .arg(&mut *scratch)
+            .arg(&s_v)
+            .arg(&s_t)
+            .arg(&s_m)
+            .arg(&s_held)
+            .arg(&smem_n);
+        // SAFETY: as above; the moments hold graphs × stride reals.
+        check("launching rw_moments", || unsafe { lb.launch(per_graph) })?;
+
+        if total > 0 {
+            let (nx, ny, y0) = (pairs.nx as i32, pairs.ny as i32, pairs.y0 as i32);
+            let mut lb = stream.launch_builder(&fs[3 + k]);
             lb.arg(&nx)
                 .arg(&ny)
-                .arg(&held)
+                .arg(&y0)
+                .arg(&stride)
                 .arg(&rule.lambda)
                 .arg(&rule.tail)
                 .arg(&maxt)
-                .arg(&mx)
-                .arg(&self.hi)
-                .arg(&self.exp)
-                .arg(my.as_ref().unwrap_or(&mx))
-                .arg(&yl.hi)
-                .arg(&yl.exp)
-                .arg(&mut out);
-            // SAFETY: the arguments match rw_pairs's parameters; moments hold
-            // graphs × held values, out nx × ny.
-            check("launching rw_pairs", || unsafe { lb.launch(grid(&self.dev, total, BLOCK as usize)) })?;
-            check("downloading the Gram matrix", || stream.clone_dtoh(&out))
+                .arg(&mut *blob_d)
+                .arg(&o_exp)
+                .arg(&o_hi)
+                .arg(&o_out)
+                .arg(&mut *scratch)
+                .arg(&s_m)
+                .arg(&s_held);
+            // SAFETY: as above; out holds nx × ny values, y0 + ny <= graphs.
+            check("launching rw_pairs", || unsafe { lb.launch(grid(&dev, total, BLOCK as usize)) })?;
         }
+        // one download: lo, hi and the values
+        let t3 = std::time::Instant::now();
+        let back = check("downloading the results", || stream.clone_dtoh(&blob_d.slice(out_start..out_end)))?;
+        stage.host = blob.into_vec();
+        if std::env::var_os("KRONOGRAPH_RW_TRACE").is_some() {
+            let ms = |a: std::time::Instant, b: std::time::Instant| (b - a).as_secs_f64() * 1e3;
+            let t4 = std::time::Instant::now();
+            eprintln!(
+                "rw_series: setup+pack {:.3} ms, upload {:.3} ms, launches {:.3} ms, kernels+download {:.3} ms",
+                ms(t0, t1),
+                ms(t1, t2),
+                ms(t2, t3),
+                ms(t3, t4)
+            );
+        }
+        let f = |s: &[u8]| f64::from_ne_bytes(s.try_into().unwrap_or([0xff; 8]));
+        let base = out_start as i64;
+        let lo = read(&back, (o_lo - base) as usize, graphs, f);
+        let hi = read(&back, (o_hi - base) as usize, graphs, f);
+        let values = read(&back, (o_out - base) as usize, total, f);
+        Ok(SeriesOut { bounds: lo.into_iter().zip(hi).collect(), values })
     }
 }
-
-pub(crate) use self::imp::SeriesList;

@@ -1,6 +1,8 @@
 //! [`RandomWalkKernel`] on a backend chosen per call: the CPU, or a CUDA
-//! device (the moment series of `gpu/rw_series.rs`, and the batched PCG of
-//! the marginalized graph kernel's engine for the rest).
+//! device (the moment series of `gpu/rw_series.rs`, the batched PCG of the
+//! marginalized graph kernel's engine, and for directed graphs the
+//! fixed-point iteration of `gpu/rw_fixed.rs`; labeled and directed pairs in
+//! `gpu_pairs.rs`).
 
 use super::super::system::{scale_pow2, unit_weights};
 use super::super::{KronSystem, MarginalizedGraphKernel, Matrix, MgkError};
@@ -21,8 +23,11 @@ use rayon::prelude::*;
 /// `(I − λ W ⊗ W') x = 1` as an instance of the Kronecker systems of
 /// [`MarginalizedGraphKernel`](crate::mgk::MarginalizedGraphKernel)
 /// ([`KronSystem::random_walk`]: κv = κe = 1, unit degrees, scale `1/λ`,
-/// `p = 1`) by the batched PCG of the GPU, to this kernel's tolerance. The
-/// GPU needs undirected graphs; the series checks λ as the CPU does (the
+/// `p = 1`) by the batched PCG of the GPU, to this kernel's tolerance. Sets
+/// with directed graphs and the node-labeled kernel run as
+/// `rw/gpu_pairs.rs` says (the fixed-point iteration on the device for
+/// directed pairs, the labeled system by the same batched PCG for the
+/// others). The series checks λ as the CPU does (the
 /// pair with the largest lower bounds), the PCG needs `λ ρ̂(W) ρ̂(W') < 1` for
 /// every pair it solves (the bounds of
 /// [`spectral_radius_bound`](Self::spectral_radius_bound), so that the
@@ -38,8 +43,9 @@ impl RandomWalkKernel {
     /// # Errors
     /// See the `_on` methods above.
     pub fn gram_on<N: GpuLabel, E: GpuLabel>(&self, backend: Backend, x: &[Graph<N, E>]) -> crate::Result<Matrix> {
-        match self.gpu_device(backend, x, x)? {
+        match resolve_backend(backend)? {
             None => Ok(self.gram(x)?),
+            Some(d) if x.iter().any(Graph::is_directed) => self.plain_pairs_gpu(d, x, None),
             Some(d) if self.use_series() => self.series_gpu(d, x, None),
             Some(d) => {
                 self.check_gpu_lambda(x, x)?;
@@ -58,8 +64,9 @@ impl RandomWalkKernel {
         x: &[Graph<N, E>],
         y: &[Graph<N, E>],
     ) -> crate::Result<Matrix> {
-        match self.gpu_device(backend, x, y)? {
+        match resolve_backend(backend)? {
             None => Ok(self.gram_xy(x, y)?),
+            Some(d) if x.iter().chain(y).any(Graph::is_directed) => self.plain_pairs_gpu(d, x, Some(y)),
             Some(d) if self.use_series() => self.series_gpu(d, x, Some(y)),
             Some(d) => {
                 self.check_gpu_lambda(x, y)?;
@@ -68,19 +75,36 @@ impl RandomWalkKernel {
         }
     }
 
-    /// [`gram_labeled`](Self::gram_labeled) on `backend`: the CPU only for
-    /// now (`Auto` runs on the CPU).
+    /// [`gram_labeled`](Self::gram_labeled) on `backend` (on a GPU: the
+    /// labeled system by the batched PCG, directed graphs by the fixed-point
+    /// iteration; `gpu_pairs.rs`).
     ///
     /// # Errors
-    /// [`MgkError::Unsupported`] for an explicit CUDA device; the CPU's errors.
+    /// See the `_on` methods above.
     pub fn gram_labeled_on<N: Label + PartialEq, E: Label>(
         &self,
         backend: Backend,
         x: &[Graph<N, E>],
     ) -> crate::Result<Matrix> {
-        match backend {
-            Backend::Cuda(_) => Err(MgkError::Unsupported("the node-labeled random-walk kernel on the GPU").into()),
-            _ => Ok(self.gram_labeled(x)?),
+        match resolve_backend(backend)? {
+            None => Ok(self.gram_labeled(x)?),
+            Some(d) => self.labeled_pairs_gpu(d, x, None),
+        }
+    }
+
+    /// [`gram_xy_labeled`](Self::gram_xy_labeled) on `backend`.
+    ///
+    /// # Errors
+    /// See the `_on` methods above.
+    pub fn gram_xy_labeled_on<N: Label + PartialEq, E: Label>(
+        &self,
+        backend: Backend,
+        x: &[Graph<N, E>],
+        y: &[Graph<N, E>],
+    ) -> crate::Result<Matrix> {
+        match resolve_backend(backend)? {
+            None => Ok(self.gram_xy_labeled(x, y)?),
+            Some(d) => self.labeled_pairs_gpu(d, x, Some(y)),
         }
     }
 
@@ -95,37 +119,46 @@ impl RandomWalkKernel {
         x: &[Graph<N, E>],
         y: Option<&[Graph<N, E>]>,
     ) -> crate::Result<Matrix> {
-        use crate::mgk::gpu::rw_series::{SeriesList, SeriesRule};
-        let cx = series_csr(x)?;
-        let (lx, bx) = SeriesList::upload(device, &cx)?;
-        let sx = series_scales(&cx.exp, &bx)?;
-        let (ly, sy) = match y {
-            Some(y) => {
-                let cy = series_csr(y)?;
-                let (ly, by) = SeriesList::upload(device, &cy)?;
-                let sy = series_scales(&cy.exp, &by)?;
-                (Some(ly), sy)
-            }
-            None => (None, sx.clone()),
-        };
-        let (nx, ny) = (sx.len(), sy.len());
+        use crate::mgk::gpu::rw_series::{series_gram, SeriesGraph, SeriesPairs, SeriesRule};
+        let (nx, ny) = (x.len(), y.map_or(x.len(), <[_]>::len));
         if nx == 0 || ny == 0 {
             return Ok(Matrix::zeros(nx, ny));
         }
-        // the pair with the largest lower bounds decides λ's validity
-        let worst = |s: &[RwScale], f: fn(&RwScale) -> f64| {
-            (0..s.len()).max_by(|&i, &j| f(&s[i]).total_cmp(&f(&s[j]))).unwrap_or(0)
+        let t0 = std::time::Instant::now();
+        // the weights scaled as on the CPU (borrowed unless extreme)
+        let scaled = x
+            .iter()
+            .chain(y.unwrap_or(&[]))
+            .enumerate()
+            .map(|(i, g)| unit_weights(g).map_err(|source| MgkError::WeightRange { graph: i, source }))
+            .collect::<Result<Vec<_>, _>>()?;
+        let list: Vec<SeriesGraph<'_>> = scaled
+            .iter()
+            .map(|(g, e)| SeriesGraph { indptr: g.indptr(), indices: g.indices(), weights: g.weights(), exp: *e })
+            .collect();
+        let t1 = std::time::Instant::now();
+        // room for the moments of the pair with the largest upper bounds
+        // (each graph holds what its own pairs need)
+        fn stride(lambda: f64, top: f64) -> usize {
+            series_terms(lambda * top * top * (1.0 + 1e-12)).map_or(MAX_TERMS + 1, |t| (t + 2).min(MAX_TERMS + 1))
+        }
+        let rule = SeriesRule { lambda: self.lambda, tail: SERIES_TAIL, max_terms: MAX_TERMS, stride };
+        let pairs = SeriesPairs { nx, y0: if y.is_some() { nx } else { 0 }, ny };
+        let out = series_gram(device, &list, pairs, rule, self.precision)?;
+        let exps: Vec<i32> = list.iter().map(|g| g.exp).collect();
+        let scales = series_scales(&exps, &out.bounds)?;
+        let (sx, sy) = match y {
+            Some(_) => (&scales[..nx], &scales[nx..]),
+            None => (&scales[..], &scales[..]),
         };
-        let lo = |s: &RwScale| scale_pow2(s.lo, s.exp);
-        let hi = |s: &RwScale| scale_pow2(s.hi, s.exp);
-        let (a, b) = (worst(&sx, lo), worst(&sy, lo));
+        // the pair with the largest lower bounds decides λ's validity
+        let worst = |s: &[RwScale]| {
+            let lo = |s: &RwScale| scale_pow2(s.lo, s.exp);
+            (0..s.len()).max_by(|&i, &j| lo(&s[i]).total_cmp(&lo(&s[j]))).unwrap_or(0)
+        };
+        let (a, b) = (worst(sx), worst(sy));
         self.pair_lambda(&sx[a], &sy[b]).map_err(|e| self.map_error(a, b, e))?;
-        // moments enough for the pair with the largest upper bounds (plus a
-        // margin for the rounding of r)
-        let r_max = self.lambda * hi(&sx[worst(&sx, hi)]) * hi(&sy[worst(&sy, hi)]) * (1.0 + 1e-12);
-        let held = series_terms(r_max).map_or(MAX_TERMS + 1, |t| (t + 2).min(MAX_TERMS + 1));
-        let rule = SeriesRule { lambda: self.lambda, tail: SERIES_TAIL, max_terms: MAX_TERMS, held };
-        let v = lx.gram(ly.as_ref(), rule, self.precision)?;
+        let v = out.values;
         let sym = y.is_none();
         let mut k = Matrix::zeros(nx, ny);
         let mut left = Vec::new();
@@ -144,10 +177,14 @@ impl RandomWalkKernel {
             }
         }
         if !left.is_empty() {
-            self.solve_left(device, (x, &sx), (y.unwrap_or(x), &sy), &left, &mut k, sym)?;
+            self.solve_left(device, (x, sx), (y.unwrap_or(x), sy), &left, &mut k, sym)?;
         }
         if let Some(p) = &self.progress {
             p(if sym { nx * (nx + 1) / 2 } else { nx * ny }, if sym { nx * (nx + 1) / 2 } else { nx * ny });
+        }
+        if std::env::var_os("KRONOGRAPH_RW_TRACE").is_some() {
+            let ms = |a: std::time::Instant, b: std::time::Instant| (b - a).as_secs_f64() * 1e3;
+            eprintln!("rw series_gpu: csr {:.3} ms, rest {:.3} ms", ms(t0, t1), ms(t1, std::time::Instant::now()));
         }
         Ok(k)
     }
@@ -214,34 +251,13 @@ impl RandomWalkKernel {
     }
 
     /// Where [`gram_on`](Self::gram_on) runs `x` on `backend`: `Backend::Cpu`
-    /// or `Backend::Cuda(d)`. The GPU solves symmetric systems only, so with a
-    /// directed graph `Auto` is the CPU and an explicit CUDA device an error.
+    /// or `Backend::Cuda(d)` (directed graphs included: the GPU runs their
+    /// fixed-point iteration).
     ///
     /// # Errors
     /// As [`gram_on`](Self::gram_on)'s choice of device.
-    pub fn resolved_backend<N: Label, E: Label>(&self, backend: Backend, x: &[Graph<N, E>]) -> crate::Result<Backend> {
-        Ok(self.gpu_device(backend, x, x)?.map_or(Backend::Cpu, Backend::Cuda))
-    }
-
-    /// The device `backend` resolves to, or `None` for the CPU. The GPU
-    /// solves symmetric systems only: with a directed graph among `x`, `y`,
-    /// `Auto` runs on the CPU (BiCGSTAB) and an explicit CUDA device is
-    /// [`MgkError::Unsupported`].
-    fn gpu_device<N: Label, E: Label>(
-        &self,
-        backend: Backend,
-        x: &[Graph<N, E>],
-        y: &[Graph<N, E>],
-    ) -> crate::Result<Option<usize>> {
-        let directed = x.iter().chain(y).any(Graph::is_directed);
-        match (backend, directed) {
-            (Backend::Cuda(_), true) => {
-                Err(MgkError::Unsupported("directed graphs in the random-walk kernel on the GPU (use --backend cpu)")
-                    .into())
-            }
-            (_, true) => Ok(None),
-            _ => Ok(resolve_backend(backend)?),
-        }
+    pub fn resolved_backend<N: Label, E: Label>(&self, backend: Backend, _x: &[Graph<N, E>]) -> crate::Result<Backend> {
+        Ok(resolve_backend(backend)?.map_or(Backend::Cpu, Backend::Cuda))
     }
 
     /// Rejects a λ for which some pair's system may not be positive definite
@@ -271,23 +287,25 @@ impl RandomWalkKernel {
 
 /// The graphs in CSR form for the GPU series, weights scaled by
 /// [`unit_weights`] (the exponents kept).
-fn series_csr<N: Label, E: Label>(x: &[Graph<N, E>]) -> Result<crate::mgk::gpu::rw_series::SeriesCsr, MgkError> {
-    let scaled = x
-        .par_iter()
-        .enumerate()
-        .map(|(i, g)| unit_weights(g).map_err(|source| MgkError::WeightRange { graph: i, source }))
-        .collect::<Vec<_>>()
-        .into_iter()
-        .collect::<Result<Vec<_>, _>>()?;
+pub(super) fn series_csr<N: Label, E: Label>(
+    x: &[&Graph<N, E>],
+) -> Result<crate::mgk::gpu::rw_series::SeriesCsr, MgkError> {
     let mut c = crate::mgk::gpu::rw_series::SeriesCsr::default();
+    let nodes: usize = x.iter().map(|g| g.num_nodes()).sum();
+    let nnz: usize = x.iter().map(|g| g.indices().len()).sum();
+    c.node_off.reserve(x.len() + 1);
+    c.ptr.reserve(nodes + 1);
+    c.idx.reserve(nnz);
+    c.w.reserve(nnz);
     c.node_off.push(0);
     c.ptr.push(0);
-    for (g, e) in &scaled {
+    for (i, g) in x.iter().enumerate() {
+        let (g, e) = unit_weights(g).map_err(|source| MgkError::WeightRange { graph: i, source })?;
         let base = c.idx.len() as i64;
         c.ptr.extend(g.indptr()[1..].iter().map(|&p| base + p as i64));
         c.idx.extend(g.indices().iter().map(|&j| j as i32));
         c.w.extend_from_slice(g.weights());
-        c.exp.push(*e);
+        c.exp.push(e);
         c.node_off.push(c.ptr.len() as i64 - 1);
     }
     Ok(c)
