@@ -18,13 +18,15 @@ use kronograph::graph::generate::{erdos_renyi_gnm, rmat, RmatParams};
 use kronograph::graph::io::mtx;
 use kronograph::matrix::gpu::{
     self as mg, DeviceDenseVector, DeviceMask, DeviceMatrix, DeviceMatrixMask, DeviceSparseVector, GpuElement,
-    GpuMergeStrategy,
+    GpuMergeStrategy, GpuMxmStrategy,
 };
 use kronograph::matrix::{
     mxm, mxv, mxv_sparse, reduce_vector, vxm, vxm_sparse, DenseVector, Descriptor, Mask, MatrixMask, MxmMethod,
     SparseMatrix, SparseVector, SpmspvOptions, Truthy,
 };
-use kronograph::semirings::{AnyPair, AnySecondi, LorLand, MaxMin, MaxPlus, MinPlus, PlusPair, PlusTimes, Semiring};
+use kronograph::semirings::{
+    AnyPair, AnySecondi, LorLand, MaxMin, MaxPlus, MinPlus, Monoid, PlusPair, PlusTimes, Semiring,
+};
 use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -186,6 +188,56 @@ where
             assert_eq!(got.to_dense_options(), c.to_dense_options(), "{name} mxm, mask {kind}");
         }
     }
+    // masked mxm in both forms (dot, hash, auto): C<M> = A Aᵀ and C<M> = A' A
+    // with A' = A's leading nc × nc block wherever it fits, every mask kind
+    let mm = random_matrix(&mut rng, nr, nr, 0.3, &|x| x as i32);
+    let kinds = [
+        ("structural", MatrixMask::structural(&mm)),
+        ("valued", MatrixMask::valued(&mm)),
+        ("structural complemented", MatrixMask::structural(&mm).complement()),
+        ("valued complemented", MatrixMask::valued(&mm).complement()),
+    ];
+    for (kind, cm) in kinds {
+        let dsc = Descriptor::DEFAULT.transpose_second();
+        let mut c = SparseMatrix::<S::C>::new(nr, nr);
+        mxm(&mut c, Some(&cm), None, s, &a, &a, &dsc, MxmMethod::Gustavson).unwrap();
+        let dcm = DeviceMatrixMask::upload(&dev, &cm).unwrap();
+        for st in [GpuMxmStrategy::Dot, GpuMxmStrategy::Hash, GpuMxmStrategy::Auto] {
+            let what = format!("{name} mxm_masked, mask {kind}, {st:?}");
+            let r = mg::mxm_masked(&dcm, s, &da, &da, &dsc, st);
+            if st == GpuMxmStrategy::Dot && cm.is_complemented() {
+                assert!(r.is_err(), "{what}: the dot form takes no complemented mask");
+                continue;
+            }
+            let (got, ran) = r.unwrap();
+            assert!(ran != GpuMxmStrategy::Auto, "{what}");
+            assert_eq!(got.indptr(), c.indptr(), "{what}");
+            assert_eq!(got.indices(), c.indices(), "{what}");
+            if !parents {
+                assert_eq!(got.values(), c.values(), "{what}");
+                let (sum, _) = mg::reduce_mxm_masked(&dcm, s, &da, &da, &dsc, st).unwrap();
+                let want = c.values().iter().fold(s.zero(), |x, &y| s.add_monoid().combine(x, y));
+                assert_eq!(sum, want, "{what}: reduce");
+            }
+        }
+    }
+    // C<M> = A B (no transpose) with B square nc × nc, hash against the CPU
+    let b = random_matrix(&mut rng, nc, nc, density, val);
+    let db = DeviceMatrix::upload(&dev, &b).unwrap();
+    let mb = random_matrix(&mut rng, nr, nc, 0.4, &|x| x as i32);
+    for (kind, cm) in
+        [("structural", MatrixMask::structural(&mb)), ("complemented", MatrixMask::structural(&mb).complement())]
+    {
+        let mut c = SparseMatrix::<S::C>::new(nr, nc);
+        mxm(&mut c, Some(&cm), None, s, &a, &b, &Descriptor::DEFAULT, MxmMethod::Gustavson).unwrap();
+        let dcm = DeviceMatrixMask::upload(&dev, &cm).unwrap();
+        let (got, _) = mg::mxm_masked(&dcm, s, &da, &db, &Descriptor::DEFAULT, GpuMxmStrategy::Hash).unwrap();
+        let what = format!("{name} mxm_masked A B, mask {kind}");
+        assert_eq!((got.indptr(), got.indices()), (c.indptr(), c.indices()), "{what}");
+        if !parents {
+            assert_eq!(got.values(), c.values(), "{what}");
+        }
+    }
     // reduce
     let mut w = DenseVector::new(nr);
     mxv(&mut w, None, None, s, &a, &x, &Descriptor::DEFAULT).unwrap();
@@ -301,6 +353,16 @@ fn triangles_equal_known_counts() {
     let mut rng = ChaCha8Rng::seed_from_u64(3);
     let g = rmat(&RmatParams::graph500(13), &mut rng).unwrap();
     assert_eq!(agpu::triangles(&g, &dev).unwrap(), triangle_count(&g).unwrap());
+    // both forms of the masked product, and Auto
+    for name in ["facebook_combined", "oregon1_010331"] {
+        let l = kronograph::algorithms::lower_by_degree(&SparseMatrix::from_graph(&snap(name)));
+        let dl = DeviceMatrix::upload(&dev, &l).unwrap();
+        let mask = DeviceMatrixMask::upload(&dev, &MatrixMask::structural(&l)).unwrap();
+        let want = if name == "facebook_combined" { 1_612_010 } else { 17_144 };
+        for st in [GpuMxmStrategy::Dot, GpuMxmStrategy::Hash, GpuMxmStrategy::Auto] {
+            assert_eq!(agpu::triangles_lower_with(&dl, &mask, st).unwrap().0, want, "{name} {st:?}");
+        }
+    }
 }
 
 /// Dijkstra on a weighted adjacency (the reference).

@@ -9,8 +9,8 @@ use crate::cuda::device::{check, Device};
 use crate::cuda::CudaError;
 use crate::matrix::gpu::scan::{flagged_indices, grid, util_kernels, Util};
 use crate::matrix::gpu::{
-    frontier_offsets, pull, reduce_matrix_values, semiring_kernels, spmspv, DeviceDenseVector, DeviceMask,
-    DeviceMatrix, DeviceMatrixMask, DeviceSparseVector, GpuElement, GpuMergeStrategy,
+    frontier_offsets, mxm_masked_costs, pull, reduce_mxm_masked, semiring_kernels, spmspv, DeviceDenseVector,
+    DeviceMask, DeviceMatrix, DeviceMatrixMask, DeviceSparseVector, GpuElement, GpuMergeStrategy, GpuMxmStrategy,
 };
 use crate::matrix::Descriptor;
 use crate::semirings::{AnySecondi, MinPlus, PlusPair};
@@ -315,10 +315,39 @@ pub fn components_device(a: &DeviceMatrix<u64>, strategy: GpuMergeStrategy) -> c
 }
 
 /// Triangles from the device lower triangle `l` (relabelled by degree) and
-/// its structural mask: `Σ C` for `C⟨L⟩ = L ·(plus, pair) Lᵀ`.
+/// its structural mask, the masked product's form chosen automatically
+/// (see [`triangles_lower_with`]).
 ///
 /// # Errors
 /// CUDA errors.
 pub fn triangles_lower(l: &DeviceMatrix<bool>, mask: &DeviceMatrixMask) -> crate::Result<u64> {
-    reduce_matrix_values(mask, PlusPair::<bool, bool, u64>::new(), l, l, &Descriptor::DEFAULT.transpose_second())
+    Ok(triangles_lower_with(l, mask, GpuMxmStrategy::Auto)?.0)
+}
+
+/// Triangles from the device lower triangle `l` and its structural mask,
+/// by `strategy`: `Σ C` for `C⟨L⟩ = L ·(plus, pair) Lᵀ` by dot products
+/// (each merges two rows of `L`), or `C⟨L⟩ = L ·(plus, pair) L` by the hash
+/// form (row `i` gathers the rows `L(k,:)`, `k ∈ L(i,:)`); `Auto` measures
+/// both forms' operation counts on the device and runs the cheaper
+/// ([`GpuMxmStrategy::choose`]). Returns the count and the form that ran.
+///
+/// # Errors
+/// CUDA errors.
+pub fn triangles_lower_with(
+    l: &DeviceMatrix<bool>,
+    mask: &DeviceMatrixMask,
+    strategy: GpuMxmStrategy,
+) -> crate::Result<(u64, GpuMxmStrategy)> {
+    let s = PlusPair::<bool, bool, u64>::new();
+    let (dot, hash) = (Descriptor::DEFAULT.transpose_second(), Descriptor::DEFAULT);
+    let st = match strategy {
+        GpuMxmStrategy::Auto => {
+            let d = mxm_masked_costs(mask, s, l, l, &dot)?[0];
+            let h = mxm_masked_costs(mask, s, l, l, &hash)?[1];
+            GpuMxmStrategy::choose(d, h)
+        }
+        st => st,
+    };
+    let desc = if st == GpuMxmStrategy::Dot { dot } else { hash };
+    reduce_mxm_masked(mask, s, l, l, &desc, st)
 }

@@ -34,7 +34,7 @@ pub use delta_sssp::GpuSssp;
 #[cfg(feature = "cuda")]
 pub use fused_bfs::GpuBfs;
 #[cfg(feature = "cuda")]
-pub use imp::{bfs_device, components_device, sssp_device, triangles_lower};
+pub use imp::{bfs_device, components_device, sssp_device, triangles_lower, triangles_lower_with};
 
 /// The CUDA source of the frontier kernels: the fused BFS ([`GpuBfs`]) and
 /// near-far delta-stepping ([`GpuSssp`]), with the `cuda` feature.

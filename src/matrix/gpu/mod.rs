@@ -28,10 +28,17 @@
 //! scatter strategy and reductions (exact for integer and idempotent
 //! semirings).
 //!
+//! [`mxm_masked`] runs the masked product in either form
+//! ([`GpuMxmStrategy`]): the dot products above, or Gustavson by rows with a
+//! hash accumulator per row (shared memory, global for long rows; any
+//! mask, complemented too), chosen by their operation counts.
+//!
 //! Not here yet: accumulators, element-wise operations, apply and select
-//! on the device, 64-bit indices, Gustavson (hash) masked products.
+//! on the device, 64-bit indices.
 
 mod kernels;
+#[cfg(feature = "cuda")]
+mod mxm_hash;
 #[cfg(feature = "cuda")]
 mod objects;
 #[cfg(feature = "cuda")]
@@ -40,7 +47,10 @@ mod ops;
 pub(crate) mod scan;
 mod strategy;
 
+pub use kernels::{hash_source_for, HASH_KERNELS, HASH_TEMPLATE};
 pub use kernels::{source, source_for, KernelKey, KERNELS, TEMPLATE, UTIL_KERNELS, UTIL_MODULE, UTIL_SOURCE};
+#[cfg(feature = "cuda")]
+pub use mxm_hash::{mxm_masked, mxm_masked_costs, reduce_mxm_masked};
 #[cfg(feature = "cuda")]
 pub use objects::{DeviceDenseVector, DeviceMask, DeviceMatrix, DeviceMatrixMask, DeviceSparseVector, MAX_INDEX};
 #[cfg(feature = "cuda")]
@@ -48,6 +58,7 @@ pub(crate) use ops::{frontier_offsets, pull, semiring_kernels, spmspv, SemiringK
 #[cfg(feature = "cuda")]
 pub use ops::{mxm_masked_dot, mxv, mxv_sparse, reduce_dense, reduce_matrix_values, vxm, vxm_sparse};
 pub use strategy::GpuMergeStrategy;
+pub use strategy::GpuMxmStrategy;
 
 #[cfg(feature = "cuda")]
 /// A matrix or vector entry type the GPU holds: plain data with a CUDA C++ spelling.

@@ -310,8 +310,10 @@ impl DeviceMask {
     }
 }
 
-/// A matrix mask on the GPU (structural or valued, not complemented): the
-/// allowed positions, as a row index and a column index per position.
+/// A matrix mask on the GPU (structural or valued, complemented or not):
+/// its listed positions (the allowed ones, or with `complement` the
+/// forbidden ones), as a row index and a column index per position, and
+/// row pointers.
 pub struct DeviceMatrixMask {
     pub(crate) nrows: usize,
     pub(crate) ncols: usize,
@@ -321,23 +323,22 @@ pub struct DeviceMatrixMask {
     pub(crate) host_ind: Vec<usize>,
     pub(crate) row_of: CudaSlice<u32>,
     pub(crate) ind: CudaSlice<u32>,
+    /// Device row pointers of the listed positions.
+    pub(crate) ptr: CudaSlice<u32>,
+    /// Whether the listed positions are the forbidden ones.
+    pub(crate) complement: bool,
 }
 
 impl DeviceMatrixMask {
-    /// Uploads a CPU [`MatrixMask`].
+    /// Uploads a CPU [`MatrixMask`] (a complemented one is taken by the
+    /// hash form of the product only, [`GpuMxmStrategy::Hash`](super::GpuMxmStrategy)).
     ///
     /// # Errors
-    /// [`CudaError::InvalidParameter`] for a complemented mask (the masked
-    /// dot product needs the allowed positions listed; use the CPU backend)
-    /// or past [`MAX_INDEX`]; driver errors.
+    /// [`CudaError::InvalidParameter`] past [`MAX_INDEX`]; driver errors.
     pub fn upload(dev: &GpuDevice, m: &MatrixMask<'_>) -> Result<Self, CudaError> {
-        if m.is_complemented() {
-            return Err(CudaError::InvalidParameter(
-                "a complemented matrix mask is not supported by the GPU masked product; use the CPU backend".into(),
-            ));
-        }
         let (nrows, ncols) = m.shape();
         check_size("the mask's rows", nrows)?;
+        check_size("the mask's columns", ncols)?;
         let mut host_ptr = vec![0usize];
         let (mut row_of, mut host_ind) = (Vec::new(), Vec::new());
         for i in 0..nrows {
@@ -354,13 +355,21 @@ impl DeviceMatrixMask {
             nnz: host_ind.len(),
             row_of: upload(s, "uploading mask rows", &row_of)?,
             ind: upload(s, "uploading mask columns", &to_u32(&host_ind))?,
+            ptr: upload(s, "uploading mask row pointers", &to_u32(&host_ptr))?,
+            complement: m.is_complemented(),
             host_ptr,
             host_ind,
         })
     }
 
-    /// Number of allowed positions.
+    /// Number of listed positions (the allowed ones, or the forbidden ones
+    /// of a complemented mask).
     pub fn nnz(&self) -> usize {
         self.nnz
+    }
+
+    /// Whether the mask is complemented.
+    pub fn is_complemented(&self) -> bool {
+        self.complement
     }
 }

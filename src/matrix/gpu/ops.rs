@@ -44,7 +44,12 @@ pub(crate) fn semiring_kernels<S: Semiring>(dev: &Device, s: &S) -> Result<Semir
 }
 
 /// Checks that an operand of element type `T` fits the semiring's C++ type (when read).
-fn check_operand<T: GpuElement>(what: &str, read: bool, cuda: &str, semiring: &str) -> Result<(), CudaError> {
+pub(super) fn check_operand<T: GpuElement>(
+    what: &str,
+    read: bool,
+    cuda: &str,
+    semiring: &str,
+) -> Result<(), CudaError> {
     if read && T::CUDA != cuda {
         return Err(CudaError::Mismatch {
             uploaded: format!("{what} of type {}", T::CUDA),
@@ -54,7 +59,7 @@ fn check_operand<T: GpuElement>(what: &str, read: bool, cuda: &str, semiring: &s
     Ok(())
 }
 
-fn check_output<T: GpuElement>(k: &KernelKey) -> Result<(), CudaError> {
+pub(super) fn check_output<T: GpuElement>(k: &KernelKey) -> Result<(), CudaError> {
     if T::CUDA != k.c {
         return Err(CudaError::Mismatch {
             uploaded: format!("an output of type {}", T::CUDA),
@@ -72,7 +77,7 @@ fn mask_args<'a>(dummy: &'a CudaSlice<u8>, m: Option<&'a DeviceMask>) -> (&'a Cu
     }
 }
 
-fn same_device(a: &GpuDevice, b: &GpuDevice) -> Result<(), CudaError> {
+pub(super) fn same_device(a: &GpuDevice, b: &GpuDevice) -> Result<(), CudaError> {
     if a.info().ordinal != b.info().ordinal {
         return Err(CudaError::InvalidParameter(format!(
             "operands live on CUDA devices {} and {}; upload them to one device",
@@ -516,6 +521,12 @@ where
     if desc.transpose_first {
         return Err(CudaError::InvalidParameter(
             "the GPU masked product does not transpose its first input; upload Aᵀ instead".into(),
+        )
+        .into());
+    }
+    if mask.complement {
+        return Err(CudaError::InvalidParameter(
+            "the dot form of the GPU masked product takes no complemented mask; use GpuMxmStrategy::Hash".into(),
         )
         .into());
     }

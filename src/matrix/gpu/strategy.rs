@@ -45,3 +45,36 @@ impl GpuMergeStrategy {
         }
     }
 }
+
+/// How the GPU masked matrix product `C⟨M⟩ = A ⊕.⊗ B` computes its entries.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum GpuMxmStrategy {
+    /// Dot products at the mask's positions (a thread per position merging
+    /// `A(i,:)` and `B(:,j)`); a plain (not complemented) mask only.
+    Dot,
+    /// Gustavson by rows with a hash accumulator (a warp per row, its table
+    /// in shared memory, or in global memory for a long row); any mask,
+    /// complemented or not.
+    Hash,
+    /// [`Hash`](Self::Hash) for a complemented mask, else the one of smaller
+    /// cost ([`GpuMxmStrategy::choose`]).
+    #[default]
+    Auto,
+}
+
+impl GpuMxmStrategy {
+    /// The form `Auto` runs for a plain mask, from the operation counts of
+    /// each: `dot` = `Σ_{(i,j) ∈ M} |A(i,:)| + |B(:,j)|` (merge lengths),
+    /// `hash` = `Σ_i |M(i,:)| + Σ_{k ∈ A(i,:)} |B(k,:)|` (hash probes), a
+    /// probe weighted as [`HASH_PROBE_COST`](Self::HASH_PROBE_COST) merge steps.
+    pub fn choose(dot: u64, hash: u64) -> GpuMxmStrategy {
+        if (hash as f64) * Self::HASH_PROBE_COST < dot as f64 {
+            GpuMxmStrategy::Hash
+        } else {
+            GpuMxmStrategy::Dot
+        }
+    }
+
+    /// The cost of one hash probe in merge steps, for [`choose`](Self::choose).
+    pub const HASH_PROBE_COST: f64 = 2.0;
+}
