@@ -88,13 +88,14 @@ extern "C" __global__ void gbh_costs(kg_idx_t nrows, const kg_idx_t *aptr, const
 // The product. tsz[i]: the table size of row i (a power of two, 0 for a
 // row with nothing to compute); goff[i]: its global region when tsz[i] >
 // GBH_SLOTS. Plain mask (comp = 0): cval / cpres per mask position.
-// Complemented: row i's entries, unordered, at oind / oval from ooff[i],
-// their count in ocount[i] (zeroed on entry).
+// Complemented: row i's entries, unordered, at oind / oval (opres set to 1)
+// from ooff[i], their count in ocount[i] (opres and ocount zeroed on entry).
 extern "C" __global__ void __launch_bounds__(GBH_WARPS * 32)
     gbh_mxm(kg_idx_t nrows, const kg_idx_t *aptr, const kg_idx_t *aind, const kg_a_t *aval, const kg_idx_t *bptr,
             const kg_idx_t *bind, const kg_b_t *bval, const kg_idx_t *mptr, const kg_idx_t *mind, int comp,
             const kg_idx_t *tsz, const kg_u64 *goff, kg_idx_t *gkey, kg_idx_t *gaux, kg_c_t *gval, kg_c_t *cval,
-            unsigned char *cpres, const kg_u64 *ooff, kg_idx_t *oind, kg_c_t *oval, kg_idx_t *ocount) {
+            unsigned char *cpres, const kg_u64 *ooff, kg_idx_t *oind, kg_c_t *oval, unsigned char *opres,
+            kg_idx_t *ocount) {
     __shared__ kg_idx_t skey[GBH_WARPS][GBH_SLOTS];
     __shared__ kg_idx_t saux[GBH_WARPS][GBH_SLOTS];
     __shared__ kg_c_t sval[GBH_WARPS][GBH_SLOTS];
@@ -161,6 +162,7 @@ extern "C" __global__ void __launch_bounds__(GBH_WARPS * 32)
                 kg_idx_t pos = atomicAdd(&ocount[i], 1u);
                 oind[ooff[i] + pos] = key[s];
                 oval[ooff[i] + pos] = val[s];
+                opres[ooff[i] + pos] = 1;
             }
         }
         __syncwarp();

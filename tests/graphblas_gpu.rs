@@ -467,3 +467,35 @@ fn components_equal_cpu() {
     let g = snap("facebook_combined");
     assert_eq!(agpu::components(&g, &dev).unwrap().count, 1);
 }
+
+/// The prepared algorithms (one upload and JIT, many sources) equal the CPU.
+#[test]
+fn prepared_algorithms_reuse_one_upload() {
+    use kronograph::algorithms::{PreparedBfs, PreparedSssp, PreparedTriangles, SsspOptions};
+    use kronograph::Backend;
+    if device().is_none() {
+        return;
+    }
+    let g = snap("oregon1_010331");
+    let a = SparseMatrix::from_graph(&g);
+    let opts = BfsOptions::default();
+    let mut gpu = PreparedBfs::new(&a, &opts, Backend::Cuda(0)).unwrap();
+    assert!(gpu.device().is_some() && gpu.setup_seconds() > 0.0);
+    let mut cpu = PreparedBfs::new(&a, &opts, Backend::Cpu).unwrap();
+    assert!(cpu.device().is_none());
+    for s in [0, 5, 17, 5] {
+        let (got, secs) = gpu.run(s).unwrap();
+        assert_eq!(got.levels, cpu.run(s).unwrap().0.levels, "source {s}");
+        assert!(secs > 0.0);
+    }
+    assert!(gpu.run(a.nrows()).is_err());
+    let so = SsspOptions::default();
+    let mut gs = PreparedSssp::new(&a, &so, Backend::Cuda(0)).unwrap();
+    let mut cs = PreparedSssp::new(&a, &so, Backend::Cpu).unwrap();
+    for s in [3, 9] {
+        assert_eq!(gs.run(s).unwrap().0.distances, cs.run(s).unwrap().0.distances, "source {s}");
+    }
+    let mut t = PreparedTriangles::new(&a, Backend::Cuda(0)).unwrap();
+    assert_eq!(t.run().unwrap().0, 17_144);
+    assert_eq!(t.run().unwrap().0, 17_144);
+}

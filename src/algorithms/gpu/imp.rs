@@ -1,7 +1,7 @@
 //! The CUDA implementations of [`super`]'s algorithms.
 
 use super::GpuBfsOptions;
-use crate::algorithms::bfs::{BfsDirection, BfsResult};
+use crate::algorithms::bfs::BfsResult;
 use crate::algorithms::components::Components;
 use crate::algorithms::sssp::SsspResult;
 use crate::algorithms::AlgorithmError;
@@ -26,6 +26,11 @@ pub struct GpuBfsRun {
     pub seconds: f64,
     /// For each level after the source: `None` for pull, else the push's merge strategy.
     pub levels: Vec<Option<GpuMergeStrategy>>,
+    /// For each level: the frontier's size and out-arcs (the SpMSpV's terms).
+    pub frontier: Vec<(usize, usize)>,
+    /// For each level: seconds from reading its frontier's size to reading
+    /// the next one's (its product, visit and the next degree scan).
+    pub level_seconds: Vec<f64>,
 }
 
 fn square<T: GpuElement>(what: &'static str, a: &DeviceMatrix<T>) -> Result<usize, AlgorithmError> {
@@ -90,27 +95,25 @@ pub fn bfs_device<T: GpuElement>(
     let (mut explored, mut arcs, mut level) = (0usize, 0usize, 0i32);
     let mut pulling = false;
     let mut ran = Vec::new();
+    let (mut frontier, mut level_seconds) = (Vec::new(), Vec::new());
+    let mut last = Instant::now();
     loop {
         let (off, mf) = frontier_offsets(dev, &k, &util, &a.csr, &fidx, f)?;
+        let now = Instant::now();
+        if !frontier.is_empty() {
+            level_seconds.push((now - last).as_secs_f64());
+        }
+        last = now;
         let mf = mf as usize;
         arcs += mf;
         if mf == 0 {
             break;
         }
         let unexplored = nnz.saturating_sub(explored);
-        pulling = match opts.direction {
-            BfsDirection::Push => false,
-            BfsDirection::Pull => true,
-            BfsDirection::Auto { alpha, beta } => {
-                if pulling {
-                    (f as f64) >= n as f64 / beta
-                } else {
-                    mf as f64 > unexplored as f64 / alpha
-                }
-            }
-        };
+        pulling = opts.direction.pulls(pulling, f, mf, unexplored, n);
         explored += mf;
         level += 1;
+        frontier.push((f, mf));
         let (nidx, nval, nf) = if pulling {
             ran.push(None);
             check("clearing the frontier bitmap", || s.memset_zeros(&mut fbits))?;
@@ -155,6 +158,7 @@ pub fn bfs_device<T: GpuElement>(
             (nidx, nval, nf)
         };
         if nf == 0 {
+            level_seconds.push(last.elapsed().as_secs_f64());
             break;
         }
         visit(dev, &util, &nidx, &nval, nf, level, &mut visited.bits, &mut levels, &mut parents)?;
@@ -173,7 +177,7 @@ pub fn bfs_device<T: GpuElement>(
     let pulled = ran.iter().map(Option::is_none).collect();
     Ok((
         BfsResult { levels, parents: pv, reached, depth, arcs_in_component: arcs, pulled },
-        GpuBfsRun { seconds, levels: ran },
+        GpuBfsRun { seconds, levels: ran, frontier, level_seconds },
     ))
 }
 

@@ -50,7 +50,7 @@ mod strategy;
 pub use kernels::{hash_source_for, HASH_KERNELS, HASH_TEMPLATE};
 pub use kernels::{source, source_for, KernelKey, KERNELS, TEMPLATE, UTIL_KERNELS, UTIL_MODULE, UTIL_SOURCE};
 #[cfg(feature = "cuda")]
-pub use mxm_hash::{mxm_masked, mxm_masked_costs, reduce_mxm_masked};
+pub use mxm_hash::{mxm_masked, mxm_masked_costs, prepare_mxm, reduce_mxm_masked};
 #[cfg(feature = "cuda")]
 pub use objects::{DeviceDenseVector, DeviceMask, DeviceMatrix, DeviceMatrixMask, DeviceSparseVector, MAX_INDEX};
 #[cfg(feature = "cuda")]

@@ -252,6 +252,37 @@ fn resolve<TA: GpuElement, TB: GpuElement>(
     Ok((st, flops))
 }
 
+/// The hash form's result on the device, with its operands.
+type Planned<'a, C, TA, TB> = (Operands<'a, TA, TB>, HashOut<C>);
+
+/// The checks, kernels and choice shared by [`mxm_masked`] and
+/// [`reduce_mxm_masked`]: `None` for the dot form (not run yet), else the
+/// hash form's result on the device with its operands.
+fn plan<'a, S, TA, TB>(
+    mask: &DeviceMatrixMask,
+    s: &S,
+    a: &'a DeviceMatrix<TA>,
+    b: &'a DeviceMatrix<TB>,
+    desc: &Descriptor,
+    strategy: GpuMxmStrategy,
+) -> crate::Result<Option<Planned<'a, S::C, TA, TB>>>
+where
+    S: Semiring,
+    S::C: GpuElement,
+    TA: GpuElement,
+    TB: GpuElement,
+{
+    let o = operands(mask, a, b, desc)?;
+    let dev = &a.dev.dev;
+    let k = checked_kernels::<S, TA, TB>(dev, s)?;
+    let (st, flops) = resolve(dev, &k, mask, &o, strategy)?;
+    if st == GpuMxmStrategy::Dot {
+        return Ok(None);
+    }
+    let out = hash_product::<S, TA, TB>(dev, &k, mask, &o, flops.as_ref())?;
+    Ok(Some((o, out)))
+}
+
 fn checked_kernels<S, TA, TB>(dev: &Device, s: &S) -> crate::Result<Vec<CudaFunction>>
 where
     S: Semiring,
@@ -293,15 +324,13 @@ where
     TA: GpuElement,
     TB: GpuElement,
 {
-    let o = operands(mask, a, b, desc)?;
     let dev = &a.dev.dev;
-    let k = checked_kernels::<S, TA, TB>(dev, &s)?;
-    let (st, flops) = resolve(dev, &k, mask, &o, strategy)?;
-    if st == GpuMxmStrategy::Dot {
-        return Ok((super::mxm_masked_dot(mask, s, a, b, desc)?, st));
-    }
+    let (o, out) = match plan(mask, &s, a, b, desc, strategy)? {
+        None => return Ok((super::mxm_masked_dot(mask, s, a, b, desc)?, GpuMxmStrategy::Dot)),
+        Some(planned) => planned,
+    };
     let stream = &dev.stream;
-    let c = match hash_product::<S, TA, TB>(dev, &k, mask, &o, flops.as_ref())? {
+    let c = match out {
         HashOut::Positions { val, pres } => {
             let v = download(stream, "downloading C", &val, mask.nnz)?;
             let p = download(stream, "downloading C's pattern", &pres, mask.nnz)?;
@@ -335,7 +364,7 @@ where
             SparseMatrix::from_csr_parts(o.nrows, o.ncols, ptr, ci, cv)
         }
     };
-    Ok((c, st))
+    Ok((c, GpuMxmStrategy::Hash))
 }
 
 /// `⊕` of the entries of `C⟨M⟩ = A ⊕.⊗ B` (as [`mxm_masked`]), reduced on
@@ -359,16 +388,27 @@ where
     TA: GpuElement,
     TB: GpuElement,
 {
-    let o = operands(mask, a, b, desc)?;
     let dev = &a.dev.dev;
-    let k = checked_kernels::<S, TA, TB>(dev, &s)?;
-    let (st, flops) = resolve(dev, &k, mask, &o, strategy)?;
-    if st == GpuMxmStrategy::Dot {
-        return Ok((super::reduce_matrix_values(mask, s, a, b, desc)?, st));
-    }
-    let v = match hash_product::<S, TA, TB>(dev, &k, mask, &o, flops.as_ref())? {
+    let out = match plan(mask, &s, a, b, desc, strategy)? {
+        None => return Ok((super::reduce_matrix_values(mask, s, a, b, desc)?, GpuMxmStrategy::Dot)),
+        Some((_, out)) => out,
+    };
+    let v = match out {
         HashOut::Positions { val, pres } => reduce_raw(dev, &s, &val, &pres, mask.nnz)?,
         HashOut::Rows { val, pres, total, .. } => reduce_raw(dev, &s, &val, &pres, total)?,
     };
-    Ok((v, st))
+    Ok((v, GpuMxmStrategy::Hash))
+}
+
+/// Compiles (once per process) and loads (once per device) the kernels of
+/// both forms of the masked product over semiring `s`, so that a timed
+/// product that follows pays no JIT.
+///
+/// # Errors
+/// The finite-field semirings (no device form); NVRTC and driver errors.
+pub fn prepare_mxm<S: Semiring>(dev: &crate::cuda::GpuDevice, s: S) -> crate::Result<()> {
+    super::semiring_kernels(&dev.dev, &s)?;
+    hash_kernels(&dev.dev, &s)?;
+    super::scan::util_kernels(&dev.dev)?;
+    Ok(())
 }
