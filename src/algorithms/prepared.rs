@@ -36,22 +36,54 @@ use crate::cuda::GpuDevice;
 #[cfg(feature = "cuda")]
 use crate::matrix::gpu::{DeviceMatrix, DeviceMatrixMask};
 
-/// The device `backend` resolves to, opened, and its name; `None` for the CPU.
-#[cfg(feature = "cuda")]
-fn open(backend: Backend) -> crate::Result<Option<GpuDevice>> {
-    Ok(match resolve_backend(backend)? {
-        None => None,
-        Some(i) => Some(GpuDevice::open(i)?),
-    })
+/// What a preparation cost: its seconds and the device's name (`None` on the CPU).
+struct Setup {
+    seconds: f64,
+    device: Option<String>,
 }
 
+/// Resolves `backend`; on a device opens it and runs `f` on it (upload,
+/// JIT, allocation), timing the whole.
+#[cfg(feature = "cuda")]
+fn prepare<G>(backend: Backend, f: impl FnOnce(&GpuDevice) -> crate::Result<G>) -> crate::Result<(Option<G>, Setup)> {
+    let t0 = Instant::now();
+    let (gpu, device) = match resolve_backend(backend)? {
+        None => (None, None),
+        Some(i) => {
+            let d = GpuDevice::open(i)?;
+            (Some(f(&d)?), Some(format!("cuda:{} ({})", d.info().ordinal, d.info().name)))
+        }
+    };
+    Ok((gpu, Setup { seconds: t0.elapsed().as_secs_f64(), device }))
+}
+
+/// Without the `cuda` feature only the CPU resolves.
 #[cfg(not(feature = "cuda"))]
-fn open(backend: Backend) -> crate::Result<Option<std::convert::Infallible>> {
+fn prepare(backend: Backend) -> crate::Result<Setup> {
     match resolve_backend(backend)? {
-        None => Ok(None),
+        None => Ok(Setup { seconds: 0.0, device: None }),
         Some(_) => Err(crate::Error::CudaNotCompiled),
     }
 }
+
+/// The setup accessors every prepared algorithm has.
+macro_rules! setup_accessors {
+    ($($t:ident),*) => {$(
+        impl $t<'_> {
+            /// Seconds of the preparation (device opening, upload, JIT,
+            /// workspaces; on the CPU only the backend's probe).
+            pub fn setup_seconds(&self) -> f64 {
+                self.setup.seconds
+            }
+
+            /// The device's name, `None` on the CPU.
+            pub fn device(&self) -> Option<&str> {
+                self.setup.device.as_deref()
+            }
+        }
+    )*};
+}
+setup_accessors!(PreparedBfs, PreparedSssp, PreparedTriangles);
 
 /// Seconds of `f`'s call, with its result.
 fn timed<R>(f: impl FnOnce() -> crate::Result<R>) -> crate::Result<(R, f64)> {
@@ -65,8 +97,7 @@ fn timed<R>(f: impl FnOnce() -> crate::Result<R>) -> crate::Result<(R, f64)> {
 pub struct PreparedBfs<'a> {
     a: &'a SparseMatrix<f64>,
     opts: BfsOptions,
-    setup: f64,
-    device: Option<String>,
+    setup: Setup,
     #[cfg(feature = "cuda")]
     gpu: Option<GpuBfs<'static, f64>>,
 }
@@ -78,32 +109,17 @@ impl<'a> PreparedBfs<'a> {
     /// # Errors
     /// [`AlgorithmError::NotSquare`](super::AlgorithmError); CUDA errors.
     pub fn new(a: &'a SparseMatrix<f64>, opts: &BfsOptions, backend: Backend) -> crate::Result<Self> {
-        let t0 = Instant::now();
-        let dev = open(backend)?;
-        let device = dev.as_ref().map(device_name);
         #[cfg(feature = "cuda")]
-        let gpu = match &dev {
-            None => None,
-            Some(d) => Some(GpuBfs::owning(DeviceMatrix::upload(d, a)?)?),
-        };
+        let (gpu, setup) = prepare(backend, |d| GpuBfs::owning(DeviceMatrix::upload(d, a)?))?;
+        #[cfg(not(feature = "cuda"))]
+        let setup = prepare(backend)?;
         Ok(PreparedBfs {
             a,
             opts: *opts,
-            setup: t0.elapsed().as_secs_f64(),
-            device,
+            setup,
             #[cfg(feature = "cuda")]
             gpu,
         })
-    }
-
-    /// Seconds of the preparation (0 on the CPU but for the backend's probe).
-    pub fn setup_seconds(&self) -> f64 {
-        self.setup
-    }
-
-    /// The device's name, `None` on the CPU.
-    pub fn device(&self) -> Option<&str> {
-        self.device.as_deref()
     }
 
     /// BFS from `source`: the CPU's [`bfs_matrix`] result (on a device equal
@@ -126,8 +142,7 @@ impl<'a> PreparedBfs<'a> {
 pub struct PreparedSssp<'a> {
     a: &'a SparseMatrix<f64>,
     opts: SsspOptions,
-    setup: f64,
-    device: Option<String>,
+    setup: Setup,
     #[cfg(feature = "cuda")]
     gpu: Option<GpuSsspForm>,
 }
@@ -147,38 +162,23 @@ impl<'a> PreparedSssp<'a> {
     /// [`AlgorithmError`](super::AlgorithmError) for a non-square matrix, a
     /// bad weight or `Δ`; CUDA errors.
     pub fn new(a: &'a SparseMatrix<f64>, opts: &SsspOptions, backend: Backend) -> crate::Result<Self> {
-        let t0 = Instant::now();
-        let dev = open(backend)?;
-        let device = dev.as_ref().map(device_name);
         #[cfg(feature = "cuda")]
-        let gpu = match &dev {
-            None => None,
-            Some(d) => {
-                let m = DeviceMatrix::upload(d, a)?;
-                Some(match opts.method {
-                    super::SsspMethod::DeltaStepping => GpuSsspForm::Delta(GpuSssp::owning(m, opts.delta)?),
-                    super::SsspMethod::BellmanFord => GpuSsspForm::BellmanFord(m),
-                })
-            }
-        };
+        let (gpu, setup) = prepare(backend, |d| {
+            let m = DeviceMatrix::upload(d, a)?;
+            Ok(match opts.method {
+                super::SsspMethod::DeltaStepping => GpuSsspForm::Delta(GpuSssp::owning(m, opts.delta)?),
+                super::SsspMethod::BellmanFord => GpuSsspForm::BellmanFord(m),
+            })
+        })?;
+        #[cfg(not(feature = "cuda"))]
+        let setup = prepare(backend)?;
         Ok(PreparedSssp {
             a,
             opts: *opts,
-            setup: t0.elapsed().as_secs_f64(),
-            device,
+            setup,
             #[cfg(feature = "cuda")]
             gpu,
         })
-    }
-
-    /// Seconds of the preparation.
-    pub fn setup_seconds(&self) -> f64 {
-        self.setup
-    }
-
-    /// The device's name, `None` on the CPU.
-    pub fn device(&self) -> Option<&str> {
-        self.device.as_deref()
     }
 
     /// Distances from `source` (as the CPU's [`sssp_matrix`]) and the
@@ -205,8 +205,7 @@ impl<'a> PreparedSssp<'a> {
 /// product's kernels loaded).
 pub struct PreparedTriangles<'a> {
     a: &'a SparseMatrix<f64>,
-    setup: f64,
-    device: Option<String>,
+    setup: Setup,
     #[cfg(feature = "cuda")]
     gpu: Option<(DeviceMatrix<bool>, DeviceMatrixMask)>,
 }
@@ -221,37 +220,22 @@ impl<'a> PreparedTriangles<'a> {
             let (rows, cols) = (a.nrows(), a.ncols());
             return Err(super::AlgorithmError::NotSquare { what: "triangle counting", rows, cols }.into());
         }
-        let t0 = Instant::now();
-        let dev = open(backend)?;
-        let device = dev.as_ref().map(device_name);
         #[cfg(feature = "cuda")]
-        let gpu = match &dev {
-            None => None,
-            Some(d) => {
-                let l = super::triangles::lower_by_degree(a);
-                let dl = DeviceMatrix::upload(d, &l)?;
-                let mask = DeviceMatrixMask::upload(d, &crate::matrix::MatrixMask::structural(&l))?;
-                crate::matrix::gpu::prepare_mxm(d, crate::semirings::PlusPair::<bool, bool, u64>::new())?;
-                Some((dl, mask))
-            }
-        };
+        let (gpu, setup) = prepare(backend, |d| {
+            let l = super::triangles::lower_by_degree(a);
+            let dl = DeviceMatrix::upload(d, &l)?;
+            let mask = DeviceMatrixMask::upload(d, &crate::matrix::MatrixMask::structural(&l))?;
+            crate::matrix::gpu::prepare_mxm(d, crate::semirings::PlusPair::<bool, bool, u64>::new())?;
+            Ok((dl, mask))
+        })?;
+        #[cfg(not(feature = "cuda"))]
+        let setup = prepare(backend)?;
         Ok(PreparedTriangles {
             a,
-            setup: t0.elapsed().as_secs_f64(),
-            device,
+            setup,
             #[cfg(feature = "cuda")]
             gpu,
         })
-    }
-
-    /// Seconds of the preparation.
-    pub fn setup_seconds(&self) -> f64 {
-        self.setup
-    }
-
-    /// The device's name, `None` on the CPU.
-    pub fn device(&self) -> Option<&str> {
-        self.device.as_deref()
     }
 
     /// The number of triangles and the algorithm's seconds (on a device the
@@ -267,14 +251,4 @@ impl<'a> PreparedTriangles<'a> {
         }
         timed(|| Ok(triangle_count_matrix(self.a)?))
     }
-}
-
-#[cfg(feature = "cuda")]
-fn device_name(d: &GpuDevice) -> String {
-    format!("cuda:{} ({})", d.info().ordinal, d.info().name)
-}
-
-#[cfg(not(feature = "cuda"))]
-fn device_name(d: &std::convert::Infallible) -> String {
-    match *d {}
 }

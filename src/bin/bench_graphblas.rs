@@ -1,13 +1,13 @@
 //! GPU GraphBLAS benchmark, with kronograph's CPU backend measured in the
 //! same run on the same graphs:
 //! `cargo run --release --bin bench_graphblas -- [--scales 18,20,22] [--snap DIR] [--sources 16] [--write DIR]
-//! [--delta-factors 1,4,16] [--repeats 3] [--calibrate] [--no-strategies] [--no-cpu-triangles]`
+//! [--delta-factors 1,4,16] [--repeats 3] [--calibrate] [--no-strategies] [--no-cpu-triangles] [--no-sssp]`
 //! (`--delta-factors`: the GPU delta-stepping's Δ as multiples of the
 //! automatic one; `--repeats`: rounds of the strategy sweep and repeats of
 //! the GPU triangle counts; `--calibrate`: per-level times of each merge
 //! strategy against the cost model; `--no-strategies`: skip the SpMSpV
 //! sweep; `--no-cpu-triangles`: skip the CPU's count, the GPU forms then
-//! checked against each other)
+//! checked against each other; `--no-sssp`: skip SSSP)
 //!
 //! For each graph (R-MAT at each scale, Graph500 parameters, from
 //! `graph::generate::rmat` with seed 1; then every `.mtx` in `--snap`):
@@ -258,8 +258,8 @@ fn main() -> ExitCode {
         .collect();
     let repeats: usize = arg(&args, "--repeats").map_or(3, |s| s.parse().expect("--repeats: an integer"));
     let flag = |f: &str| args.iter().any(|a| a == f);
-    let (calibrate, no_strategies, no_cpu_triangles) =
-        (flag("--calibrate"), flag("--no-strategies"), flag("--no-cpu-triangles"));
+    let (calibrate, no_strategies, no_cpu_triangles, no_sssp) =
+        (flag("--calibrate"), flag("--no-strategies"), flag("--no-cpu-triangles"), flag("--no-sssp"));
     if device_count().map_or(true, |n| n == 0) {
         eprintln!("bench_graphblas: no CUDA device");
         return ExitCode::FAILURE;
@@ -342,59 +342,60 @@ fn main() -> ExitCode {
         if !no_strategies {
             ok &= strategy_sweep(&head, &da, &sources, &cpu, repeats, calibrate);
         }
-        // SSSP (unit weights)
-        let t = Instant::now();
-        let cs = sssp(&g, sources[0]).unwrap();
-        let cpu_sssp = t.elapsed().as_secs_f64();
-        let _ = sssp_device(&da, sources[0], GpuMergeStrategy::Auto).unwrap();
-        let mut ts = Vec::new();
-        let mut good = true;
-        for _ in 0..3 {
-            dev.synchronize().unwrap();
+        if !no_sssp {
+            // SSSP (unit weights)
             let t = Instant::now();
-            let r = sssp_device(&da, sources[0], GpuMergeStrategy::Auto).unwrap();
-            ts.push(t.elapsed().as_secs_f64());
-            good &= r.distances == cs.distances;
-        }
-        ok &= good;
-        println!("{head} | sssp cpu delta-stepping | {:.3} ms | -", cpu_sssp * 1e3);
-        println!(
-            "{head} | sssp gpu bellman-ford | {:.3} ms | {}",
-            median(ts) * 1e3,
-            if good { "ok" } else { "DIFFER" }
-        );
-        for &f in &factors {
-            ok &= sssp_gpu_delta(&head, "unit", &da, sources[0], &cs.distances, f);
-        }
-        // integer weights in [1, 100): sums exact, so every method gives the same distances
-        let counter = std::sync::atomic::AtomicU64::new(0);
-        let aw = a.map(|_| {
-            let k = counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            (1 + splitmix(k) % 99) as f64
-        });
-        let t = Instant::now();
-        let cw = sssp_matrix(&aw, sources[0], &SsspOptions::default()).unwrap();
-        println!("{head} | sssp-w cpu delta-stepping | {:.3} ms | -", t.elapsed().as_secs_f64() * 1e3);
-        let daw = DeviceMatrix::upload(&dev, &aw).unwrap();
-        let _ = sssp_device(&daw, sources[0], GpuMergeStrategy::Auto).unwrap();
-        let mut ts = Vec::new();
-        let mut good = true;
-        for _ in 0..3 {
-            dev.synchronize().unwrap();
+            let cs = sssp(&g, sources[0]).unwrap();
+            let cpu_sssp = t.elapsed().as_secs_f64();
+            let _ = sssp_device(&da, sources[0], GpuMergeStrategy::Auto).unwrap();
+            let mut ts = Vec::new();
+            let mut good = true;
+            for _ in 0..3 {
+                dev.synchronize().unwrap();
+                let t = Instant::now();
+                let r = sssp_device(&da, sources[0], GpuMergeStrategy::Auto).unwrap();
+                ts.push(t.elapsed().as_secs_f64());
+                good &= r.distances == cs.distances;
+            }
+            ok &= good;
+            println!("{head} | sssp cpu delta-stepping | {:.3} ms | -", cpu_sssp * 1e3);
+            println!(
+                "{head} | sssp gpu bellman-ford | {:.3} ms | {}",
+                median(ts) * 1e3,
+                if good { "ok" } else { "DIFFER" }
+            );
+            for &f in &factors {
+                ok &= sssp_gpu_delta(&head, "unit", &da, sources[0], &cs.distances, f);
+            }
+            // integer weights in [1, 100): sums exact, so every method gives the same distances
+            let counter = std::sync::atomic::AtomicU64::new(0);
+            let aw = a.map(|_| {
+                let k = counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                (1 + splitmix(k) % 99) as f64
+            });
             let t = Instant::now();
-            good &= sssp_device(&daw, sources[0], GpuMergeStrategy::Auto).unwrap().distances == cw.distances;
-            ts.push(t.elapsed().as_secs_f64());
+            let cw = sssp_matrix(&aw, sources[0], &SsspOptions::default()).unwrap();
+            println!("{head} | sssp-w cpu delta-stepping | {:.3} ms | -", t.elapsed().as_secs_f64() * 1e3);
+            let daw = DeviceMatrix::upload(&dev, &aw).unwrap();
+            let _ = sssp_device(&daw, sources[0], GpuMergeStrategy::Auto).unwrap();
+            let mut ts = Vec::new();
+            let mut good = true;
+            for _ in 0..3 {
+                dev.synchronize().unwrap();
+                let t = Instant::now();
+                good &= sssp_device(&daw, sources[0], GpuMergeStrategy::Auto).unwrap().distances == cw.distances;
+                ts.push(t.elapsed().as_secs_f64());
+            }
+            ok &= good;
+            println!(
+                "{head} | sssp-w gpu bellman-ford | {:.3} ms | {}",
+                median(ts) * 1e3,
+                if good { "ok" } else { "DIFFER" }
+            );
+            for &f in &factors {
+                ok &= sssp_gpu_delta(&head, "w", &daw, sources[0], &cw.distances, f);
+            }
         }
-        ok &= good;
-        println!(
-            "{head} | sssp-w gpu bellman-ford | {:.3} ms | {}",
-            median(ts) * 1e3,
-            if good { "ok" } else { "DIFFER" }
-        );
-        for &f in &factors {
-            ok &= sssp_gpu_delta(&head, "w", &daw, sources[0], &cw.distances, f);
-        }
-        drop(daw);
         drop(da);
         // triangles
         let tc = if no_cpu_triangles {
