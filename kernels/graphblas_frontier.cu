@@ -40,6 +40,42 @@ __device__ __forceinline__ void kg_append(bool found, kg_u32 v, kg_u32 deg, kg_u
     if (found) queue[base + __popc(mask & ((1u << lane) - 1u))] = v;
 }
 
+// Calls arcs(u, valid, p) with all 32 lanes of a warp together for each
+// chunk of 32 arcs of each queue node of out-degree < KG_BIG (a warp per
+// node; `valid` false past the node's last arc); puts the other nodes on the
+// big list (count in counters[2]) for kg_grid_per_big_node.
+template <typename F>
+__device__ __forceinline__ void kg_warp_per_node(kg_u32 f, const kg_u32 *queue, const kg_u32 *ptr, kg_u64 *counters,
+                                                 kg_u32 *big, F arcs) {
+    int lane = threadIdx.x & 31;
+    kg_u64 warp = kg_tid() >> 5, warps = kg_stride() >> 5;
+    for (kg_u64 s = warp; s < f; s += warps) {
+        kg_u32 u = queue[s];
+        kg_u32 b = ptr[u], e = ptr[u + 1];
+        if (e - b >= KG_BIG) {
+            if (lane == 0) big[atomicAdd(&counters[2], 1ull)] = u;
+            continue;
+        }
+        for (kg_u32 k = b; k < e; k += 32) arcs(u, k + lane < e, k + lane);
+    }
+}
+
+// Calls arc(u, valid, p) over the arcs of each node u of the big list,
+// spread over the whole grid (whole warps together, `valid` false past the
+// last arc).
+template <typename F>
+__device__ __forceinline__ void kg_grid_per_big_node(const kg_u32 *ptr, const kg_u64 *counters, const kg_u32 *big,
+                                                     F arc) {
+    kg_u64 nb = counters[2];
+    for (kg_u64 j = 0; j < nb; j++) {
+        kg_u32 u = big[j];
+        kg_u32 b = ptr[u];
+        kg_u64 len = ptr[u + 1] - b;
+        kg_u64 rounded = (len + 31) & ~31ull;
+        for (kg_u64 o = kg_tid(); o < rounded; o += kg_stride()) arc(u, o < len, b + (kg_u32)o);
+    }
+}
+
 extern "C" __global__ void kgb_init(kg_u32 n, kg_u32 source, int *levels, long long *parents, kg_u32 *queue) {
     for (kg_u64 i = kg_tid(); i < n; i += kg_stride()) {
         levels[i] = i == source ? 0 : -1;
@@ -56,52 +92,35 @@ __device__ __forceinline__ bool kg_claim(kg_u32 v, kg_u32 u, int level, int *lev
     return true;
 }
 
+// Claims the target of arc p of u (when valid) and appends it to the next queue.
+__device__ __forceinline__ void kg_push_arc(kg_u32 u, bool valid, kg_u32 p, const kg_u32 *ptr, const kg_u32 *ind,
+                                            int level, int *levels, long long *parents, kg_u32 *next,
+                                            kg_u64 *counters) {
+    kg_u32 v = 0, dv = 0;
+    bool found = false;
+    if (valid) {
+        v = ind[p];
+        found = kg_claim(v, u, level, levels, parents);
+        if (found) dv = ptr[v + 1] - ptr[v];
+    }
+    kg_append(found, v, dv, next, counters);
+}
+
 // Push: a warp per frontier node of out-degree < KG_BIG (the others go to `big`).
 extern "C" __global__ void kgb_push(kg_u32 f, const kg_u32 *frontier, const kg_u32 *ptr, const kg_u32 *ind,
                                     int level, int *levels, long long *parents, kg_u32 *next, kg_u64 *counters,
                                     kg_u32 *big) {
-    int lane = threadIdx.x & 31;
-    kg_u64 warp = kg_tid() >> 5, warps = kg_stride() >> 5;
-    for (kg_u64 s = warp; s < f; s += warps) {
-        kg_u32 u = frontier[s];
-        kg_u32 b = ptr[u], e = ptr[u + 1];
-        if (e - b >= KG_BIG) {
-            if (lane == 0) big[atomicAdd(&counters[2], 1ull)] = u;
-            continue;
-        }
-        for (kg_u32 k = b; k < e; k += 32) {
-            kg_u32 p = k + lane, v = 0, dv = 0;
-            bool found = false;
-            if (p < e) {
-                v = ind[p];
-                found = kg_claim(v, u, level, levels, parents);
-                if (found) dv = ptr[v + 1] - ptr[v];
-            }
-            kg_append(found, v, dv, next, counters);
-        }
-    }
+    kg_warp_per_node(f, frontier, ptr, counters, big, [&](kg_u32 u, bool valid, kg_u32 p) {
+        kg_push_arc(u, valid, p, ptr, ind, level, levels, parents, next, counters);
+    });
 }
 
 // Push of the big list: every node's arcs spread over the whole grid.
 extern "C" __global__ void kgb_push_big(const kg_u32 *ptr, const kg_u32 *ind, int level, int *levels,
                                         long long *parents, kg_u32 *next, kg_u64 *counters, const kg_u32 *big) {
-    kg_u64 nb = counters[2];
-    for (kg_u64 j = 0; j < nb; j++) {
-        kg_u32 u = big[j];
-        kg_u32 b = ptr[u];
-        kg_u64 len = ptr[u + 1] - b;
-        kg_u64 rounded = (len + 31) & ~31ull;
-        for (kg_u64 o = kg_tid(); o < rounded; o += kg_stride()) {
-            kg_u32 v = 0, dv = 0;
-            bool found = false;
-            if (o < len) {
-                v = ind[b + o];
-                found = kg_claim(v, u, level, levels, parents);
-                if (found) dv = ptr[v + 1] - ptr[v];
-            }
-            kg_append(found, v, dv, next, counters);
-        }
-    }
+    kg_grid_per_big_node(ptr, counters, big, [&](kg_u32 u, bool valid, kg_u32 p) {
+        kg_push_arc(u, valid, p, ptr, ind, level, levels, parents, next, counters);
+    });
 }
 
 // Pull: every unvisited node scans its in-arcs (CSC) for a node of `level`.
@@ -198,37 +217,20 @@ __device__ __forceinline__ void kg_relax_arc(bool valid, kg_u32 p, double du, co
 extern "C" __global__ void kgs_relax(kg_u32 f, const kg_u32 *near, const kg_u32 *ptr, const kg_u32 *ind,
                                      const double *w, double thr, kg_u32 round, kg_u64 *dist, kg_u32 *stamp,
                                      kg_u32 *in_far, kg_u32 *near_next, kg_u32 *far, kg_u64 *counters, kg_u32 *big) {
-    int lane = threadIdx.x & 31;
-    kg_u64 warp = kg_tid() >> 5, warps = kg_stride() >> 5;
-    for (kg_u64 s = warp; s < f; s += warps) {
-        kg_u32 u = near[s];
-        kg_u32 b = ptr[u], e = ptr[u + 1];
-        if (e - b >= KG_BIG) {
-            if (lane == 0) big[atomicAdd(&counters[2], 1ull)] = u;
-            continue;
-        }
+    kg_warp_per_node(f, near, ptr, counters, big, [&](kg_u32 u, bool valid, kg_u32 p) {
         double du = __longlong_as_double((long long)dist[u]);
-        for (kg_u32 k = b; k < e; k += 32)
-            kg_relax_arc(k + lane < e, k + lane, du, ind, w, thr, round, dist, stamp, in_far, near_next, far,
-                         counters);
-    }
+        kg_relax_arc(valid, p, du, ind, w, thr, round, dist, stamp, in_far, near_next, far, counters);
+    });
 }
 
 // The big list of a relaxation round, every node's arcs over the whole grid.
 extern "C" __global__ void kgs_relax_big(const kg_u32 *ptr, const kg_u32 *ind, const double *w, double thr,
                                          kg_u32 round, kg_u64 *dist, kg_u32 *stamp, kg_u32 *in_far,
                                          kg_u32 *near_next, kg_u32 *far, kg_u64 *counters, const kg_u32 *big) {
-    kg_u64 nb = counters[2];
-    for (kg_u64 j = 0; j < nb; j++) {
-        kg_u32 u = big[j];
-        kg_u32 b = ptr[u];
-        kg_u64 len = ptr[u + 1] - b;
-        kg_u64 rounded = (len + 31) & ~31ull;
+    kg_grid_per_big_node(ptr, counters, big, [&](kg_u32 u, bool valid, kg_u32 p) {
         double du = __longlong_as_double((long long)dist[u]);
-        for (kg_u64 o = kg_tid(); o < rounded; o += kg_stride())
-            kg_relax_arc(o < len, b + (kg_u32)o, du, ind, w, thr, round, dist, stamp, in_far, near_next, far,
-                         counters);
-    }
+        kg_relax_arc(valid, p, du, ind, w, thr, round, dist, stamp, in_far, near_next, far, counters);
+    });
 }
 
 // Splits the far queue at `thr`: nodes with a distance in [lo, thr) go to

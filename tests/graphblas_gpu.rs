@@ -18,13 +18,15 @@ use kronograph::graph::generate::{erdos_renyi_gnm, rmat, RmatParams};
 use kronograph::graph::io::mtx;
 use kronograph::matrix::gpu::{
     self as mg, DeviceDenseVector, DeviceMask, DeviceMatrix, DeviceMatrixMask, DeviceSparseVector, GpuElement,
-    GpuMergeStrategy,
+    GpuMergeStrategy, GpuMxmStrategy,
 };
 use kronograph::matrix::{
     mxm, mxv, mxv_sparse, reduce_vector, vxm, vxm_sparse, DenseVector, Descriptor, Mask, MatrixMask, MxmMethod,
     SparseMatrix, SparseVector, SpmspvOptions, Truthy,
 };
-use kronograph::semirings::{AnyPair, AnySecondi, LorLand, MaxMin, MaxPlus, MinPlus, PlusPair, PlusTimes, Semiring};
+use kronograph::semirings::{
+    AnyPair, AnySecondi, LorLand, MaxMin, MaxPlus, MinPlus, Monoid, PlusPair, PlusTimes, Semiring,
+};
 use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -186,6 +188,57 @@ where
             assert_eq!(got.to_dense_options(), c.to_dense_options(), "{name} mxm, mask {kind}");
         }
     }
+    // masked mxm in both forms (dot, hash, auto): C<M> = A Aᵀ and C<M> = A' A
+    // with A' = A's leading nc × nc block wherever it fits, every mask kind
+    let mm = random_matrix(&mut rng, nr, nr, 0.3, &|x| x as i32);
+    let kinds = [
+        ("structural", MatrixMask::structural(&mm)),
+        ("valued", MatrixMask::valued(&mm)),
+        ("structural complemented", MatrixMask::structural(&mm).complement()),
+        ("valued complemented", MatrixMask::valued(&mm).complement()),
+    ];
+    for (kind, cm) in kinds {
+        let dsc = Descriptor::DEFAULT.transpose_second();
+        let mut c = SparseMatrix::<S::C>::new(nr, nr);
+        mxm(&mut c, Some(&cm), None, s, &a, &a, &dsc, MxmMethod::Gustavson).unwrap();
+        let dcm = DeviceMatrixMask::upload(&dev, &cm).unwrap();
+        for st in [GpuMxmStrategy::Dot, GpuMxmStrategy::Hash, GpuMxmStrategy::Auto] {
+            let what = format!("{name} mxm_masked, mask {kind}, {st:?}");
+            let r = mg::mxm_masked(&dcm, s, &da, &da, &dsc, st);
+            if st == GpuMxmStrategy::Dot && cm.is_complemented() {
+                assert!(r.is_err(), "{what}: the dot form takes no complemented mask");
+                continue;
+            }
+            let (got, ran) = r.unwrap();
+            assert!(ran != GpuMxmStrategy::Auto, "{what}");
+            assert_eq!(got.indptr(), c.indptr(), "{what}");
+            assert_eq!(got.indices(), c.indices(), "{what}");
+            if !parents {
+                assert_eq!(got.values(), c.values(), "{what}");
+                let (sum, _) = mg::reduce_mxm_masked(&dcm, s, &da, &da, &dsc, st).unwrap();
+                // over the present values only, as the device reduces (the ANY monoid never meets its identity)
+                let want = c.values().iter().copied().reduce(|x, y| s.add_monoid().combine(x, y)).unwrap_or(s.zero());
+                assert_eq!(sum, want, "{what}: reduce");
+            }
+        }
+    }
+    // C<M> = A B (no transpose) with B square nc × nc, hash against the CPU
+    let b = random_matrix(&mut rng, nc, nc, density, val);
+    let db = DeviceMatrix::upload(&dev, &b).unwrap();
+    let mb = random_matrix(&mut rng, nr, nc, 0.4, &|x| x as i32);
+    for (kind, cm) in
+        [("structural", MatrixMask::structural(&mb)), ("complemented", MatrixMask::structural(&mb).complement())]
+    {
+        let mut c = SparseMatrix::<S::C>::new(nr, nc);
+        mxm(&mut c, Some(&cm), None, s, &a, &b, &Descriptor::DEFAULT, MxmMethod::Gustavson).unwrap();
+        let dcm = DeviceMatrixMask::upload(&dev, &cm).unwrap();
+        let (got, _) = mg::mxm_masked(&dcm, s, &da, &db, &Descriptor::DEFAULT, GpuMxmStrategy::Hash).unwrap();
+        let what = format!("{name} mxm_masked A B, mask {kind}");
+        assert_eq!((got.indptr(), got.indices()), (c.indptr(), c.indices()), "{what}");
+        if !parents {
+            assert_eq!(got.values(), c.values(), "{what}");
+        }
+    }
     // reduce
     let mut w = DenseVector::new(nr);
     mxv(&mut w, None, None, s, &a, &x, &Descriptor::DEFAULT).unwrap();
@@ -301,6 +354,16 @@ fn triangles_equal_known_counts() {
     let mut rng = ChaCha8Rng::seed_from_u64(3);
     let g = rmat(&RmatParams::graph500(13), &mut rng).unwrap();
     assert_eq!(agpu::triangles(&g, &dev).unwrap(), triangle_count(&g).unwrap());
+    // both forms of the masked product, and Auto
+    for name in ["facebook_combined", "oregon1_010331"] {
+        let l = kronograph::algorithms::lower_by_degree(&SparseMatrix::from_graph(&snap(name)));
+        let dl = DeviceMatrix::upload(&dev, &l).unwrap();
+        let mask = DeviceMatrixMask::upload(&dev, &MatrixMask::structural(&l)).unwrap();
+        let want = if name == "facebook_combined" { 1_612_010 } else { 17_144 };
+        for st in [GpuMxmStrategy::Dot, GpuMxmStrategy::Hash, GpuMxmStrategy::Auto] {
+            assert_eq!(agpu::triangles_lower_with(&dl, &mask, st).unwrap().0, want, "{name} {st:?}");
+        }
+    }
 }
 
 /// Dijkstra on a weighted adjacency (the reference).
@@ -404,4 +467,36 @@ fn components_equal_cpu() {
     assert_eq!((got.labels, got.count), (cpu.labels, cpu.count));
     let g = snap("facebook_combined");
     assert_eq!(agpu::components(&g, &dev).unwrap().count, 1);
+}
+
+/// The prepared algorithms (one upload and JIT, many sources) equal the CPU.
+#[test]
+fn prepared_algorithms_reuse_one_upload() {
+    use kronograph::algorithms::{PreparedBfs, PreparedSssp, PreparedTriangles, SsspOptions};
+    use kronograph::Backend;
+    if device().is_none() {
+        return;
+    }
+    let g = snap("oregon1_010331");
+    let a = SparseMatrix::from_graph(&g);
+    let opts = BfsOptions::default();
+    let mut gpu = PreparedBfs::new(&a, &opts, Backend::Cuda(0)).unwrap();
+    assert!(gpu.device().is_some() && gpu.setup_seconds() > 0.0);
+    let mut cpu = PreparedBfs::new(&a, &opts, Backend::Cpu).unwrap();
+    assert!(cpu.device().is_none());
+    for s in [0, 5, 17, 5] {
+        let (got, secs) = gpu.run(s).unwrap();
+        assert_eq!(got.levels, cpu.run(s).unwrap().0.levels, "source {s}");
+        assert!(secs > 0.0);
+    }
+    assert!(gpu.run(a.nrows()).is_err());
+    let so = SsspOptions::default();
+    let mut gs = PreparedSssp::new(&a, &so, Backend::Cuda(0)).unwrap();
+    let mut cs = PreparedSssp::new(&a, &so, Backend::Cpu).unwrap();
+    for s in [3, 9] {
+        assert_eq!(gs.run(s).unwrap().0.distances, cs.run(s).unwrap().0.distances, "source {s}");
+    }
+    let mut t = PreparedTriangles::new(&a, Backend::Cuda(0)).unwrap();
+    assert_eq!(t.run().unwrap().0, 17_144);
+    assert_eq!(t.run().unwrap().0, 17_144);
 }

@@ -1,7 +1,8 @@
 //! Every kernel the GPU GraphBLAS generates compiles with NVRTC (PTX for
 //! `compute_90`): the module of each built-in semiring with a device form
 //! (`kernels/graphblas.cu` after the semiring's CUDA preface) and the
-//! semiring-independent module. Mask kinds and merge strategies are launch
+//! semiring-independent module, and each semiring's hash (Gustavson)
+//! masked-product module (`kernels/graphblas_mxm_hash.cu`). Mask kinds and merge strategies are launch
 //! arguments of these modules, so this covers every kernel the library
 //! launches.
 //!
@@ -11,7 +12,7 @@
 
 mod nvrtc_common;
 
-use kronograph::matrix::gpu::{source_for, UTIL_SOURCE};
+use kronograph::matrix::gpu::{hash_source_for, source_for, UTIL_SOURCE};
 use nvrtc_common::{builtin_forms, nvrtc_or_skip, ptx};
 
 #[test]
@@ -22,6 +23,7 @@ fn every_generated_graphblas_module_compiles() {
     let forms = builtin_forms();
     assert_eq!(forms.len(), 33);
     let mut jobs: Vec<(String, String)> = forms.iter().map(|c| (c.name.clone(), source_for(c))).collect();
+    jobs.extend(forms.iter().map(|c| (format!("graphblas_hash_{}", c.name), hash_source_for(c))));
     jobs.push(("graphblas_util".into(), UTIL_SOURCE.to_string()));
     jobs.push(("graphblas_frontier".into(), kronograph::algorithms::gpu::FRONTIER_SOURCE.to_string()));
     // two threads (CI has two cores)

@@ -13,7 +13,8 @@
 //! [`SsspOptions`]: near-far delta-stepping ([`GpuSssp`](super::gpu::GpuSssp),
 //! with the given `Δ`) or the frontier form of Bellman–Ford. To run several
 //! algorithms on one uploaded matrix, use the `_device` functions of
-//! [`gpu`](super::gpu).
+//! [`gpu`](super::gpu); to run one algorithm from many sources with one
+//! upload and one JIT, [`PreparedBfs`] and [`PreparedSssp`].
 //!
 //! ```
 //! use kronograph::algorithms::{bfs_on, BfsOptions};
@@ -27,10 +28,8 @@
 //! assert!(r.reached >= 1);
 //! ```
 
-use super::{
-    bfs_matrix, connected_components_matrix, sssp_matrix, triangle_count_matrix, BfsOptions, BfsResult, Components,
-    SsspOptions, SsspResult,
-};
+use super::prepared::{PreparedBfs, PreparedSssp, PreparedTriangles};
+use super::{connected_components_matrix, BfsOptions, BfsResult, Components, SsspOptions, SsspResult};
 use crate::backend::{resolve_backend, Backend};
 use crate::matrix::SparseMatrix;
 
@@ -39,10 +38,7 @@ use crate::matrix::SparseMatrix;
 /// # Errors
 /// Those of [`bfs_matrix`]; CUDA errors on a device.
 pub fn bfs_on(a: &SparseMatrix<f64>, source: usize, opts: &BfsOptions, backend: Backend) -> crate::Result<BfsResult> {
-    match resolve_backend(backend)? {
-        None => Ok(bfs_matrix(a, source, opts)?),
-        Some(device) => device_bfs(a, source, opts, device),
-    }
+    Ok(PreparedBfs::new(a, opts, backend)?.run(source)?.0)
 }
 
 /// [`sssp_matrix`] on `backend`.
@@ -55,10 +51,7 @@ pub fn sssp_on(
     opts: &SsspOptions,
     backend: Backend,
 ) -> crate::Result<SsspResult> {
-    match resolve_backend(backend)? {
-        None => Ok(sssp_matrix(a, source, opts)?),
-        Some(device) => device_sssp(a, source, opts, device),
-    }
+    Ok(PreparedSssp::new(a, opts, backend)?.run(source)?.0)
 }
 
 /// [`triangle_count_matrix`] on `backend` (`a` symmetric, the adjacency of
@@ -67,10 +60,7 @@ pub fn sssp_on(
 /// # Errors
 /// Those of [`triangle_count_matrix`]; CUDA errors on a device.
 pub fn triangles_on(a: &SparseMatrix<f64>, backend: Backend) -> crate::Result<u64> {
-    match resolve_backend(backend)? {
-        None => Ok(triangle_count_matrix(a)?),
-        Some(device) => device_triangles(a, device),
-    }
+    Ok(PreparedTriangles::new(a, backend)?.run()?.0)
 }
 
 /// [`connected_components_matrix`] on `backend` (`a` symmetric).
@@ -85,39 +75,6 @@ pub fn components_on(a: &SparseMatrix<f64>, backend: Backend) -> crate::Result<C
 }
 
 #[cfg(feature = "cuda")]
-fn device_bfs(a: &SparseMatrix<f64>, source: usize, opts: &BfsOptions, device: usize) -> crate::Result<BfsResult> {
-    let dev = crate::cuda::GpuDevice::open(device)?;
-    let d = crate::matrix::gpu::DeviceMatrix::upload(&dev, a)?;
-    Ok(super::gpu::GpuBfs::new(&d)?.run(source, opts.direction)?.0)
-}
-
-#[cfg(feature = "cuda")]
-fn device_sssp(a: &SparseMatrix<f64>, source: usize, opts: &SsspOptions, device: usize) -> crate::Result<SsspResult> {
-    let dev = crate::cuda::GpuDevice::open(device)?;
-    let d = crate::matrix::gpu::DeviceMatrix::upload(&dev, a)?;
-    match opts.method {
-        super::SsspMethod::DeltaStepping => Ok(super::gpu::GpuSssp::new(&d, opts.delta)?.run(source)?.0),
-        super::SsspMethod::BellmanFord => {
-            super::gpu::sssp_device(&d, source, crate::matrix::gpu::GpuMergeStrategy::Auto)
-        }
-    }
-}
-
-#[cfg(feature = "cuda")]
-fn device_triangles(a: &SparseMatrix<f64>, device: usize) -> crate::Result<u64> {
-    use crate::matrix::gpu::{DeviceMatrix, DeviceMatrixMask};
-    if a.nrows() != a.ncols() {
-        let (rows, cols) = (a.nrows(), a.ncols());
-        return Err(super::AlgorithmError::NotSquare { what: "triangle counting", rows, cols }.into());
-    }
-    let dev = crate::cuda::GpuDevice::open(device)?;
-    let l = super::triangles::lower_by_degree(a);
-    let dl = DeviceMatrix::upload(&dev, &l)?;
-    let mask = DeviceMatrixMask::upload(&dev, &crate::matrix::MatrixMask::structural(&l))?;
-    super::gpu::triangles_lower(&dl, &mask)
-}
-
-#[cfg(feature = "cuda")]
 fn device_components(a: &SparseMatrix<f64>, device: usize) -> crate::Result<Components> {
     let dev = crate::cuda::GpuDevice::open(device)?;
     let d = crate::matrix::gpu::DeviceMatrix::upload(&dev, &a.map(|_| 0u64))?;
@@ -125,18 +82,6 @@ fn device_components(a: &SparseMatrix<f64>, device: usize) -> crate::Result<Comp
 }
 
 // Without the `cuda` feature `resolve_backend` never names a device.
-#[cfg(not(feature = "cuda"))]
-fn device_bfs(_: &SparseMatrix<f64>, _: usize, _: &BfsOptions, _: usize) -> crate::Result<BfsResult> {
-    Err(crate::Error::CudaNotCompiled)
-}
-#[cfg(not(feature = "cuda"))]
-fn device_sssp(_: &SparseMatrix<f64>, _: usize, _: &SsspOptions, _: usize) -> crate::Result<SsspResult> {
-    Err(crate::Error::CudaNotCompiled)
-}
-#[cfg(not(feature = "cuda"))]
-fn device_triangles(_: &SparseMatrix<f64>, _: usize) -> crate::Result<u64> {
-    Err(crate::Error::CudaNotCompiled)
-}
 #[cfg(not(feature = "cuda"))]
 fn device_components(_: &SparseMatrix<f64>, _: usize) -> crate::Result<Components> {
     Err(crate::Error::CudaNotCompiled)

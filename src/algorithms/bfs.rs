@@ -29,6 +29,26 @@ pub enum BfsDirection {
     },
 }
 
+impl BfsDirection {
+    /// Whether the next level pulls: `pulling` says how the last one ran,
+    /// `frontier` and `frontier_arcs` are the frontier's nodes and out-arcs,
+    /// `unexplored` the arcs not yet expanded, `n` the node count. The one
+    /// rule of every BFS here, CPU and GPU.
+    pub fn pulls(self, pulling: bool, frontier: usize, frontier_arcs: usize, unexplored: usize, n: usize) -> bool {
+        match self {
+            BfsDirection::Push => false,
+            BfsDirection::Pull => true,
+            BfsDirection::Auto { alpha, beta } => {
+                if !pulling {
+                    frontier_arcs as f64 > unexplored as f64 / alpha
+                } else {
+                    frontier as f64 >= n as f64 / beta
+                }
+            }
+        }
+    }
+}
+
 /// Options of [`bfs`].
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct BfsOptions {
@@ -264,17 +284,7 @@ fn bfs_fused<T: Element>(a: &SparseMatrix<T>, source: usize, direction: BfsDirec
     let mut pulling = false;
     let mut pulled = Vec::new();
     while !frontier.is_empty() {
-        pulling = match direction {
-            BfsDirection::Push => false,
-            BfsDirection::Pull => true,
-            BfsDirection::Auto { alpha, beta } => {
-                if !pulling {
-                    frontier_arcs as f64 > unexplored as f64 / alpha
-                } else {
-                    frontier.len() as f64 >= n as f64 / beta
-                }
-            }
-        };
+        pulling = direction.pulls(pulling, frontier.len(), frontier_arcs, unexplored, n);
         next.clear();
         if pulling {
             if frontier_in_bits {
@@ -343,17 +353,7 @@ fn bfs_spmspv<T: Element>(a: &SparseMatrix<T>, source: usize, opts: &BfsOptions)
     let semiring = AnySecondi::<u64, T>::new();
     let desc = Descriptor::DEFAULT.replace();
     while frontier.nnz() > 0 {
-        pulling = match opts.direction {
-            BfsDirection::Push => false,
-            BfsDirection::Pull => true,
-            BfsDirection::Auto { alpha, beta } => {
-                if !pulling {
-                    frontier_arcs as f64 > unexplored as f64 / alpha
-                } else {
-                    frontier.nnz() as f64 >= n as f64 / beta
-                }
-            }
-        };
+        pulling = opts.direction.pulls(pulling, frontier.nnz(), frontier_arcs, unexplored, n);
         let spmspv =
             SpmspvOptions { strategy: opts.strategy, direction: if pulling { PushPull::Pull } else { PushPull::Push } };
         let mut next = SparseVector::new(n);

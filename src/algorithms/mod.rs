@@ -11,6 +11,7 @@ pub mod bfs;
 pub mod components;
 mod delta_stepping;
 pub mod gpu;
+pub mod prepared;
 pub mod sssp;
 pub mod triangles;
 
@@ -18,6 +19,7 @@ pub use backend::{bfs_on, components_on, sssp_on, triangles_on};
 pub use bfs::{bfs, bfs_matrix, BfsDirection, BfsOptions, BfsResult};
 pub use components::{connected_components, connected_components_matrix, Components};
 pub use delta_stepping::auto_delta;
+pub use prepared::{PreparedBfs, PreparedSssp, PreparedTriangles};
 pub use sssp::{sssp, sssp_matrix, SsspMethod, SsspOptions, SsspResult};
 pub use triangles::{lower_by_degree, triangle_count, triangle_count_matrix, triangles_per_vertex};
 

@@ -15,14 +15,14 @@
 //! (a warp per node; nodes of out-degree ≥ 1024 spread over the whole grid)
 //! and one read of the queue sizes.
 
-use super::{AlgorithmError, FRONTIER_KERNELS, FRONTIER_MODULE, FRONTIER_SOURCE};
+use super::{spread_grid, AlgorithmError, Held, FRONTIER_KERNELS, FRONTIER_MODULE, FRONTIER_SOURCE};
 use crate::algorithms::delta_stepping::delta_rule;
 use crate::algorithms::sssp::{check_weights, SsspResult};
 use crate::cuda::device::{check, Device};
 use crate::cuda::CudaError;
-use crate::matrix::gpu::scan::{grid, BLOCK};
+use crate::matrix::gpu::scan::grid;
 use crate::matrix::gpu::DeviceMatrix;
-use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaFunction, CudaSlice, PushKernelArg};
 use std::time::Instant;
 
 /// A delta-stepping workspace on one device matrix of weights: distances,
@@ -30,7 +30,7 @@ use std::time::Instant;
 /// counters, allocated once by [`GpuSssp::new`] and reused by every
 /// [`GpuSssp::run`].
 pub struct GpuSssp<'a> {
-    a: &'a DeviceMatrix<f64>,
+    a: Held<'a, f64>,
     n: usize,
     delta: f64,
     kernels: Vec<CudaFunction>,
@@ -65,6 +65,18 @@ impl<'a> GpuSssp<'a> {
     /// negative, infinite or NaN weight: the first such arc),
     /// [`AlgorithmError::InvalidDelta`]; NVRTC and driver errors.
     pub fn new(a: &'a DeviceMatrix<f64>, delta: Option<f64>) -> crate::Result<Self> {
+        Self::hold(Held::Borrowed(a), delta)
+    }
+
+    /// [`GpuSssp::new`] owning its matrix.
+    ///
+    /// # Errors
+    /// As [`GpuSssp::new`].
+    pub fn owning(a: DeviceMatrix<f64>, delta: Option<f64>) -> crate::Result<GpuSssp<'static>> {
+        GpuSssp::hold(Held::Owned(Box::new(a)), delta)
+    }
+
+    fn hold(a: Held<'a, f64>, delta: Option<f64>) -> crate::Result<Self> {
         if a.nrows() != a.ncols() {
             return Err(AlgorithmError::NotSquare { what: "SSSP", rows: a.nrows(), cols: a.ncols() }.into());
         }
@@ -87,7 +99,6 @@ impl<'a> GpuSssp<'a> {
         let delta =
             delta.unwrap_or_else(|| delta_rule(f64::from_bits(stats[1]), f64::from_bits(!stats[2]), a.nnz(), n));
         Ok(GpuSssp {
-            a,
             n,
             delta,
             kernels,
@@ -98,6 +109,7 @@ impl<'a> GpuSssp<'a> {
             far: [alloc(dev, "allocating a far queue", n)?, alloc(dev, "allocating a far queue", n)?],
             big: alloc(dev, "allocating the high-degree list", n)?,
             counters,
+            a,
         })
     }
 
@@ -124,11 +136,7 @@ impl<'a> GpuSssp<'a> {
         let k = &self.kernels;
         let csr = &self.a.csr;
         let (n32, src32) = (n as u32, source as u32);
-        let big_grid = LaunchConfig {
-            grid_dim: ((dev.info.multiprocessors * 8) as u32, 1, 1),
-            block_dim: (BLOCK, 1, 1),
-            shared_mem_bytes: 0,
-        };
+        let big_grid = spread_grid(dev);
         check("synchronizing", || s.synchronize())?;
         let t0 = Instant::now();
         let mut lb = s.launch_builder(&k[4]);

@@ -10,20 +10,20 @@
 //! their out-arcs on the device; the host reads these two numbers once per
 //! level (the only synchronization) to apply Beamer's direction switch.
 
-use super::{AlgorithmError, FRONTIER_KERNELS, FRONTIER_MODULE, FRONTIER_SOURCE};
+use super::{spread_grid, AlgorithmError, Held, FRONTIER_KERNELS, FRONTIER_MODULE, FRONTIER_SOURCE};
 use crate::algorithms::bfs::{BfsDirection, BfsResult};
 use crate::cuda::device::{check, Device};
 use crate::cuda::CudaError;
-use crate::matrix::gpu::scan::{grid, BLOCK};
+use crate::matrix::gpu::scan::grid;
 use crate::matrix::gpu::{DeviceMatrix, GpuElement};
-use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaFunction, CudaSlice, PushKernelArg};
 use std::time::Instant;
 
 /// A BFS workspace on one device matrix: the level, parent, two frontier
 /// queues, the high-degree list and the counters, allocated once by
 /// [`GpuBfs::new`] and reused by every [`GpuBfs::run`].
 pub struct GpuBfs<'a, T: GpuElement> {
-    a: &'a DeviceMatrix<T>,
+    a: Held<'a, T>,
     n: usize,
     kernels: Vec<CudaFunction>,
     levels: CudaSlice<i32>,
@@ -46,6 +46,19 @@ impl<'a, T: GpuElement> GpuBfs<'a, T> {
     /// # Errors
     /// [`AlgorithmError::NotSquare`]; NVRTC and driver errors.
     pub fn new(a: &'a DeviceMatrix<T>) -> crate::Result<Self> {
+        Self::hold(Held::Borrowed(a))
+    }
+
+    /// [`GpuBfs::new`] owning its matrix (to keep one prepared BFS, e.g.
+    /// for many sources, without keeping the matrix elsewhere).
+    ///
+    /// # Errors
+    /// As [`GpuBfs::new`].
+    pub fn owning(a: DeviceMatrix<T>) -> crate::Result<GpuBfs<'static, T>> {
+        GpuBfs::hold(Held::Owned(Box::new(a)))
+    }
+
+    fn hold(a: Held<'a, T>) -> crate::Result<Self> {
         if a.nrows() != a.ncols() {
             return Err(AlgorithmError::NotSquare { what: "BFS", rows: a.nrows(), cols: a.ncols() }.into());
         }
@@ -56,7 +69,6 @@ impl<'a, T: GpuElement> GpuBfs<'a, T> {
         check("synchronizing", || dev.stream.synchronize())?;
         let degrees = ptr.windows(2).map(|w| w[1] - w[0]).collect();
         Ok(GpuBfs {
-            a,
             n,
             kernels,
             levels: alloc(dev, "allocating levels", n)?,
@@ -65,6 +77,7 @@ impl<'a, T: GpuElement> GpuBfs<'a, T> {
             big: alloc(dev, "allocating the high-degree list", n)?,
             counters: alloc(dev, "allocating counters", 4)?,
             degrees,
+            a,
         })
     }
 
@@ -88,11 +101,7 @@ impl<'a, T: GpuElement> GpuBfs<'a, T> {
         let (csr, csc) = (&self.a.csr, &self.a.csc);
         let nnz = self.a.nnz();
         let (n32, src32) = (n as u32, source as u32);
-        let big_grid = LaunchConfig {
-            grid_dim: ((dev.info.multiprocessors * 8) as u32, 1, 1),
-            block_dim: (BLOCK, 1, 1),
-            shared_mem_bytes: 0,
-        };
+        let big_grid = spread_grid(dev);
         check("synchronizing", || s.synchronize())?;
         let t0 = Instant::now();
         let mut lb = s.launch_builder(init);
@@ -106,17 +115,7 @@ impl<'a, T: GpuElement> GpuBfs<'a, T> {
         let mut pulled = Vec::new();
         while f > 0 && mf > 0 {
             let unexplored = nnz.saturating_sub(explored);
-            pulling = match direction {
-                BfsDirection::Push => false,
-                BfsDirection::Pull => true,
-                BfsDirection::Auto { alpha, beta } => {
-                    if pulling {
-                        (f as f64) >= n as f64 / beta
-                    } else {
-                        mf as f64 > unexplored as f64 / alpha
-                    }
-                }
-            };
+            pulling = direction.pulls(pulling, f, mf, unexplored, n);
             explored += mf;
             check("clearing counters", || s.memset_zeros(&mut self.counters))?;
             let (q, nq) = if cur == 0 {

@@ -1,7 +1,7 @@
 //! The CUDA implementations of [`super`]'s algorithms.
 
 use super::GpuBfsOptions;
-use crate::algorithms::bfs::{BfsDirection, BfsResult};
+use crate::algorithms::bfs::BfsResult;
 use crate::algorithms::components::Components;
 use crate::algorithms::sssp::SsspResult;
 use crate::algorithms::AlgorithmError;
@@ -9,8 +9,8 @@ use crate::cuda::device::{check, Device};
 use crate::cuda::CudaError;
 use crate::matrix::gpu::scan::{flagged_indices, grid, util_kernels, Util};
 use crate::matrix::gpu::{
-    frontier_offsets, pull, reduce_matrix_values, semiring_kernels, spmspv, DeviceDenseVector, DeviceMask,
-    DeviceMatrix, DeviceMatrixMask, DeviceSparseVector, GpuElement, GpuMergeStrategy,
+    frontier_offsets, mxm_masked_costs, pull, reduce_mxm_masked, semiring_kernels, spmspv, DeviceDenseVector,
+    DeviceMask, DeviceMatrix, DeviceMatrixMask, DeviceSparseVector, GpuElement, GpuMergeStrategy, GpuMxmStrategy,
 };
 use crate::matrix::Descriptor;
 use crate::semirings::{AnySecondi, MinPlus, PlusPair};
@@ -26,6 +26,11 @@ pub struct GpuBfsRun {
     pub seconds: f64,
     /// For each level after the source: `None` for pull, else the push's merge strategy.
     pub levels: Vec<Option<GpuMergeStrategy>>,
+    /// For each level: the frontier's size and out-arcs (the SpMSpV's terms).
+    pub frontier: Vec<(usize, usize)>,
+    /// For each level: seconds from reading its frontier's size to reading
+    /// the next one's (its product, visit and the next degree scan).
+    pub level_seconds: Vec<f64>,
 }
 
 fn square<T: GpuElement>(what: &'static str, a: &DeviceMatrix<T>) -> Result<usize, AlgorithmError> {
@@ -90,27 +95,25 @@ pub fn bfs_device<T: GpuElement>(
     let (mut explored, mut arcs, mut level) = (0usize, 0usize, 0i32);
     let mut pulling = false;
     let mut ran = Vec::new();
+    let (mut frontier, mut level_seconds) = (Vec::new(), Vec::new());
+    let mut last = Instant::now();
     loop {
         let (off, mf) = frontier_offsets(dev, &k, &util, &a.csr, &fidx, f)?;
+        let now = Instant::now();
+        if !frontier.is_empty() {
+            level_seconds.push((now - last).as_secs_f64());
+        }
+        last = now;
         let mf = mf as usize;
         arcs += mf;
         if mf == 0 {
             break;
         }
         let unexplored = nnz.saturating_sub(explored);
-        pulling = match opts.direction {
-            BfsDirection::Push => false,
-            BfsDirection::Pull => true,
-            BfsDirection::Auto { alpha, beta } => {
-                if pulling {
-                    (f as f64) >= n as f64 / beta
-                } else {
-                    mf as f64 > unexplored as f64 / alpha
-                }
-            }
-        };
+        pulling = opts.direction.pulls(pulling, f, mf, unexplored, n);
         explored += mf;
         level += 1;
+        frontier.push((f, mf));
         let (nidx, nval, nf) = if pulling {
             ran.push(None);
             check("clearing the frontier bitmap", || s.memset_zeros(&mut fbits))?;
@@ -155,6 +158,7 @@ pub fn bfs_device<T: GpuElement>(
             (nidx, nval, nf)
         };
         if nf == 0 {
+            level_seconds.push(last.elapsed().as_secs_f64());
             break;
         }
         visit(dev, &util, &nidx, &nval, nf, level, &mut visited.bits, &mut levels, &mut parents)?;
@@ -173,7 +177,7 @@ pub fn bfs_device<T: GpuElement>(
     let pulled = ran.iter().map(Option::is_none).collect();
     Ok((
         BfsResult { levels, parents: pv, reached, depth, arcs_in_component: arcs, pulled },
-        GpuBfsRun { seconds, levels: ran },
+        GpuBfsRun { seconds, levels: ran, frontier, level_seconds },
     ))
 }
 
@@ -315,10 +319,39 @@ pub fn components_device(a: &DeviceMatrix<u64>, strategy: GpuMergeStrategy) -> c
 }
 
 /// Triangles from the device lower triangle `l` (relabelled by degree) and
-/// its structural mask: `Σ C` for `C⟨L⟩ = L ·(plus, pair) Lᵀ`.
+/// its structural mask, the masked product's form chosen automatically
+/// (see [`triangles_lower_with`]).
 ///
 /// # Errors
 /// CUDA errors.
 pub fn triangles_lower(l: &DeviceMatrix<bool>, mask: &DeviceMatrixMask) -> crate::Result<u64> {
-    reduce_matrix_values(mask, PlusPair::<bool, bool, u64>::new(), l, l, &Descriptor::DEFAULT.transpose_second())
+    Ok(triangles_lower_with(l, mask, GpuMxmStrategy::Auto)?.0)
+}
+
+/// Triangles from the device lower triangle `l` and its structural mask,
+/// by `strategy`: `Σ C` for `C⟨L⟩ = L ·(plus, pair) Lᵀ` by dot products
+/// (each merges two rows of `L`), or `C⟨L⟩ = L ·(plus, pair) L` by the hash
+/// form (row `i` gathers the rows `L(k,:)`, `k ∈ L(i,:)`); `Auto` measures
+/// both forms' operation counts on the device and runs the cheaper
+/// ([`GpuMxmStrategy::choose`]). Returns the count and the form that ran.
+///
+/// # Errors
+/// CUDA errors.
+pub fn triangles_lower_with(
+    l: &DeviceMatrix<bool>,
+    mask: &DeviceMatrixMask,
+    strategy: GpuMxmStrategy,
+) -> crate::Result<(u64, GpuMxmStrategy)> {
+    let s = PlusPair::<bool, bool, u64>::new();
+    let (dot, hash) = (Descriptor::DEFAULT.transpose_second(), Descriptor::DEFAULT);
+    let st = match strategy {
+        GpuMxmStrategy::Auto => {
+            let d = mxm_masked_costs(mask, s, l, l, &dot)?[0];
+            let h = mxm_masked_costs(mask, s, l, l, &hash)?[1];
+            GpuMxmStrategy::choose(d, h)
+        }
+        st => st,
+    };
+    let desc = if st == GpuMxmStrategy::Dot { dot } else { hash };
+    reduce_mxm_masked(mask, s, l, l, &desc, st)
 }

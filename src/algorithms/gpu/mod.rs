@@ -34,7 +34,37 @@ pub use delta_sssp::GpuSssp;
 #[cfg(feature = "cuda")]
 pub use fused_bfs::GpuBfs;
 #[cfg(feature = "cuda")]
-pub use imp::{bfs_device, components_device, sssp_device, triangles_lower};
+pub use imp::{bfs_device, components_device, sssp_device, triangles_lower, triangles_lower_with};
+
+/// A device matrix an algorithm workspace borrows or owns.
+#[cfg(feature = "cuda")]
+enum Held<'a, T: crate::matrix::gpu::GpuElement> {
+    Borrowed(&'a crate::matrix::gpu::DeviceMatrix<T>),
+    Owned(Box<crate::matrix::gpu::DeviceMatrix<T>>),
+}
+
+#[cfg(feature = "cuda")]
+impl<T: crate::matrix::gpu::GpuElement> std::ops::Deref for Held<'_, T> {
+    type Target = crate::matrix::gpu::DeviceMatrix<T>;
+    fn deref(&self) -> &Self::Target {
+        match self {
+            Held::Borrowed(a) => a,
+            Held::Owned(a) => a,
+        }
+    }
+}
+
+/// The grid of the kernels that spread the arcs of the high-degree nodes
+/// over the whole device (`kgb_push_big`, `kgs_relax_big`): 8 blocks per
+/// multiprocessor.
+#[cfg(feature = "cuda")]
+fn spread_grid(dev: &crate::cuda::device::Device) -> cudarc::driver::LaunchConfig {
+    cudarc::driver::LaunchConfig {
+        grid_dim: ((dev.info.multiprocessors * 8) as u32, 1, 1),
+        block_dim: (crate::matrix::gpu::scan::BLOCK, 1, 1),
+        shared_mem_bytes: 0,
+    }
+}
 
 /// The CUDA source of the frontier kernels: the fused BFS ([`GpuBfs`]) and
 /// near-far delta-stepping ([`GpuSssp`]), with the `cuda` feature.
@@ -73,9 +103,9 @@ impl Default for GpuBfsOptions {
 }
 
 /// BFS from `source` on device `dev` (the graph's adjacency uploaded
-/// first): levels equal the CPU's; each parent is a frontier neighbour one
-/// level up (with the sorting strategies and pull, the smallest, as on the
-/// CPU; with the scatter strategy, any).
+/// first), by the fused direction-optimizing [`GpuBfs`] with
+/// `opts.direction` (`opts.strategy` is for the SpMSpV form, [`bfs_device`]):
+/// levels equal the CPU's; each parent is a frontier neighbour one level up.
 ///
 /// # Errors
 /// [`AlgorithmError::SourceOutOfRange`](super::AlgorithmError), CUDA errors,
@@ -90,7 +120,7 @@ pub fn bfs<N: Label, E: Label>(
     {
         let a = crate::matrix::SparseMatrix::from_graph(g);
         let d = crate::matrix::gpu::DeviceMatrix::upload(dev, &a)?;
-        Ok(bfs_device(&d, source, opts)?.0)
+        Ok(GpuBfs::new(&d)?.run(source, opts.direction)?.0)
     }
     #[cfg(not(feature = "cuda"))]
     {
@@ -100,10 +130,11 @@ pub fn bfs<N: Label, E: Label>(
 }
 
 /// Single-source shortest paths on device `dev` along arcs `u → v` of
-/// weight `w_uv` (finite, `>= 0`): the frontier form of Bellman–Ford over
-/// `(min, +)` (SpMSpV of the nodes whose distance changed, then a
-/// relaxation), as the CPU's [`sssp`](super::sssp()). Distances equal the
-/// CPU's up to the order of the additions along equal-length paths.
+/// weight `w_uv` (finite, `>= 0`), by near-far delta-stepping
+/// ([`GpuSssp`], the CPU's automatic `Δ`; the frontier Bellman–Ford over
+/// `(min, +)` is [`sssp_device`]). Distances equal the CPU's
+/// [`sssp`](super::sssp()) up to the order of the additions along
+/// equal-length paths.
 ///
 /// # Errors
 /// As [`bfs()`].
@@ -112,7 +143,7 @@ pub fn sssp<N: Label, E: Label>(g: &Graph<N, E>, source: usize, dev: &GpuDevice)
     {
         let a = crate::matrix::SparseMatrix::from_graph(g);
         let d = crate::matrix::gpu::DeviceMatrix::upload(dev, &a)?;
-        sssp_device(&d, source, GpuMergeStrategy::Auto)
+        Ok(GpuSssp::new(&d, None)?.run(source)?.0)
     }
     #[cfg(not(feature = "cuda"))]
     {

@@ -2,7 +2,7 @@
 //! `triangles`): best, median, TEPS and GTEPS.
 
 use kronograph::Backend;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// The options every timed traversal subcommand shares (`bfs`, `sssp`,
 /// `triangles`): which graph of a data set, where to run, how many runs.
@@ -20,20 +20,34 @@ pub struct RunArgs {
 }
 
 impl RunArgs {
-    /// Runs `f` [`repeat`](Self::repeat) times (at least once), timing each
-    /// run: the last run's result and the times.
+    /// Runs `f` [`repeat`](Self::repeat) times (at least once); each run
+    /// reports its own seconds (an algorithm's time without its setup): the
+    /// last run's result and the times.
     ///
     /// # Errors
     /// The first error of `f`.
-    pub fn timed<R, E>(&self, mut f: impl FnMut() -> Result<R, E>) -> Result<(R, Times), E> {
+    pub fn repeated<R, E>(&self, mut f: impl FnMut() -> Result<(R, f64), E>) -> Result<(R, Times), E> {
         let mut times = Times::default();
         let mut last = None;
         for _ in 0..self.repeat.max(1) {
-            let t0 = Instant::now();
-            last = Some(f()?);
-            times.push(t0.elapsed());
+            let (r, seconds) = f()?;
+            times.push(Duration::from_secs_f64(seconds.max(0.0)));
+            last = Some(r);
         }
         Ok((last.expect("at least one run"), times))
+    }
+}
+
+/// Prints the `backend:` line and, on a device, the `setup:` line: the
+/// seconds paid once (device opening, upload, JIT, workspaces) apart from
+/// the algorithm's time that `time:` and `GTEPS:` report.
+pub fn print_backend(backend: Backend, device: Option<&str>, setup: f64) {
+    match device {
+        Some(d) => {
+            println!("backend:  {d}");
+            println!("setup:    {:.3} ms (device open, upload, JIT, workspaces; once)", setup * 1e3);
+        }
+        None => println!("backend:  {backend} (CPU)"),
     }
 }
 

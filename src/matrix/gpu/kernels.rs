@@ -103,3 +103,22 @@ pub fn source_for(c: &CudaSemiring) -> String {
 pub fn source<S: Semiring>(s: &S) -> String {
     source_for(&s.cuda())
 }
+
+/// The template of the hash (Gustavson) masked product, appended to a
+/// semiring's preface by [`hash_source_for`].
+pub const HASH_TEMPLATE: &str = include_str!("../../../kernels/graphblas_mxm_hash.cu");
+
+/// The kernels of [`HASH_TEMPLATE`].
+pub const HASH_KERNELS: [&str; 2] = ["gbh_costs", "gbh_mxm"];
+
+/// The complete CUDA source of the hash-product module for semiring form `c`.
+pub fn hash_source_for(c: &CudaSemiring) -> String {
+    let k = KernelKey::from_cuda(c);
+    format!(
+        "{}#define KG_READ_A {}\n#define KG_READ_B {}\n{}",
+        c.source(),
+        k.read_a as u8,
+        k.read_b as u8,
+        HASH_TEMPLATE
+    )
+}

@@ -38,13 +38,20 @@
 //! the order of ⊕ for the scatter strategy and reductions (exact for
 //! integer and idempotent semirings).
 //!
-//! Not here yet: 64-bit indices in the kernels, Gustavson (hash) masked
-//! products.
+//! [`mxm_masked`] runs the masked product in either form
+//! ([`GpuMxmStrategy`]): the dot products above, or Gustavson by rows with a
+//! hash accumulator per row (shared memory, global for long rows; any
+//! mask, complemented too), chosen by their operation counts.
+//!
+//! Not here yet: 64-bit indices in the kernels (a matrix that needs them is
+//! refused with [`CudaError::Needs64BitIndices`](crate::cuda::CudaError)).
 
 #[cfg(feature = "cuda")]
 mod element_ops;
 mod index;
 mod kernels;
+#[cfg(feature = "cuda")]
+mod mxm_hash;
 #[cfg(feature = "cuda")]
 mod objects;
 #[cfg(feature = "cuda")]
@@ -65,7 +72,10 @@ pub use element_ops::{
     CONVERT_KERNELS, CONVERT_TEMPLATE, EWISE_KERNELS, EWISE_TEMPLATE,
 };
 pub use index::{IndexWidth, MAX_INDEX};
+pub use kernels::{hash_source_for, HASH_KERNELS, HASH_TEMPLATE};
 pub use kernels::{source, source_for, KernelKey, KERNELS, TEMPLATE, UTIL_KERNELS, UTIL_MODULE, UTIL_SOURCE};
+#[cfg(feature = "cuda")]
+pub use mxm_hash::{mxm_masked, mxm_masked_costs, prepare_mxm, reduce_mxm_masked};
 #[cfg(feature = "cuda")]
 pub use objects::{DeviceDenseVector, DeviceMask, DeviceMatrix, DeviceMatrixMask, DeviceSparseVector};
 #[cfg(feature = "cuda")]
@@ -81,6 +91,7 @@ pub use ops_ewise_mat::{accumulate, apply, ewise_add, ewise_mult, select};
 #[cfg(feature = "cuda")]
 pub use ops_reduce::reduce_dense;
 pub use strategy::GpuMergeStrategy;
+pub use strategy::GpuMxmStrategy;
 
 #[cfg(feature = "cuda")]
 /// A matrix or vector entry type the GPU holds: plain data with a CUDA C++ spelling.

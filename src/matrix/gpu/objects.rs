@@ -358,9 +358,10 @@ impl DeviceMask {
 }
 
 /// A matrix mask on the GPU (structural or valued, complemented or not):
-/// the pattern of the listed positions row by row (and column by column,
-/// for the operations that also build the CSC form of their result), and
-/// a row index per position (the masked product's work list).
+/// the pattern of the listed positions (the allowed ones, or with
+/// `complement` the forbidden ones) row by row and column by column (for the
+/// operations that also build the CSC form of their result), and a row index
+/// per position (the masked products' work list).
 pub struct DeviceMatrixMask {
     pub(crate) nrows: usize,
     pub(crate) ncols: usize,
@@ -378,10 +379,12 @@ pub struct DeviceMatrixMask {
 }
 
 impl DeviceMatrixMask {
-    /// Uploads a CPU [`MatrixMask`] (its complement flag included).
+    /// Uploads a CPU [`MatrixMask`] (its complement flag included; the dot
+    /// form of the masked product refuses a complemented one, the hash form,
+    /// [`GpuMxmStrategy::Hash`](super::GpuMxmStrategy), takes it).
     ///
     /// # Errors
-    /// Past [`MAX_INDEX`](super::MAX_INDEX); driver errors.
+    /// [`CudaError::InvalidParameter`] past [`MAX_INDEX`](super::MAX_INDEX); driver errors.
     pub fn upload(dev: &GpuDevice, m: &MatrixMask<'_>) -> Result<Self, CudaError> {
         let (nrows, ncols) = m.shape();
         check_size("the mask's rows", nrows)?;
@@ -425,7 +428,8 @@ impl DeviceMatrixMask {
         })
     }
 
-    /// Number of listed positions (allowed ones, unless complemented).
+    /// Number of listed positions (the allowed ones, or the forbidden ones
+    /// of a complemented mask).
     pub fn nnz(&self) -> usize {
         self.nnz
     }

@@ -44,7 +44,12 @@ pub(crate) fn semiring_kernels<S: Semiring>(dev: &Device, s: &S) -> Result<Semir
 }
 
 /// Checks that an operand of element type `T` fits the semiring's C++ type (when read).
-fn check_operand<T: GpuElement>(what: &str, read: bool, cuda: &str, semiring: &str) -> Result<(), CudaError> {
+pub(super) fn check_operand<T: GpuElement>(
+    what: &str,
+    read: bool,
+    cuda: &str,
+    semiring: &str,
+) -> Result<(), CudaError> {
     if read && T::CUDA != cuda {
         return Err(CudaError::Mismatch {
             uploaded: format!("{what} of type {}", T::CUDA),
@@ -72,7 +77,7 @@ fn mask_args<'a>(dummy: &'a CudaSlice<u8>, m: Option<&'a DeviceMask>) -> (&'a Cu
     }
 }
 
-fn same_device(a: &GpuDevice, b: &GpuDevice) -> Result<(), CudaError> {
+pub(super) fn same_device(a: &GpuDevice, b: &GpuDevice) -> Result<(), CudaError> {
     if a.info().ordinal != b.info().ordinal {
         return Err(CudaError::InvalidParameter(format!(
             "operands live on CUDA devices {} and {}; upload them to one device",
@@ -524,7 +529,7 @@ where
     }
     if mask.complement {
         return Err(CudaError::InvalidParameter(
-            "a complemented matrix mask is not supported by the GPU masked product; use the CPU backend".into(),
+            "the dot form of the GPU masked product takes no complemented mask; use GpuMxmStrategy::Hash".into(),
         )
         .into());
     }

@@ -12,6 +12,7 @@
 use super::element_ops::{convert_source, ElementKey, ElementOp, MaskKind, CONVERT_KERNELS, EWISE_KERNELS};
 use super::element_ops::{GpuBinaryOp, GpuSelectOp, GpuUnaryOp};
 use super::objects::{zeros, DeviceDenseVector, DeviceMask, DeviceSparseVector};
+pub(super) use super::ops::same_device;
 use super::scan::{exclusive_scan, grid, util_kernels};
 use super::GpuElement;
 use crate::cuda::device::{check, Device};
@@ -35,17 +36,6 @@ pub(super) fn element_kernels(dev: &Device, key: &ElementKey) -> Result<ElementK
     let [vector, count, fill]: [CudaFunction; 3] =
         f.try_into().map_err(|_| CudaError::InvalidParameter("an element-wise module lacks a kernel".into()))?;
     Ok(ElementKernels { vector, count, fill })
-}
-
-pub(super) fn same_device(a: &GpuDevice, b: &GpuDevice) -> Result<(), CudaError> {
-    if a.info().ordinal != b.info().ordinal {
-        return Err(CudaError::InvalidParameter(format!(
-            "operands live on CUDA devices {} and {}; upload them to one device",
-            a.info().ordinal,
-            b.info().ordinal
-        )));
-    }
-    Ok(())
 }
 
 /// A device vector that the element-wise operations read and write:

@@ -1,0 +1,415 @@
+//! The masked matrix product in both forms, [`GpuMxmStrategy`]: dot
+//! products at the mask's positions (`ops::mxm_dot_device`) or Gustavson by
+//! rows with a hash accumulator (`kernels/graphblas_mxm_hash.cu`), and the
+//! automatic choice between them from their operation counts, measured on
+//! the device.
+
+use super::kernels::{hash_source_for, KernelKey, HASH_KERNELS};
+use super::objects::{download, upload, zeros, DeviceCompressed, DeviceMatrix, DeviceMatrixMask};
+use super::ops::{check_operand, check_output, same_device};
+use super::ops_reduce::reduce_raw;
+use super::{GpuElement, GpuMxmStrategy};
+use crate::cuda::device::{check, Device};
+use crate::cuda::CudaError;
+use crate::matrix::{check_dim, Descriptor, SparseMatrix};
+use crate::semirings::Semiring;
+use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
+
+/// Slots of a row's hash table in shared memory (`GBH_SLOTS` of the kernel).
+const SHARED_SLOTS: usize = 256;
+/// Warps (rows) per block of `gbh_mxm` (`GBH_WARPS`).
+const WARPS: u32 = 4;
+
+/// The hash-product kernels of semiring `s` (`gbh_costs`, `gbh_mxm`).
+fn hash_kernels<S: Semiring>(dev: &Device, s: &S) -> Result<(Vec<CudaFunction>, KernelKey), CudaError> {
+    let c = s.cuda();
+    let key = KernelKey::of(s);
+    if key.semiring.starts_with("gf") {
+        return Err(CudaError::InvalidParameter(format!(
+            "semiring {} has no GPU GraphBLAS form yet; use the CPU backend",
+            key.semiring
+        )));
+    }
+    let src = hash_source_for(&c);
+    let module = format!("graphblas_hash_{}", &key.module(&src)["graphblas_".len()..]);
+    Ok((dev.module_functions(&src, &module, &HASH_KERNELS)?, key))
+}
+
+/// The operands of one product `C⟨M⟩ = A B'`: the rows of `A`, of `B'` and
+/// of `B'ᵀ` (the columns of `B'`), after the shape checks.
+struct Operands<'a, TA: GpuElement, TB: GpuElement> {
+    a: &'a DeviceCompressed<TA>,
+    b_rows: &'a DeviceCompressed<TB>,
+    b_cols: &'a DeviceCompressed<TB>,
+    nrows: usize,
+    ncols: usize,
+}
+
+fn operands<'a, TA: GpuElement, TB: GpuElement>(
+    mask: &DeviceMatrixMask,
+    a: &'a DeviceMatrix<TA>,
+    b: &'a DeviceMatrix<TB>,
+    desc: &Descriptor,
+) -> crate::Result<Operands<'a, TA, TB>> {
+    if desc.transpose_first {
+        return Err(CudaError::InvalidParameter(
+            "the GPU masked product does not transpose its first input; upload Aᵀ instead".into(),
+        )
+        .into());
+    }
+    let (b_rows, b_cols, inner, ncols) = if desc.transpose_second {
+        (&b.csc, &b.csr, b.ncols(), b.nrows())
+    } else {
+        (&b.csr, &b.csc, b.nrows(), b.ncols())
+    };
+    check_dim("gpu mxm", "B", a.ncols(), inner)?;
+    check_dim("gpu mxm", "mask rows", a.nrows(), mask.nrows)?;
+    check_dim("gpu mxm", "mask columns", ncols, mask.ncols)?;
+    same_device(&a.dev, &b.dev)?;
+    Ok(Operands { a: &a.csr, b_rows, b_cols, nrows: a.nrows(), ncols })
+}
+
+/// Per-row products (`flops[i] = Σ_{k ∈ A(i,:)} |B(k,:)|`, on the device)
+/// and the two forms' operation counts `[dot, hash]` (see [`GpuMxmStrategy::choose`]).
+fn costs<TA: GpuElement, TB: GpuElement>(
+    dev: &Device,
+    k: &[CudaFunction],
+    mask: &DeviceMatrixMask,
+    a: &DeviceCompressed<TA>,
+    b_rows: &DeviceCompressed<TB>,
+    b_cols: &DeviceCompressed<TB>,
+    nrows: usize,
+) -> Result<(CudaSlice<u32>, [u64; 2]), CudaError> {
+    let st = &dev.stream;
+    let mut flops = zeros::<u32>(st, nrows)?;
+    let mut c = zeros::<u64>(st, 2)?;
+    if nrows > 0 {
+        let n32 = nrows as u32;
+        let mut lb = st.launch_builder(&k[0]);
+        lb.arg(&n32).arg(&a.ptr).arg(&a.ind).arg(&b_rows.ptr).arg(&b_cols.ptr).arg(&mask.ptr).arg(&mask.ind);
+        lb.arg(&mut flops).arg(&mut c);
+        // SAFETY: matches gbh_costs(nrows, aptr, aind, bptr, btptr, mptr, mind, flops, costs): A has
+        // nrows rows whose columns index the rows of B'; the mask's columns index the rows of B'ᵀ
+        // (checked shapes); flops holds nrows entries, costs 2.
+        check("launching gbh_costs", || unsafe { lb.launch(super::scan::grid(dev, nrows)) })?;
+    }
+    let h = download(st, "downloading the product's costs", &c, 2)?;
+    Ok((flops, [h[0], h[1]]))
+}
+
+/// The operation counts `[dot, hash]` of `C⟨M⟩ = A ⊕.⊗ B` (with `Bᵀ` by
+/// `desc`), measured on the device: what [`GpuMxmStrategy::choose`] compares.
+///
+/// # Errors
+/// As [`mxm_masked`].
+pub fn mxm_masked_costs<S, TA, TB>(
+    mask: &DeviceMatrixMask,
+    s: S,
+    a: &DeviceMatrix<TA>,
+    b: &DeviceMatrix<TB>,
+    desc: &Descriptor,
+) -> crate::Result<[u64; 2]>
+where
+    S: Semiring,
+    S::C: GpuElement,
+    TA: GpuElement,
+    TB: GpuElement,
+{
+    let o = operands(mask, a, b, desc)?;
+    let dev = &a.dev.dev;
+    let (k, _) = hash_kernels(dev, &s)?;
+    Ok(costs(dev, &k, mask, o.a, o.b_rows, o.b_cols, o.nrows)?.1)
+}
+
+/// What the hash kernel left on the device.
+enum HashOut<C: GpuElement> {
+    /// Plain mask: a value and a presence byte per mask position.
+    Positions { val: CudaSlice<C>, pres: CudaSlice<u8> },
+    /// Complemented mask: row `i`'s entries (unordered) from `off[i]`, `count[i]` of them.
+    Rows {
+        off: Vec<u64>,
+        total: usize,
+        count: CudaSlice<u32>,
+        ind: CudaSlice<u32>,
+        val: CudaSlice<C>,
+        pres: CudaSlice<u8>,
+    },
+}
+
+/// The product by the hash form; `flops` from [`costs`] (needed for a complemented mask).
+fn hash_product<S, TA, TB>(
+    dev: &Device,
+    k: &[CudaFunction],
+    mask: &DeviceMatrixMask,
+    o: &Operands<'_, TA, TB>,
+    flops: Option<&CudaSlice<u32>>,
+) -> Result<HashOut<S::C>, CudaError>
+where
+    S: Semiring,
+    S::C: GpuElement,
+    TA: GpuElement,
+    TB: GpuElement,
+{
+    let st = &dev.stream;
+    let n = o.nrows;
+    let comp = mask.complement;
+    // the most entries each row can produce (complemented) and its table size
+    let flops_h = match (comp, flops) {
+        (true, Some(f)) => download(st, "downloading the row products", f, n)?,
+        (true, None) => return Err(CudaError::InvalidParameter("the hash product needs its row costs".into())),
+        (false, _) => Vec::new(),
+    };
+    let (mut tsz, mut goff, mut ooff) = (vec![0u32; n], vec![0u64; n], vec![0u64; if comp { n } else { 0 }]);
+    let (mut gtotal, mut ototal) = (0u64, 0u64);
+    for i in 0..n {
+        let listed = mask.host_ptr[i + 1] - mask.host_ptr[i];
+        let out = if comp { (flops_h[i] as usize).min(o.ncols) } else { 0 };
+        let cap = if comp { listed + out } else { listed };
+        if comp {
+            ooff[i] = ototal;
+            ototal += out as u64;
+        }
+        if cap == 0 || (comp && out == 0) {
+            continue;
+        }
+        let size = (2 * cap).next_power_of_two().max(32);
+        if size > u32::MAX as usize / 2 {
+            return Err(CudaError::InvalidParameter(format!(
+                "row {i} of the masked product needs a hash table of {size} slots; use the CPU backend"
+            )));
+        }
+        tsz[i] = size as u32;
+        if size > SHARED_SLOTS {
+            goff[i] = gtotal;
+            gtotal += size as u64;
+        }
+    }
+    let gtotal = gtotal as usize;
+    let tsz_d = upload(st, "uploading table sizes", &tsz)?;
+    let goff_d = upload(st, "uploading table offsets", &goff)?;
+    let ooff_d = upload(st, "uploading output offsets", &ooff)?;
+    let mut gkey = zeros::<u32>(st, gtotal)?;
+    let mut gaux = zeros::<u32>(st, gtotal)?;
+    let mut gval = zeros::<S::C>(st, gtotal)?;
+    let (pn, on) = if comp { (0, ototal as usize) } else { (mask.nnz, 0) };
+    let mut cval = zeros::<S::C>(st, pn)?;
+    let mut cpres = zeros::<u8>(st, pn)?;
+    let mut oind = zeros::<u32>(st, on)?;
+    let mut oval = zeros::<S::C>(st, on)?;
+    let mut opres = zeros::<u8>(st, on)?;
+    let mut ocount = zeros::<u32>(st, if comp { n } else { 0 })?;
+    if n > 0 {
+        let (n32, comp32) = (n as u32, comp as i32);
+        let blocks = (n as u32).div_ceil(WARPS).clamp(1, (dev.info.multiprocessors * 16) as u32);
+        let cfg = LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (WARPS * 32, 1, 1), shared_mem_bytes: 0 };
+        let mut lb = st.launch_builder(&k[1]);
+        lb.arg(&n32).arg(&o.a.ptr).arg(&o.a.ind).arg(&o.a.val).arg(&o.b_rows.ptr).arg(&o.b_rows.ind);
+        lb.arg(&o.b_rows.val).arg(&mask.ptr).arg(&mask.ind).arg(&comp32).arg(&tsz_d).arg(&goff_d);
+        lb.arg(&mut gkey).arg(&mut gaux).arg(&mut gval).arg(&mut cval).arg(&mut cpres);
+        lb.arg(&ooff_d).arg(&mut oind).arg(&mut oval).arg(&mut opres).arg(&mut ocount);
+        // SAFETY: matches gbh_mxm (same parameter order); A has n rows whose columns index the rows
+        // of B', the mask's columns are below B''s columns (checked shapes); a row's global table
+        // [goff, goff + tsz) lies within the gtotal slots when tsz > GBH_SLOTS, and holds at least
+        // twice the keys the row inserts; cval/cpres hold the mask's positions (plain mask), and
+        // row i's outputs [ooff[i], ooff[i] + min(flops[i], ncols)) lie within oind/oval/opres
+        // (complemented; ocount zeroed).
+        check("launching gbh_mxm", || unsafe { lb.launch(cfg) })?;
+    }
+    Ok(if comp {
+        HashOut::Rows { off: ooff, total: on, count: ocount, ind: oind, val: oval, pres: opres }
+    } else {
+        HashOut::Positions { val: cval, pres: cpres }
+    })
+}
+
+/// The form to run: `strategy`, or for `Auto` the hash form on a
+/// complemented mask, else [`GpuMxmStrategy::choose`] on the measured counts.
+/// Returns it and the row products when measured.
+#[allow(clippy::type_complexity)]
+fn resolve<TA: GpuElement, TB: GpuElement>(
+    dev: &Device,
+    k: &[CudaFunction],
+    mask: &DeviceMatrixMask,
+    o: &Operands<'_, TA, TB>,
+    strategy: GpuMxmStrategy,
+) -> Result<(GpuMxmStrategy, Option<CudaSlice<u32>>), CudaError> {
+    if strategy == GpuMxmStrategy::Dot && mask.complement {
+        return Err(CudaError::InvalidParameter(
+            "the dot form of the GPU masked product takes no complemented mask; use GpuMxmStrategy::Hash".into(),
+        ));
+    }
+    let measure = mask.complement || strategy == GpuMxmStrategy::Auto;
+    let (flops, c) = if measure {
+        let (f, c) = costs(dev, k, mask, o.a, o.b_rows, o.b_cols, o.nrows)?;
+        (Some(f), c)
+    } else {
+        (None, [0, 0])
+    };
+    let st = match strategy {
+        GpuMxmStrategy::Auto if mask.complement => GpuMxmStrategy::Hash,
+        GpuMxmStrategy::Auto => GpuMxmStrategy::choose(c[0], c[1]),
+        st => st,
+    };
+    Ok((st, flops))
+}
+
+/// The hash form's result on the device, with its operands.
+type Planned<'a, C, TA, TB> = (Operands<'a, TA, TB>, HashOut<C>);
+
+/// The checks, kernels and choice shared by [`mxm_masked`] and
+/// [`reduce_mxm_masked`]: `None` for the dot form (not run yet), else the
+/// hash form's result on the device with its operands.
+fn plan<'a, S, TA, TB>(
+    mask: &DeviceMatrixMask,
+    s: &S,
+    a: &'a DeviceMatrix<TA>,
+    b: &'a DeviceMatrix<TB>,
+    desc: &Descriptor,
+    strategy: GpuMxmStrategy,
+) -> crate::Result<Option<Planned<'a, S::C, TA, TB>>>
+where
+    S: Semiring,
+    S::C: GpuElement,
+    TA: GpuElement,
+    TB: GpuElement,
+{
+    let o = operands(mask, a, b, desc)?;
+    let dev = &a.dev.dev;
+    let k = checked_kernels::<S, TA, TB>(dev, s)?;
+    let (st, flops) = resolve(dev, &k, mask, &o, strategy)?;
+    if st == GpuMxmStrategy::Dot {
+        return Ok(None);
+    }
+    let out = hash_product::<S, TA, TB>(dev, &k, mask, &o, flops.as_ref())?;
+    Ok(Some((o, out)))
+}
+
+fn checked_kernels<S, TA, TB>(dev: &Device, s: &S) -> crate::Result<Vec<CudaFunction>>
+where
+    S: Semiring,
+    S::C: GpuElement,
+    TA: GpuElement,
+    TB: GpuElement,
+{
+    let (k, key) = hash_kernels(dev, s)?;
+    check_operand::<TA>("A", key.read_a, &key.a, &key.semiring)?;
+    check_operand::<TB>("B", key.read_b, &key.b, &key.semiring)?;
+    check_output::<S::C>(&key)?;
+    Ok(k)
+}
+
+/// `C⟨M⟩ = A ⊕.⊗ B` (or `A ⊕.⊗ Bᵀ` with `desc.transpose_second`) on the
+/// GPU, by `strategy`: dot products at the mask's positions, or Gustavson
+/// by rows with a hash accumulator per row (a warp per row; its table in
+/// shared memory, or in global memory for a long row). `C(i, j) = ⊕_k
+/// A(i,k) ⊗ B(k,j)` over the `k` stored in both, folded in increasing `k`
+/// by both forms (as the CPU's [`mxm`](crate::matrix::mxm)); a position
+/// with no such `k` stays absent. The mask may be structural or valued,
+/// and complemented (the hash form only; `Auto` takes it). Returns `C` and
+/// the form that ran.
+///
+/// # Errors
+/// Shape mismatches, operand types that differ from the semiring's, a
+/// complemented mask with [`GpuMxmStrategy::Dot`], NVRTC and driver errors.
+pub fn mxm_masked<S, TA, TB>(
+    mask: &DeviceMatrixMask,
+    s: S,
+    a: &DeviceMatrix<TA>,
+    b: &DeviceMatrix<TB>,
+    desc: &Descriptor,
+    strategy: GpuMxmStrategy,
+) -> crate::Result<(SparseMatrix<S::C>, GpuMxmStrategy)>
+where
+    S: Semiring,
+    S::C: GpuElement,
+    TA: GpuElement,
+    TB: GpuElement,
+{
+    let dev = &a.dev.dev;
+    let (o, out) = match plan(mask, &s, a, b, desc, strategy)? {
+        None => return Ok((super::mxm_masked_dot(mask, s, a, b, desc)?, GpuMxmStrategy::Dot)),
+        Some(planned) => planned,
+    };
+    let stream = &dev.stream;
+    let c = match out {
+        HashOut::Positions { val, pres } => {
+            let v = download(stream, "downloading C", &val, mask.nnz)?;
+            let p = download(stream, "downloading C's pattern", &pres, mask.nnz)?;
+            let (mut ptr, mut ind, mut vals) = (vec![0usize], Vec::new(), Vec::new());
+            for i in 0..mask.nrows {
+                for e in mask.host_ptr[i]..mask.host_ptr[i + 1] {
+                    if p[e] != 0 {
+                        ind.push(mask.host_ind[e]);
+                        vals.push(v[e]);
+                    }
+                }
+                ptr.push(ind.len());
+            }
+            SparseMatrix::from_csr_parts(mask.nrows, mask.ncols, ptr, ind, vals)
+        }
+        HashOut::Rows { off, total, count, ind, val, .. } => {
+            let cnt = download(stream, "downloading row counts", &count, o.nrows)?;
+            let hi = download(stream, "downloading C's columns", &ind, total)?;
+            let hv = download(stream, "downloading C", &val, total)?;
+            let (mut ptr, mut ci, mut cv) = (vec![0usize], Vec::new(), Vec::new());
+            let mut row: Vec<(u32, S::C)> = Vec::new();
+            for i in 0..o.nrows {
+                let s0 = off[i] as usize;
+                row.clear();
+                row.extend((s0..s0 + cnt[i] as usize).map(|e| (hi[e], hv[e])));
+                row.sort_unstable_by_key(|&(j, _)| j);
+                ci.extend(row.iter().map(|&(j, _)| j as usize));
+                cv.extend(row.iter().map(|&(_, v)| v));
+                ptr.push(ci.len());
+            }
+            SparseMatrix::from_csr_parts(o.nrows, o.ncols, ptr, ci, cv)
+        }
+    };
+    Ok((c, GpuMxmStrategy::Hash))
+}
+
+/// `⊕` of the entries of `C⟨M⟩ = A ⊕.⊗ B` (as [`mxm_masked`]), reduced on
+/// the device without downloading `C` (the semiring's identity when `C` is
+/// empty); also the form that ran. Floating-point sums may differ from the
+/// CPU's in the last bits (the reduction is atomic across blocks).
+///
+/// # Errors
+/// As [`mxm_masked`].
+pub fn reduce_mxm_masked<S, TA, TB>(
+    mask: &DeviceMatrixMask,
+    s: S,
+    a: &DeviceMatrix<TA>,
+    b: &DeviceMatrix<TB>,
+    desc: &Descriptor,
+    strategy: GpuMxmStrategy,
+) -> crate::Result<(S::C, GpuMxmStrategy)>
+where
+    S: Semiring,
+    S::C: GpuElement,
+    TA: GpuElement,
+    TB: GpuElement,
+{
+    let dev = &a.dev.dev;
+    let out = match plan(mask, &s, a, b, desc, strategy)? {
+        None => return Ok((super::reduce_matrix_values(mask, s, a, b, desc)?, GpuMxmStrategy::Dot)),
+        Some((_, out)) => out,
+    };
+    let v = match out {
+        HashOut::Positions { val, pres } => reduce_raw(dev, &s, &val, &pres, mask.nnz)?,
+        HashOut::Rows { val, pres, total, .. } => reduce_raw(dev, &s, &val, &pres, total)?,
+    };
+    Ok((v, GpuMxmStrategy::Hash))
+}
+
+/// Compiles (once per process) and loads (once per device) the kernels of
+/// both forms of the masked product over semiring `s`, so that a timed
+/// product that follows pays no JIT.
+///
+/// # Errors
+/// The finite-field semirings (no device form); NVRTC and driver errors.
+pub fn prepare_mxm<S: Semiring>(dev: &crate::cuda::GpuDevice, s: S) -> crate::Result<()> {
+    super::semiring_kernels(&dev.dev, &s)?;
+    hash_kernels(&dev.dev, &s)?;
+    super::scan::util_kernels(&dev.dev)?;
+    Ok(())
+}
