@@ -5,6 +5,32 @@ use crate::basekernel::hyper::unique_paths;
 use crate::basekernel::{builtin_ops, check_len, BaseKernel, CudaGen, Hyperparameter, KernelError};
 use crate::graph::Schema;
 
+/// The hyperparameter methods of a combinator of two parts `self.a` and
+/// `self.b`: κ₁'s then κ₂'s (paths made unique), set atomically, both bound.
+macro_rules! pair_hyperparameters {
+    () => {
+        fn hyperparameters(&self) -> Vec<Hyperparameter> {
+            unique_paths(vec![self.a.hyperparameters(), self.b.hyperparameters()])
+        }
+        #[inline]
+        fn num_hyperparameters(&self) -> usize {
+            self.a.num_hyperparameters() + self.b.num_hyperparameters()
+        }
+        fn set_theta(&mut self, theta: &[f64]) -> Result<(), KernelError> {
+            check_len(theta, self.num_hyperparameters())?;
+            let na = self.a.num_hyperparameters();
+            set_all(self, |k| {
+                k.a.set_theta(&theta[..na])?;
+                k.b.set_theta(&theta[na..])
+            })
+        }
+        fn bind(&mut self, schema: &Schema) -> Result<(), KernelError> {
+            self.a.bind(schema)?;
+            self.b.bind(schema)
+        }
+    };
+}
+
 // ----------------------------------------------------------------- Product
 
 /// The product κ = κ₁ · κ₂ of two kernels on the same labels (`k1 * k2`).
@@ -47,21 +73,7 @@ impl<T: ?Sized, A: BaseKernel<T>, B: BaseKernel<T>> BaseKernel<T> for Product<A,
     fn low_rank(&self, x: &[&T], y: &[&T]) -> Option<crate::basekernel::LowRank> {
         self.a.low_rank(x, y)?.product(&self.b.low_rank(x, y)?)
     }
-    fn hyperparameters(&self) -> Vec<Hyperparameter> {
-        unique_paths(vec![self.a.hyperparameters(), self.b.hyperparameters()])
-    }
-    #[inline]
-    fn num_hyperparameters(&self) -> usize {
-        self.a.num_hyperparameters() + self.b.num_hyperparameters()
-    }
-    fn set_theta(&mut self, theta: &[f64]) -> Result<(), KernelError> {
-        check_len(theta, self.num_hyperparameters())?;
-        let na = self.a.num_hyperparameters();
-        set_all(self, |k| {
-            k.a.set_theta(&theta[..na])?;
-            k.b.set_theta(&theta[na..])
-        })
-    }
+    pair_hyperparameters!();
     #[inline]
     fn gradient(&self, x: &T, y: &T, grad: &mut [f64]) -> f64 {
         let (ga, gb) = grad.split_at_mut(self.a.num_hyperparameters());
@@ -70,10 +82,6 @@ impl<T: ?Sized, A: BaseKernel<T>, B: BaseKernel<T>> BaseKernel<T> for Product<A,
         ga.iter_mut().for_each(|g| *g *= kb);
         gb.iter_mut().for_each(|g| *g *= ka);
         ka * kb
-    }
-    fn bind(&mut self, schema: &Schema) -> Result<(), KernelError> {
-        self.a.bind(schema)?;
-        self.b.bind(schema)
     }
     fn cuda(&self, x: &str, y: &str, gen: &mut CudaGen) -> Result<String, KernelError> {
         Ok(format!("({} * {})", self.a.cuda(x, y, gen)?, self.b.cuda(x, y, gen)?))
@@ -121,29 +129,11 @@ impl<T: ?Sized, A: BaseKernel<T>, B: BaseKernel<T>> BaseKernel<T> for Sum<A, B> 
     fn low_rank(&self, x: &[&T], y: &[&T]) -> Option<crate::basekernel::LowRank> {
         Some(self.a.low_rank(x, y)?.sum(self.b.low_rank(x, y)?))
     }
-    fn hyperparameters(&self) -> Vec<Hyperparameter> {
-        unique_paths(vec![self.a.hyperparameters(), self.b.hyperparameters()])
-    }
-    #[inline]
-    fn num_hyperparameters(&self) -> usize {
-        self.a.num_hyperparameters() + self.b.num_hyperparameters()
-    }
-    fn set_theta(&mut self, theta: &[f64]) -> Result<(), KernelError> {
-        check_len(theta, self.num_hyperparameters())?;
-        let na = self.a.num_hyperparameters();
-        set_all(self, |k| {
-            k.a.set_theta(&theta[..na])?;
-            k.b.set_theta(&theta[na..])
-        })
-    }
+    pair_hyperparameters!();
     #[inline]
     fn gradient(&self, x: &T, y: &T, grad: &mut [f64]) -> f64 {
         let (ga, gb) = grad.split_at_mut(self.a.num_hyperparameters());
         self.a.gradient(x, y, ga) + self.b.gradient(x, y, gb)
-    }
-    fn bind(&mut self, schema: &Schema) -> Result<(), KernelError> {
-        self.a.bind(schema)?;
-        self.b.bind(schema)
     }
     fn cuda(&self, x: &str, y: &str, gen: &mut CudaGen) -> Result<String, KernelError> {
         Ok(format!("({} + {})", self.a.cuda(x, y, gen)?, self.b.cuda(x, y, gen)?))

@@ -5,7 +5,27 @@
 //! one own hyperparameter before the child's), `normalize`, and `tuple`
 //! (the [`KernelTuple`] of up to 8 kernels and its [`TensorProduct`] and
 //! [`Additive`]). The interval arithmetic and the atomic `set_theta` they
-//! share live here.
+//! share live here, with `child_hyperparameters!`, the hyperparameter
+//! methods of the combinators that only forward them.
+
+/// The hyperparameter methods of a combinator whose hyperparameters are
+/// exactly its child's, `self.$child`: listed, counted and set by the child
+/// (`bind` stays with each combinator: not all of them forward it).
+macro_rules! child_hyperparameters {
+    ($child:ident) => {
+        fn hyperparameters(&self) -> Vec<$crate::basekernel::Hyperparameter> {
+            self.$child.hyperparameters()
+        }
+        #[inline]
+        fn num_hyperparameters(&self) -> usize {
+            self.$child.num_hyperparameters()
+        }
+        fn set_theta(&mut self, theta: &[f64]) -> Result<(), $crate::basekernel::KernelError> {
+            self.$child.set_theta(theta)
+        }
+    };
+}
+pub(crate) use child_hyperparameters;
 
 mod binary;
 mod normalize;

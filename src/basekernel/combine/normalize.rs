@@ -3,7 +3,7 @@
 
 use crate::basekernel::cuda::dual_name;
 use crate::basekernel::point::real_suffix;
-use crate::basekernel::{builtin_ops, BaseKernel, CudaGen, Hyperparameter, KernelError};
+use crate::basekernel::{builtin_ops, BaseKernel, CudaGen, KernelError};
 use crate::graph::Schema;
 use smallvec::SmallVec;
 
@@ -56,16 +56,7 @@ impl<T: ?Sized, K: BaseKernel<T>> BaseKernel<T> for Normalize<K> {
             (-1.0, 1.0)
         }
     }
-    fn hyperparameters(&self) -> Vec<Hyperparameter> {
-        self.kernel.hyperparameters()
-    }
-    #[inline]
-    fn num_hyperparameters(&self) -> usize {
-        self.kernel.num_hyperparameters()
-    }
-    fn set_theta(&mut self, theta: &[f64]) -> Result<(), KernelError> {
-        self.kernel.set_theta(theta)
-    }
+    child_hyperparameters!(kernel);
     fn gradient(&self, x: &T, y: &T, grad: &mut [f64]) -> f64 {
         let n = grad.len();
         let mut gxx: SmallVec<[f64; 16]> = SmallVec::from_elem(0.0, n);

@@ -6,6 +6,33 @@ use crate::basekernel::hyper::{positive, unique_paths, Param};
 use crate::basekernel::{builtin_ops, check_len, BaseKernel, Bounds, CudaGen, Hyperparameter, KernelError};
 use crate::graph::Schema;
 
+/// The hyperparameter methods of a combinator with one positive parameter
+/// of its own, `self.$own` reported as `$name`, before its child's
+/// `self.kernel` (set atomically; the child bound as it is).
+macro_rules! own_then_child_hyperparameters {
+    ($own:ident, $name:literal) => {
+        fn hyperparameters(&self) -> Vec<Hyperparameter> {
+            unique_paths(vec![vec![self.$own.hyper($name)], self.kernel.hyperparameters()])
+        }
+        #[inline]
+        fn num_hyperparameters(&self) -> usize {
+            1 + self.kernel.num_hyperparameters()
+        }
+        fn set_theta(&mut self, theta: &[f64]) -> Result<(), KernelError> {
+            check_len(theta, self.num_hyperparameters())?;
+            self.$own.check($name, theta[0], positive)?;
+            set_all(self, |k| {
+                k.kernel.set_theta(&theta[1..])?;
+                k.$own.value = theta[0];
+                Ok(())
+            })
+        }
+        fn bind(&mut self, schema: &Schema) -> Result<(), KernelError> {
+            self.kernel.bind(schema)
+        }
+    };
+}
+
 // ------------------------------------------------------------------ Scaled
 
 /// The scaled kernel κ = c · κ₁, c > 0 (`c * k`).
@@ -80,22 +107,7 @@ impl<T: ?Sized, K: BaseKernel<T>> BaseKernel<T> for Scaled<K> {
     fn low_rank(&self, x: &[&T], y: &[&T]) -> Option<crate::basekernel::LowRank> {
         Some(self.kernel.low_rank(x, y)?.scaled(self.factor.value))
     }
-    fn hyperparameters(&self) -> Vec<Hyperparameter> {
-        unique_paths(vec![vec![self.factor.hyper("factor")], self.kernel.hyperparameters()])
-    }
-    #[inline]
-    fn num_hyperparameters(&self) -> usize {
-        1 + self.kernel.num_hyperparameters()
-    }
-    fn set_theta(&mut self, theta: &[f64]) -> Result<(), KernelError> {
-        check_len(theta, self.num_hyperparameters())?;
-        self.factor.check("factor", theta[0], positive)?;
-        set_all(self, |k| {
-            k.kernel.set_theta(&theta[1..])?;
-            k.factor.value = theta[0];
-            Ok(())
-        })
-    }
+    own_then_child_hyperparameters!(factor, "factor");
     #[inline]
     fn gradient(&self, x: &T, y: &T, grad: &mut [f64]) -> f64 {
         let c = self.factor.value;
@@ -103,9 +115,6 @@ impl<T: ?Sized, K: BaseKernel<T>> BaseKernel<T> for Scaled<K> {
         grad[1..].iter_mut().for_each(|g| *g *= c);
         grad[0] = self.factor.grad(c * k);
         c * k
-    }
-    fn bind(&mut self, schema: &Schema) -> Result<(), KernelError> {
-        self.kernel.bind(schema)
     }
     fn cuda(&self, x: &str, y: &str, gen: &mut CudaGen) -> Result<String, KernelError> {
         let c = gen.param(self.factor.value);
@@ -196,22 +205,7 @@ impl<T: ?Sized, K: BaseKernel<T>> BaseKernel<T> for Power<K> {
     fn range(&self) -> (f64, f64) {
         pow_range(self.kernel.range(), self.exponent.value)
     }
-    fn hyperparameters(&self) -> Vec<Hyperparameter> {
-        unique_paths(vec![vec![self.exponent.hyper("exponent")], self.kernel.hyperparameters()])
-    }
-    #[inline]
-    fn num_hyperparameters(&self) -> usize {
-        1 + self.kernel.num_hyperparameters()
-    }
-    fn set_theta(&mut self, theta: &[f64]) -> Result<(), KernelError> {
-        check_len(theta, self.num_hyperparameters())?;
-        self.exponent.check("exponent", theta[0], positive)?;
-        set_all(self, |k| {
-            k.kernel.set_theta(&theta[1..])?;
-            k.exponent.value = theta[0];
-            Ok(())
-        })
-    }
+    own_then_child_hyperparameters!(exponent, "exponent");
     #[inline]
     fn gradient(&self, x: &T, y: &T, grad: &mut [f64]) -> f64 {
         let p = self.exponent.value;
@@ -229,9 +223,6 @@ impl<T: ?Sized, K: BaseKernel<T>> BaseKernel<T> for Power<K> {
         grad[1..].iter_mut().for_each(|g| *g *= dk);
         grad[0] = if k == 0.0 { 0.0 } else { self.exponent.grad(p * k.abs().ln() * kp) };
         kp
-    }
-    fn bind(&mut self, schema: &Schema) -> Result<(), KernelError> {
-        self.kernel.bind(schema)
     }
     fn cuda(&self, x: &str, y: &str, gen: &mut CudaGen) -> Result<String, KernelError> {
         let p = gen.param(self.exponent.value);

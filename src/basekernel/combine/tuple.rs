@@ -169,16 +169,7 @@ impl<T: ?Sized, L: KernelTuple<T>> BaseKernel<T> for TensorProduct<L> {
     fn range(&self) -> (f64, f64) {
         self.kernels.ranges().into_iter().fold((1.0, 1.0), mul_range)
     }
-    fn hyperparameters(&self) -> Vec<Hyperparameter> {
-        self.kernels.hyperparameters()
-    }
-    #[inline]
-    fn num_hyperparameters(&self) -> usize {
-        self.kernels.num_hyperparameters()
-    }
-    fn set_theta(&mut self, theta: &[f64]) -> Result<(), KernelError> {
-        self.kernels.set_theta(theta)
-    }
+    child_hyperparameters!(kernels);
     fn gradient(&self, x: &T, y: &T, grad: &mut [f64]) -> f64 {
         let (mut values, mut counts) = ([0.0; 8], [0usize; 8]);
         self.kernels.gradients(x, y, grad, &mut values, &mut counts);
@@ -255,16 +246,7 @@ impl<T: ?Sized, L: KernelTuple<T>> BaseKernel<T> for Additive<L> {
         let w = weight(self.reduction, self.kernels.len());
         (w * lo, w * hi)
     }
-    fn hyperparameters(&self) -> Vec<Hyperparameter> {
-        self.kernels.hyperparameters()
-    }
-    #[inline]
-    fn num_hyperparameters(&self) -> usize {
-        self.kernels.num_hyperparameters()
-    }
-    fn set_theta(&mut self, theta: &[f64]) -> Result<(), KernelError> {
-        self.kernels.set_theta(theta)
-    }
+    child_hyperparameters!(kernels);
     fn gradient(&self, x: &T, y: &T, grad: &mut [f64]) -> f64 {
         let (mut values, mut counts) = ([0.0; 8], [0usize; 8]);
         self.kernels.gradients(x, y, grad, &mut values, &mut counts);
