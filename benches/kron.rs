@@ -6,7 +6,7 @@
 //! Run: `cargo bench --bench kron -- --warm-up-time 1 --measurement-time 3`
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use kronograph::basekernel::{BaseKernel, CudaGen, Hyperparameter, KernelError};
+use kronograph::basekernel::BaseKernel;
 use kronograph::graph::{Direction, Graph, GraphBuilder};
 use kronograph::kron::{KronApply, KronProduct, KronScalar, MatchedKron, Octiles, Unlabeled};
 use rand::{Rng, SeedableRng};
@@ -23,18 +23,6 @@ impl BaseKernel<f64> for Gauss {
     }
     fn range(&self) -> (f64, f64) {
         (0.0, 1.0)
-    }
-    fn hyperparameters(&self) -> Vec<Hyperparameter> {
-        vec![]
-    }
-    fn set_theta(&mut self, _t: &[f64]) -> Result<(), KernelError> {
-        Ok(())
-    }
-    fn gradient(&self, a: &f64, b: &f64, _g: &mut [f64]) -> f64 {
-        self.value(a, b)
-    }
-    fn cuda(&self, _a: &str, _b: &str, _g: &mut CudaGen) -> Result<String, KernelError> {
-        Err(KernelError::NoCudaForm("Gauss".into()))
     }
 }
 

@@ -37,6 +37,17 @@ fn random_graph(n: usize, p: f64, with_start: bool, rng: &mut impl Rng) -> G {
     b.build().unwrap()
 }
 
+/// Ten random graphs seeded by `seed` whose sizes cross the tile
+/// boundaries (1, 7, 8, 9, 17, … 40), each with an edge probability drawn
+/// from `0.05..p_max`.
+fn tile_boundary_graphs(seed: u64, p_max: f64, with_start: bool) -> Vec<G> {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    [1usize, 7, 8, 9, 17, 23, 31, 40, 12, 3]
+        .iter()
+        .map(|&n| random_graph(n, rng.random_range(0.05..p_max), with_start, &mut rng))
+        .collect()
+}
+
 fn rel_err(a: f64, b: f64) -> f64 {
     (a - b).abs() / b.abs().max(1e-300)
 }
@@ -111,12 +122,7 @@ fn random_labeled_weighted_graphs_f32_and_f64() {
     let Some(dev) = gpu_or_skip() else { return };
     let (kn, ke) = labeled_kernels();
     for (seed, precision, bound) in [(1u64, Precision::F32, 1e-5), (2, Precision::F64, 1e-10)] {
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
-        // sizes cross tile boundaries: 1, 7, 8, 9, 17, … 40
-        let graphs: Vec<G> = [1usize, 7, 8, 9, 17, 23, 31, 40, 12, 3]
-            .iter()
-            .map(|&n| random_graph(n, rng.random_range(0.05..0.5), seed == 2, &mut rng))
-            .collect();
+        let graphs = tile_boundary_graphs(seed, 0.5, seed == 2);
         for lmin in [0, 1] {
             let params = MgkParams { precision, lmin, ..Default::default() };
             compare(dev, &graphs, &kn, &ke, params, bound, &format!("random {precision:?} lmin={lmin}"));
@@ -434,11 +440,7 @@ fn tile_pair_xmv_matches_the_reference_and_the_row_scheme() {
     // random labeled weighted graphs: sizes across tile boundaries, sparse to dense (both primitives)
     let (kn, ke) = labeled_kernels();
     for (seed, precision, bound) in [(31u64, Precision::F32, 1e-5), (32, Precision::F64, 1e-10)] {
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
-        let graphs: Vec<G> = [1usize, 7, 8, 9, 17, 23, 31, 40, 12, 3]
-            .iter()
-            .map(|&n| random_graph(n, rng.random_range(0.05..0.6), seed == 32, &mut rng))
-            .collect();
+        let graphs = tile_boundary_graphs(seed, 0.6, seed == 32);
         for lmin in [0, 1] {
             let what = format!("tiles random {precision:?} lmin={lmin}");
             compare(dev, &graphs, &kn, &ke, tiles(precision, lmin), bound, &what);

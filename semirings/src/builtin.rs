@@ -168,124 +168,70 @@ fn number_cuda<T: Number>(
 
 // ---------------------------------------------------------------- arithmetic
 
-impl<T: Number> Semiring for PlusTimes<T> {
-    type A = T;
-    type B = T;
-    type C = T;
-    type Add = Plus;
-    #[inline]
-    fn add_monoid(&self) -> Plus {
-        Plus
-    }
-    #[inline]
-    fn multiply(&self, a: T, b: T, _: Position) -> T {
-        a.mul(b)
-    }
-    fn name(&self) -> String {
-        format!("plus_times_{}", T::NAME)
-    }
-    fn cuda(&self) -> CudaSemiring {
-        let zero = if T::IS_FLOAT { "0.0" } else { "0" };
-        number_cuda::<T>(
-            self.name(),
-            &format!("({})({zero})", T::CUDA_TYPE),
-            None,
-            cuda_plus_add(),
-            "return a * b;".into(),
-            cuda_atomic_plus::<T>(),
-        )
-    }
+/// `impl Semiring` for a semiring over one [`Number`] type (`A = B = C = T`):
+/// its add monoid (a unit struct), the prefix of its name (`<prefix>_<T>`),
+/// `multiply`, and the arguments of [`number_cuda`] after the name.
+macro_rules! number_semiring {
+    ($s:ident: add $add:ident, name $name:literal, multiply |$a:ident, $b:ident| $mul:block, cuda $($cuda:expr),+ $(,)?) => {
+        impl<T: Number> Semiring for $s<T> {
+            type A = T;
+            type B = T;
+            type C = T;
+            type Add = $add;
+            #[inline]
+            fn add_monoid(&self) -> $add {
+                $add
+            }
+            #[inline]
+            fn multiply(&self, $a: T, $b: T, _: Position) -> T $mul
+            fn name(&self) -> String {
+                format!(concat!($name, "_{}"), T::NAME)
+            }
+            fn cuda(&self) -> CudaSemiring {
+                number_cuda::<T>(self.name(), $($cuda),+)
+            }
+        }
+    };
 }
 
-impl<T: Number> Semiring for MinPlus<T> {
-    type A = T;
-    type B = T;
-    type C = T;
-    type Add = Min;
-    #[inline]
-    fn add_monoid(&self) -> Min {
-        Min
-    }
-    #[inline]
-    fn multiply(&self, a: T, b: T, _: Position) -> T {
+number_semiring!(PlusTimes: add Plus, name "plus_times", multiply |a, b| { a.mul(b) }, cuda
+    &format!("({})({})", T::CUDA_TYPE, if T::IS_FLOAT { "0.0" } else { "0" }),
+    None,
+    cuda_plus_add(),
+    "return a * b;".into(),
+    cuda_atomic_plus::<T>(),
+);
+
+number_semiring!(MinPlus: add Min, name "min_plus", multiply |a, b| { a.add_inf(b) }, cuda
+    T::CUDA_MAX,
+    Some(T::CUDA_MIN),
+    cuda_min_add(),
+    cuda_add_inf::<T>(),
+    cuda_atomic_minmax::<T>("atomicMin"),
+);
+
+// −∞ annihilates: an operand equal to MIN_VALUE gives MIN_VALUE.
+number_semiring!(MaxPlus: add Max, name "max_plus", multiply |a, b| {
+    if a == T::MIN_VALUE || b == T::MIN_VALUE {
+        T::MIN_VALUE
+    } else {
         a.add_inf(b)
     }
-    fn name(&self) -> String {
-        format!("min_plus_{}", T::NAME)
-    }
-    fn cuda(&self) -> CudaSemiring {
-        number_cuda::<T>(
-            self.name(),
-            T::CUDA_MAX,
-            Some(T::CUDA_MIN),
-            cuda_min_add(),
-            cuda_add_inf::<T>(),
-            cuda_atomic_minmax::<T>("atomicMin"),
-        )
-    }
-}
+}, cuda
+    T::CUDA_MIN,
+    Some(T::CUDA_MAX),
+    cuda_max_add(),
+    format!("if (a == {min} || b == {min}) return {min};\n    {}", cuda_add_inf::<T>(), min = T::CUDA_MIN),
+    cuda_atomic_minmax::<T>("atomicMax"),
+);
 
-impl<T: Number> Semiring for MaxPlus<T> {
-    type A = T;
-    type B = T;
-    type C = T;
-    type Add = Max;
-    #[inline]
-    fn add_monoid(&self) -> Max {
-        Max
-    }
-    #[inline]
-    fn multiply(&self, a: T, b: T, _: Position) -> T {
-        // −∞ annihilates: an operand equal to MIN_VALUE gives MIN_VALUE.
-        if a == T::MIN_VALUE || b == T::MIN_VALUE {
-            T::MIN_VALUE
-        } else {
-            a.add_inf(b)
-        }
-    }
-    fn name(&self) -> String {
-        format!("max_plus_{}", T::NAME)
-    }
-    fn cuda(&self) -> CudaSemiring {
-        let min = T::CUDA_MIN;
-        number_cuda::<T>(
-            self.name(),
-            T::CUDA_MIN,
-            Some(T::CUDA_MAX),
-            cuda_max_add(),
-            format!("if (a == {min} || b == {min}) return {min};\n    {}", cuda_add_inf::<T>()),
-            cuda_atomic_minmax::<T>("atomicMax"),
-        )
-    }
-}
-
-impl<T: Number> Semiring for MaxMin<T> {
-    type A = T;
-    type B = T;
-    type C = T;
-    type Add = Max;
-    #[inline]
-    fn add_monoid(&self) -> Max {
-        Max
-    }
-    #[inline]
-    fn multiply(&self, a: T, b: T, _: Position) -> T {
-        a.min2(b)
-    }
-    fn name(&self) -> String {
-        format!("max_min_{}", T::NAME)
-    }
-    fn cuda(&self) -> CudaSemiring {
-        number_cuda::<T>(
-            self.name(),
-            T::CUDA_MIN,
-            Some(T::CUDA_MAX),
-            cuda_max_add(),
-            "return b < a ? b : a;".into(),
-            cuda_atomic_minmax::<T>("atomicMax"),
-        )
-    }
-}
+number_semiring!(MaxMin: add Max, name "max_min", multiply |a, b| { a.min2(b) }, cuda
+    T::CUDA_MIN,
+    Some(T::CUDA_MAX),
+    cuda_max_add(),
+    "return b < a ? b : a;".into(),
+    cuda_atomic_minmax::<T>("atomicMax"),
+);
 
 // ---------------------------------------------------------------- boolean and structural
 

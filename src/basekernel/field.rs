@@ -82,36 +82,24 @@ impl<K: BaseKernel<i64>> ValueKernel for RConvolution<K> {
     }
 }
 
-impl<A: ValueKernel, B: ValueKernel> ValueKernel for Product<A, B> {
-    fn accepts(&self, kind: FieldKind) -> Result<(), String> {
-        self.a.accepts(kind)?;
-        self.b.accepts(kind)
-    }
+/// [`ValueKernel`] for combinators: a field kind is accepted when every
+/// part accepts it.
+macro_rules! value_kernel_by_parts {
+    ($($t:ident<$($g:ident),+> => $($part:ident),+;)*) => {$(
+        impl<$($g: ValueKernel),+> ValueKernel for $t<$($g),+> {
+            fn accepts(&self, kind: FieldKind) -> Result<(), String> {
+                $(self.$part.accepts(kind)?;)+
+                Ok(())
+            }
+        }
+    )*};
 }
-
-impl<A: ValueKernel, B: ValueKernel> ValueKernel for Sum<A, B> {
-    fn accepts(&self, kind: FieldKind) -> Result<(), String> {
-        self.a.accepts(kind)?;
-        self.b.accepts(kind)
-    }
-}
-
-impl<K: ValueKernel> ValueKernel for Scaled<K> {
-    fn accepts(&self, kind: FieldKind) -> Result<(), String> {
-        self.kernel.accepts(kind)
-    }
-}
-
-impl<K: ValueKernel> ValueKernel for Power<K> {
-    fn accepts(&self, kind: FieldKind) -> Result<(), String> {
-        self.kernel.accepts(kind)
-    }
-}
-
-impl<K: ValueKernel> ValueKernel for Normalize<K> {
-    fn accepts(&self, kind: FieldKind) -> Result<(), String> {
-        self.kernel.accepts(kind)
-    }
+value_kernel_by_parts! {
+    Product<A, B> => a, b;
+    Sum<A, B> => a, b;
+    Scaled<K> => kernel;
+    Power<K> => kernel;
+    Normalize<K> => kernel;
 }
 
 impl<K: ValueKernel> ValueKernel for Box<K> {

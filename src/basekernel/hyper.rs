@@ -59,6 +59,21 @@ impl Hyperparameter {
     }
 }
 
+/// The domain x > 0 (finite): scales, factors, exponents, radii.
+pub(crate) fn positive(v: f64) -> bool {
+    v.is_finite() && v > 0.0
+}
+
+/// The domain 0 ≤ x ≤ 1: the Kronecker delta's h.
+pub(crate) fn unit(v: f64) -> bool {
+    (0.0..=1.0).contains(&v)
+}
+
+/// The domain x ≥ 0 (finite): the polynomial's offset.
+pub(crate) fn non_negative(v: f64) -> bool {
+    v.is_finite() && v >= 0.0
+}
+
 /// One scalar hyperparameter of a kernel: value and bounds (crate-internal helper).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct Param {

@@ -72,96 +72,49 @@ impl<S: Scalar> Point for S {
     }
 }
 
-#[inline]
-fn slice_sq_dist<S: Scalar>(x: &[S], y: &[S]) -> f64 {
+/// Σ f(xᵢ, yᵢ) over two coordinate slices; `nan` when their lengths differ.
+#[inline(always)]
+fn zip_sum<S, R: std::iter::Sum<R>>(x: &[S], y: &[S], nan: R, f: impl Fn(&S, &S) -> R) -> R {
     if x.len() != y.len() {
-        return f64::NAN;
+        return nan;
     }
-    x.iter().zip(y).map(|(a, b)| a.sq_dist(b)).sum()
+    x.iter().zip(y).map(|(a, b)| f(a, b)).sum()
 }
 
-#[inline]
-fn slice_sq_dist_f32<S: Scalar>(x: &[S], y: &[S]) -> f32 {
-    if x.len() != y.len() {
-        return f32::NAN;
-    }
-    x.iter().zip(y).map(|(a, b)| a.sq_dist_f32(b)).sum()
+/// [`Point`] for a sequence of scalars, coordinate by coordinate through
+/// [`zip_sum`] (lengths that differ give NaN).
+macro_rules! slice_point {
+    ($(#[$doc:meta])* [$($g:tt)*] $t:ty) => {
+        $(#[$doc])*
+        impl<$($g)*> Point for $t {
+            #[inline]
+            fn sq_dist(&self, other: &Self) -> f64 {
+                zip_sum(self, other, f64::NAN, S::sq_dist)
+            }
+            #[inline]
+            fn sq_dist_f32(&self, other: &Self) -> f32 {
+                zip_sum(self, other, f32::NAN, S::sq_dist_f32)
+            }
+            #[inline]
+            fn dot(&self, other: &Self) -> f64 {
+                zip_sum(self, other, f64::NAN, S::dot)
+            }
+            #[inline]
+            fn dot_f32(&self, other: &Self) -> f32 {
+                zip_sum(self, other, f32::NAN, S::dot_f32)
+            }
+        }
+    };
 }
-
-#[inline]
-fn slice_dot<S: Scalar>(x: &[S], y: &[S]) -> f64 {
-    if x.len() != y.len() {
-        return f64::NAN;
-    }
-    x.iter().zip(y).map(|(a, b)| a.dot(b)).sum()
-}
-
-#[inline]
-fn slice_dot_f32<S: Scalar>(x: &[S], y: &[S]) -> f32 {
-    if x.len() != y.len() {
-        return f32::NAN;
-    }
-    x.iter().zip(y).map(|(a, b)| a.dot_f32(b)).sum()
-}
-
-impl<S: Scalar, const K: usize> Point for [S; K] {
-    #[inline]
-    fn sq_dist(&self, other: &Self) -> f64 {
-        slice_sq_dist(self, other)
-    }
-    #[inline]
-    fn sq_dist_f32(&self, other: &Self) -> f32 {
-        slice_sq_dist_f32(self, other)
-    }
-    #[inline]
-    fn dot(&self, other: &Self) -> f64 {
-        slice_dot(self, other)
-    }
-    #[inline]
-    fn dot_f32(&self, other: &Self) -> f32 {
-        slice_dot_f32(self, other)
-    }
-}
-
-/// Slices of different lengths give NaN.
-impl<S: Scalar> Point for [S] {
-    #[inline]
-    fn sq_dist(&self, other: &Self) -> f64 {
-        slice_sq_dist(self, other)
-    }
-    #[inline]
-    fn sq_dist_f32(&self, other: &Self) -> f32 {
-        slice_sq_dist_f32(self, other)
-    }
-    #[inline]
-    fn dot(&self, other: &Self) -> f64 {
-        slice_dot(self, other)
-    }
-    #[inline]
-    fn dot_f32(&self, other: &Self) -> f32 {
-        slice_dot_f32(self, other)
-    }
-}
-
-/// Vectors of different lengths give NaN.
-impl<S: Scalar> Point for Vec<S> {
-    #[inline]
-    fn sq_dist(&self, other: &Self) -> f64 {
-        slice_sq_dist(self, other)
-    }
-    #[inline]
-    fn sq_dist_f32(&self, other: &Self) -> f32 {
-        slice_sq_dist_f32(self, other)
-    }
-    #[inline]
-    fn dot(&self, other: &Self) -> f64 {
-        slice_dot(self, other)
-    }
-    #[inline]
-    fn dot_f32(&self, other: &Self) -> f32 {
-        slice_dot_f32(self, other)
-    }
-}
+slice_point!([S: Scalar, const K: usize] [S; K]);
+slice_point!(
+    /// Slices of different lengths give NaN.
+    [S: Scalar] [S]
+);
+slice_point!(
+    /// Vectors of different lengths give NaN.
+    [S: Scalar] Vec<S>
+);
 
 /// `Int` and `Float` are scalars, `Array` a vector; `Set` (and values of
 /// different kinds) give NaN.
@@ -171,7 +124,7 @@ impl Point for Value {
         match (self, other) {
             (Value::Float(x), Value::Float(y)) => x.sq_dist(y),
             (Value::Int(x), Value::Int(y)) => x.sq_dist(y),
-            (Value::Array(x), Value::Array(y)) => slice_sq_dist(x, y),
+            (Value::Array(x), Value::Array(y)) => zip_sum(x, y, f64::NAN, f64::sq_dist),
             _ => f64::NAN,
         }
     }
@@ -180,7 +133,7 @@ impl Point for Value {
         match (self, other) {
             (Value::Float(x), Value::Float(y)) => x.sq_dist_f32(y),
             (Value::Int(x), Value::Int(y)) => x.sq_dist_f32(y),
-            (Value::Array(x), Value::Array(y)) => slice_sq_dist_f32(x, y),
+            (Value::Array(x), Value::Array(y)) => zip_sum(x, y, f32::NAN, f64::sq_dist_f32),
             _ => f32::NAN,
         }
     }
@@ -189,7 +142,7 @@ impl Point for Value {
         match (self, other) {
             (Value::Float(x), Value::Float(y)) => x.dot(y),
             (Value::Int(x), Value::Int(y)) => x.dot(y),
-            (Value::Array(x), Value::Array(y)) => slice_dot(x, y),
+            (Value::Array(x), Value::Array(y)) => zip_sum(x, y, f64::NAN, f64::dot),
             _ => f64::NAN,
         }
     }
@@ -198,7 +151,7 @@ impl Point for Value {
         match (self, other) {
             (Value::Float(x), Value::Float(y)) => x.dot_f32(y),
             (Value::Int(x), Value::Int(y)) => x.dot_f32(y),
-            (Value::Array(x), Value::Array(y)) => slice_dot_f32(x, y),
+            (Value::Array(x), Value::Array(y)) => zip_sum(x, y, f32::NAN, f64::dot_f32),
             _ => f32::NAN,
         }
     }
@@ -234,4 +187,26 @@ pub(crate) fn point_helpers(gen: &mut CudaGen) -> (String, String) {
     );
     gen.helper(&src);
     (format!("kg_sqdist_{s}"), format!("kg_dot_{s}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn zip_sum_pairs_coordinates_and_rejects_length_mismatch() {
+        assert_eq!(zip_sum::<f64, f64>(&[], &[], f64::NAN, |a, b| a * b), 0.0);
+        assert_eq!(zip_sum(&[1.0, 2.0], &[3.0, 5.0], f64::NAN, f64::dot), 13.0);
+        assert!(zip_sum(&[1.0], &[1.0, 2.0], f64::NAN, f64::sq_dist).is_nan());
+        assert!(zip_sum(&[1.0f32], &[], f32::NAN, f32::sq_dist_f32).is_nan());
+        // the slice-like points and numeric values agree with the scalar sum
+        let (x, y) = ([1u8, 4, 2], [3u8, 1, 2]);
+        assert_eq!(x.sq_dist(&y), 13.0);
+        assert_eq!(x[..].dot(&y[..]), 11.0);
+        assert_eq!(x.to_vec().dot_f32(&y.to_vec()), 11.0);
+        let (a, b) =
+            (Value::Array(smallvec::smallvec![1.0, 4.0, 2.0]), Value::Array(smallvec::smallvec![3.0, 1.0, 2.0]));
+        assert_eq!(a.sq_dist(&b), 13.0);
+        assert!(a.dot(&Value::Array(smallvec::smallvec![1.0])).is_nan());
+    }
 }

@@ -1,9 +1,10 @@
 //! [`RConvolution`]: kernels on variable-length sets from a kernel on their elements.
 
 use super::codegen::types_helper;
+use super::combine::child_hyperparameters;
 use super::cuda::dual_name;
 use super::point::real_suffix;
-use super::{builtin_ops, BaseKernel, CudaGen, Hyperparameter, KernelError};
+use super::{builtin_ops, BaseKernel, CudaGen, KernelError};
 use crate::graph::Value;
 use smallvec::SmallVec;
 use std::hash::{Hash, Hasher};
@@ -185,16 +186,7 @@ macro_rules! rconv_impl {
             fn range(&self) -> (f64, f64) {
                 self.range_of(self.kernel.range())
             }
-            fn hyperparameters(&self) -> Vec<Hyperparameter> {
-                self.kernel.hyperparameters()
-            }
-            #[inline]
-            fn num_hyperparameters(&self) -> usize {
-                self.kernel.num_hyperparameters()
-            }
-            fn set_theta(&mut self, theta: &[f64]) -> Result<(), KernelError> {
-                self.kernel.set_theta(theta)
-            }
+            child_hyperparameters!(kernel);
             fn gradient(&self, a: &$t, b: &$t, grad: &mut [f64]) -> f64 {
                 match ($slice(a), $slice(b)) {
                     (Some(a), Some(b)) => self.gradient_slices(a, b, grad),

@@ -1,5 +1,5 @@
 use super::*;
-use crate::basekernel::{BaseKernel, CudaGen, Hyperparameter, KernelError};
+use crate::basekernel::BaseKernel;
 use crate::graph::{Direction, Graph, GraphBuilder};
 use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
@@ -14,18 +14,6 @@ impl BaseKernel<f64> for Gauss {
     }
     fn range(&self) -> (f64, f64) {
         (0.0, 1.0)
-    }
-    fn hyperparameters(&self) -> Vec<Hyperparameter> {
-        vec![]
-    }
-    fn set_theta(&mut self, _t: &[f64]) -> Result<(), KernelError> {
-        Ok(())
-    }
-    fn gradient(&self, a: &f64, b: &f64, _g: &mut [f64]) -> f64 {
-        self.value(a, b)
-    }
-    fn cuda(&self, _a: &str, _b: &str, _g: &mut CudaGen) -> Result<String, KernelError> {
-        Err(KernelError::NoCudaForm("Gauss".into()))
     }
 }
 
@@ -277,18 +265,6 @@ impl<E> BaseKernel<E> for OneTiled {
     }
     fn range(&self) -> (f64, f64) {
         (0.0, 1.0)
-    }
-    fn hyperparameters(&self) -> Vec<Hyperparameter> {
-        vec![]
-    }
-    fn set_theta(&mut self, _t: &[f64]) -> Result<(), KernelError> {
-        Ok(())
-    }
-    fn gradient(&self, _a: &E, _b: &E, _g: &mut [f64]) -> f64 {
-        1.0
-    }
-    fn cuda(&self, _a: &str, _b: &str, _g: &mut CudaGen) -> Result<String, KernelError> {
-        Ok("1".into())
     }
 }
 

@@ -245,3 +245,52 @@ impl Descriptor {
         self
     }
 }
+
+/// The GraphBLAS write rule at one position of `C⟨M, replace⟩ = accum(C, T)`:
+/// the output's entry from its old one and the result's (`None`: no entry).
+/// Where the mask allows: `accum(old, new)` when both exist, else `old`
+/// with an accumulator where `T` has none, else `new` (without an
+/// accumulator `T` replaces `C`); where it forbids: `old`, or nothing with
+/// `replace`.
+#[inline(always)]
+pub(crate) fn write_rule<T>(
+    allowed: bool,
+    replace: bool,
+    accum: Accum<'_, T>,
+    old: Option<T>,
+    new: Option<T>,
+) -> Option<T> {
+    if allowed {
+        match (accum, old, new) {
+            (Some(f), Some(a), Some(b)) => Some(f(a, b)),
+            (Some(_), a, None) => a,
+            (_, _, b) => b,
+        }
+    } else if replace {
+        None
+    } else {
+        old
+    }
+}
+
+#[cfg(test)]
+mod write_rule_tests {
+    use super::write_rule;
+
+    #[test]
+    fn write_rule_follows_mask_accum_and_replace() {
+        let plus: &(dyn Fn(i32, i32) -> i32 + Sync) = &|a, b| a + b;
+        // allowed, with an accumulator: merge both, else keep what exists
+        assert_eq!(write_rule(true, false, Some(plus), Some(1), Some(2)), Some(3));
+        assert_eq!(write_rule(true, false, Some(plus), Some(1), None), Some(1));
+        assert_eq!(write_rule(true, false, Some(plus), None, Some(2)), Some(2));
+        assert_eq!(write_rule(true, false, Some(plus), None, None), None);
+        // allowed, no accumulator: T replaces C (an absent T deletes)
+        assert_eq!(write_rule(true, false, None, Some(1), Some(2)), Some(2));
+        assert_eq!(write_rule(true, true, None, Some(1), None), None);
+        // forbidden: C kept, or cleared with replace
+        assert_eq!(write_rule(false, false, Some(plus), Some(1), Some(2)), Some(1));
+        assert_eq!(write_rule(false, true, None, Some(1), Some(2)), None);
+        assert_eq!(write_rule::<i32>(false, false, None, None, Some(2)), None);
+    }
+}

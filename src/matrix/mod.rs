@@ -45,6 +45,7 @@
 mod ewise_vec;
 pub mod gpu;
 mod mask;
+mod merge;
 mod method;
 mod ops_mat;
 mod ops_vec;

@@ -2,7 +2,8 @@
 //! merge strategies and push/pull). The element-wise vector operations are in
 //! `ewise_vec`.
 
-use super::mask::{allows, Accum, Descriptor, Mask};
+use super::mask::{allows, write_rule, Accum, Descriptor, Mask};
+use super::merge::merge_sorted;
 use super::vec_kernels::{product_sparse, pull, Rows};
 use super::{check_dim, DenseVector, Element, MatrixError, SparseMatrix, SparseVector};
 use crate::semirings::{Position, Semiring};
@@ -76,18 +77,13 @@ pub(crate) fn write_dense<T: Element>(
 ) {
     let DenseVector { values, present } = w;
     values.par_iter_mut().zip(present.par_iter_mut()).enumerate().with_min_len(4096).for_each(|(i, (wv, wp))| {
-        if allows(mask, i) {
-            match (accum, *wp, t_pres[i]) {
-                (Some(f), true, true) => *wv = f(*wv, t_vals[i]),
-                (Some(_), true, false) => {}
-                (_, _, true) => {
-                    *wv = t_vals[i];
-                    *wp = true;
-                }
-                (_, _, false) => *wp = false,
+        let (old, new) = (wp.then_some(*wv), t_pres[i].then(|| t_vals[i]));
+        match write_rule(allows(mask, i), replace, accum, old, new) {
+            Some(v) => {
+                *wv = v;
+                *wp = true;
             }
-        } else if replace {
-            *wp = false;
+            None => *wp = false,
         }
     });
 }
@@ -112,42 +108,12 @@ pub(crate) fn write_sparse<T: Element>(
     let (wi, wv) = (w.indices(), w.values());
     let (ti, tv) = (t.indices(), t.values());
     let (mut oi, mut ov) = (Vec::new(), Vec::new());
-    let (mut p, mut q) = (0, 0);
-    while p < wi.len() || q < ti.len() {
-        let i = match (wi.get(p), ti.get(q)) {
-            (Some(&a), Some(&b)) => a.min(b),
-            (Some(&a), None) => a,
-            (None, Some(&b)) => b,
-            (None, None) => unreachable!(),
-        };
-        let old = if wi.get(p) == Some(&i) {
-            p += 1;
-            Some(wv[p - 1])
-        } else {
-            None
-        };
-        let new = if ti.get(q) == Some(&i) {
-            q += 1;
-            Some(tv[q - 1])
-        } else {
-            None
-        };
-        let z = if allows(mask, i) {
-            match (accum, old, new) {
-                (Some(f), Some(a), Some(b)) => Some(f(a, b)),
-                (Some(_), a, None) => a,
-                (_, _, b) => b,
-            }
-        } else if replace {
-            None
-        } else {
-            old
-        };
-        if let Some(v) = z {
+    merge_sorted(wi, wv, ti, tv, |i, old, new| {
+        if let Some(v) = write_rule(allows(mask, i), replace, accum, old, new) {
             oi.push(i);
             ov.push(v);
         }
-    }
+    });
     *w = SparseVector::from_sorted(n, oi, ov);
 }
 
@@ -155,6 +121,67 @@ pub(super) fn check_mask_len(op: &'static str, mask: Option<&Mask<'_>>, n: usize
     match mask {
         Some(m) => check_dim(op, "mask length", n, m.len()),
         None => Ok(()),
+    }
+}
+
+/// `A` as a vector product reads it: the output runs over `A`'s rows when
+/// `by_rows` (`A u`, or `uᵀ Aᵀ`), else over its columns (`uᵀ A`, `Aᵀ u`),
+/// and the input over the other side.
+struct ProductSide<'a, T> {
+    a: &'a SparseMatrix<T>,
+    by_rows: bool,
+}
+
+impl<'a, T: Element> ProductSide<'a, T> {
+    /// The side, after checking `u`, `w` and the mask against it for the
+    /// product named `op`.
+    fn checked(
+        op: &'static str,
+        a: &'a SparseMatrix<T>,
+        by_rows: bool,
+        u_len: usize,
+        w_len: usize,
+        mask: Option<&Mask<'_>>,
+    ) -> Result<Self, MatrixError> {
+        let side = ProductSide { a, by_rows };
+        check_dim(op, "u length", side.in_len(), u_len)?;
+        check_dim(op, "w length", side.out_len(), w_len)?;
+        check_mask_len(op, mask, side.out_len())?;
+        Ok(side)
+    }
+
+    fn out_len(&self) -> usize {
+        if self.by_rows {
+            self.a.nrows()
+        } else {
+            self.a.ncols()
+        }
+    }
+
+    fn in_len(&self) -> usize {
+        if self.by_rows {
+            self.a.ncols()
+        } else {
+            self.a.nrows()
+        }
+    }
+
+    /// One row per output position: what the pull kernel walks.
+    fn out_rows(&self) -> Rows<'a, T> {
+        if self.by_rows {
+            Rows::of(self.a.as_sprs())
+        } else {
+            Rows::of(self.a.transposed_csr())
+        }
+    }
+
+    /// One row per input position: what the push kernel walks.
+    fn in_rows(&self) -> Rows<'a, T> {
+        if self.by_rows {
+            Rows::of(self.a.transposed_csr())
+        } else {
+            Rows::of(self.a.as_sprs())
+        }
     }
 }
 
@@ -216,12 +243,8 @@ where
     S::B: Element,
     S::C: Element,
 {
-    let (nr, nc) = if desc.transpose_first { (a.ncols(), a.nrows()) } else { (a.nrows(), a.ncols()) };
-    check_dim("mxv", "u length", nc, u.len())?;
-    check_dim("mxv", "w length", nr, w_len)?;
-    check_mask_len("mxv", mask, nr)?;
-    let rows = if desc.transpose_first { Rows::of(a.transposed_csr()) } else { Rows::of(a.as_sprs()) };
-    Ok(pull(nr, rows, u.values(), u.present(), mask, s.add_monoid(), |av, xv, i, k| {
+    let side = ProductSide::checked("mxv", a, !desc.transpose_first, u.len(), w_len, mask)?;
+    Ok(pull(side.out_len(), side.out_rows(), u.values(), u.present(), mask, s.add_monoid(), |av, xv, i, k| {
         s.multiply(av, xv, Position::new(i, k, 0))
     }))
 }
@@ -265,12 +288,8 @@ where
     S::B: Element,
     S::C: Element,
 {
-    let (nr, nc) = if desc.transpose_second { (a.ncols(), a.nrows()) } else { (a.nrows(), a.ncols()) };
-    check_dim("vxm", "u length", nr, u.len())?;
-    check_dim("vxm", "w length", nc, w_len)?;
-    check_mask_len("vxm", mask, nc)?;
-    let rows = if desc.transpose_second { Rows::of(a.as_sprs()) } else { Rows::of(a.transposed_csr()) };
-    Ok(pull(nc, rows, u.values(), u.present(), mask, s.add_monoid(), |bv, xv, j, k| {
+    let side = ProductSide::checked("vxm", a, desc.transpose_second, u.len(), w_len, mask)?;
+    Ok(pull(side.out_len(), side.out_rows(), u.values(), u.present(), mask, s.add_monoid(), |bv, xv, j, k| {
         s.multiply(xv, bv, Position::new(0, k, j))
     }))
 }
@@ -319,19 +338,11 @@ where
     S::B: Element,
     S::C: Element,
 {
-    let (nr, nc) = if desc.transpose_first { (a.ncols(), a.nrows()) } else { (a.nrows(), a.ncols()) };
-    check_dim("mxv_sparse", "u length", nc, u.len())?;
-    check_dim("mxv_sparse", "w length", nr, w_len)?;
-    check_mask_len("mxv_sparse", mask, nr)?;
-    let (push_rows, pull_rows) = if desc.transpose_first {
-        (Rows::of(a.as_sprs()), Rows::of(a.transposed_csr()))
-    } else {
-        (Rows::of(a.transposed_csr()), Rows::of(a.as_sprs()))
-    };
+    let side = ProductSide::checked("mxv_sparse", a, !desc.transpose_first, u.len(), w_len, mask)?;
     Ok(product_sparse(
-        nr,
-        push_rows,
-        pull_rows,
+        side.out_len(),
+        side.in_rows(),
+        side.out_rows(),
         u,
         mask,
         s.add_monoid(),
@@ -393,19 +404,11 @@ where
     S::B: Element,
     S::C: Element,
 {
-    let (nr, nc) = if desc.transpose_second { (a.ncols(), a.nrows()) } else { (a.nrows(), a.ncols()) };
-    check_dim("vxm_sparse", "u length", nr, u.len())?;
-    check_dim("vxm_sparse", "w length", nc, w_len)?;
-    check_mask_len("vxm_sparse", mask, nc)?;
-    let (push_rows, pull_rows) = if desc.transpose_second {
-        (Rows::of(a.transposed_csr()), Rows::of(a.as_sprs()))
-    } else {
-        (Rows::of(a.as_sprs()), Rows::of(a.transposed_csr()))
-    };
+    let side = ProductSide::checked("vxm_sparse", a, desc.transpose_second, u.len(), w_len, mask)?;
     Ok(product_sparse(
-        nc,
-        push_rows,
-        pull_rows,
+        side.out_len(),
+        side.in_rows(),
+        side.out_rows(),
         u,
         mask,
         s.add_monoid(),

@@ -4,6 +4,7 @@
 use super::lexer::{error, lex, Tok, Token};
 use super::{is_keyword, SpecError, MAX_DEPTH, MAX_EVALUATIONS, MAX_NODES};
 use crate::basekernel::expr::{self, Bin, Expr, LeafKernel, Node};
+use crate::basekernel::hyper::positive;
 use crate::basekernel::{
     Bounds, CompactPolynomial, Constant, ExprKernel, KernelError, KroneckerDelta, Polynomial, RConvolution,
     RationalQuadratic, Reduction, SquareExponential,
@@ -67,10 +68,6 @@ pub(super) struct Parser<'s> {
 }
 
 const KERNELS: &str = "a number, `(`, or a kernel: constant, delta, sqexp, rq, poly, wendland, normalize, rconv";
-
-fn positive(v: f64) -> bool {
-    v.is_finite() && v > 0.0
-}
 
 impl<'s> Parser<'s> {
     pub(super) fn new(spec: &'s str) -> Result<Self, SpecError> {
