@@ -15,6 +15,11 @@
 //   edge slot s:  sum over arc pairs (i->j, i'->j') of z[i,i'] w_ij w'_i'j' dke/dlog theta_s x[j,j'],
 //   log q:        2q/(1-q) sum_k z_k (d_k - diag_k x_k)   (D = d d' / (1-q)^2).
 // The same sums as MarginalizedGraphKernel's CPU gradient.
+//
+// Pairs of more than shared_n product nodes (MGK_GLOBAL_VECTORS 1 only) keep p and y in global
+// memory and solve by pcg_global, their graphs staged in shared memory or, where stage_global
+// says so, in global memory (as in the value kernel); their gradient sums read x, z and diag(A)
+// from global memory (diag_at) rather than from shared copies.
 
 #define MGK_N_GRAD (MGK_N_THETA + 1)
 
@@ -28,8 +33,12 @@ extern "C" __global__ void __launch_bounds__(1024) MGK_GRAD_NAME(
     const real tol,                      // relative residual tolerance
     const int max_iter,
     const int lmin,
-    real* __restrict__ scratch,          // [gridDim.x * 5 * scratch_n]
+    real* __restrict__ scratch,          // [gridDim.x * (5 or 7) * scratch_n]
     const long long scratch_n,           // largest N of any job
+    const long long shared_n,            // jobs with N > shared_n keep p and y in global scratch
+    const unsigned char* __restrict__ stage_global,  // null, or per job 1: stage the graphs in gstage
+    unsigned char* __restrict__ gstage,  // [gridDim.x * gstage_bytes] global staging
+    const long long gstage_bytes,
     double* __restrict__ out,            // [n_jobs] K
     int* __restrict__ iters,             // [2 * n_jobs] PCG iterations of the two solves
     double* __restrict__ grad,           // [n_jobs * MGK_N_GRAD]: theta slots, then log q
@@ -44,11 +53,14 @@ extern "C" __global__ void __launch_bounds__(1024) MGK_GRAD_NAME(
     for (int i = threadIdx.x; i < MGK_MAX_THETA; i += (int)blockDim.x) s_theta[i] = theta_g[i];
     const real* theta = s_theta;
 
-    real* x = scratch + (long long)blockIdx.x * 5 * scratch_n;
+    // per block: x, r, M^-1, diag(A), z, and (when some job has N > shared_n) p and y
+    const int nvec = shared_n < scratch_n ? 7 : 5;
+    real* x = scratch + (long long)blockIdx.x * nvec * scratch_n;
     real* r = x + scratch_n;
     real* minv = r + scratch_n;
     real* diag = minv + scratch_n;
     real* z = diag + scratch_n;
+    real* gpy = z + scratch_n;
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, nwarps = (int)(blockDim.x >> 5);
 
     for (;;) {
@@ -66,10 +78,29 @@ extern "C" __global__ void __launch_bounds__(1024) MGK_GRAD_NAME(
             continue;
         }
         Pair P;
-        pair_setup(A, B, ga, gb, sp, minv, diag, dscale, theta, P, nullptr, nullptr);
+        int it0, it1;
+#if MGK_GLOBAL_VECTORS
+        const bool gvec = N > shared_n;
+        if (gvec) {
+            unsigned char* gs = stage_global && stage_global[job] ? gstage + blockIdx.x * gstage_bytes : nullptr;
+            pair_setup(A, B, ga, gb, sp, minv, diag, dscale, theta, P, gpy, gs);
+            it1 = pcg_global(A, B, P, RHS_START, dscale, theta, tol, max_iter, z, r, red, nullptr);
+            it0 = pcg_global(A, B, P, RHS_DEGREE, dscale, theta, tol, max_iter, x, r, red, nullptr);
+        } else
+#else
+        const bool gvec = false;
+        (void)shared_n;
+        (void)stage_global;
+        (void)gstage;
+        (void)gstage_bytes;
+        (void)gpy;
+#endif
+        {
+            pair_setup(A, B, ga, gb, sp, minv, diag, dscale, theta, P, nullptr, nullptr);
+            it1 = pcg(A, B, P, RHS_START, dscale, theta, tol, max_iter, z, r, red);
+            it0 = pcg(A, B, P, RHS_DEGREE, dscale, theta, tol, max_iter, x, r, red);
+        }
         const int n2 = P.n2;
-        const int it1 = pcg(A, B, P, RHS_START, dscale, theta, tol, max_iter, z, r, red);
-        const int it0 = pcg(A, B, P, RHS_DEGREE, dscale, theta, tol, max_iter, x, r, red);
 
         // value, node slots and log q: one pass over the product nodes
         double acc[MGK_N_GRAD];
@@ -88,16 +119,18 @@ extern "C" __global__ void __launch_bounds__(1024) MGK_GRAD_NAME(
             const double f = zv * xv * d / ((double)kv * (double)kv) - (lmin ? pp : 0.0);
 #pragma unroll
             for (int s = 0; s < MGK_NODE_THETA; ++s) acc[s] += f * (double)g[s];
-            acc[MGK_N_THETA] += zv * (d - (double)diag[idx] * xv);
+            const real dg = gvec ? diag_at(A, B, P, idx, dscale, theta) : diag[idx];
+            acc[MGK_N_THETA] += zv * (d - (double)dg * xv);
         }
 
-        // edge slots: x and z into shared memory, then the XMV's loop with the gradient of kappa_edge
-        real* xs = P.p;
-        real* zs = P.y;
+        // edge slots: x and z into shared memory (left in global memory for a pair with global
+        // vectors), then the XMV's loop with the gradient of kappa_edge
+        const real* xs = gvec ? x : P.p;
+        const real* zs = gvec ? z : P.y;
 #pragma unroll 1
-        for (int idx = tid; idx < N; idx += (int)blockDim.x) {
-            xs[idx] = x[idx];
-            zs[idx] = z[idx];
+        for (int idx = tid; idx < N && !gvec; idx += (int)blockDim.x) {
+            P.p[idx] = x[idx];
+            P.y[idx] = z[idx];
         }
         __syncthreads();
         if (MGK_NODE_THETA < MGK_N_THETA) {

@@ -20,7 +20,7 @@
 // global scratch too (mostly served by L2), the graphs still staged in shared memory: the
 // whole PCG stays on the device, one block per pair, as many pairs at once as blocks (such a
 // pair computes diag(A) and M^-1 where it needs them, and without nodal output sums K instead
-// of storing x: see pcg<COMPUTED>). Only the staging of the
+// of storing x: see pcg_global). Only the staging of the
 // pair (stage_pair, struct Staged) and the product (xmv) depend on the scheme; the operator
 // weights w w' kappa_edge are computed on the fly in both.
 //
@@ -73,6 +73,12 @@
 // thread still visits its entries in the same order, so the sums are the same to the bit.
 #ifndef MGK_VEC_BATCH
 #define MGK_VEC_BATCH (MGK_REAL_IS_DOUBLE ? 2 : 4)
+#endif
+// Inlined copies of the global-vector PCG in the value kernel (MGK_GLOBAL_VECTORS 1): 2, one
+// for graphs staged in shared memory and one for graphs staged in global memory (shared loads
+// in the first); 1, one copy for both (generic loads; less to compile).
+#ifndef MGK_GLOBAL_COPIES
+#define MGK_GLOBAL_COPIES 2
 #endif
 #if MGK_XMV_TILES && defined(MGK_GRAD)
 #error "the gradient kernel (kernels/mgk_grad.cu) reads the row-scheme staging: leave MGK_XMV_TILES undefined"
@@ -137,10 +143,14 @@ static __device__ __forceinline__ void stage_pair(const GraphSet& A, int ga, int
     stage_tiles(B, gb, base, S.b);
 }
 
-// y += ((W (x) W') .* E) p for the staged pair (G with n rows); p and y in shared memory.
-// Tile pair by tile pair, one per warp at a time.
-static __device__ __forceinline__ void xmv(const Staged& S, const int n, const int n2, const real* __restrict__ p,
-                                           real* y, const real* __restrict__ theta) {
+// The tile-pair xmv does not sum p' ((W (x) W') .* E) p on the way (see the row scheme's xmv).
+#define MGK_XMV_PAP 0
+
+// y += sign ((W (x) W') .* E) p for the staged pair (G with n rows); p and y in shared (or
+// global) memory. Tile pair by tile pair, one per warp at a time. Returns 0 (MGK_XMV_PAP 0).
+template <bool PAP = false>
+static __device__ __forceinline__ real xmv(const Staged& S, const int n, const int n2, const real* __restrict__ p,
+                                           real* y, const real* __restrict__ theta, const real sign = (real)1) {
     (void)n;
     const TileView& A = S.a;
     const TileView& B = S.b;
@@ -148,12 +158,12 @@ static __device__ __forceinline__ void xmv(const Staged& S, const int n, const i
     const int nwarps = (int)(blockDim.x >> 5);
     const int nta = A.nt, ntb = B.nt;
     const int pairs = nta * ntb;
-    if (pairs == 0) return;
+    if (pairs == 0) return (real)0;
     // tile pair tp = ta * ntb + tb, stepped by nwarps
     int ta = warp / ntb, tb = warp - (warp / ntb) * ntb;
     const int step_a = nwarps / ntb, step_b = nwarps - step_a * ntb;
     for (int tp = warp; tp < pairs; tp += nwarps) {
-        tile_pair_product<int>(A, ta, B, tb, n2, MGK_DENSE_MIN, (real)1, p, y, theta);
+        tile_pair_product<int>(A, ta, B, tb, n2, MGK_DENSE_MIN, sign, p, y, theta);
         ta += step_a;
         tb += step_b;
         if (tb >= ntb) {
@@ -161,6 +171,7 @@ static __device__ __forceinline__ void xmv(const Staged& S, const int n, const i
             ++ta;
         }
     }
+    return (real)0;
 }
 
 #else  // MGK_XMV_TILES
@@ -302,9 +313,18 @@ static __device__ __forceinline__ unsigned char* stage_nonzeros(const GraphSet& 
     return base + off;
 }
 
-// y += ((W (x) W') .* E) p for the staged pair (G with n rows); p and y in shared memory.
-static __device__ __forceinline__ void xmv(const Staged& S, const int n, const int n2, const real* __restrict__ p,
-                                           real* y, const real* __restrict__ theta) {
+// The row-scheme xmv sums p' ((W (x) W') .* E) p on the way when asked (PAP).
+#define MGK_XMV_PAP 1
+
+// y += sign ((W (x) W') .* E) p for the staged pair (G with n rows); p and y in shared (or
+// global) memory. With PAP, returns this thread's share of p' ((W (x) W') .* E) p: each
+// atomic's addend times p at its entry (an extra read of p next to each atomic on y, mostly
+// from L1), so that a PCG whose y starts at diag(A) p gets p' A p without another pass over
+// its vectors; else 0.
+template <bool PAP = false>
+static __device__ __forceinline__ real xmv(const Staged& S, const int n, const int n2, const real* __restrict__ p,
+                                           real* y, const real* __restrict__ theta, const real sign = (real)1) {
+    real pw = 0;
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const int nwarps = (int)(blockDim.x >> 5);
     const int per_item = 32 * MGK_LANE_NZ;
@@ -335,9 +355,16 @@ static __device__ __forceinline__ void xmv(const Staged& S, const int n, const i
             for (int r = 0; r < MGK_LANE_NZ; ++r) acc[r] += wa * kappa_edge(ea, eb[r], theta) * prow[cb[r]];
         }
 #pragma unroll
-        for (int r = 0; r < MGK_LANE_NZ; ++r)
-            if (kb[r] >= 0) atomicAdd(&y[i * n2 + (int)(S.rc2[kb[r]] >> 16)], S.w2[kb[r]] * acc[r]);
+        for (int r = 0; r < MGK_LANE_NZ; ++r) {
+            if (kb[r] >= 0) {
+                const int o = i * n2 + (int)(S.rc2[kb[r]] >> 16);
+                const real v = S.w2[kb[r]] * acc[r];
+                atomicAdd(&y[o], PAP ? sign * v : v);
+                if (PAP) pw += p[o] * v;
+            }
+        }
     }
+    return pw;
 }
 
 // Stages the pair (graph ga of A with n1 nodes, graph gb of B) at base.
@@ -408,22 +435,14 @@ static __device__ __forceinline__ void pair_setup(const GraphSet& A, const Graph
 // Right-hand sides of the solves.
 enum Rhs { RHS_DEGREE = 0, RHS_START = 1 };
 
-// Solves A x = b by Jacobi PCG from x0 = 0 (b = D 1 or p p'); x and r in global scratch.
-// Returns the number of iterations. On return x holds the solution (all threads synchronized).
-// With x null (the value kernel, a pair with p and y in global memory and no nodal output),
-// x is never stored: *kx gets this thread's share of K's sum p p' . x = sum_k alpha_k (p p' . p_k)
-// instead (two passes over memory fewer per iteration). COMPUTED: the pair's diag(A) and M^-1
-// are not stored (P.diag null, see pair_setup); a template parameter, so that the other copies
-// hold no code for it (NVRTC time).
-template <bool COMPUTED = false>
+// Solves A x = b by Jacobi PCG from x0 = 0 (b = D 1 or p p') for a pair whose p and y are in
+// shared memory; x, r, M^-1 and diag(A) in global scratch. Returns the number of iterations.
+// On return x holds the solution (all threads synchronized).
 static __device__ __forceinline__ int pcg(const GraphSet& A, const GraphSet& B, const Pair& P, const Rhs rhs,
                                           const real dscale, const real* __restrict__ theta, const real tol,
                                           const int max_iter, real* __restrict__ x, real* __restrict__ r,
-                                          real* red, double* kx = nullptr) {
+                                          real* red) {
     const int tid = threadIdx.x, N = P.N, n2 = P.n2;
-    // M^-1 and diag(A) at idx: stored, or computed (P.diag null)
-#define MGK_DIAG(idx) (COMPUTED ? diag_at(A, B, P, idx, dscale, theta) : P.diag[idx])
-#define MGK_MINV(idx) (COMPUTED ? (real)1 / diag_at(A, B, P, idx, dscale, theta) : P.minv[idx])
     real* p = P.p;
     real* y = P.y;
     real rz = 0, bb = 0;
@@ -432,8 +451,8 @@ static __device__ __forceinline__ int pcg(const GraphSet& A, const GraphSet& B, 
         const int i = idx / n2, j = idx - i * n2;
         const real b = rhs == RHS_DEGREE ? A.deg[P.na0 + i] * B.deg[P.nb0 + j] * dscale
                                          : A.start[P.na0 + i] * B.start[P.nb0 + j];
-        const real z = MGK_MINV(idx) * b;
-        if (x) x[idx] = 0;
+        const real z = P.minv[idx] * b;
+        x[idx] = 0;
         r[idx] = b;
         p[idx] = z;
         y[idx] = 0;
@@ -459,7 +478,7 @@ static __device__ __forceinline__ int pcg(const GraphSet& A, const GraphSet& B, 
 #pragma unroll
             for (int u = 0, idx = i0; u < MGK_VEC_BATCH; ++u, idx += bd) {
                 const bool in = idx < N;
-                dv[u] = in ? MGK_DIAG(idx) : (real)0;
+                dv[u] = in ? P.diag[idx] : (real)0;
                 pv[u] = in ? p[idx] : (real)0;
                 yv[u] = in ? y[idx] : (real)0;
             }
@@ -474,28 +493,23 @@ static __device__ __forceinline__ int pcg(const GraphSet& A, const GraphSet& B, 
         }
         pap = block_sum(pap, red);
         const real alpha = rz / pap;
-        real rr = 0, rzn = 0, sp = 0;
+        real rr = 0, rzn = 0;
         #pragma unroll 1
         for (int i0 = tid; i0 < N; i0 += MGK_VEC_BATCH * bd) {
             real xv[MGK_VEC_BATCH], pv[MGK_VEC_BATCH], rv[MGK_VEC_BATCH], yv[MGK_VEC_BATCH], mv[MGK_VEC_BATCH];
 #pragma unroll
             for (int u = 0, idx = i0; u < MGK_VEC_BATCH; ++u, idx += bd) {
                 const bool in = idx < N;
-                xv[u] = in && (!COMPUTED || x) ? x[idx] : (real)0;
+                xv[u] = in ? x[idx] : (real)0;
                 pv[u] = in ? p[idx] : (real)0;
                 rv[u] = in ? r[idx] : (real)0;
                 yv[u] = in ? y[idx] : (real)0;
-                mv[u] = in ? MGK_MINV(idx) : (real)0;
+                mv[u] = in ? P.minv[idx] : (real)0;
             }
 #pragma unroll
             for (int u = 0, idx = i0; u < MGK_VEC_BATCH; ++u, idx += bd) {
                 if (idx < N) {
-                    if (!COMPUTED || x) {
-                        x[idx] = xv[u] + alpha * pv[u];
-                    } else {
-                        const int i = idx / n2, j = idx - i * n2;
-                        sp += A.start[P.na0 + i] * B.start[P.nb0 + j] * pv[u];
-                    }
+                    x[idx] = xv[u] + alpha * pv[u];
                     const real rn = rv[u] - alpha * yv[u];
                     r[idx] = rn;
                     rr += rn * rn;
@@ -503,7 +517,6 @@ static __device__ __forceinline__ int pcg(const GraphSet& A, const GraphSet& B, 
                 }
             }
         }
-        if (COMPUTED && !x) *kx += (double)alpha * (double)sp;
         block_sum2(rr, rzn, red);
         ++it;
         if (!(rr > thresh)) break;
@@ -515,7 +528,7 @@ static __device__ __forceinline__ int pcg(const GraphSet& A, const GraphSet& B, 
 #pragma unroll
             for (int u = 0, idx = i0; u < MGK_VEC_BATCH; ++u, idx += bd) {
                 const bool in = idx < N;
-                mv[u] = in ? MGK_MINV(idx) : (real)0;
+                mv[u] = in ? P.minv[idx] : (real)0;
                 rv[u] = in ? r[idx] : (real)0;
                 pv[u] = in ? p[idx] : (real)0;
             }
@@ -530,8 +543,122 @@ static __device__ __forceinline__ int pcg(const GraphSet& A, const GraphSet& B, 
     }
     __syncthreads();
     return it;
-#undef MGK_DIAG
-#undef MGK_MINV
+}
+
+// The same solve for a pair whose p and y are in global memory (pair_setup with gpy): bound by
+// the passes over its vectors, so it reorganizes them to move fewer bytes; same iterates in
+// exact arithmetic, same start, preconditioner and stopping rule.
+//  - diag(A) and M^-1 are computed where needed (diag_at), never stored (P.diag null);
+//  - y starts each iteration at diag(A) p (written by the pass that writes p), the xmv
+//    subtracts ((W (x) W') .* E) p, so y = A p when it ends, and p' A p is the sum of
+//    d p^2 (summed where p is written) less the xmv's own sum of p' ((W (x) W') .* E) p
+//    (MGK_XMV_PAP; the tile-pair scheme sums p . y in a pass of its own): no pass computes A p;
+//  - the update of r reads r and y only; with x null (the value kernel without nodal output)
+//    x is never stored: *kx gets this thread's share of K's sum p p' . x = sum_k alpha_k
+//    (p p' . p_k), the sum p p' . p_k taken where p_k is written.
+// Per iteration: the xmv (p, y), one pass reading r and y writing r, one reading r and p
+// writing p and y: seven vector streams, against eleven for the shared-memory pcg's passes.
+static __device__ __forceinline__ int pcg_global(const GraphSet& A, const GraphSet& B, const Pair& P, const Rhs rhs,
+                                                 const real dscale, const real* __restrict__ theta, const real tol,
+                                                 const int max_iter, real* __restrict__ x, real* __restrict__ r,
+                                                 real* red, double* kx) {
+    const int tid = threadIdx.x, N = P.N, n1 = P.n1, n2 = P.n2, bd = (int)blockDim.x;
+    real* p = P.p;
+    real* y = P.y;
+    // this thread's shares of rz, b'b, d p^2 (for p'Ap) and p p' . p (for K without x)
+    real rz = 0, bb = 0, dpp = 0, spp = 0;
+    #pragma unroll 1
+    for (int idx = tid; idx < N; idx += bd) {
+        const int i = idx / n2, j = idx - i * n2;
+        const real b = rhs == RHS_DEGREE ? A.deg[P.na0 + i] * B.deg[P.nb0 + j] * dscale
+                                         : A.start[P.na0 + i] * B.start[P.nb0 + j];
+        const real d = diag_at(A, B, P, idx, dscale, theta);
+        const real z = ((real)1 / d) * b;
+        if (x) x[idx] = 0;
+        r[idx] = b;
+        p[idx] = z;
+        y[idx] = d * z;
+        rz += b * z;
+        bb += b * b;
+        dpp += d * z * z;
+        if (!x) spp += A.start[P.na0 + i] * B.start[P.nb0 + j] * z;
+    }
+    block_sum2(rz, bb, red);
+    const real thresh = tol * tol * bb;
+    int it = 0;
+    // b = 0: x = 0 is exact
+    if (!(bb > (real)0)) return 0;
+    while (it < max_iter) {
+        __syncthreads();
+        const real pwp = xmv<true>(P.S, n1, n2, p, y, theta, (real)-1);
+        __syncthreads();
+        real pap = 0;
+        if (MGK_XMV_PAP) {
+            pap = dpp - pwp;
+        } else {
+            #pragma unroll 1
+            for (int idx = tid; idx < N; idx += bd) pap += p[idx] * y[idx];
+        }
+        pap = block_sum(pap, red);
+        const real alpha = rz / pap;
+        if (!x) *kx += (double)alpha * (double)spp;
+        real rr = 0, rzn = 0;
+        #pragma unroll 1
+        for (int i0 = tid; i0 < N; i0 += MGK_VEC_BATCH * bd) {
+            real xv[MGK_VEC_BATCH], pv[MGK_VEC_BATCH], rv[MGK_VEC_BATCH], yv[MGK_VEC_BATCH];
+#pragma unroll
+            for (int u = 0, idx = i0; u < MGK_VEC_BATCH; ++u, idx += bd) {
+                const bool in = idx < N;
+                xv[u] = in && x ? x[idx] : (real)0;
+                pv[u] = in && x ? p[idx] : (real)0;
+                rv[u] = in ? r[idx] : (real)0;
+                yv[u] = in ? y[idx] : (real)0;
+            }
+#pragma unroll
+            for (int u = 0, idx = i0; u < MGK_VEC_BATCH; ++u, idx += bd) {
+                if (idx < N) {
+                    if (x) x[idx] = xv[u] + alpha * pv[u];
+                    const real rn = rv[u] - alpha * yv[u];
+                    r[idx] = rn;
+                    rr += rn * rn;
+                    rzn += rn * ((real)1 / diag_at(A, B, P, idx, dscale, theta)) * rn;
+                }
+            }
+        }
+        block_sum2(rr, rzn, red);
+        ++it;
+        if (!(rr > thresh)) break;
+        const real beta = rzn / rz;
+        rz = rzn;
+        dpp = 0;
+        spp = 0;
+        #pragma unroll 1
+        for (int i0 = tid; i0 < N; i0 += MGK_VEC_BATCH * bd) {
+            real rv[MGK_VEC_BATCH], pv[MGK_VEC_BATCH];
+#pragma unroll
+            for (int u = 0, idx = i0; u < MGK_VEC_BATCH; ++u, idx += bd) {
+                const bool in = idx < N;
+                rv[u] = in ? r[idx] : (real)0;
+                pv[u] = in ? p[idx] : (real)0;
+            }
+#pragma unroll
+            for (int u = 0, idx = i0; u < MGK_VEC_BATCH; ++u, idx += bd) {
+                if (idx < N) {
+                    const real d = diag_at(A, B, P, idx, dscale, theta);
+                    const real pn = ((real)1 / d) * rv[u] + beta * pv[u];
+                    p[idx] = pn;
+                    y[idx] = d * pn;
+                    dpp += d * pn * pn;
+                    if (!x) {
+                        const int i = idx / n2, j = idx - i * n2;
+                        spp += A.start[P.na0 + i] * B.start[P.nb0 + j] * pn;
+                    }
+                }
+            }
+        }
+    }
+    __syncthreads();
+    return it;
 }
 
 #ifndef MGK_GRAD
@@ -594,13 +721,19 @@ extern "C" __global__ void __launch_bounds__(1024) MGK_KERNEL_NAME(
         real* xk = nodal ? x : nullptr;
         // one inlined copy per placement, so that the compiler sees what is in shared memory
         // (shared loads and atomics rather than generic ones)
-#if MGK_GLOBAL_VECTORS
+#if MGK_GLOBAL_VECTORS && MGK_GLOBAL_COPIES == 1
+        if (N > shared_n) {
+            unsigned char* gs = stage_global && stage_global[job] ? gstage + blockIdx.x * gstage_bytes : nullptr;
+            pair_setup(A, B, ga, gb, sp, minv, diag, dscale, theta, P, gpy, gs);
+            it = pcg_global(A, B, P, RHS_DEGREE, dscale, theta, tol, max_iter, xk, r, red, &kx);
+        } else
+#elif MGK_GLOBAL_VECTORS
         if (N > shared_n && stage_global && stage_global[job]) {
             pair_setup(A, B, ga, gb, sp, minv, diag, dscale, theta, P, gpy, gstage + blockIdx.x * gstage_bytes);
-            it = pcg<true>(A, B, P, RHS_DEGREE, dscale, theta, tol, max_iter, xk, r, red, &kx);
+            it = pcg_global(A, B, P, RHS_DEGREE, dscale, theta, tol, max_iter, xk, r, red, &kx);
         } else if (N > shared_n) {
             pair_setup(A, B, ga, gb, sp, minv, diag, dscale, theta, P, gpy, nullptr);
-            it = pcg<true>(A, B, P, RHS_DEGREE, dscale, theta, tol, max_iter, xk, r, red, &kx);
+            it = pcg_global(A, B, P, RHS_DEGREE, dscale, theta, tol, max_iter, xk, r, red, &kx);
         } else
 #else
         (void)stage_global;

@@ -590,3 +590,65 @@ fn mid_size_path_with_hubs_matches_the_reference() {
         assert!(worst <= bound, "{precision:?}: worst relative error {worst:.2e}");
     }
 }
+
+#[test]
+fn gradients_of_pairs_with_vectors_in_global_memory_match_the_cpu() {
+    // four small graphs and one of 130 nodes: in f64 its pair with itself (16,900 product nodes,
+    // 270 KB of vectors) does not fit in shared memory, so its gradient takes the global-vector
+    // path on its own; the caps send more pairs there, with the graphs staged in shared or in
+    // global memory
+    let Some(dev) = gpu_or_skip() else { return };
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(41);
+    let mut graphs: Vec<G> = [9usize, 17, 30, 45].iter().map(|&n| random_graph(n, 0.15, false, &mut rng)).collect();
+    graphs.push(random_graph(130, 0.03, false, &mut rng));
+    let (kn, ke) = labeled_kernels();
+    let m = graphs.len();
+    for lmin in [0u32, 1] {
+        let cpu = kronograph::mgk::MarginalizedGraphKernel::new(kn.clone(), ke.clone(), 0.05)
+            .unwrap()
+            .with_lmin(lmin)
+            .unwrap()
+            .with_precision(Precision::F64)
+            .with_tolerance(1e-13)
+            .unwrap();
+        let (kc, gc) = cpu.gram_with_gradient(&graphs, false).unwrap();
+        for (precision, tol, bound_k, bound_g) in
+            [(Precision::F64, 1e-12, 1e-10, 1e-10), (Precision::F32, 1e-6, 1e-5, 1e-4)]
+        {
+            for (cap, global_stage) in [(None, false), (Some(200), false), (Some(0), true)] {
+                let params = MgkParams { precision, lmin, tol: Some(tol), ..Default::default() };
+                let mut gpu = GpuGram::new(dev, kn.clone(), ke.clone(), params).unwrap();
+                gpu.set_shared_vector_limit(cap);
+                gpu.set_global_staging(global_stage);
+                let up = gpu.upload(&graphs).unwrap();
+                let out = gpu.gram_with_gradient(&up).unwrap();
+                let what = format!("lmin {lmin} {precision:?} cap {cap:?} global staging {global_stage}");
+                let scale_k = kc.as_slice().iter().fold(0.0f64, |s, v| s.max(v.abs()));
+                let mut ek = 0.0f64;
+                for i in 0..m {
+                    for j in 0..m {
+                        ek = ek.max((out.gram.values[i * m + j] - kc.get(i, j)).abs() / scale_k);
+                    }
+                }
+                let k = out.names.len();
+                let mut eg = 0.0f64;
+                for (t, name) in gc.names().iter().enumerate() {
+                    let s =
+                        out.names.iter().position(|n| n == name).unwrap_or_else(|| panic!("{what}: no slot {name}"));
+                    let (mut scale, mut diff) = (0.0f64, 0.0f64);
+                    for i in 0..m {
+                        for j in 0..m {
+                            let (a, b) = (out.gradient[(i * m + j) * k + s], gc.get(i, j, t));
+                            assert!(a.is_finite(), "{what}: {name} at ({i}, {j}) is {a}");
+                            scale = scale.max(b.abs());
+                            diff = diff.max((a - b).abs());
+                        }
+                    }
+                    eg = eg.max(diff / scale.max(f64::MIN_POSITIVE));
+                }
+                eprintln!("gradient, {what}: K {ek:.1e}, gradient {eg:.1e}");
+                assert!(ek <= bound_k && eg <= bound_g, "{what}: K {ek:e}, gradient {eg:e}");
+            }
+        }
+    }
+}

@@ -10,7 +10,8 @@ mod nvrtc_common;
 use kronograph::basekernel::BaseKernel;
 use kronograph::basekernel::{product, Constant, Field, KroneckerDelta, SquareExponential};
 use kronograph::cuda::codegen::{
-    mgk_grad_source, mgk_large_source, mgk_source, mgk_source_placed, mgk_source_with, VectorPlacement,
+    mgk_grad_source, mgk_grad_source_placed, mgk_large_source, mgk_source, mgk_source_placed, mgk_source_with,
+    VectorPlacement,
 };
 use kronograph::cuda::jit::{compile, nvrtc_version, options};
 use kronograph::cuda::label::{CType, LabelLayout};
@@ -40,7 +41,11 @@ fn compile_both<N: ?Sized, E: ?Sized>(
             // of the code above, by the preprocessor: sm_90 only, to keep the test short)
             .chain((arch == (9, 0)).then(|| {
                 mgk_source_placed(kn, ke, nl, el, precision, XmvScheme::Rows, VectorPlacement::Shared).unwrap()
-            })) {
+            }))
+            .chain(
+                (arch == (9, 0))
+                    .then(|| mgk_grad_source_placed(kn, ke, nl, el, precision, VectorPlacement::Shared).unwrap()),
+            ) {
                 let image = compile(&src.source, &src.name, &options(arch)).unwrap_or_else(|e| {
                     panic!("{} {precision:?} sm_{}{}: {e}\n--- source ---\n{}", src.name, arch.0, arch.1, src.source)
                 });

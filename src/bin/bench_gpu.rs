@@ -33,6 +33,10 @@
 //! driver, set `CUDA_CACHE_DISABLE=1` to keep the driver's compute cache
 //! out of the figures).
 //!
+//! `--dump DIR` (with `--jit-times`) also writes each of those sources to
+//! `DIR/<set>_<precision>_<placement>.cu` (to inspect them, e.g. with
+//! `nvcc -cubin -arch=sm_90 -Xptxas -v`).
+//!
 //! `--gradient` times `gram_with_gradient` (two solves per pair and the
 //! gradient sums; `iters` then counts both solves) instead of `gram`.
 //!
@@ -68,6 +72,7 @@ struct Args {
     reorder: kronograph::graph::reorder::Method,
     large: bool,
     jit_times: bool,
+    dump: Option<PathBuf>,
     gradient: bool,
     xmv: XmvScheme,
 }
@@ -84,6 +89,7 @@ fn parse() -> Result<Args, String> {
         reorder: MgkParams::default().reorder,
         large: false,
         jit_times: false,
+        dump: None,
         gradient: false,
         xmv: XmvScheme::Rows,
     };
@@ -100,12 +106,13 @@ fn parse() -> Result<Args, String> {
             "--large" => a.large = true,
             "--xmv" => a.xmv = v()?.parse()?,
             "--jit-times" => a.jit_times = true,
+            "--dump" => a.dump = Some(PathBuf::from(v()?)),
             "--gradient" => a.gradient = true,
             "--tol" => a.tol = Some(v()?.parse().map_err(|e| format!("--tol: {e}"))?),
             "--cpu-f32" => a.cpu_f32 = v()?.parse().map_err(|e| format!("--cpu-f32: {e}"))?,
             "-h" | "--help" => {
                 return Err("usage: bench_gpu [--data DIR] [--precision f32|f64] [--repeats N] [--sets A,B] \
-                            [--check K] [--cpu-f32 K] [--tol T] [--reorder natural|rcm|pbr] [--large] [--xmv rows|tiles] [--jit-times] [--gradient]"
+                            [--check K] [--cpu-f32 K] [--tol T] [--reorder natural|rcm|pbr] [--large] [--xmv rows|tiles] [--jit-times] [--dump DIR] [--gradient]"
                     .into())
             }
             _ => return Err(format!("unknown argument {k}")),
@@ -240,6 +247,7 @@ fn jit_times<KN: BaseKernel<Record>, KE: BaseKernel<Record>>(
     ke: &KE,
     precision: Precision,
     xmv: XmvScheme,
+    dump: Option<&Path>,
 ) -> Result<(), String> {
     use kronograph::cuda::codegen::{mgk_source_placed, VectorPlacement};
     use kronograph::cuda::jit::{compile, options_for, Tier};
@@ -250,6 +258,10 @@ fn jit_times<KN: BaseKernel<Record>, KE: BaseKernel<Record>>(
     let el = Record::layout(g.edge_labels(), precision).map_err(e)?;
     for placement in [VectorPlacement::Shared, VectorPlacement::Any] {
         let src = mgk_source_placed(kn, ke, &nl, &el, precision, xmv, placement).map_err(e)?;
+        if let Some(dir) = dump {
+            let path = dir.join(format!("{set}_{precision:?}_{placement:?}.cu"));
+            std::fs::write(&path, &src.source).map_err(|e| format!("{}: {e}", path.display()))?;
+        }
         let mut times = Vec::new();
         for tier in [Tier::Full, Tier::Fast] {
             for _ in 0..3 {
@@ -326,9 +338,8 @@ fn main() -> ExitCode {
         let kernels = SpecKernel::parse_for(node_spec, &ds.node_schema)
             .and_then(|kv| Ok((kv, SpecKernel::parse_for(edge_spec, &ds.edge_schema)?)));
         let r = match kernels {
-            Ok((kv, ke)) if a.jit_times => {
-                jit_times(set, &ds.graphs, &kv, &ke, a.precision, a.xmv).and_then(|_| Err("cpu only".to_string()))
-            }
+            Ok((kv, ke)) if a.jit_times => jit_times(set, &ds.graphs, &kv, &ke, a.precision, a.xmv, a.dump.as_deref())
+                .and_then(|_| Err("cpu only".to_string())),
             Ok((kv, ke)) => run(set, &ds.graphs, kv, ke, &a),
             Err(e) => Err(e.to_string()),
         };

@@ -373,7 +373,8 @@ impl<N: GpuLabel, E: GpuLabel, KV: BaseKernel<N>, KE: BaseKernel<E>> Marginalize
     ///
     /// # Errors
     /// See the `_on` methods above; [`crate::cuda::CudaError::PairTooLarge`]
-    /// for a pair too large for the batched kernel.
+    /// for a pair of more than 2³¹ − 1 product nodes (pairs whose vectors do
+    /// not fit in shared memory solve with them in global memory).
     pub fn gram_with_gradient_on(
         &self,
         backend: Backend,

@@ -202,6 +202,16 @@ pub struct Tuning {
     /// larger pairs keep them in global memory (the mid-size path). `None`:
     /// every pair whose vectors fit.
     pub shared_n: Option<u32>,
+    /// Copies of the global-vector PCG in the batched value kernel
+    /// (`KRONOGRAPH_MGK_GLOBAL_COPIES`, 1 or 2; default 1): 2 inlines one copy
+    /// for graphs staged in shared memory and one for graphs staged in
+    /// global memory; 1 has one copy for both (generic loads of the graphs,
+    /// less to compile).
+    pub global_copies: u32,
+    /// Run every batched value launch on the kernel with all vector
+    /// placements, even when every pair keeps its vectors in shared memory
+    /// (`KRONOGRAPH_MGK_PLACEMENT=any`; for comparing the two kernels).
+    pub any_placement: bool,
 }
 
 impl Tuning {
@@ -214,6 +224,8 @@ impl Tuning {
             dense_min: var("KRONOGRAPH_MGK_DENSE_MIN").unwrap_or(64),
             block: var("KRONOGRAPH_MGK_BLOCK").filter(|&b| (32..=1024).contains(&b) && b % 32 == 0),
             shared_n: var("KRONOGRAPH_MGK_SHARED_N"),
+            global_copies: var("KRONOGRAPH_MGK_GLOBAL_COPIES").filter(|c| (1..=2).contains(c)).unwrap_or(1),
+            any_placement: std::env::var("KRONOGRAPH_MGK_PLACEMENT").is_ok_and(|v| v == "any"),
         }
     }
 

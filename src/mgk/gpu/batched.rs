@@ -144,28 +144,53 @@ where
     /// when at most a quarter of the jobs have more than 32 KiB of vectors, at
     /// that size.
     fn route(&self, a: &GpuGraphs, b: &GpuGraphs, jobs: &[(usize, usize)]) -> (usize, Vec<usize>, Vec<usize>) {
-        let limit = self.smem_limit();
-        let xmv = self.params.xmv;
         let nn = |k: usize| a.num_nodes[jobs[k].0] * b.num_nodes[jobs[k].1];
-        // the smallest pair whose vectors and graphs do not fit together
-        let misfit = (0..jobs.len())
-            .filter(|&k| Self::batched_smem(a, jobs[k].0, b, jobs[k].1, xmv, true) > limit)
-            .map(nn)
-            .min();
-        let mut shared_n = misfit.map_or(usize::MAX, |n| n.saturating_sub(1));
+        let mut shared_n = self.fitting_n(a, b, jobs, self.params.xmv);
         // A few pairs with large vectors would set the shared memory of the whole launch and
         // so its occupancy: when at most a quarter of the pairs have vectors over 32 KiB,
         // those keep them in global memory (PROTEINS f32: 0.82 s rather than 1.04 s).
         let occupancy_n = SHARED_VECTOR_BYTES / (2 * a.precision.size());
         let over = (0..jobs.len()).filter(|&k| nn(k) > occupancy_n).count();
-        let cap = self.shared_n_cap.or(crate::mgk::Tuning::from_env().shared_n.map(|c| c as usize));
-        match cap {
-            Some(cap) => shared_n = shared_n.min(cap),
-            None if 4 * over <= jobs.len() => shared_n = shared_n.min(occupancy_n),
-            None => {}
+        if self.vector_cap().is_none() && 4 * over <= jobs.len() {
+            shared_n = shared_n.min(occupancy_n);
         }
         let (batched, large) = (0..jobs.len()).partition(|&k| !self.force_large && nn(k) <= i32::MAX as usize);
         (shared_n, batched, large)
+    }
+
+    /// The largest N such that every job of at most N product nodes fits in
+    /// shared memory with its vectors (p, y) and graphs under the XMV scheme
+    /// `xmv` (the smallest misfit's N − 1; `usize::MAX` when all fit), capped
+    /// by [`set_shared_vector_limit`](Self::set_shared_vector_limit) or
+    /// [`Tuning::shared_n`](crate::mgk::Tuning::shared_n) when given.
+    pub(super) fn fitting_n(&self, a: &GpuGraphs, b: &GpuGraphs, jobs: &[(usize, usize)], xmv: XmvScheme) -> usize {
+        let limit = self.smem_limit();
+        let misfit = jobs
+            .iter()
+            .filter(|&&(i, j)| Self::batched_smem(a, i, b, j, xmv, true) > limit)
+            .map(|&(i, j)| a.num_nodes[i] * b.num_nodes[j])
+            .min();
+        let n = misfit.map_or(usize::MAX, |n| n.saturating_sub(1));
+        self.vector_cap().map_or(n, |cap| n.min(cap))
+    }
+
+    /// The explicit cap on product nodes with vectors in shared memory, if any.
+    fn vector_cap(&self) -> Option<usize> {
+        self.shared_n_cap.or(crate::mgk::Tuning::from_env().shared_n.map(|c| c as usize))
+    }
+
+    /// Device buffers for the global staging of a plan: the per-job flags
+    /// and `grid` areas of `stage_bytes` each (both `None` when no job
+    /// stages its graphs in global memory).
+    pub(super) fn staging(&self, plan: &Plan) -> Result<Staging, CudaError> {
+        if plan.stage_bytes == 0 {
+            return Ok((None, None));
+        }
+        let stream = &self.dev.stream;
+        Ok((
+            Some(check("uploading staging flags", || stream.clone_htod(&plan.stage_global))?),
+            Some(check("allocating global staging", || stream.alloc_zeros::<u8>(plan.grid * plan.stage_bytes))?),
+        ))
     }
 
     /// Dynamic shared memory a launch may use: the device's limit less a
@@ -334,7 +359,7 @@ where
         if (2 * n * n * rs).div_ceil(8) * 8 + graphs > self.smem_limit() {
             return VectorPlacement::Any;
         }
-        if let Some(cap) = self.shared_n_cap.or(crate::mgk::Tuning::from_env().shared_n.map(|c| c as usize)) {
+        if let Some(cap) = self.vector_cap() {
             return if n * n > cap { VectorPlacement::Any } else { VectorPlacement::Shared };
         }
         // pairs i <= j with n_i n_j over the occupancy size, by two pointers over the sorted counts
@@ -378,13 +403,19 @@ where
         let precision = self.params.precision;
         let rs = precision.size();
         let any_global = jobs.iter().any(|&(i, j)| a.num_nodes[i] * b.num_nodes[j] > shared_n);
-        let src = self.batched_source(a, if any_global { VectorPlacement::Any } else { VectorPlacement::Shared })?;
+        let placement = if any_global || crate::mgk::Tuning::from_env().any_placement {
+            VectorPlacement::Any
+        } else {
+            VectorPlacement::Shared
+        };
+        let src = self.batched_source(a, placement)?;
         let t_jit = std::time::Instant::now();
         let (func, origin) = self.function(&src.name, &src.source)?;
         let jit_seconds = t_jit.elapsed().as_secs_f64();
         let nvec = if any_global { 6 } else { 4 };
-        let Plan { block, smem, grid, order, job_ids, scratch_n, stage_global, stage_bytes } =
-            self.plan(a, b, jobs, &func, self.params.xmv, (shared_n, nvec))?;
+        let plan = self.plan(a, b, jobs, &func, self.params.xmv, (shared_n, nvec))?;
+        let (stage_flags_d, stage_d) = self.staging(&plan)?;
+        let Plan { block, smem, grid, order, job_ids, scratch_n, stage_bytes, .. } = plan;
         // the kernel reads 6 vectors per block when shared_n < scratch_n
         let shared_n = if any_global { shared_n.min(scratch_n - 1) } else { scratch_n };
         let stream = &self.dev.stream;
@@ -403,14 +434,6 @@ where
         let nodal_d = check("allocating nodal output", || stream.clone_htod(&vec![f64::NAN; total.max(1) as usize]))?;
         let nodal_off_d = check("uploading nodal offsets", || stream.clone_htod(&nodal_off))?;
         let null_ptr: u64 = 0;
-        let (stage_flags_d, stage_d) = if stage_bytes > 0 {
-            (
-                Some(check("uploading staging flags", || stream.clone_htod(&stage_global))?),
-                Some(check("allocating global staging", || stream.alloc_zeros::<u8>(grid * stage_bytes))?),
-            )
-        } else {
-            (None, None)
-        };
         let stage_bytes_arg = stage_bytes as i64;
 
         let dscale = self.params.system().scale;
@@ -488,6 +511,10 @@ pub(super) struct Plan {
     /// Bytes of global staging per block (0 when no job needs it).
     pub(super) stage_bytes: usize,
 }
+
+/// The global staging of a launch (see `GpuGram::staging`): per-job flags
+/// and the staging areas, or neither.
+pub(super) type Staging = (Option<CudaSlice<u8>>, Option<CudaSlice<u8>>);
 
 /// Device buffers of one batched launch (see `GpuGram::launch_buffers`).
 pub(super) struct LaunchBuffers {

@@ -194,7 +194,28 @@ pub fn mgk_grad_source<N: ?Sized, E: ?Sized, KN: BaseKernel<N>, KE: BaseKernel<E
     edge_layout: &LabelLayout,
     precision: Precision,
 ) -> Result<KernelSource, CudaError> {
-    generate(node_kernel, edge_kernel, node_layout, edge_layout, precision, Family::Gradient)
+    mgk_grad_source_placed(node_kernel, edge_kernel, node_layout, edge_layout, precision, VectorPlacement::Any)
+}
+
+/// The source of the gradient kernel with the vector placements
+/// `placement`: [`mgk_grad_source`] for [`VectorPlacement::Any`] (pairs
+/// whose vectors do not fit in shared memory solve with p and y in global
+/// memory, their graphs staged in shared or global memory);
+/// [`VectorPlacement::Shared`] adds `#define MGK_GLOBAL_VECTORS 0` (only
+/// the shared-memory copy: less to compile). Same launch arguments either
+/// way.
+///
+/// # Errors
+/// As [`mgk_grad_source`].
+pub fn mgk_grad_source_placed<N: ?Sized, E: ?Sized, KN: BaseKernel<N>, KE: BaseKernel<E>>(
+    node_kernel: &KN,
+    edge_kernel: &KE,
+    node_layout: &LabelLayout,
+    edge_layout: &LabelLayout,
+    precision: Precision,
+    placement: VectorPlacement,
+) -> Result<KernelSource, CudaError> {
+    generate(node_kernel, edge_kernel, node_layout, edge_layout, precision, Family::Gradient(placement))
 }
 
 /// The kernel families generated from one template set.
@@ -202,7 +223,7 @@ pub fn mgk_grad_source<N: ?Sized, E: ?Sized, KN: BaseKernel<N>, KE: BaseKernel<E
 enum Family {
     Batched(XmvScheme, VectorPlacement),
     Large,
-    Gradient,
+    Gradient(VectorPlacement),
 }
 
 fn generate<N: ?Sized, E: ?Sized, KN: BaseKernel<N>, KE: BaseKernel<E>>(
@@ -222,7 +243,7 @@ fn generate<N: ?Sized, E: ?Sized, KN: BaseKernel<N>, KE: BaseKernel<E>>(
     // `gen`'s; its slots stay as they are). The edge kernel's slots follow
     // the node kernel's, in θ and in the gradient array alike.
     let n_node = node_kernel.num_hyperparameters();
-    let grads = if family == Family::Gradient {
+    let grads = if let Family::Gradient(_) = family {
         let gv = cuda_gradient_body(node_kernel, "a", "b", "theta", "g", 0, &mut gen)
             .map_err(|source| CudaError::Kernel { which: "node", source })?;
         let ge = cuda_gradient_body(edge_kernel, "a", "b", "theta", "g", n_node, &mut gen)
@@ -241,7 +262,10 @@ fn generate<N: ?Sized, E: ?Sized, KN: BaseKernel<N>, KE: BaseKernel<E>>(
     if let Family::Batched(XmvScheme::TilePairs, _) = family {
         body.push_str(&format!("#define MGK_XMV_TILES 1\n#define MGK_DENSE_MIN {}\n", mgk_dense_min()));
     }
-    if let Family::Batched(_, VectorPlacement::Shared) = family {
+    if let Family::Batched(_, VectorPlacement::Any) = family {
+        body.push_str(&format!("#define MGK_GLOBAL_COPIES {}\n", crate::mgk::Tuning::from_env().global_copies));
+    }
+    if let Family::Batched(_, VectorPlacement::Shared) | Family::Gradient(VectorPlacement::Shared) = family {
         body.push_str("#define MGK_GLOBAL_VECTORS 0\n");
     }
     body.push_str(&format!("#define MGK_MAX_THETA {}\n", gen.params().len().max(1)));
@@ -278,7 +302,7 @@ fn generate<N: ?Sized, E: ?Sized, KN: BaseKernel<N>, KE: BaseKernel<E>>(
     match family {
         Family::Batched(..) => body.push_str(MGK_PCG_TEMPLATE),
         Family::Large => body.push_str(MGK_LARGE_TEMPLATE),
-        Family::Gradient => {
+        Family::Gradient(_) => {
             body.push_str(MGK_PCG_TEMPLATE);
             body.push_str(MGK_GRAD_TEMPLATE);
         }
@@ -286,7 +310,7 @@ fn generate<N: ?Sized, E: ?Sized, KN: BaseKernel<N>, KE: BaseKernel<E>>(
     let (prefix, define) = match family {
         Family::Batched(..) => ("mgk_pcg", "MGK_KERNEL_NAME"),
         Family::Large => ("mgk_large", "MGK_LARGE_NAME"),
-        Family::Gradient => ("mgk_grad", "MGK_GRAD_NAME"),
+        Family::Gradient(_) => ("mgk_grad", "MGK_GRAD_NAME"),
     };
     let name = format!("{prefix}_{}", &hash_hex(&[body.as_bytes()])[..16]);
     let source = format!("#define {define} {name}\n{body}");
@@ -462,7 +486,29 @@ mod tests {
             assert!(!preface(&any.source).contains("MGK_GLOBAL_VECTORS"));
             assert_ne!(shared.name, any.name);
             assert_eq!(shared.theta, any.theta);
+            assert!(preface(&any.source).contains("#define MGK_GLOBAL_COPIES "));
         }
+        // the gradient kernel: the same switch, and the default (Any) source holds the global path
+        let grad = |placement| {
+            mgk_grad_source_placed::<Record, (), _, _>(
+                &kn,
+                &Constant::new(1.0),
+                &layout,
+                &LabelLayout::Empty,
+                Precision::F32,
+                placement,
+            )
+            .unwrap()
+        };
+        let (shared, any) = (grad(VectorPlacement::Shared), grad(VectorPlacement::Any));
+        let preface = |src: &str| src.split(MGK_COMMON_TEMPLATE).next().unwrap().to_string();
+        assert!(preface(&shared.source).contains("#define MGK_GLOBAL_VECTORS 0\n"));
+        assert!(!preface(&any.source).contains("MGK_GLOBAL_VECTORS"));
+        assert_ne!(shared.name, any.name);
+        let default =
+            mgk_grad_source::<Record, (), _, _>(&kn, &Constant::new(1.0), &layout, &LabelLayout::Empty, Precision::F32)
+                .unwrap();
+        assert_eq!(default, any);
     }
 
     #[test]

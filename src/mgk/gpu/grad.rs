@@ -5,7 +5,7 @@
 //! their CUDA forms.
 
 use super::batched::{LaunchBuffers, Plan};
-use super::codegen::mgk_grad_source;
+use super::codegen::{mgk_grad_source_placed, VectorPlacement};
 use super::gram::{check_ranges, GpuGram};
 use super::output::{GramGradient, GramOutput};
 use super::upload::GpuGraphs;
@@ -62,9 +62,10 @@ where
     ///
     /// # Errors
     /// [`CudaError::Mismatch`] for batches uploaded for another precision,
-    /// label layout or device; [`CudaError::PairTooLarge`] when a pair does
-    /// not fit the batched kernel's shared memory (gradients have no
-    /// single-large-pair path); [`CudaError::Compile`] / [`CudaError::Driver`]
+    /// label layout or device; [`CudaError::PairTooLarge`] for a pair of
+    /// more than 2³¹ − 1 product nodes (pairs whose vectors do not fit in
+    /// shared memory keep them in global memory, their graphs staged in
+    /// shared or global memory, in the same launch); [`CudaError::Compile`] / [`CudaError::Driver`]
     /// from compiling and running.
     pub fn gram_xy_with_gradient(&self, x: &GpuGraphs, y: &GpuGraphs) -> Result<GramGradient, CudaError> {
         let (m, n) = (x.len(), y.len());
@@ -132,12 +133,18 @@ where
         let precision = self.params.precision;
         let rs = precision.size();
         let slots = self.node_kernel.num_hyperparameters() + self.edge_kernel.num_hyperparameters() + 1;
-        let src = mgk_grad_source(
+        // pairs that do not fit in shared memory with their vectors (or, with
+        // `set_shared_vector_limit`, are over the cap) keep p and y in global memory
+        let shared_n = self.fitting_n(a, b, jobs, XmvScheme::Rows);
+        let any_global = jobs.iter().any(|&(i, j)| a.num_nodes[i] * b.num_nodes[j] > shared_n);
+        let placement = if any_global { VectorPlacement::Any } else { VectorPlacement::Shared };
+        let src = mgk_grad_source_placed(
             &self.node_kernel,
             &self.edge_kernel,
             &a.node_layout,
             &a.edge_layout,
             self.params.precision,
+            placement,
         )?;
         let t_jit = std::time::Instant::now();
         let (func, origin) = self.function(&src.name, &src.source)?;
@@ -152,10 +159,14 @@ where
                 kernel: (src.name, origin, jit_seconds),
             });
         }
-        let Plan { block, smem, grid, order, job_ids, scratch_n, .. } =
-            self.plan(a, b, jobs, &func, XmvScheme::Rows, (usize::MAX, 5))?;
+        let nvec = if any_global { 7 } else { 5 };
+        let plan = self.plan(a, b, jobs, &func, XmvScheme::Rows, (shared_n, nvec))?;
+        let (stage_flags_d, stage_d) = self.staging(&plan)?;
+        let Plan { block, smem, grid, order, job_ids, scratch_n, stage_bytes, .. } = plan;
+        // the kernel reads 7 vectors per block when shared_n < scratch_n
+        let shared_n = if any_global { shared_n.min(scratch_n - 1) } else { scratch_n };
         let stream = &self.dev.stream;
-        let scratch_guard = self.scratch(grid * 5 * scratch_n * rs)?;
+        let scratch_guard = self.scratch(grid * nvec * scratch_n * rs)?;
         let scratch = scratch_guard.as_ref().expect("allocated by scratch()");
         // outputs poisoned: NaN values and gradients, -1 iterations (two solves per job)
         let LaunchBuffers { jobs_d, theta_d, out_d, iters_d, counter_d } =
@@ -171,6 +182,9 @@ where
         let max_iter = self.params.max_iter.min(i32::MAX as u32) as i32;
         let lmin = self.params.lmin as i32;
         let scratch_n_arg = scratch_n as i64;
+        let shared_n_arg = shared_n as i64;
+        let stage_bytes_arg = stage_bytes as i64;
+        let null_ptr: u64 = 0;
         let cfg =
             LaunchConfig { grid_dim: (grid as u32, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: smem as u32 };
         let mut lb = stream.launch_builder(&func);
@@ -179,14 +193,12 @@ where
             Precision::F32 => lb.arg(&dscale32).arg(&qfactor).arg(&tol32),
             Precision::F64 => lb.arg(&dscale).arg(&qfactor).arg(&tol),
         };
-        lb.arg(&max_iter)
-            .arg(&lmin)
-            .arg(scratch)
-            .arg(&scratch_n_arg)
-            .arg(&out_d)
-            .arg(&iters_d)
-            .arg(&grad_d)
-            .arg(&counter_d);
+        lb.arg(&max_iter).arg(&lmin).arg(scratch).arg(&scratch_n_arg).arg(&shared_n_arg);
+        match (&stage_flags_d, &stage_d) {
+            (Some(f), Some(g)) => lb.arg(f).arg(g),
+            _ => lb.arg(&null_ptr).arg(&null_ptr),
+        };
+        lb.arg(&stage_bytes_arg).arg(&out_d).arg(&iters_d).arg(&grad_d).arg(&counter_d);
         // SAFETY: the arguments match the kernel's parameter list in kernels/mgk_grad.cu; every
         // buffer outlives the launch (the stream is synchronized below).
         check("launching the batched gradient kernel", || unsafe { lb.launch(cfg) })?;

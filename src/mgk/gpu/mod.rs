@@ -40,8 +40,11 @@
 //!   staged in shared memory or, when too large, in global memory too (the
 //!   mid-size and large paths: the whole PCG on the device, one block per
 //!   pair; those pairs compute diag A and M⁻¹ where needed rather than
-//!   store them, and keep K's sum rather than x unless nodal output is
-//!   asked). A launch with no pair in global memory runs a kernel compiled
+//!   store them, keep K's sum rather than x unless nodal output is asked,
+//!   and get pᵀAp from the XMV itself: `pcg_global` in
+//!   `kernels/mgk_pcg.cu`). The gradient kernel does the same for pairs
+//!   that do not fit in shared memory (`gram_with_gradient` on any pair
+//!   below 2³¹ product nodes). A launch with no pair in global memory runs a kernel compiled
 //!   with the shared-memory copy only ([`codegen::VectorPlacement`]), a
 //!   third of the code to compile on a cold start. The single-large-pair path (a host PCG loop, one XMV launch per
 //!   iteration, `kernels/mgk_large.cu`; values and nodal output, no
