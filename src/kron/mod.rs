@@ -29,12 +29,14 @@ mod lowrank;
 mod matched;
 mod octile;
 mod product;
+mod sell;
 
 pub use self::edgepair::EdgePairKron;
 pub use self::lowrank::LowRankKron;
 pub use self::matched::{ClassPacking, MatchedKron};
 pub use self::octile::{OctileLayout, Octiles, Tile, TileEntry, TILE};
 pub use self::product::{CachedKron, KronProduct, KronScalar, Unlabeled};
+pub use self::sell::{SellKron, SellPattern};
 
 use crate::solver::{LinOp, Real, SolverError};
 
