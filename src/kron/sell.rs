@@ -143,16 +143,21 @@ impl<'a, T: KronScalar, E: Label> SellKron<'a, T, E> {
         kernel.table(&la, &lb, scratch);
         let wb: Vec<T> = (0..mb as u32).map(|e| b.edge_arc(e).2).collect();
         out.clear();
-        out.resize(ma * pat.len(), T::zero());
-        if pat.is_empty() {
-            return;
-        }
-        for ((e, kr), o) in scratch.chunks_exact(mb.max(1)).take(ma).enumerate().zip(out.chunks_exact_mut(pat.len())) {
-            let wa = a.edge_arc(e as u32).2;
-            row.clear();
-            row.extend(kr.iter().zip(&wb).map(|(&k, &w)| wa * w * T::of_f64(k)));
-            row.push(T::zero()); // padding
-            spread(row, &pat.edges, o);
+        out.reserve(ma * pat.len());
+        // compiled for the CPU's widest vectors (gathers), the same values on every path
+        crate::simd::wide(|| {
+            for (e, kr) in scratch.chunks_exact(mb.max(1)).take(ma).enumerate() {
+                let wa = a.edge_arc(e as u32).2;
+                row.clear();
+                row.extend(kr.iter().zip(&wb).map(|(&k, &w)| wa * w * T::of_f64(k)));
+                row.push(T::zero()); // padding
+                                     // SAFETY: the edge ids of the pattern are below |E'| + 1 = row.len()
+                                     // (|E'| marks padding), checked against `b` above.
+                out.extend(pat.edges.iter().map(|&e| unsafe { *row.get_unchecked(e as usize) }));
+            }
+        });
+        if mb == 0 {
+            out.resize(ma * pat.len(), T::zero());
         }
     }
 
@@ -250,13 +255,6 @@ impl<'a, T: KronScalar, E: Label> SellKron<'a, T, E> {
     #[target_feature(enable = "avx2")]
     fn apply_avx2(&self, alpha: T, x: &[T], y: &mut [T], xg: &mut Vec<T>) {
         self.apply_body(alpha, x, y, xg)
-    }
-}
-
-/// `out[p] = row[edges[p]]` (edge ids below `row.len()`, by construction of the pattern).
-fn spread<T: KronScalar>(row: &[T], edges: &[u32], out: &mut [T]) {
-    for (o, &e) in out.iter_mut().zip(edges) {
-        *o = row[e as usize];
     }
 }
 
