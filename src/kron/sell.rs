@@ -144,18 +144,7 @@ impl<'a, T: KronScalar, E: Label> SellKron<'a, T, E> {
         let wb: Vec<T> = (0..mb as u32).map(|e| b.edge_arc(e).2).collect();
         out.clear();
         out.reserve(ma * pat.len());
-        // compiled for the CPU's widest vectors (gathers), the same values on every path
-        crate::simd::wide(|| {
-            for (e, kr) in scratch.chunks_exact(mb.max(1)).take(ma).enumerate() {
-                let wa = a.edge_arc(e as u32).2;
-                row.clear();
-                row.extend(kr.iter().zip(&wb).map(|(&k, &w)| wa * w * T::of_f64(k)));
-                row.push(T::zero()); // padding
-                                     // SAFETY: the edge ids of the pattern are below |E'| + 1 = row.len()
-                                     // (|E'| marks padding), checked against `b` above.
-                out.extend(pat.edges.iter().map(|&e| unsafe { *row.get_unchecked(e as usize) }));
-            }
-        });
+        fill_slots(a, pat, scratch, &wb, out, row);
         if mb == 0 {
             out.resize(ma * pat.len(), T::zero());
         }
@@ -255,6 +244,79 @@ impl<'a, T: KronScalar, E: Label> SellKron<'a, T, E> {
     #[target_feature(enable = "avx2")]
     fn apply_avx2(&self, alpha: T, x: &[T], y: &mut [T], xg: &mut Vec<T>) {
         self.apply_body(alpha, x, y, xg)
+    }
+}
+
+/// The rows of the slot table from the κe table `k` (`|E|·|E'|`): each row
+/// weighted into `row` (with a 0 for padding at `|E'|`), then spread over
+/// the slots; compiled for the CPU's widest vectors (gathers), the same
+/// values on every path.
+fn fill_slots<T: KronScalar, E: Label>(
+    a: &Octiles<T, E>,
+    pat: &SellPattern,
+    k: &[f64],
+    wb: &[T],
+    out: &mut Vec<T>,
+    row: &mut Vec<T>,
+) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx512f") {
+            // SAFETY: the CPU has AVX-512F (checked just above).
+            return unsafe { fill_slots_avx512(a, pat, k, wb, out, row) };
+        }
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2 (checked just above).
+            return unsafe { fill_slots_avx2(a, pat, k, wb, out, row) };
+        }
+    }
+    fill_slots_body(a, pat, k, wb, out, row)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+fn fill_slots_avx512<T: KronScalar, E: Label>(
+    a: &Octiles<T, E>,
+    pat: &SellPattern,
+    k: &[f64],
+    wb: &[T],
+    out: &mut Vec<T>,
+    row: &mut Vec<T>,
+) {
+    fill_slots_body(a, pat, k, wb, out, row)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn fill_slots_avx2<T: KronScalar, E: Label>(
+    a: &Octiles<T, E>,
+    pat: &SellPattern,
+    k: &[f64],
+    wb: &[T],
+    out: &mut Vec<T>,
+    row: &mut Vec<T>,
+) {
+    fill_slots_body(a, pat, k, wb, out, row)
+}
+
+#[inline(always)]
+fn fill_slots_body<T: KronScalar, E: Label>(
+    a: &Octiles<T, E>,
+    pat: &SellPattern,
+    k: &[f64],
+    wb: &[T],
+    out: &mut Vec<T>,
+    row: &mut Vec<T>,
+) {
+    let mb = wb.len();
+    for (e, kr) in k.chunks_exact(mb.max(1)).take(a.num_edge_ids()).enumerate() {
+        let wa = a.edge_arc(e as u32).2;
+        row.clear();
+        row.extend(kr.iter().zip(wb).map(|(&k, &w)| wa * w * T::of_f64(k)));
+        row.push(T::zero()); // padding
+                             // SAFETY: the edge ids of the pattern are below |E'| + 1 = row.len()
+                             // (|E'| marks padding; the caller checked the pattern against G').
+        out.extend(pat.edges.iter().map(|&e| unsafe { *row.get_unchecked(e as usize) }));
     }
 }
 
