@@ -3,12 +3,20 @@
 //! and Barabási–Albert m = 6), unlabeled and with a Gaussian edge kernel on
 //! real edge labels, in f64 and f32.
 //!
+//! The edge-pair table products the MGK's CPU engine runs (`table_mxv`):
+//! the scalar [`EdgePairKron`] against the SIMD [`SellKron`] (SELL-8
+//! packing, gathered rows), on the graphs numbered by decreasing degree as
+//! the engine numbers them.
+//!
 //! Run: `cargo bench --bench kron -- --warm-up-time 1 --measurement-time 3`
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use kronograph::basekernel::BaseKernel;
+use kronograph::graph::reorder::Permutation;
 use kronograph::graph::{Direction, Graph, GraphBuilder};
-use kronograph::kron::{KronApply, KronProduct, KronScalar, MatchedKron, Octiles, Unlabeled};
+use kronograph::kron::{
+    EdgePairKron, KronApply, KronProduct, KronScalar, MatchedKron, Octiles, SellKron, SellPattern, Unlabeled,
+};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::hint::black_box;
@@ -81,6 +89,35 @@ fn mxv<T: KronScalar, K: BaseKernel<f64>>(
     grp.finish();
 }
 
+/// `g` with its nodes numbered by decreasing degree.
+fn by_degree(g: &Graph<u8, f64>) -> Graph<u8, f64> {
+    let mut order: Vec<usize> = (0..g.num_nodes()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(g.out_degree(i)));
+    Permutation::from_order(order).unwrap().apply(g).unwrap()
+}
+
+/// The edge-pair table products, scalar and SIMD.
+fn table_mxv<T: KronScalar>(c: &mut Criterion, name: &str, g: &Graph<u8, f64>, h: &Graph<u8, f64>) {
+    let (g, h) = (by_degree(g), by_degree(h));
+    let (pg, ph) = (Octiles::<T, f64>::new(&g), Octiles::<T, f64>::new(&h));
+    let (mut values, mut scratch, mut slots, mut row) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    EdgePairKron::table(&pg, &ph, &Gauss, &mut values, &mut scratch);
+    let pat = SellPattern::new(&ph);
+    SellKron::table(&pg, &ph, &pat, &Gauss, &mut slots, &mut scratch, &mut row);
+    let (scalar, simd) = (EdgePairKron::new(&pg, &ph, &values), SellKron::new(&pg, &pat, &slots, Vec::new()));
+    let x: Vec<T> = (0..scalar.dim()).map(|i| T::of_f64((i % 7) as f64 * 0.1)).collect();
+    let mut y = vec![T::zero(); scalar.dim()];
+    let mut grp = c.benchmark_group("table_mxv");
+    grp.throughput(Throughput::Elements((g.num_entries() * h.num_entries()) as u64));
+    grp.bench_function(BenchmarkId::new(format!("{name}/edge_pair"), T::NAME), |b| {
+        b.iter(|| scalar.apply_add(T::one(), black_box(&x), &mut y))
+    });
+    grp.bench_function(BenchmarkId::new(format!("{name}/sell"), T::NAME), |b| {
+        b.iter(|| simd.apply_add(T::one(), black_box(&x), &mut y))
+    });
+    grp.finish();
+}
+
 fn bench(c: &mut Criterion) {
     let (g1, g2) = (nws(96, 1), nws(96, 2));
     let (b1, b2) = (ba(96, 6, 1), ba(96, 6, 2));
@@ -93,6 +130,10 @@ fn bench(c: &mut Criterion) {
     mxv::<f32, _>(c, "BA96/unlabeled", &b1, &b2, &Unlabeled);
     mxv::<f64, _>(c, "BA96/gauss", &b1, &b2, &Gauss);
     mxv::<f32, _>(c, "BA96/gauss", &b1, &b2, &Gauss);
+    table_mxv::<f64>(c, "NWS96", &g1, &g2);
+    table_mxv::<f32>(c, "NWS96", &g1, &g2);
+    table_mxv::<f64>(c, "BA96", &b1, &b2);
+    table_mxv::<f32>(c, "BA96", &b1, &b2);
     // node-label-matched product (labeled random walks), 9 classes
     for (name, g, h) in [("NWS96", &g1, &g2), ("BA96", &b1, &b2)] {
         let cg: Vec<u32> = g.node_labels().iter().map(|&l| l as u32).collect();

@@ -64,6 +64,7 @@ pub mod kron;
 pub mod matrix;
 pub mod mgk;
 pub mod motif;
+pub(crate) mod simd;
 pub mod solver;
 
 pub use backend::{Backend, Precision};

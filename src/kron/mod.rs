@@ -29,12 +29,14 @@ mod lowrank;
 mod matched;
 mod octile;
 mod product;
+mod sell;
 
 pub use self::edgepair::EdgePairKron;
 pub use self::lowrank::LowRankKron;
 pub use self::matched::{ClassPacking, MatchedKron};
 pub use self::octile::{OctileLayout, Octiles, Tile, TileEntry, TILE};
 pub use self::product::{CachedKron, KronProduct, KronScalar, Unlabeled};
+pub use self::sell::{SellKron, SellPattern};
 
 use crate::solver::{LinOp, Real, SolverError};
 
@@ -104,10 +106,10 @@ impl<T: Real, K: KronApply<T>> LinOp<Vec<T>> for ShiftedKron<'_, T, K> {
                 found: x.len(),
             });
         }
-        match self.diag {
+        crate::simd::wide(|| match self.diag {
             Diag::Const(c) => y.iter_mut().zip(x).for_each(|(y, &x)| *y = c * x),
             Diag::Vec(d) => y.iter_mut().zip(x).zip(d).for_each(|((y, &x), &d)| *y = d * x),
-        }
+        });
         self.kron.apply_add(-self.scale, x, y);
         Ok(())
     }

@@ -9,7 +9,7 @@ use crate::backend::Precision;
 use crate::basekernel::{BaseKernel, Hyperparameter};
 use crate::graph::reorder::{self, Method, Permutation};
 use crate::graph::{Graph, Label};
-use crate::kron::{Diag, EdgePairKron, KronProduct, KronScalar, LowRankKron, Octiles, ShiftedKron};
+use crate::kron::{Diag, KronProduct, KronScalar, LowRankKron, Octiles, SellKron, SellPattern, ShiftedKron};
 use crate::solver::{
     bicgstab_or_fixed_point, cg, BicgstabParams, CgParams, LinOp, Monitor, Preconditioner, SolveInfo, SolverError,
     Workspace,
@@ -50,11 +50,18 @@ impl From<SolverError> for PairFail {
     }
 }
 
+/// Pairs of graphs with fewer product nodes than this are solved on the
+/// edge-pair table (when it fits [`Mgk::edge_cache_limit`]); graphs of fewer
+/// than its square root nodes are numbered by decreasing degree.
+const SMALL_DIM: usize = 1 << 17;
+
 /// Work memory of one worker thread, reused across pairs.
 struct PairWorkspace<T> {
     solver: Workspace<Vec<T>>,
     values: Vec<T>,
     table: Vec<f64>,
+    slots: Vec<T>,
+    gather: Vec<T>,
     dx: Vec<T>,
     diag: Vec<T>,
     r: Vec<T>,
@@ -69,6 +76,8 @@ impl<T: KronScalar> PairWorkspace<T> {
             solver: Workspace::new(),
             values: Vec::new(),
             table: Vec::new(),
+            slots: Vec::new(),
+            gather: Vec::new(),
             dx: Vec::new(),
             diag: Vec::new(),
             r: Vec::new(),
@@ -85,6 +94,8 @@ struct Prepared<'g, T, N: Clone, E: Clone> {
     /// The reordering applied to `g`, if any.
     perm: Option<Permutation>,
     oct: Octiles<T, E>,
+    /// The arcs packed for the SIMD edge-pair product (as `G'`).
+    sell: SellPattern,
     deg: Vec<f64>,
     p: Vec<f64>,
 }
@@ -100,6 +111,15 @@ fn prepare<'g, T: KronScalar, N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKer
             let g =
                 k.config().system().scaled_weights(g).map_err(|source| MgkError::WeightRange { graph: i, source })?;
             let (g, perm) = match k.config().reorder {
+                // small graphs (pairs solved on the edge-pair table): nodes by decreasing degree,
+                // so that the rows of each chunk of 8 of the SIMD product have similar lengths
+                Method::Natural if g.num_nodes() * g.num_nodes() < SMALL_DIM => {
+                    let mut order: Vec<usize> = (0..g.num_nodes()).collect();
+                    order.sort_by_key(|&i| std::cmp::Reverse(g.out_degree(i)));
+                    let perm = Permutation::from_order(order).expect("a sorted list of all nodes is a permutation");
+                    let h = perm.apply(&g).expect("a permutation of the graph's nodes fits it");
+                    (Cow::Owned(h), Some(perm))
+                }
                 Method::Natural => (g, None),
                 method => {
                     let (h, perm) = reorder::reorder(&g, method);
@@ -107,7 +127,8 @@ fn prepare<'g, T: KronScalar, N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKer
                 }
             };
             let (oct, deg, p) = (Octiles::new(&g), k.config().system().node_degrees(&g), k.start_probabilities(&g, i)?);
-            Ok(Prepared { g, perm, oct, deg, p })
+            let sell = SellPattern::new(&oct);
+            Ok(Prepared { g, perm, oct, sell, deg, p })
         })
         // all results first, so that the error reported is the first graph's in order
         // whatever the number of threads
@@ -215,7 +236,7 @@ fn solve_pair<T: KronScalar, N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKern
     let (la, lb) = (a.g.node_labels(), b.g.node_labels());
     let (n, m) = (a.g.num_nodes(), b.g.num_nodes());
     let dim = n * m;
-    let PairWorkspace { solver, values, table, dx, diag, r, px, y, kgrad } = ws;
+    let PairWorkspace { solver, values, table, slots, gather, dx, diag, r, px, y, kgrad } = ws;
     pair_diagonal(&a.deg, &b.deg, la, lb, k.node_kernel(), k.config().system().scale, dx, diag)
         .map_err(|(i, ip, value)| PairFail::Kernel { kernel: "node", at: (i, ip), value })?;
     start_product(&a.p, &b.p, px);
@@ -232,11 +253,12 @@ fn solve_pair<T: KronScalar, N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKern
         .filter(|l| l.cost() < pairs_cost);
     // the edge-pair table (|E|·|E'| values): κe once per pair of edges, not per iteration
     let table_len = a.oct.num_edge_ids() * b.oct.num_edge_ids();
-    let cached = low_rank.is_none() && !kron.is_factorized() && table_len <= k.edge_cache_limit() && dim < (1 << 17);
+    let cached = low_rank.is_none() && !kron.is_factorized() && table_len <= k.edge_cache_limit() && dim < SMALL_DIM;
+    // laid out for the SIMD product (SELL-8 slots of G', `SellKron`)
     if cached {
-        EdgePairKron::table(&a.oct, &b.oct, k.edge_kernel(), values, table);
+        SellKron::table(&a.oct, &b.oct, &b.sell, k.edge_kernel(), slots, table, values);
     }
-    let cached_op = cached.then(|| EdgePairKron::new(&a.oct, &b.oct, values));
+    let cached_op = cached.then(|| SellKron::new(&a.oct, &b.sell, slots, std::mem::take(gather)));
     let op_lazy = ShiftedKron::new(Diag::Vec(diag), T::one(), &kron);
     let op_cached = cached_op.as_ref().map(|c| ShiftedKron::new(Diag::Vec(diag), T::one(), c));
     let op_low = low_rank.as_ref().map(|l| ShiftedKron::new(Diag::Vec(diag), T::one(), l));
@@ -267,6 +289,9 @@ fn solve_pair<T: KronScalar, N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKern
         y.resize(dim, T::zero());
         solve(k, &op, px, y, solver, directed, pair)?;
         g = pair_gradient(k, a, b, r, y, dx, diag, kgrad);
+    }
+    if let Some(s) = cached_op {
+        *gather = s.into_buffer();
     }
     Ok(PairOut { value, grad: g, nodal, magnitude: Some(total.abs().max(lmin_term.abs())) })
 }

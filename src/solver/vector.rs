@@ -140,9 +140,11 @@ impl<T: Real> Vector for Vec<T> {
     #[inline]
     fn xpay(&mut self, x: &Self, a: f64) {
         let a = T::of_f64(a);
-        for (y, &x) in self.iter_mut().zip(x) {
-            *y = x + a * *y;
-        }
+        crate::simd::wide(|| {
+            for (y, &x) in self.iter_mut().zip(x) {
+                *y = x + a * *y;
+            }
+        })
     }
 
     #[inline]
@@ -164,7 +166,7 @@ impl<T: Real> Vector for Vec<T> {
 
     #[inline]
     fn dot(&self, y: &Self) -> f64 {
-        dot_slices(self, y)
+        crate::simd::wide(|| dot_slices(self, y))
     }
 
     fn cg_update(x: &mut Self, r: &mut Self, z: &mut Self, p: &Self, q: &Self, m: Option<&Self>, a: f64) -> (f64, f64) {
@@ -175,45 +177,87 @@ impl<T: Real> Vector for Vec<T> {
             let rr = r.dot(r);
             return (rr, rr);
         };
-        let n = x.len();
-        assert!(r.len() == n && z.len() == n && p.len() == n && q.len() == n && m.len() == n, "cg_update: lengths");
-        let a = T::of_f64(a);
-        // the reductions in f64 with four independent partial sums, as `dot_slices`
-        let (mut rr, mut rz) = ([0f64; 4], [0f64; 4]);
-        let step =
-            |k: usize, x: &mut T, r: &mut T, z: &mut T, p: T, q: T, m: T, rr: &mut [f64; 4], rz: &mut [f64; 4]| {
-                *x += a * p;
-                let ri = *r - a * q;
-                *r = ri;
-                let zi = ri * m;
-                *z = zi;
-                rr[k] += ri.as_f64() * ri.as_f64();
-                rz[k] += ri.as_f64() * zi.as_f64();
-            };
-        let body = n / 4 * 4;
-        let (xb, xt) = x.split_at_mut(body);
-        let (rb, rt) = r.split_at_mut(body);
-        let (zb, zt) = z.split_at_mut(body);
-        let (pb, pt) = p.split_at(body);
-        let (qb, qt) = q.split_at(body);
-        let (mb, mt) = m.split_at(body);
-        let chunks = xb
-            .chunks_exact_mut(4)
-            .zip(rb.chunks_exact_mut(4))
-            .zip(zb.chunks_exact_mut(4))
-            .zip(pb.chunks_exact(4).zip(qb.chunks_exact(4)).zip(mb.chunks_exact(4)));
-        for (((x, r), z), ((p, q), m)) in chunks {
-            for k in 0..4 {
-                step(k, &mut x[k], &mut r[k], &mut z[k], p[k], q[k], m[k], &mut rr, &mut rz);
-            }
-        }
-        for (k, (((x, r), z), ((p, q), m))) in
-            xt.iter_mut().zip(rt.iter_mut()).zip(zt.iter_mut()).zip(pt.iter().zip(qt).zip(mt)).enumerate()
-        {
-            step(k, x, r, z, *p, *q, *m, &mut rr, &mut rz);
-        }
-        ((rr[0] + rr[1]) + (rr[2] + rr[3]), (rz[0] + rz[1]) + (rz[2] + rz[3]))
+        // the fused pass, compiled for the CPU's widest vectors (same bits)
+        jacobi_update(x, r, z, p, q, m, a)
     }
+}
+
+/// The body of [`Vector::cg_update`] with a Jacobi preconditioner `m`.
+#[inline(always)]
+fn jacobi_update_body<T: Real>(x: &mut [T], r: &mut [T], z: &mut [T], p: &[T], q: &[T], m: &[T], a: f64) -> (f64, f64) {
+    let n = x.len();
+    assert!(r.len() == n && z.len() == n && p.len() == n && q.len() == n && m.len() == n, "cg_update: lengths");
+    let a = T::of_f64(a);
+    // the reductions in f64 with four independent partial sums, as `dot_slices`
+    let (mut rr, mut rz) = ([0f64; 4], [0f64; 4]);
+    let step = |k: usize, x: &mut T, r: &mut T, z: &mut T, p: T, q: T, m: T, rr: &mut [f64; 4], rz: &mut [f64; 4]| {
+        *x += a * p;
+        let ri = *r - a * q;
+        *r = ri;
+        let zi = ri * m;
+        *z = zi;
+        rr[k] += ri.as_f64() * ri.as_f64();
+        rz[k] += ri.as_f64() * zi.as_f64();
+    };
+    let body = n / 4 * 4;
+    let (xb, xt) = x.split_at_mut(body);
+    let (rb, rt) = r.split_at_mut(body);
+    let (zb, zt) = z.split_at_mut(body);
+    let (pb, pt) = p.split_at(body);
+    let (qb, qt) = q.split_at(body);
+    let (mb, mt) = m.split_at(body);
+    let chunks = xb
+        .chunks_exact_mut(4)
+        .zip(rb.chunks_exact_mut(4))
+        .zip(zb.chunks_exact_mut(4))
+        .zip(pb.chunks_exact(4).zip(qb.chunks_exact(4)).zip(mb.chunks_exact(4)));
+    for (((x, r), z), ((p, q), m)) in chunks {
+        for k in 0..4 {
+            step(k, &mut x[k], &mut r[k], &mut z[k], p[k], q[k], m[k], &mut rr, &mut rz);
+        }
+    }
+    for (k, (((x, r), z), ((p, q), m))) in
+        xt.iter_mut().zip(rt.iter_mut()).zip(zt.iter_mut()).zip(pt.iter().zip(qt).zip(mt)).enumerate()
+    {
+        step(k, x, r, z, *p, *q, *m, &mut rr, &mut rz);
+    }
+    ((rr[0] + rr[1]) + (rr[2] + rr[3]), (rz[0] + rz[1]) + (rz[2] + rz[3]))
+}
+
+/// [`jacobi_update_body`] compiled for the widest vectors the CPU has.
+fn jacobi_update<T: Real>(x: &mut [T], r: &mut [T], z: &mut [T], p: &[T], q: &[T], m: &[T], a: f64) -> (f64, f64) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx512f") {
+            // SAFETY: the CPU has AVX-512F (checked just above).
+            return unsafe { jacobi_update_avx512(x, r, z, p, q, m, a) };
+        }
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2 (checked just above).
+            return unsafe { jacobi_update_avx2(x, r, z, p, q, m, a) };
+        }
+    }
+    jacobi_update_body(x, r, z, p, q, m, a)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+fn jacobi_update_avx512<T: Real>(
+    x: &mut [T],
+    r: &mut [T],
+    z: &mut [T],
+    p: &[T],
+    q: &[T],
+    m: &[T],
+    a: f64,
+) -> (f64, f64) {
+    jacobi_update_body(x, r, z, p, q, m, a)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn jacobi_update_avx2<T: Real>(x: &mut [T], r: &mut [T], z: &mut [T], p: &[T], q: &[T], m: &[T], a: f64) -> (f64, f64) {
+    jacobi_update_body(x, r, z, p, q, m, a)
 }
 
 /// `xᵀ y` accumulated in `f64` with four independent partial sums.

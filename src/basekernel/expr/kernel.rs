@@ -364,8 +364,12 @@ impl ExprKernel {
                 self.table_code(l, a, b, pos, out);
                 let mut t = Vec::new();
                 self.table_code(r, a, b, pos, &mut t);
-                for (o, v) in out.iter_mut().zip(t) {
-                    *o = o.binary(*op, v);
+                // one loop per operation (vectorized), not a match per entry
+                let pairs = out.iter_mut().zip(t);
+                match op {
+                    Bin::Mul => pairs.for_each(|(o, v)| *o *= v),
+                    Bin::Add => pairs.for_each(|(o, v)| *o += v),
+                    _ => pairs.for_each(|(o, v)| *o = o.binary(*op, v)),
                 }
             }
             Code::Const(v) => {
