@@ -50,7 +50,7 @@ where
         self
     }
 
-    /// `C⟨mask⟩ = accum(C, A ⊕.⊗ B)`: [`mxm`](super::mxm).
+    /// `C⟨mask⟩ = accum(C, A ⊕.⊗ B)`: [`mxm`](super::super::mxm).
     ///
     /// # Errors
     /// [`MatrixError::DimensionMismatch`] if the shapes do not fit.

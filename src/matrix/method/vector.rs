@@ -27,8 +27,8 @@ where
     S::A: Element,
     S::C: Element,
 {
-    /// `w⟨mask⟩ = accum(w, A u)`: [`mxv`](super::mxv) for a dense `u` (and
-    /// `w`), [`mxv_sparse`](super::mxv_sparse) for a sparse one.
+    /// `w⟨mask⟩ = accum(w, A u)`: [`mxv`](super::super::mxv) for a dense `u` (and
+    /// `w`), [`mxv_sparse`](super::super::mxv_sparse) for a sparse one.
     ///
     /// # Errors
     /// [`MatrixError::DimensionMismatch`] if `u`, `w` or the mask do not fit `A`.
@@ -69,8 +69,8 @@ where
     S::B: Element,
     S::C: Element,
 {
-    /// `wᵀ⟨mask⟩ = accum(wᵀ, uᵀ A)`: [`vxm`](super::vxm) for a dense `u`
-    /// (and `w`), [`vxm_sparse`](super::vxm_sparse) for a sparse one.
+    /// `wᵀ⟨mask⟩ = accum(wᵀ, uᵀ A)`: [`vxm`](super::super::vxm) for a dense `u`
+    /// (and `w`), [`vxm_sparse`](super::super::vxm_sparse) for a sparse one.
     ///
     /// # Errors
     /// [`MatrixError::DimensionMismatch`] if `u`, `w` or the mask do not fit `A`.

@@ -27,7 +27,7 @@ pub enum RwMethod {
     /// not apply.
     Series,
     /// Conjugate gradients on `(I − λ W ⊗ W') x = 1` through the lazy
-    /// [`KronProduct`] (BiCGSTAB for directed graphs).
+    /// [`KronProduct`](crate::kron::KronProduct) (BiCGSTAB for directed graphs).
     Solver,
 }
 
@@ -44,7 +44,7 @@ pub enum RwMethod {
 /// The node-labeled variant ([`gram_labeled`](Self::gram_labeled)) restricts
 /// the product graph to node pairs with equal labels (walks that match
 /// label by label): `k = 1ᵀ (I − λ P(W ⊗ W')P)⁻¹ 1` on that subspace, solved
-/// by CG on the compact [`MatchedKron`]. This is the standard definition and
+/// by CG on the compact [`MatchedKron`](crate::kron::MatchedKron). This is the standard definition and
 /// GraKeL's `RandomWalkLabeled` with `method_type="baseline"`; GraKeL
 /// 0.1.11's `"fast"` method matches labels crosswise (a transpose is
 /// missing there), so its values differ slightly.
