@@ -53,7 +53,7 @@ pub(crate) struct SeriesGraph<'a> {
     pub(crate) exp: i32,
 }
 
-/// The series' constants, from `mgk/rw.rs`.
+/// The series' constants, from `mgk/rw/prep.rs`.
 #[derive(Clone, Copy, Debug)]
 #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
 pub(crate) struct SeriesRule {

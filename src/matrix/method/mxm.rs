@@ -1,0 +1,235 @@
+//! `A ⊕.⊗ B` as a method ([`Mxm`]) and in place ([`MxmInPlace`]).
+
+use super::super::mask::{Descriptor, MatrixMask};
+use super::super::ops_mat::{mxm, mxm_t, write_matrix, MxmMethod};
+use super::super::{Element, MatrixError, SparseMatrix};
+use super::{private, AccumRef};
+use crate::semirings::Semiring;
+
+// ------------------------------------------------------------------ mxm
+
+/// `A ⊕.⊗ B` under construction: see [`SparseMatrix::mxm`].
+#[must_use = "a product does nothing until `.into(&mut c)` or `.run()`"]
+pub struct Mxm<'a, S: Semiring> {
+    a: &'a SparseMatrix<S::A>,
+    b: &'a SparseMatrix<S::B>,
+    s: S,
+    mask: Option<&'a MatrixMask<'a>>,
+    accum: Option<AccumRef<'a, S::C>>,
+    desc: Descriptor,
+    method: MxmMethod,
+}
+
+impl<'a, S: Semiring> Mxm<'a, S>
+where
+    S::A: Element,
+    S::B: Element,
+    S::C: Element,
+{
+    /// Computes and writes only where `mask` allows.
+    pub fn mask(mut self, mask: &'a MatrixMask<'a>) -> Self {
+        self.mask = Some(mask);
+        self
+    }
+
+    /// Combines the output's old entries with the new ones by `accum`.
+    pub fn accum(mut self, accum: &'a (dyn Fn(S::C, S::C) -> S::C + Sync)) -> Self {
+        self.accum = Some(accum);
+        self
+    }
+
+    /// The descriptor (replace, transposes).
+    pub fn desc(mut self, desc: Descriptor) -> Self {
+        self.desc = desc;
+        self
+    }
+
+    /// Gustavson, dot products, or chosen by the mask (the default).
+    pub fn method(mut self, method: MxmMethod) -> Self {
+        self.method = method;
+        self
+    }
+
+    /// `C⟨mask⟩ = accum(C, A ⊕.⊗ B)`: [`mxm`](super::super::mxm).
+    ///
+    /// # Errors
+    /// [`MatrixError::DimensionMismatch`] if the shapes do not fit.
+    pub fn into(self, c: &mut SparseMatrix<S::C>) -> Result<(), MatrixError> {
+        mxm(c, self.mask, self.accum, self.s, self.a, self.b, &self.desc, self.method)
+    }
+
+    /// A new matrix `⟨mask⟩ A ⊕.⊗ B`.
+    ///
+    /// # Errors
+    /// As [`into`](Self::into).
+    pub fn run(self) -> Result<SparseMatrix<S::C>, MatrixError> {
+        let m = if self.desc.transpose_first { self.a.ncols() } else { self.a.nrows() };
+        let n = if self.desc.transpose_second { self.b.nrows() } else { self.b.ncols() };
+        let mut c = SparseMatrix::new(m, n);
+        self.into(&mut c)?;
+        Ok(c)
+    }
+}
+
+// ------------------------------------------------------------------ mxm in place
+
+/// Which side of the product the output matrix is on (see [`MxmInPlace`]).
+pub trait MxmSide: private::Side {}
+
+/// The output is the right factor: `C = A ⊕.⊗ C` ([`SparseMatrix::mxm_in_place`]).
+#[derive(Clone, Copy, Debug)]
+pub struct OutputRight;
+
+/// The output is the left factor: `C = C ⊕.⊗ B` ([`SparseMatrix::mxm_in_place_right`]).
+#[derive(Clone, Copy, Debug)]
+pub struct OutputLeft;
+
+impl MxmSide for OutputRight {}
+impl MxmSide for OutputLeft {}
+
+/// `C⟨mask⟩ = accum(C, A ⊕.⊗ C)` or `accum(C, C ⊕.⊗ B)` under construction:
+/// see [`SparseMatrix::mxm_in_place`] and [`SparseMatrix::mxm_in_place_right`].
+#[must_use = "a product does nothing until `.into(&mut c)`"]
+pub struct MxmInPlace<'a, S: Semiring, Side: MxmSide, M> {
+    m: &'a SparseMatrix<M>,
+    s: S,
+    mask: Option<&'a MatrixMask<'a>>,
+    accum: Option<AccumRef<'a, S::C>>,
+    desc: Descriptor,
+    method: MxmMethod,
+    side: std::marker::PhantomData<Side>,
+}
+
+impl<'a, S: Semiring, Side: MxmSide, M> MxmInPlace<'a, S, Side, M> {
+    /// Computes and writes only where `mask` allows.
+    pub fn mask(mut self, mask: &'a MatrixMask<'a>) -> Self {
+        self.mask = Some(mask);
+        self
+    }
+
+    /// Combines the output's old entries with the new ones by `accum`.
+    pub fn accum(mut self, accum: &'a (dyn Fn(S::C, S::C) -> S::C + Sync)) -> Self {
+        self.accum = Some(accum);
+        self
+    }
+
+    /// The descriptor (replace, transposes; a transpose of the output's
+    /// factor transposes its old value).
+    pub fn desc(mut self, desc: Descriptor) -> Self {
+        self.desc = desc;
+        self
+    }
+
+    /// Gustavson, dot products, or chosen by the mask (the default).
+    pub fn method(mut self, method: MxmMethod) -> Self {
+        self.method = method;
+        self
+    }
+}
+
+impl<S: Semiring> MxmInPlace<'_, S, OutputRight, S::A>
+where
+    S::A: Element,
+{
+    /// `C⟨mask⟩ = accum(C, A ⊕.⊗ C)`, the product computed from `C` before
+    /// `C` is written (no copy of `C`).
+    ///
+    /// # Errors
+    /// [`MatrixError::DimensionMismatch`] if the shapes do not fit.
+    pub fn into<T: Element>(self, c: &mut SparseMatrix<T>) -> Result<(), MatrixError>
+    where
+        S: Semiring<B = T, C = T>,
+    {
+        let t = mxm_t((c.nrows(), c.ncols()), self.mask, self.s, self.m, &*c, &self.desc, self.method)?;
+        write_matrix(c, self.mask, self.accum, self.desc.replace, t);
+        Ok(())
+    }
+}
+
+impl<S: Semiring> MxmInPlace<'_, S, OutputLeft, S::B>
+where
+    S::B: Element,
+{
+    /// `C⟨mask⟩ = accum(C, C ⊕.⊗ B)`, the product computed from `C` before
+    /// `C` is written (no copy of `C`).
+    ///
+    /// # Errors
+    /// [`MatrixError::DimensionMismatch`] if the shapes do not fit.
+    pub fn into<T: Element>(self, c: &mut SparseMatrix<T>) -> Result<(), MatrixError>
+    where
+        S: Semiring<A = T, C = T>,
+    {
+        let t = mxm_t((c.nrows(), c.ncols()), self.mask, self.s, &*c, self.m, &self.desc, self.method)?;
+        write_matrix(c, self.mask, self.accum, self.desc.replace, t);
+        Ok(())
+    }
+}
+
+// ------------------------------------------------------------------ entry points
+
+impl<T: Element> SparseMatrix<T> {
+    /// `A ⊕.⊗ B` over the semiring `s`; finish with `.into(&mut c)` or `.run()`.
+    ///
+    /// # Examples
+    /// Triangles of an undirected graph: `sum(L ⟨L⟩ (L ⊕.⊗ Lᵀ))` over
+    /// plus-pair with `L` its lower triangle:
+    /// ```
+    /// use kronograph::matrix::{reduce_scalar, MatrixMask, SparseMatrix};
+    /// use kronograph::semirings::{Plus, PlusPair};
+    /// // a 4-clique minus the edge 2-3: triangles {0,1,2} and {0,1,3}
+    /// let l = SparseMatrix::try_from_triplets(4, 4, &[1, 2, 2, 3, 3], &[0, 0, 1, 0, 1], &[1u8; 5]).unwrap();
+    /// let lt = l.transpose();
+    /// let c = l.mxm(&lt, PlusPair::<u8, u8, u64>::new()).mask(&MatrixMask::structural(&l)).run().unwrap();
+    /// assert_eq!(reduce_scalar(Plus, &c), 2);
+    /// ```
+    pub fn mxm<'a, S>(&'a self, b: &'a SparseMatrix<S::B>, s: S) -> Mxm<'a, S>
+    where
+        S: Semiring<A = T>,
+    {
+        Mxm { a: self, b, s, mask: None, accum: None, desc: Descriptor::DEFAULT, method: MxmMethod::Auto }
+    }
+
+    /// `C ← A ⊕.⊗ C` with `C` both input and output (given to
+    /// `.into(&mut c)`), as GraphBLAS allows `GrB_mxm(C, mask, accum, s, A, C, desc)`.
+    ///
+    /// # Examples
+    /// Paths of length 1 and 2 by `C = A + A C` over (+, ×), from `C = A`:
+    /// ```
+    /// use kronograph::matrix::SparseMatrix;
+    /// use kronograph::semirings::PlusTimes;
+    /// let a = SparseMatrix::try_from_triplets(3, 3, &[0, 1], &[1, 2], &[1.0, 1.0]).unwrap();
+    /// let mut c = a.clone();
+    /// a.mxm_in_place(PlusTimes::new()).accum(&|x, y| x + y).into(&mut c).unwrap();
+    /// assert_eq!((c.get(0, 1), c.get(0, 2), c.get(1, 2)), (Some(1.0), Some(1.0), Some(1.0)));
+    /// ```
+    pub fn mxm_in_place<S>(&self, s: S) -> MxmInPlace<'_, S, OutputRight, T>
+    where
+        S: Semiring<A = T>,
+    {
+        MxmInPlace {
+            m: self,
+            s,
+            mask: None,
+            accum: None,
+            desc: Descriptor::DEFAULT,
+            method: MxmMethod::Auto,
+            side: std::marker::PhantomData,
+        }
+    }
+
+    /// `C ← C ⊕.⊗ B` with `C` both input and output (given to `.into(&mut c)`).
+    pub fn mxm_in_place_right<S>(&self, s: S) -> MxmInPlace<'_, S, OutputLeft, T>
+    where
+        S: Semiring<B = T>,
+    {
+        MxmInPlace {
+            m: self,
+            s,
+            mask: None,
+            accum: None,
+            desc: Descriptor::DEFAULT,
+            method: MxmMethod::Auto,
+            side: std::marker::PhantomData,
+        }
+    }
+}

@@ -1,0 +1,242 @@
+//! How [`RandomWalkKernel`] computes its pairs on the CPU: the λ check, the
+//! moment series or a solve per pair (CG, or BiCGSTAB for directed graphs),
+//! errors mapped to [`MgkError`], and the pair lists of the Gram matrices.
+
+use super::super::system::scale_pow2;
+use super::super::{Matrix, MgkError};
+use super::prep::{rw_scale, scaled_moments, series_terms, RwGraph, RwScale};
+use super::{RandomWalkKernel, RwMethod};
+use crate::graph::{Graph, Label};
+use crate::kron::{ClassPacking, Diag, KronApply, KronProduct, MatchedKron, Octiles, ShiftedKron, Unlabeled};
+use crate::solver::{
+    bicgstab_or_fixed_point, cg, BicgstabParams, CgParams, LinOp, Monitor, Preconditioner, SolverError, Workspace,
+};
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// Why a pair failed.
+pub(super) enum RwFail {
+    Solver(SolverError),
+    Lambda(String),
+    Value(f64),
+}
+
+impl From<SolverError> for RwFail {
+    fn from(e: SolverError) -> Self {
+        RwFail::Solver(e)
+    }
+}
+
+impl RandomWalkKernel {
+    pub(super) fn use_series(&self) -> bool {
+        self.method != RwMethod::Solver
+    }
+
+    pub(super) fn prepare<N: Label, E: Label>(&self, x: &[Graph<N, E>]) -> Result<Vec<RwGraph<E>>, MgkError> {
+        x.par_iter()
+            .enumerate()
+            .map(|(i, g)| {
+                let (g, scale) = rw_scale(g, i)?;
+                let series = self.use_series()
+                    && !scale.directed
+                    && scale_pow2(self.lambda, 2 * scale.exp) * scale.hi * scale.hi < 1.0;
+                let moments = if series { scaled_moments(&g, scale.hi) } else { Vec::new() };
+                let oct = Octiles::new(&g);
+                Ok(RwGraph { n: g.num_nodes(), scale, moments, oct })
+            })
+            .collect::<Vec<Result<_, MgkError>>>()
+            .into_iter()
+            .collect()
+    }
+
+    /// λ for the pair's scaled weights, `λ 2^(e + e')`, after checking
+    /// `λ ρ ρ' < 1` (see the type's documentation).
+    pub(super) fn pair_lambda(&self, a: &RwScale, b: &RwScale) -> Result<f64, RwFail> {
+        let lam = scale_pow2(self.lambda, a.exp + b.exp);
+        let limit = scale_pow2(1.0 / (a.hi * b.hi), -(a.exp + b.exp));
+        let advice = if limit > 0.0 && limit.is_finite() {
+            format!("use λ < {limit:.6e} (--lambda) for this pair")
+        } else {
+            "no λ representable in double precision works: scale the weights towards 1".to_string()
+        };
+        if !lam.is_finite() || lam * a.lo * b.lo >= 1.0 {
+            return Err(RwFail::Lambda(format!(
+                "λ ρ(W) ρ(W') ≥ {:.6} (ρ between Collatz–Wielandt bounds), so the series diverges; {advice}",
+                lam * a.lo * b.lo
+            )));
+        }
+        if (a.directed || b.directed) && lam * a.hi * b.hi >= 1.0 {
+            return Err(RwFail::Lambda(format!(
+                "λ ρ(W) ρ(W') < 1 cannot be certified for these directed graphs (upper bound {:.6}); {advice}",
+                lam * a.hi * b.hi
+            )));
+        }
+        Ok(lam)
+    }
+
+    /// The solver's monitor for pair `(a, b)`, if a callback is set.
+    pub(super) fn monitor(&self, pair: (usize, usize)) -> Option<Monitor> {
+        self.solver_progress.clone().map(|f| Monitor::new(move |it, res| f(pair, it, res)))
+    }
+
+    pub(super) fn run_pairs<F>(&self, pairs: &[(usize, usize)], f: F) -> Result<Vec<f64>, MgkError>
+    where
+        F: Fn(&mut Workspace<Vec<f64>>, usize, usize) -> Result<f64, (usize, usize, RwFail)> + Sync,
+    {
+        let total = pairs.len();
+        let done = AtomicUsize::new(0);
+        pairs
+            .par_iter()
+            .map_init(Workspace::new, |ws, &(a, b)| {
+                let v = f(ws, a, b).map_err(|(a, b, e)| self.map_error(a, b, e))?;
+                let d = done.fetch_add(1, Ordering::Relaxed) + 1;
+                if let Some(p) = &self.progress {
+                    p(d, total);
+                }
+                Ok(v)
+            })
+            .collect()
+    }
+
+    pub(super) fn map_error(&self, a: usize, b: usize, e: RwFail) -> MgkError {
+        match e {
+            RwFail::Lambda(detail) => MgkError::LambdaTooLarge { lambda: self.lambda, pair: (a, b), detail },
+            RwFail::Value(value) => MgkError::InvalidValue {
+                pair: (a, b),
+                value,
+                detail: "not finite or negative: λ ρ(W) ρ(W') is too close to 1 for the solve; lower λ (--lambda)"
+                    .into(),
+            },
+            RwFail::Solver(source) => {
+                let advice = match &source {
+                    SolverError::NoConvergence { iterations, .. } => format!(
+                        "no convergence within {iterations} iterations: λ ρ(W) ρ(W') is close to 1; lower λ \
+                         (--lambda) or raise the tolerance"
+                    ),
+                    SolverError::Breakdown { .. } => "a value overflowed or became NaN: lower λ (--lambda) or \
+                         check the weights"
+                        .to_string(),
+                    _ => "internal error".to_string(),
+                };
+                MgkError::Solver { pair: (a, b), source, advice }
+            }
+        }
+    }
+
+    /// The value of a pair, checked: finite and non-negative.
+    pub(super) fn checked(v: f64) -> Result<f64, RwFail> {
+        if v.is_finite() && v >= 0.0 {
+            Ok(v)
+        } else {
+            Err(RwFail::Value(v))
+        }
+    }
+
+    /// CG's loss of positive definiteness means `λ ρ ρ' ≥ 1` (undirected).
+    pub(super) fn not_pd(&self, e: SolverError, a: &RwScale, b: &RwScale) -> RwFail {
+        match e {
+            SolverError::NonPositiveDefinite { curvature, iteration } => {
+                let limit = scale_pow2(1.0 / (a.hi * b.hi), -(a.exp + b.exp));
+                RwFail::Lambda(format!(
+                    "I − λ W⊗W' is not positive definite (pᵀAp = {curvature:e} at CG iteration {iteration}); \
+                     λ < {limit:.6e} (--lambda) works for this pair"
+                ))
+            }
+            e => RwFail::Solver(e),
+        }
+    }
+
+    pub(super) fn unlabeled_pair<E: Label>(
+        &self,
+        a: &RwGraph<E>,
+        b: &RwGraph<E>,
+        pair: (usize, usize),
+        ws: &mut Workspace<Vec<f64>>,
+    ) -> Result<f64, RwFail> {
+        let lam = self.pair_lambda(&a.scale, &b.scale)?;
+        let r = lam * a.scale.hi * b.scale.hi;
+        if self.use_series() && !a.moments.is_empty() && !b.moments.is_empty() {
+            if let Some(terms) = series_terms(r) {
+                let mut s = 0.0;
+                let mut rk = 1.0;
+                for k in 0..=terms {
+                    s += rk * a.moments[k] * b.moments[k];
+                    rk *= r;
+                }
+                return Self::checked(s);
+            }
+        }
+        let kron = KronProduct::new(&a.oct, &b.oct, &Unlabeled);
+        let op = ShiftedKron::new(Diag::Const(1.0), lam, &kron);
+        debug_assert_eq!(op.nrows(), a.n * b.n);
+        let v = self
+            .solve_ones(&op, ws, a.scale.directed || b.scale.directed, pair)
+            .map_err(|e| self.not_pd(e, &a.scale, &b.scale))?;
+        Self::checked(v)
+    }
+
+    pub(super) fn labeled_pair(
+        &self,
+        a: &(ClassPacking<f64>, RwScale),
+        b: &(ClassPacking<f64>, RwScale),
+        pair: (usize, usize),
+        ws: &mut Workspace<Vec<f64>>,
+    ) -> Result<f64, RwFail> {
+        let ((a, sa), (b, sb)) = (a, b);
+        let kron = MatchedKron::new(a, b);
+        if kron.dim() == 0 {
+            return Ok(0.0);
+        }
+        let lam = self.pair_lambda(sa, sb)?;
+        let op = ShiftedKron::new(Diag::Const(1.0), lam, &kron);
+        let v = self.solve_ones(&op, ws, sa.directed || sb.directed, pair).map_err(|e| self.not_pd(e, sa, sb))?;
+        Self::checked(v)
+    }
+
+    /// Solves `op x = 1` and returns `1ᵀ x`.
+    pub(super) fn solve_ones<K: KronApply<f64>>(
+        &self,
+        op: &ShiftedKron<'_, f64, K>,
+        ws: &mut Workspace<Vec<f64>>,
+        directed: bool,
+        pair: (usize, usize),
+    ) -> Result<f64, SolverError> {
+        let n = op.nrows();
+        let b = vec![1.0; n];
+        let mut x = vec![0.0; n];
+        let monitor = self.monitor(pair);
+        if directed {
+            let p = BicgstabParams { tol: self.tol, max_iters: self.max_iters, monitor, ..Default::default() };
+            bicgstab_or_fixed_point(op, &b, &mut x, &p, ws)?;
+        } else {
+            let p = CgParams {
+                tol: self.tol,
+                max_iters: self.max_iters,
+                precond: Preconditioner::Identity,
+                monitor,
+                ..Default::default()
+            };
+            cg(op, &b, &mut x, &p, ws)?;
+        }
+        Ok(x.iter().sum())
+    }
+}
+
+pub(super) fn upper(n: usize) -> Vec<(usize, usize)> {
+    (0..n).flat_map(|a| (a..n).map(move |b| (a, b))).collect()
+}
+
+pub(super) fn all(n: usize, m: usize) -> Vec<(usize, usize)> {
+    (0..n).flat_map(|a| (0..m).map(move |b| (a, b))).collect()
+}
+
+pub(super) fn fill(n: usize, m: usize, pairs: &[(usize, usize)], v: &[f64], sym: bool) -> Matrix {
+    let mut k = Matrix::zeros(n, m);
+    for (&(a, b), &x) in pairs.iter().zip(v) {
+        k.set(a, b, x);
+        if sym {
+            k.set(b, a, x);
+        }
+    }
+    k
+}
