@@ -2,6 +2,8 @@
 #![allow(clippy::needless_range_loop)]
 
 mod mgk_common;
+#[cfg(feature = "cuda")]
+mod nvrtc_common;
 
 use kronograph::graph::{Direction, Graph};
 use kronograph::mgk::{MgkError, RandomWalkKernel, RwMethod};
@@ -153,25 +155,28 @@ fn backends_agree() {
     assert!(matches!(err, kronograph::Error::Mgk(MgkError::LambdaTooLarge { .. })), "{err}");
 }
 
+/// Compiles `src` (file `{name}.cu`) with the library's NVRTC options for
+/// sm_90 and sm_80 and checks that each CUBIN is non-trivial; skips without
+/// libnvrtc unless `KRONOGRAPH_REQUIRE_NVRTC=1` or `KRONOGRAPH_REQUIRE_GPU=1`.
+#[cfg(feature = "cuda")]
+fn compiles_for_sm90_and_sm80(src: &str, name: &str) {
+    use kronograph::cuda::jit::{compile, options};
+    if !nvrtc_common::nvrtc_or_skip() {
+        return;
+    }
+    for arch in [(9, 0), (8, 0)] {
+        let image = compile(src, name, &options(arch)).unwrap_or_else(|e| panic!("sm_{}{}: {e}", arch.0, arch.1));
+        assert!(image.len() > 1000, "a CUBIN of {} bytes", image.len());
+    }
+}
+
 /// The moment series' kernels compile with NVRTC, on machines without a GPU
 /// too (skips without libnvrtc unless `KRONOGRAPH_REQUIRE_NVRTC=1` or
 /// `KRONOGRAPH_REQUIRE_GPU=1`).
 #[cfg(feature = "cuda")]
 #[test]
 fn series_kernels_compile() {
-    use kronograph::cuda::jit::{compile, nvrtc_available, options};
-    let required =
-        ["KRONOGRAPH_REQUIRE_NVRTC", "KRONOGRAPH_REQUIRE_GPU"].iter().any(|v| std::env::var(v).is_ok_and(|s| s == "1"));
-    if !nvrtc_available() {
-        assert!(!required, "libnvrtc is required (KRONOGRAPH_REQUIRE_NVRTC/GPU=1) but could not be loaded");
-        eprintln!("skipping: libnvrtc not found");
-        return;
-    }
-    for arch in [(9, 0), (8, 0)] {
-        let image = compile(kronograph::mgk::RW_SERIES_CUDA_SOURCE, "rw_series", &options(arch))
-            .unwrap_or_else(|e| panic!("sm_{}{}: {e}", arch.0, arch.1));
-        assert!(image.len() > 1000, "a CUBIN of {} bytes", image.len());
-    }
+    compiles_for_sm90_and_sm80(kronograph::mgk::RW_SERIES_CUDA_SOURCE, "rw_series");
 }
 
 /// The GPU's moment series (the default method) and its solver agree with
@@ -230,19 +235,7 @@ fn gpu_series_matches_cpu() {
 #[cfg(feature = "cuda")]
 #[test]
 fn fixed_point_kernels_compile() {
-    use kronograph::cuda::jit::{compile, nvrtc_available, options};
-    let required =
-        ["KRONOGRAPH_REQUIRE_NVRTC", "KRONOGRAPH_REQUIRE_GPU"].iter().any(|v| std::env::var(v).is_ok_and(|s| s == "1"));
-    if !nvrtc_available() {
-        assert!(!required, "libnvrtc is required (KRONOGRAPH_REQUIRE_NVRTC/GPU=1) but could not be loaded");
-        eprintln!("skipping: libnvrtc not found");
-        return;
-    }
-    for arch in [(9, 0), (8, 0)] {
-        let image = compile(kronograph::mgk::RW_FIXED_CUDA_SOURCE, "rw_fixed", &options(arch))
-            .unwrap_or_else(|e| panic!("sm_{}{}: {e}", arch.0, arch.1));
-        assert!(image.len() > 1000, "a CUBIN of {} bytes", image.len());
-    }
+    compiles_for_sm90_and_sm80(kronograph::mgk::RW_FIXED_CUDA_SOURCE, "rw_fixed");
 }
 
 /// The labeled kernel (undirected: the MGK's batched PCG with the labeled
