@@ -19,6 +19,11 @@ fi
 
 cargo test --release --workspace
 
+# the build without the `cuda` feature: every CUDA request must come back as a
+# typed `CudaNotCompiled` error and every CPU test must still pass. Only the
+# root package: the Python crate enables `cuda` and would unify it back on.
+cargo test --release --no-default-features
+
 # every example must run, not only compile
 for ex in examples/*.rs; do
   [ -e "$ex" ] || continue
