@@ -43,6 +43,21 @@ fn cpu_backend_is_the_cpu_solver() {
     }
 }
 
+/// Built without the `cuda` feature (`cargo test --no-default-features`, run
+/// by scripts/test.sh): an explicit CUDA request is the typed
+/// `CudaNotCompiled` error on every entry point, and `Auto` is the CPU's answer.
+#[cfg(not(feature = "cuda"))]
+#[test]
+fn without_the_cuda_feature_cuda_requests_are_typed_errors() {
+    let (x, mgk) = mutag(6);
+    let not_compiled = |r: Result<_, kronograph::Error>| matches!(r, Err(kronograph::Error::CudaNotCompiled));
+    assert!(not_compiled(mgk.gram_on(Backend::Cuda(0), &x).map(|_| ())));
+    assert!(not_compiled(mgk.gram_xy_on(Backend::Cuda(0), &x[..2], &x[2..]).map(|_| ())));
+    assert!(not_compiled(mgk.diag_on(Backend::Cuda(0), &x).map(|_| ())));
+    assert!(matches!(kronograph::cuda::device_count(), Err(kronograph::cuda::CudaError::NotCompiled)));
+    assert_eq!(mgk.gram_on(Backend::Auto, &x).unwrap(), mgk.gram(&x).unwrap());
+}
+
 #[test]
 fn gpu_backend_agrees_with_the_cpu() {
     let Some(device) = gpu_or_skip() else { return };
