@@ -110,6 +110,8 @@ where
             check("launching gbe_matrix_count", || unsafe { lb.launch(grid(dev, rows)) })?;
         }
         let (ptr, total) = exclusive_scan(dev, &util, &counts, rows + 1)?;
+        // a union of two 32-bit operands may outgrow 32-bit indices
+        iw.check_fits(name, &["the result's number of entries"], &[total])?;
         let mut ind = Idx::zeros(s, iw, total)?;
         let mut val = zeros::<Z>(s, total)?;
         if total > 0 {
