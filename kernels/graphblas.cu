@@ -4,7 +4,8 @@
 // (kg_a_t, kg_b_t, kg_c_t, KG_IDENTITY, KG_IS_TERMINAL, kg_add, kg_mul,
 // kg_atomic_add) and KG_READ_A / KG_READ_B (0 when the semiring does not
 // read that operand: its buffer may then hold another type and is never
-// dereferenced). Indices are 32-bit (kg_idx_t). Masks are byte maps over the
+// dereferenced). Indices are kg_idx_t (32 or 64 bits, from the preface:
+// one source, one module per width). Masks are byte maps over the
 // output positions: a position is allowed when use_mask is 0 or
 // (mask[i] != 0) != comp.
 //
@@ -12,7 +13,6 @@
 // dot products, the sort-based SpMSpV: terms of an output in increasing k);
 // the scatter SpMSpV and reductions combine atomically in any order.
 
-typedef unsigned int kg_idx_t;
 typedef unsigned long long kg_u64;
 
 #define GB_FULL 0xffffffffu
@@ -186,7 +186,7 @@ extern "C" __global__ void gb_radix_count(kg_idx_t m, const kg_idx_t *keys, int 
     if (threadIdx.x < 16) cnt[threadIdx.x] = 0;
     __syncthreads();
     kg_u64 i = gb_tid();
-    if (i < m) atomicAdd(&cnt[(keys[i] >> shift) & 15u], 1u);
+    if (i < m) atomicAdd(&cnt[(keys[i] >> shift) & 15u], (kg_idx_t)1);
     __syncthreads();
     if (threadIdx.x < 16) hist[(kg_u64)threadIdx.x * gridDim.x + blockIdx.x] = cnt[threadIdx.x];
 }

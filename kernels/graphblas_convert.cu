@@ -1,7 +1,7 @@
 // Sparse <-> bitmap vectors of one element type kg_t (from the preface), for
-// the element-wise operations on sparse vectors. 32-bit indices.
+// the element-wise operations on sparse vectors. Indices are kg_idx_t (from
+// the preface).
 
-typedef unsigned int kg_idx_t;
 typedef unsigned long long kg_u64;
 
 __device__ __forceinline__ kg_u64 gbc_tid() { return (kg_u64)blockIdx.x * blockDim.x + threadIdx.x; }

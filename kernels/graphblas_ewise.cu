@@ -4,7 +4,8 @@
 // bitmap vectors and on compressed matrices.
 //
 // This template follows a generated preface: kg_x_t, kg_y_t (inputs), kg_z_t
-// (output), kg_s_t (the scalar of apply/select), KG_KIND, KG_MASK, KG_ACCUM,
+// (output), kg_s_t (the scalar of apply/select), kg_idx_t (indices, 32 or
+// 64 bits), KG_KIND, KG_MASK, KG_ACCUM,
 // and the operator: kg_op(x, y, i, j) (union, intersection, bound apply),
 // kg_unary(x, s, i, j) (apply), kg_select(x, s, i, j) (select),
 // kg_accum(c, t, i, j). Scalars arrive as 64-bit patterns (sbits).
@@ -14,7 +15,6 @@
 // are present, the present one elsewhere (absent if neither); without one z = t
 // (absent where t is). Where the mask forbids, z = c, or absent with replace.
 
-typedef unsigned int kg_idx_t;
 typedef unsigned long long kg_u64;
 
 __device__ __forceinline__ kg_u64 gbe_tid() { return (kg_u64)blockIdx.x * blockDim.x + threadIdx.x; }
@@ -105,7 +105,7 @@ extern "C" __global__ void gbe_vector(kg_idx_t n, const kg_x_t *xval, const unsi
 
 // ------------------------------------------------------------------ compressed matrices
 
-#define GBE_END 0xffffffffu
+#define GBE_END KG_IDX_MAX
 
 // One row r of the result: a merge of row r of A, B (union and intersection
 // only), the old output C and the mask M, all sorted. With `transposed` the

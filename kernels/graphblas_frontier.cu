@@ -13,6 +13,8 @@
 //
 // counters[0]: nodes discovered, counters[1]: their out-arcs,
 // counters[2]: high-degree frontier nodes on the big list.
+//
+// Node ids and arc positions are kg_idx_t (32 or 64 bits, from the preface).
 
 typedef unsigned int kg_u32;
 typedef unsigned long long kg_u64;
@@ -25,7 +27,7 @@ __device__ __forceinline__ kg_u64 kg_stride() { return (kg_u64)gridDim.x * block
 
 // Called by all 32 lanes of a warp together: appends the lanes' `v` where
 // `found` to `queue` and adds the count and the degrees to the counters.
-__device__ __forceinline__ void kg_append(bool found, kg_u32 v, kg_u32 deg, kg_u32 *queue, kg_u64 *counters) {
+__device__ __forceinline__ void kg_append(bool found, kg_idx_t v, kg_idx_t deg, kg_idx_t *queue, kg_u64 *counters) {
     kg_u32 mask = __ballot_sync(KG_FULL, found);
     if (mask == 0) return;
     int lane = threadIdx.x & 31;
@@ -45,18 +47,18 @@ __device__ __forceinline__ void kg_append(bool found, kg_u32 v, kg_u32 deg, kg_u
 // node; `valid` false past the node's last arc); puts the other nodes on the
 // big list (count in counters[2]) for kg_grid_per_big_node.
 template <typename F>
-__device__ __forceinline__ void kg_warp_per_node(kg_u32 f, const kg_u32 *queue, const kg_u32 *ptr, kg_u64 *counters,
-                                                 kg_u32 *big, F arcs) {
+__device__ __forceinline__ void kg_warp_per_node(kg_idx_t f, const kg_idx_t *queue, const kg_idx_t *ptr, kg_u64 *counters,
+                                                 kg_idx_t *big, F arcs) {
     int lane = threadIdx.x & 31;
     kg_u64 warp = kg_tid() >> 5, warps = kg_stride() >> 5;
     for (kg_u64 s = warp; s < f; s += warps) {
-        kg_u32 u = queue[s];
-        kg_u32 b = ptr[u], e = ptr[u + 1];
+        kg_idx_t u = queue[s];
+        kg_idx_t b = ptr[u], e = ptr[u + 1];
         if (e - b >= KG_BIG) {
             if (lane == 0) big[atomicAdd(&counters[2], 1ull)] = u;
             continue;
         }
-        for (kg_u32 k = b; k < e; k += 32) arcs(u, k + lane < e, k + lane);
+        for (kg_idx_t k = b; k < e; k += 32) arcs(u, k + lane < e, k + lane);
     }
 }
 
@@ -64,19 +66,19 @@ __device__ __forceinline__ void kg_warp_per_node(kg_u32 f, const kg_u32 *queue, 
 // spread over the whole grid (whole warps together, `valid` false past the
 // last arc).
 template <typename F>
-__device__ __forceinline__ void kg_grid_per_big_node(const kg_u32 *ptr, const kg_u64 *counters, const kg_u32 *big,
+__device__ __forceinline__ void kg_grid_per_big_node(const kg_idx_t *ptr, const kg_u64 *counters, const kg_idx_t *big,
                                                      F arc) {
     kg_u64 nb = counters[2];
     for (kg_u64 j = 0; j < nb; j++) {
-        kg_u32 u = big[j];
-        kg_u32 b = ptr[u];
+        kg_idx_t u = big[j];
+        kg_idx_t b = ptr[u];
         kg_u64 len = ptr[u + 1] - b;
         kg_u64 rounded = (len + 31) & ~31ull;
-        for (kg_u64 o = kg_tid(); o < rounded; o += kg_stride()) arc(u, o < len, b + (kg_u32)o);
+        for (kg_u64 o = kg_tid(); o < rounded; o += kg_stride()) arc(u, o < len, b + (kg_idx_t)o);
     }
 }
 
-extern "C" __global__ void kgb_init(kg_u32 n, kg_u32 source, int *levels, long long *parents, kg_u32 *queue) {
+extern "C" __global__ void kgb_init(kg_idx_t n, kg_idx_t source, int *levels, long long *parents, kg_idx_t *queue) {
     for (kg_u64 i = kg_tid(); i < n; i += kg_stride()) {
         levels[i] = i == source ? 0 : -1;
         parents[i] = i == source ? (long long)source : -1;
@@ -85,7 +87,7 @@ extern "C" __global__ void kgb_init(kg_u32 n, kg_u32 source, int *levels, long l
 }
 
 // Tries to claim `v` for level `level + 1` from parent `u`.
-__device__ __forceinline__ bool kg_claim(kg_u32 v, kg_u32 u, int level, int *levels, long long *parents) {
+__device__ __forceinline__ bool kg_claim(kg_idx_t v, kg_idx_t u, int level, int *levels, long long *parents) {
     if (levels[v] >= 0) return false;
     if (atomicCAS(&levels[v], -1, level + 1) != -1) return false;
     parents[v] = (long long)u;
@@ -93,10 +95,10 @@ __device__ __forceinline__ bool kg_claim(kg_u32 v, kg_u32 u, int level, int *lev
 }
 
 // Claims the target of arc p of u (when valid) and appends it to the next queue.
-__device__ __forceinline__ void kg_push_arc(kg_u32 u, bool valid, kg_u32 p, const kg_u32 *ptr, const kg_u32 *ind,
-                                            int level, int *levels, long long *parents, kg_u32 *next,
+__device__ __forceinline__ void kg_push_arc(kg_idx_t u, bool valid, kg_idx_t p, const kg_idx_t *ptr, const kg_idx_t *ind,
+                                            int level, int *levels, long long *parents, kg_idx_t *next,
                                             kg_u64 *counters) {
-    kg_u32 v = 0, dv = 0;
+    kg_idx_t v = 0, dv = 0;
     bool found = false;
     if (valid) {
         v = ind[p];
@@ -107,33 +109,33 @@ __device__ __forceinline__ void kg_push_arc(kg_u32 u, bool valid, kg_u32 p, cons
 }
 
 // Push: a warp per frontier node of out-degree < KG_BIG (the others go to `big`).
-extern "C" __global__ void kgb_push(kg_u32 f, const kg_u32 *frontier, const kg_u32 *ptr, const kg_u32 *ind,
-                                    int level, int *levels, long long *parents, kg_u32 *next, kg_u64 *counters,
-                                    kg_u32 *big) {
-    kg_warp_per_node(f, frontier, ptr, counters, big, [&](kg_u32 u, bool valid, kg_u32 p) {
+extern "C" __global__ void kgb_push(kg_idx_t f, const kg_idx_t *frontier, const kg_idx_t *ptr, const kg_idx_t *ind,
+                                    int level, int *levels, long long *parents, kg_idx_t *next, kg_u64 *counters,
+                                    kg_idx_t *big) {
+    kg_warp_per_node(f, frontier, ptr, counters, big, [&](kg_idx_t u, bool valid, kg_idx_t p) {
         kg_push_arc(u, valid, p, ptr, ind, level, levels, parents, next, counters);
     });
 }
 
 // Push of the big list: every node's arcs spread over the whole grid.
-extern "C" __global__ void kgb_push_big(const kg_u32 *ptr, const kg_u32 *ind, int level, int *levels,
-                                        long long *parents, kg_u32 *next, kg_u64 *counters, const kg_u32 *big) {
-    kg_grid_per_big_node(ptr, counters, big, [&](kg_u32 u, bool valid, kg_u32 p) {
+extern "C" __global__ void kgb_push_big(const kg_idx_t *ptr, const kg_idx_t *ind, int level, int *levels,
+                                        long long *parents, kg_idx_t *next, kg_u64 *counters, const kg_idx_t *big) {
+    kg_grid_per_big_node(ptr, counters, big, [&](kg_idx_t u, bool valid, kg_idx_t p) {
         kg_push_arc(u, valid, p, ptr, ind, level, levels, parents, next, counters);
     });
 }
 
 // Pull: every unvisited node scans its in-arcs (CSC) for a node of `level`.
-extern "C" __global__ void kgb_pull(kg_u32 n, const kg_u32 *cptr, const kg_u32 *cind, const kg_u32 *rptr, int level,
-                                    int *levels, long long *parents, kg_u32 *next, kg_u64 *counters) {
+extern "C" __global__ void kgb_pull(kg_idx_t n, const kg_idx_t *cptr, const kg_idx_t *cind, const kg_idx_t *rptr, int level,
+                                    int *levels, long long *parents, kg_idx_t *next, kg_u64 *counters) {
     kg_u64 rounded = ((kg_u64)n + 31) & ~31ull;
     for (kg_u64 v = kg_tid(); v < rounded; v += kg_stride()) {
         bool found = false;
-        kg_u32 dv = 0;
+        kg_idx_t dv = 0;
         if (v < n && levels[v] < 0) {
-            kg_u32 e = cptr[v + 1];
-            for (kg_u32 p = cptr[v]; p < e; p++) {
-                kg_u32 u = cind[p];
+            kg_idx_t e = cptr[v + 1];
+            for (kg_idx_t p = cptr[v]; p < e; p++) {
+                kg_idx_t u = cind[p];
                 if (levels[u] == level) {
                     levels[v] = level + 1;
                     parents[v] = (long long)u;
@@ -143,7 +145,7 @@ extern "C" __global__ void kgb_pull(kg_u32 n, const kg_u32 *cptr, const kg_u32 *
                 }
             }
         }
-        kg_append(found, (kg_u32)v, dv, next, counters);
+        kg_append(found, (kg_idx_t)v, dv, next, counters);
     }
 }
 
@@ -156,8 +158,8 @@ extern "C" __global__ void kgb_pull(kg_u32 n, const kg_u32 *cptr, const kg_u32 *
 
 #define KG_INF_BITS 0x7ff0000000000000ull
 
-extern "C" __global__ void kgs_init(kg_u32 n, kg_u32 source, kg_u64 *dist, kg_u32 *stamp, kg_u32 *in_far,
-                                    kg_u32 *queue) {
+extern "C" __global__ void kgs_init(kg_idx_t n, kg_idx_t source, kg_u64 *dist, kg_u32 *stamp, kg_u32 *in_far,
+                                    kg_idx_t *queue) {
     for (kg_u64 i = kg_tid(); i < n; i += kg_stride()) {
         dist[i] = i == source ? 0ull : KG_INF_BITS;
         stamp[i] = 0;
@@ -194,11 +196,11 @@ extern "C" __global__ void kgs_weights(kg_u64 nnz, const double *w, kg_u64 *stat
 // Relaxes arc p of node u (distance du): lowers dist[v]; a lowered node goes
 // to the near queue (once per relaxation round: stamp) below `thr`, else to
 // the far queue (once while there: in_far).
-__device__ __forceinline__ void kg_relax_arc(bool valid, kg_u32 p, double du, const kg_u32 *ind, const double *w,
+__device__ __forceinline__ void kg_relax_arc(bool valid, kg_idx_t p, double du, const kg_idx_t *ind, const double *w,
                                              double thr, kg_u32 round, kg_u64 *dist, kg_u32 *stamp, kg_u32 *in_far,
-                                             kg_u32 *near_next, kg_u32 *far, kg_u64 *counters) {
+                                             kg_idx_t *near_next, kg_idx_t *far, kg_u64 *counters) {
     bool to_near = false, to_far = false;
-    kg_u32 v = 0;
+    kg_idx_t v = 0;
     if (valid) {
         v = ind[p];
         double nd = du + w[p];
@@ -214,20 +216,20 @@ __device__ __forceinline__ void kg_relax_arc(bool valid, kg_u32 p, double du, co
 
 // A relaxation round over the near queue: a warp per node of out-degree <
 // KG_BIG (the others go to `big`).
-extern "C" __global__ void kgs_relax(kg_u32 f, const kg_u32 *near, const kg_u32 *ptr, const kg_u32 *ind,
+extern "C" __global__ void kgs_relax(kg_idx_t f, const kg_idx_t *near, const kg_idx_t *ptr, const kg_idx_t *ind,
                                      const double *w, double thr, kg_u32 round, kg_u64 *dist, kg_u32 *stamp,
-                                     kg_u32 *in_far, kg_u32 *near_next, kg_u32 *far, kg_u64 *counters, kg_u32 *big) {
-    kg_warp_per_node(f, near, ptr, counters, big, [&](kg_u32 u, bool valid, kg_u32 p) {
+                                     kg_u32 *in_far, kg_idx_t *near_next, kg_idx_t *far, kg_u64 *counters, kg_idx_t *big) {
+    kg_warp_per_node(f, near, ptr, counters, big, [&](kg_idx_t u, bool valid, kg_idx_t p) {
         double du = __longlong_as_double((long long)dist[u]);
         kg_relax_arc(valid, p, du, ind, w, thr, round, dist, stamp, in_far, near_next, far, counters);
     });
 }
 
 // The big list of a relaxation round, every node's arcs over the whole grid.
-extern "C" __global__ void kgs_relax_big(const kg_u32 *ptr, const kg_u32 *ind, const double *w, double thr,
+extern "C" __global__ void kgs_relax_big(const kg_idx_t *ptr, const kg_idx_t *ind, const double *w, double thr,
                                          kg_u32 round, kg_u64 *dist, kg_u32 *stamp, kg_u32 *in_far,
-                                         kg_u32 *near_next, kg_u32 *far, kg_u64 *counters, const kg_u32 *big) {
-    kg_grid_per_big_node(ptr, counters, big, [&](kg_u32 u, bool valid, kg_u32 p) {
+                                         kg_idx_t *near_next, kg_idx_t *far, kg_u64 *counters, const kg_idx_t *big) {
+    kg_grid_per_big_node(ptr, counters, big, [&](kg_idx_t u, bool valid, kg_idx_t p) {
         double du = __longlong_as_double((long long)dist[u]);
         kg_relax_arc(valid, p, du, ind, w, thr, round, dist, stamp, in_far, near_next, far, counters);
     });
@@ -236,12 +238,12 @@ extern "C" __global__ void kgs_relax_big(const kg_u32 *ptr, const kg_u32 *ind, c
 // Splits the far queue at `thr`: nodes with a distance in [lo, thr) go to
 // the near queue, those at or past `thr` to the next far queue; below `lo`
 // they were settled by an earlier near phase and are dropped.
-extern "C" __global__ void kgs_split(kg_u32 nf, const kg_u32 *far, double lo, double thr, const kg_u64 *dist,
-                                     kg_u32 *in_far, kg_u32 *near, kg_u32 *far_next, kg_u64 *counters) {
+extern "C" __global__ void kgs_split(kg_idx_t nf, const kg_idx_t *far, double lo, double thr, const kg_u64 *dist,
+                                     kg_u32 *in_far, kg_idx_t *near, kg_idx_t *far_next, kg_u64 *counters) {
     kg_u64 rounded = ((kg_u64)nf + 31) & ~31ull;
     for (kg_u64 s = kg_tid(); s < rounded; s += kg_stride()) {
         bool to_near = false, to_far = false;
-        kg_u32 v = 0;
+        kg_idx_t v = 0;
         kg_u64 inv = 0;
         if (s < nf) {
             v = far[s];

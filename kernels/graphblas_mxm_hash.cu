@@ -3,7 +3,9 @@
 //
 // This template follows a generated preface: the semiring's CUDA form
 // (kg_a_t, kg_b_t, kg_c_t, KG_IDENTITY, kg_add, kg_mul) and KG_READ_A /
-// KG_READ_B (0 when the semiring does not read that operand).
+// KG_READ_B (0 when the semiring does not read that operand), and the index
+// type kg_idx_t (32 or 64 bits; KG_IDX_MAX marks an empty slot, KG_IDX_TOP
+// a present value).
 //
 // One warp per output row i. Its hash table (open addressing, linear
 // probing, at most half full) lives in shared memory when it has at most
@@ -17,15 +19,14 @@
 // fold A(i,k) ⊗ B(k,j) into the slot of j; a __syncwarp separates the
 // chunks, so each slot folds its terms in increasing k, as the CPU does.
 
-typedef unsigned int kg_idx_t;
 typedef unsigned long long kg_u64;
 
 #define GBH_FULL 0xffffffffu
-#define GBH_EMPTY 0xffffffffu
+#define GBH_EMPTY KG_IDX_MAX
 #define GBH_WARPS 4
 #define GBH_SLOTS 256
-#define GBH_PRESENT 0x80000000u
-#define GBH_BLOCKED 0x7fffffffu
+#define GBH_PRESENT KG_IDX_TOP
+#define GBH_BLOCKED (KG_IDX_TOP - 1)
 #define GBH_LOAD_A(p, q) (KG_READ_A ? (p)[q] : (kg_a_t)0)
 #define GBH_LOAD_B(p, q) (KG_READ_B ? (p)[q] : (kg_b_t)0)
 
@@ -67,7 +68,7 @@ extern "C" __global__ void gbh_costs(kg_idx_t nrows, const kg_idx_t *aptr, const
             kg_idx_t k = aind[p];
             f += bptr[k + 1] - bptr[k];
         }
-        flops[i] = f > 0x7fffffffull ? 0x7fffffffu : (kg_idx_t)f;
+        flops[i] = f > (kg_u64)(GBH_BLOCKED) ? GBH_BLOCKED : (kg_idx_t)f;
         kg_idx_t m0 = mptr[i], m1 = mptr[i + 1];
         hash += f + (m1 - m0);
         for (kg_idx_t e = m0; e < m1; ++e) {
@@ -159,7 +160,7 @@ extern "C" __global__ void __launch_bounds__(GBH_WARPS * 32)
             for (kg_idx_t s = lane; s < size; s += 32) {
                 kg_idx_t a = aux[s];
                 if (key[s] == GBH_EMPTY || a == GBH_BLOCKED || !(a & GBH_PRESENT)) continue;
-                kg_idx_t pos = atomicAdd(&ocount[i], 1u);
+                kg_idx_t pos = atomicAdd(&ocount[i], (kg_idx_t)1);
                 oind[ooff[i] + pos] = key[s];
                 oval[ooff[i] + pos] = val[s];
                 opres[ooff[i] + pos] = 1;

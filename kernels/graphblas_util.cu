@@ -1,8 +1,7 @@
 // Semiring-independent kernels of the GPU GraphBLAS: prefix sums, byte maps
 // and the per-level updates of BFS, SSSP and connected components.
-// 32-bit indices; 1024 threads per block for the scan kernels.
+// Indices are kg_idx_t (32 or 64 bits, from the preface); 1024 threads per block for the scan kernels.
 
-typedef unsigned int kg_idx_t;
 typedef unsigned long long kg_u64;
 
 __device__ __forceinline__ kg_u64 gb_tid() { return (kg_u64)blockIdx.x * blockDim.x + threadIdx.x; }

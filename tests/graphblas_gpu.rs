@@ -4,7 +4,9 @@
 //! algorithms: BFS levels equal the CPU's on the SNAP graphs and R-MAT with
 //! parents forming a BFS tree (also the fused `GpuBfs`), SSSP (Bellman–Ford
 //! and near-far delta-stepping `GpuSssp`) equals Dijkstra, triangle counts equal
-//! the known ones, components equal the CPU's.
+//! the known ones, components equal the CPU's. Each with 64-bit device
+//! indices too (forced on these small matrices: the same kernel sources'
+//! 64-bit instantiations), against the same CPU results.
 //!
 //! Values are small integers, so every sum is exact in floating point and
 //! results compare exactly, whatever order the atomic kernels add in.
@@ -18,7 +20,7 @@ use kronograph::graph::generate::{erdos_renyi_gnm, rmat, RmatParams};
 use kronograph::graph::io::mtx;
 use kronograph::matrix::gpu::{
     self as mg, DeviceDenseVector, DeviceMask, DeviceMatrix, DeviceMatrixMask, DeviceSparseVector, GpuElement,
-    GpuMergeStrategy, GpuMxmStrategy,
+    GpuMergeStrategy, GpuMxmStrategy, IndexWidth,
 };
 use kronograph::matrix::{
     mxm, mxv, mxv_sparse, reduce_vector, vxm, vxm_sparse, DenseVector, Descriptor, Mask, MatrixMask, MxmMethod,
@@ -92,8 +94,19 @@ fn dmask(dev: &GpuDevice, m: &Option<Mask<'_>>) -> Option<DeviceMask> {
     m.as_ref().map(|m| DeviceMask::upload(dev, m).unwrap())
 }
 
-/// Every operation of semiring `s` on random operands, GPU against CPU.
+/// Every operation of semiring `s` on random operands, GPU (32-bit indices) against CPU.
 fn check_semiring<S, T>(s: S, seed: u64, nr: usize, nc: usize, val: &dyn Fn(u32) -> T, parents: bool)
+where
+    S: Semiring<A = T, B = T>,
+    S::C: GpuElement + Truthy,
+    T: GpuElement,
+{
+    check_semiring_at(IndexWidth::U32, s, seed, nr, nc, val, parents)
+}
+
+/// Every operation of semiring `s` on random operands, GPU with indices of
+/// width `iw` against CPU.
+fn check_semiring_at<S, T>(iw: IndexWidth, s: S, seed: u64, nr: usize, nc: usize, val: &dyn Fn(u32) -> T, parents: bool)
 where
     S: Semiring<A = T, B = T>,
     S::C: GpuElement + Truthy,
@@ -103,7 +116,8 @@ where
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let density = [0.05, 0.2, 0.5][rng.random_range(0..3)];
     let a = random_matrix(&mut rng, nr, nc, density, val);
-    let da = DeviceMatrix::upload(&dev, &a).unwrap();
+    let da = DeviceMatrix::upload_with_width(&dev, &a, iw).unwrap();
+    assert_eq!(da.index_width(), iw);
     assert_eq!(da.download().unwrap().to_dense_options(), a.to_dense_options(), "matrix round trip");
     let x = random_dense(&mut rng, nc, 0.5, val);
     let u = random_dense(&mut rng, nr, 0.5, val);
@@ -135,7 +149,8 @@ where
     // sparse: every strategy and mask kind
     let us = u.to_sparse();
     let xs = x.to_sparse();
-    let (dus, dxs) = (DeviceSparseVector::upload(&dev, &us).unwrap(), DeviceSparseVector::upload(&dev, &xs).unwrap());
+    let dus = DeviceSparseVector::upload_with_width(&dev, &us, iw).unwrap();
+    let dxs = DeviceSparseVector::upload_with_width(&dev, &xs, iw).unwrap();
     let desc = Descriptor::DEFAULT.replace();
     for (kind, m) in masks(&mut rng, &dev, nc) {
         let mut w = SparseVector::new(nc);
@@ -179,7 +194,7 @@ where
         let mut c = SparseMatrix::<S::C>::new(nr, nr);
         let dsc = Descriptor::DEFAULT.transpose_second();
         mxm(&mut c, Some(&cm), None, s, &a, &a, &dsc, MxmMethod::Dot).unwrap();
-        let dcm = DeviceMatrixMask::upload(&dev, &cm).unwrap();
+        let dcm = DeviceMatrixMask::upload_with_width(&dev, &cm, iw).unwrap();
         let got = mg::mxm_masked_dot(&dcm, s, &da, &da, &dsc).unwrap();
         if parents {
             assert_eq!(got.indptr(), c.indptr(), "{name} mxm, mask {kind}");
@@ -201,7 +216,7 @@ where
         let dsc = Descriptor::DEFAULT.transpose_second();
         let mut c = SparseMatrix::<S::C>::new(nr, nr);
         mxm(&mut c, Some(&cm), None, s, &a, &a, &dsc, MxmMethod::Gustavson).unwrap();
-        let dcm = DeviceMatrixMask::upload(&dev, &cm).unwrap();
+        let dcm = DeviceMatrixMask::upload_with_width(&dev, &cm, iw).unwrap();
         for st in [GpuMxmStrategy::Dot, GpuMxmStrategy::Hash, GpuMxmStrategy::Auto] {
             let what = format!("{name} mxm_masked, mask {kind}, {st:?}");
             let r = mg::mxm_masked(&dcm, s, &da, &da, &dsc, st);
@@ -224,14 +239,14 @@ where
     }
     // C<M> = A B (no transpose) with B square nc × nc, hash against the CPU
     let b = random_matrix(&mut rng, nc, nc, density, val);
-    let db = DeviceMatrix::upload(&dev, &b).unwrap();
+    let db = DeviceMatrix::upload_with_width(&dev, &b, iw).unwrap();
     let mb = random_matrix(&mut rng, nr, nc, 0.4, &|x| x as i32);
     for (kind, cm) in
         [("structural", MatrixMask::structural(&mb)), ("complemented", MatrixMask::structural(&mb).complement())]
     {
         let mut c = SparseMatrix::<S::C>::new(nr, nc);
         mxm(&mut c, Some(&cm), None, s, &a, &b, &Descriptor::DEFAULT, MxmMethod::Gustavson).unwrap();
-        let dcm = DeviceMatrixMask::upload(&dev, &cm).unwrap();
+        let dcm = DeviceMatrixMask::upload_with_width(&dev, &cm, iw).unwrap();
         let (got, _) = mg::mxm_masked(&dcm, s, &da, &db, &Descriptor::DEFAULT, GpuMxmStrategy::Hash).unwrap();
         let what = format!("{name} mxm_masked A B, mask {kind}");
         assert_eq!((got.indptr(), got.indices()), (c.indptr(), c.indices()), "{what}");
@@ -275,6 +290,43 @@ proptest! {
         check_semiring(AnyPair::<f64, f64>::new(), seed, nr, nc, &|x| x as f64, false);
         check_semiring(AnySecondi::<f64, f64>::new(), seed, nr, nc, &|x| x as f64, true);
     }
+
+    /// The 64-bit instantiations of every operation, against the same CPU results.
+    #[test]
+    fn wide_indices(seed in any::<u64>(), nr in 1usize..40, nc in 1usize..40) {
+        let w = IndexWidth::U64;
+        check_semiring_at(w, PlusTimes::<f64>::new(), seed, nr, nc, &|x| x as f64, false);
+        check_semiring_at(w, MinPlus::<u32>::new(), seed, nr, nc, &|x| x, false);
+        check_semiring_at(w, PlusPair::<f64, f64, u64>::new(), seed, nr, nc, &|x| x as f64, false);
+        check_semiring_at(w, AnySecondi::<f64, f64>::new(), seed, nr, nc, &|x| x as f64, true);
+    }
+}
+
+/// Widths: chosen by size, forced, and operands of two widths refused with what to do.
+#[test]
+fn index_widths_are_chosen_forced_and_checked() {
+    let Some(dev) = device() else { return };
+    let mut rng = ChaCha8Rng::seed_from_u64(5);
+    let a = random_matrix(&mut rng, 20, 20, 0.2, &|x| x as f64);
+    let narrow = DeviceMatrix::upload(&dev, &a).unwrap();
+    assert_eq!(narrow.index_width(), IndexWidth::U32);
+    let wide = DeviceMatrix::upload_with_width(&dev, &a, IndexWidth::U64).unwrap();
+    assert_eq!(wide.index_width(), IndexWidth::U64);
+    assert_eq!(wide.download().unwrap().to_dense_options(), a.to_dense_options());
+    let u = random_dense(&mut rng, 20, 0.5, &|x| x as f64).to_sparse();
+    let du = DeviceSparseVector::upload(&dev, &u).unwrap();
+    assert_eq!(du.index_width(), IndexWidth::U32);
+    let mut w = DeviceSparseVector::new(&dev, 20).unwrap();
+    let s = PlusTimes::<f64>::new();
+    let desc = Descriptor::DEFAULT;
+    let e = mg::vxm_sparse(&mut w, None, s, &du, &wide, &desc, GpuMergeStrategy::Auto).unwrap_err().to_string();
+    assert!(e.contains("u32") && e.contains("upload_with_width"), "{e}");
+    let du64 = DeviceSparseVector::upload_with_width(&dev, &u, IndexWidth::U64).unwrap();
+    mg::vxm_sparse(&mut w, None, s, &du64, &wide, &desc, GpuMergeStrategy::Auto).unwrap();
+    assert_eq!(w.index_width(), IndexWidth::U64);
+    let mask = DeviceMatrixMask::upload(&dev, &MatrixMask::structural(&a)).unwrap();
+    assert!(mg::mxm_masked_dot(&mask, s, &wide, &wide, &desc.transpose_second()).is_err());
+    assert!(mg::mxm_masked_dot(&mask, s, &narrow, &wide, &desc.transpose_second()).is_err());
 }
 
 fn snap(name: &str) -> kronograph::graph::Graph<(), ()> {
@@ -304,12 +356,14 @@ fn assert_bfs_tree(
     }
 }
 
-/// Levels equal the CPU's; each parent is an in-neighbour one level up.
-fn check_bfs(g: &kronograph::graph::Graph<(), ()>, source: usize, what: &str) {
+/// Levels equal the CPU's; each parent is an in-neighbour one level up
+/// (device indices of width `iw`).
+fn check_bfs(g: &kronograph::graph::Graph<(), ()>, source: usize, what: &str, iw: IndexWidth) {
     let Some(dev) = device() else { return };
     let cpu = bfs(g, source, &BfsOptions::default()).unwrap();
     let a = SparseMatrix::from_graph(g);
-    let da = DeviceMatrix::upload(&dev, &a).unwrap();
+    let da = DeviceMatrix::upload_with_width(&dev, &a, iw).unwrap();
+    let what = &format!("{what} ({iw:?})");
     for direction in [BfsDirection::Push, BfsDirection::Pull, BfsDirection::Auto { alpha: 14.0, beta: 24.0 }] {
         for strategy in STRATEGIES {
             let opts = GpuBfsOptions { direction, strategy };
@@ -336,14 +390,17 @@ fn bfs_equals_cpu_on_snap_and_rmat() {
     if device().is_none() {
         return;
     }
-    check_bfs(&snap("facebook_combined"), 0, "facebook_combined");
-    check_bfs(&snap("oregon1_010331"), 5, "oregon1_010331");
+    let (narrow, wide) = (IndexWidth::U32, IndexWidth::U64);
+    check_bfs(&snap("facebook_combined"), 0, "facebook_combined", narrow);
+    check_bfs(&snap("oregon1_010331"), 5, "oregon1_010331", narrow);
+    check_bfs(&snap("oregon1_010331"), 5, "oregon1_010331", wide);
     let mut rng = ChaCha8Rng::seed_from_u64(7);
     let g = rmat(&RmatParams::graph500(14), &mut rng).unwrap();
     let a = SparseMatrix::from_graph(&g);
     let src = (0..g.num_nodes()).max_by_key(|&v| a.row(v).0.len()).unwrap();
-    check_bfs(&g, src, "rmat 14");
-    check_bfs(&g, 0, "rmat 14 from 0");
+    check_bfs(&g, src, "rmat 14", narrow);
+    check_bfs(&g, 0, "rmat 14 from 0", narrow);
+    check_bfs(&g, src, "rmat 14", wide);
 }
 
 #[test]
@@ -357,11 +414,13 @@ fn triangles_equal_known_counts() {
     // both forms of the masked product, and Auto
     for name in ["facebook_combined", "oregon1_010331"] {
         let l = kronograph::algorithms::lower_by_degree(&SparseMatrix::from_graph(&snap(name)));
-        let dl = DeviceMatrix::upload(&dev, &l).unwrap();
-        let mask = DeviceMatrixMask::upload(&dev, &MatrixMask::structural(&l)).unwrap();
-        let want = if name == "facebook_combined" { 1_612_010 } else { 17_144 };
-        for st in [GpuMxmStrategy::Dot, GpuMxmStrategy::Hash, GpuMxmStrategy::Auto] {
-            assert_eq!(agpu::triangles_lower_with(&dl, &mask, st).unwrap().0, want, "{name} {st:?}");
+        for iw in [IndexWidth::U32, IndexWidth::U64] {
+            let dl = DeviceMatrix::upload_with_width(&dev, &l, iw).unwrap();
+            let mask = DeviceMatrixMask::upload_with_width(&dev, &MatrixMask::structural(&l), iw).unwrap();
+            let want = if name == "facebook_combined" { 1_612_010 } else { 17_144 };
+            for st in [GpuMxmStrategy::Dot, GpuMxmStrategy::Hash, GpuMxmStrategy::Auto] {
+                assert_eq!(agpu::triangles_lower_with(&dl, &mask, st).unwrap().0, want, "{name} {st:?} {iw:?}");
+            }
         }
     }
 }
@@ -407,7 +466,9 @@ fn sssp_equals_dijkstra() {
             }
         }
         let a = SparseMatrix::try_from_triplets(n, n, &r, &c, &v).unwrap();
-        let da = DeviceMatrix::upload(&dev, &a).unwrap();
+        // odd seeds with 64-bit device indices
+        let iw = if seed % 2 == 1 { IndexWidth::U64 } else { IndexWidth::U32 };
+        let da = DeviceMatrix::upload_with_width(&dev, &a, iw).unwrap();
         let want = dijkstra(&a, 0);
         for st in STRATEGIES {
             let got = agpu::sssp_device(&da, 0, st).unwrap();
@@ -444,6 +505,9 @@ fn sssp_equals_dijkstra() {
     let da = DeviceMatrix::upload(&dev, &a).unwrap();
     let (got, _) = agpu::GpuSssp::new(&da, None).unwrap().run(0).unwrap();
     assert_eq!(got.distances, dijkstra(&a, 0));
+    let wide = DeviceMatrix::upload_with_width(&dev, &a, IndexWidth::U64).unwrap();
+    let (got, _) = agpu::GpuSssp::new(&wide, None).unwrap().run(0).unwrap();
+    assert_eq!(got.distances, dijkstra(&a, 0), "64-bit indices");
     // a negative weight is named
     let bad = SparseMatrix::try_from_triplets(3, 3, &[0, 1], &[1, 2], &[1.0, -2.0]).unwrap();
     let dbad = DeviceMatrix::upload(&dev, &bad).unwrap();
@@ -464,7 +528,11 @@ fn components_equal_cpu() {
     let g = erdos_renyi_gnm(3000, 2500, &mut rng).unwrap();
     let cpu = connected_components(&g).unwrap();
     let got = agpu::components(&g, &dev).unwrap();
-    assert_eq!((got.labels, got.count), (cpu.labels, cpu.count));
+    assert_eq!((got.labels, got.count), (cpu.labels.clone(), cpu.count));
+    let a = SparseMatrix::from_graph(&g).map(|_| 0u64);
+    let wide = DeviceMatrix::upload_with_width(&dev, &a, IndexWidth::U64).unwrap();
+    let got = agpu::components_device(&wide, GpuMergeStrategy::Auto).unwrap();
+    assert_eq!((got.labels, got.count), (cpu.labels, cpu.count), "64-bit indices");
     let g = snap("facebook_combined");
     assert_eq!(agpu::components(&g, &dev).unwrap().count, 1);
 }

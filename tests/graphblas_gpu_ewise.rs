@@ -4,18 +4,19 @@
 //! for the built-in semirings' ⊕ and ⊗, every mask kind (none, structural,
 //! valued; each complemented or not), replace or not, with and without an
 //! accumulator, and the transposing descriptors. Each matrix result's CSC
-//! form is checked too (by transposing it on the device).
+//! form is checked too (by transposing it on the device). The same with
+//! 64-bit device indices (forced) on a share of the semirings.
 //!
 //! Values are small integers, so every result is exact. Skips without a
 //! GPU unless `KRONOGRAPH_REQUIRE_GPU=1`.
 #![cfg(feature = "cuda")]
 
 use kronograph::cuda::{device_count, GpuDevice};
-use kronograph::matrix::gpu::GpuMergeStrategy;
 use kronograph::matrix::gpu::{
     self as mg, DeviceDenseVector, DeviceMask, DeviceMatrix, DeviceMatrixMask, DeviceSparseVector, GpuBinaryOp,
     GpuElement, GpuSelectOp, GpuUnaryOp, SelectForm, UnaryForm,
 };
+use kronograph::matrix::gpu::{GpuMergeStrategy, IndexWidth};
 use kronograph::matrix::{
     apply, apply_vector, ewise_add, ewise_add_vector, ewise_mult, ewise_mult_vector, mxm, mxv, mxv_sparse, select,
     select_vector, DenseVector, Descriptor, Mask, MatrixMask, MxmMethod, SparseMatrix, SpmspvOptions,
@@ -95,6 +96,23 @@ where
     S::C: GpuElement + PartialOrd,
     T: GpuElement + PartialOrd,
 {
+    check_semiring_at(IndexWidth::U32, s, seed, n, val, full, positional)
+}
+
+/// [`check_semiring`] with sparse vectors, matrices and masks of index width `iw`.
+fn check_semiring_at<S, T>(
+    iw: IndexWidth,
+    s: S,
+    seed: u64,
+    n: usize,
+    val: &dyn Fn(u32) -> T,
+    full: bool,
+    positional: bool,
+) where
+    S: Semiring<A = T, B = T>,
+    S::C: GpuElement + PartialOrd,
+    T: GpuElement + PartialOrd,
+{
     let Some(dev) = device() else { return };
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let name = s.name();
@@ -138,8 +156,8 @@ where
                 let mut dw = upc(&old);
                 mg::ewise_add_vector(&mut dw, dm, dacc, &add, &duc, &dvc, &desc).unwrap();
                 assert_eq!(dw.download().unwrap().to_options(), w.to_options(), "{}", what("ewise_add dense"));
-                let mut sw = DeviceSparseVector::upload(&dev, &old.to_sparse()).unwrap();
-                let suc = DeviceSparseVector::upload(&dev, &uc.to_sparse()).unwrap();
+                let mut sw = DeviceSparseVector::upload_with_width(&dev, &old.to_sparse(), iw).unwrap();
+                let suc = DeviceSparseVector::upload_with_width(&dev, &uc.to_sparse(), iw).unwrap();
                 mg::ewise_add_vector(&mut sw, dm, dacc, &add, &suc, &dvc, &desc).unwrap();
                 assert_eq!(sw.download().unwrap(), w.to_sparse(), "{}", what("ewise_add sparse"));
                 // select: index and value predicates (a sparse output)
@@ -150,7 +168,7 @@ where
                 assert_eq!(dw.download().unwrap().to_options(), w.to_options(), "{}", what("select tril"));
                 let mut w = old.clone();
                 select_vector(&mut w, m, acc, |_, x| x > pivot, &uc, &desc).unwrap();
-                let mut sw = DeviceSparseVector::upload(&dev, &old.to_sparse()).unwrap();
+                let mut sw = DeviceSparseVector::upload_with_width(&dev, &old.to_sparse(), iw).unwrap();
                 mg::select_vector(&mut sw, dm, dacc, &above, &duc, &desc).unwrap();
                 assert_eq!(sw.download().unwrap(), w.to_sparse(), "{}", what("select value"));
                 if positional {
@@ -175,8 +193,15 @@ where
     let a = random_matrix(&mut rng, n, 0.3, val);
     let b = random_matrix(&mut rng, n, 0.3, val);
     let (ac, bc) = (a.map(to_c), b.map(to_c));
-    let (da, db) = (DeviceMatrix::upload(&dev, &a).unwrap(), DeviceMatrix::upload(&dev, &b).unwrap());
-    let (dac, dbc) = (DeviceMatrix::upload(&dev, &ac).unwrap(), DeviceMatrix::upload(&dev, &bc).unwrap());
+    let (da, db) = (
+        DeviceMatrix::upload_with_width(&dev, &a, iw).unwrap(),
+        DeviceMatrix::upload_with_width(&dev, &b, iw).unwrap(),
+    );
+    let (dac, dbc) = (
+        DeviceMatrix::upload_with_width(&dev, &ac, iw).unwrap(),
+        DeviceMatrix::upload_with_width(&dev, &bc, iw).unwrap(),
+    );
+    assert_eq!(dac.index_width(), iw);
     let identity = GpuUnaryOp::new(UnaryForm::Identity).unwrap();
     // C's CSC form: Cᵀ by the device, from it, against the CPU's transpose
     let check_csc = |dc: &DeviceMatrix<S::C>, c: &SparseMatrix<S::C>, what: &str| {
@@ -186,7 +211,7 @@ where
     };
     let mut combo = 0usize;
     for (kind, m) in matrix_masks(&mut rng, n) {
-        let dm = m.as_ref().map(|m| DeviceMatrixMask::upload(&dev, m).unwrap());
+        let dm = m.as_ref().map(|m| DeviceMatrixMask::upload_with_width(&dev, m, iw).unwrap());
         for replace in [false, true] {
             for with_acc in [false, true] {
                 combo += 1;
@@ -204,7 +229,7 @@ where
                 };
                 let old = random_matrix(&mut rng, n, 0.2, val).map(to_c);
                 let (m, dm) = (m.as_ref(), dm.as_ref());
-                let up_old = || DeviceMatrix::upload(&dev, &old).unwrap();
+                let up_old = || DeviceMatrix::upload_with_width(&dev, &old, iw).unwrap();
                 let mut c = old.clone();
                 ewise_add(&mut c, m, acc, add_f, &ac, &bc, &desc).unwrap();
                 let mut dc = up_old();
@@ -266,6 +291,15 @@ proptest! {
         check_semiring(AnyPair::<f64, f64>::new(), seed, n, &|x| x as f64, false, false);
         check_semiring(PlusPair::<f64, f64, u64>::new(), seed, n, &|x| x as f64, false, false);
         check_semiring(AnySecondi::<f64, f64>::new(), seed, n, &|x| x as f64, false, true);
+    }
+
+    /// The 64-bit instantiations, against the same CPU results.
+    #[test]
+    fn wide_indices(seed in any::<u64>(), n in 1usize..30) {
+        let w = IndexWidth::U64;
+        check_semiring_at(w, PlusTimes::<f64>::new(), seed, n, &|x| x as f64, true, false);
+        check_semiring_at(w, MinPlus::<u32>::new(), seed, n, &|x| x, false, false);
+        check_semiring_at(w, LorLand, seed, n, &|x| x % 2 == 1, false, false);
     }
 }
 

@@ -225,7 +225,8 @@ impl<'a> PreparedTriangles<'a> {
             let l = super::triangles::lower_by_degree(a);
             let dl = DeviceMatrix::upload(d, &l)?;
             let mask = DeviceMatrixMask::upload(d, &crate::matrix::MatrixMask::structural(&l))?;
-            crate::matrix::gpu::prepare_mxm(d, crate::semirings::PlusPair::<bool, bool, u64>::new())?;
+            let sr = crate::semirings::PlusPair::<bool, bool, u64>::new();
+            crate::matrix::gpu::prepare_mxm(d, sr, dl.index_width())?;
             Ok((dl, mask))
         })?;
         #[cfg(not(feature = "cuda"))]

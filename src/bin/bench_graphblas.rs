@@ -1,13 +1,17 @@
 //! GPU GraphBLAS benchmark, with kronograph's CPU backend measured in the
 //! same run on the same graphs:
 //! `cargo run --release --bin bench_graphblas -- [--scales 18,20,22] [--snap DIR] [--sources 16] [--write DIR]
-//! [--delta-factors 1,4,16] [--repeats 3] [--calibrate] [--no-strategies] [--no-cpu-triangles] [--no-sssp]`
+//! [--delta-factors 1,4,16] [--repeats 3] [--calibrate] [--no-strategies] [--auto-only] [--no-cpu-triangles]
+//! [--no-sssp] [--wide]`
 //! (`--delta-factors`: the GPU delta-stepping's Δ as multiples of the
 //! automatic one; `--repeats`: rounds of the strategy sweep and repeats of
 //! the GPU triangle counts; `--calibrate`: per-level times of each merge
 //! strategy against the cost model; `--no-strategies`: skip the SpMSpV
-//! sweep; `--no-cpu-triangles`: skip the CPU's count, the GPU forms then
-//! checked against each other; `--no-sssp`: skip SSSP)
+//! sweep; `--auto-only`: the sweep runs `Auto` only; `--no-cpu-triangles`:
+//! skip the CPU's count, the GPU forms then checked against each other;
+//! `--no-sssp`: skip SSSP; `--wide`: also the fused BFS and delta-stepping
+//! SSSP on a copy with 64-bit device indices, `fused-do-u64` and `sssp gpu
+//! delta-stepping u64` lines)
 //!
 //! For each graph (R-MAT at each scale, Graph500 parameters, from
 //! `graph::generate::rmat` with seed 1; then every `.mtx` in `--snap`):
@@ -45,7 +49,9 @@ use kronograph::cuda::{device_count, GpuDevice};
 use kronograph::graph::generate::{rmat, RmatParams};
 use kronograph::graph::io::mtx;
 use kronograph::graph::Graph;
-use kronograph::matrix::gpu::{mxm_masked_costs, DeviceMatrix, DeviceMatrixMask, GpuMergeStrategy, GpuMxmStrategy};
+use kronograph::matrix::gpu::{
+    mxm_masked_costs, DeviceMatrix, DeviceMatrixMask, GpuMergeStrategy, GpuMxmStrategy, IndexWidth,
+};
 use kronograph::matrix::{Descriptor, MatrixMask, SparseMatrix};
 use kronograph::semirings::PlusPair;
 use rand::{Rng, SeedableRng};
@@ -117,28 +123,30 @@ fn strategy_sweep(
     cpu: &[BfsResult],
     repeats: usize,
     calibrate: bool,
+    auto_only: bool,
 ) -> bool {
     let n = da.nrows();
     let mut ok = true;
+    let strategies: &[GpuMergeStrategy] = if auto_only { &STRATEGIES[3..] } else { &STRATEGIES };
     for (dname, direction) in [("do", BfsDirection::Auto { alpha: 14.0, beta: 24.0 }), ("push", BfsDirection::Push)] {
-        for st in STRATEGIES {
+        for &st in strategies {
             // warm-up (JIT, allocator)
             let _ = bfs_device(da, sources[0], &GpuBfsOptions { direction, strategy: st }).unwrap();
         }
-        let mut gteps = vec![Vec::new(); STRATEGIES.len()];
+        let mut gteps = vec![Vec::new(); strategies.len()];
         // per strategy, source and level: the level's seconds over the rounds
         let mut levels: Vec<Vec<Vec<Vec<f64>>>> = vec![vec![Vec::new(); sources.len()]; 3];
         let mut frontier: Vec<Vec<(usize, usize)>> = vec![Vec::new(); sources.len()];
         let mut pushes: Vec<Vec<bool>> = vec![Vec::new(); sources.len()];
         for _ in 0..repeats.max(1) {
-            for (si, st) in STRATEGIES.into_iter().enumerate() {
+            for (si, &st) in strategies.iter().enumerate() {
                 let opts = GpuBfsOptions { direction, strategy: st };
                 let mut teps = Vec::new();
                 for (i, &s) in sources.iter().enumerate() {
                     let (r, run) = bfs_device(da, s, &opts).unwrap();
                     ok &= r.levels == cpu[i].levels;
                     teps.push((r.arcs_in_component / 2) as f64 / run.seconds);
-                    if si < 3 {
+                    if !auto_only && si < 3 {
                         let per = &mut levels[si][i];
                         per.resize(run.level_seconds.len(), Vec::new());
                         for (l, &t) in run.level_seconds.iter().enumerate() {
@@ -152,7 +160,7 @@ fn strategy_sweep(
             }
         }
         let med: Vec<f64> = gteps.iter().map(|g| median(g.clone())).collect();
-        for (si, st) in STRATEGIES.into_iter().enumerate() {
+        for (si, st) in strategies.iter().enumerate() {
             let all: Vec<String> = gteps[si].iter().map(|g| format!("{g:.2}")).collect();
             println!(
                 "{head} | bfs gpu {dname}-{st:?} | {:.3} GTEPS | median of {} rounds ({}); {}",
@@ -161,6 +169,9 @@ fn strategy_sweep(
                 all.join(" "),
                 if ok { "levels ok" } else { "LEVELS DIFFER" }
             );
+        }
+        if auto_only {
+            continue;
         }
         let best = med[..3].iter().copied().fold(0.0, f64::max);
         println!(
@@ -237,6 +248,28 @@ fn triangles_gpu(
     (want.unwrap_or(0), good)
 }
 
+/// The fused direction-optimizing BFS on a copy of `a` with 64-bit device
+/// indices (the same kernel source's 64-bit instantiation): prints its line
+/// and returns whether its levels equal the CPU's.
+fn fused_wide(head: &str, dev: &GpuDevice, a: &SparseMatrix<f64>, sources: &[usize], cpu: &[BfsResult]) -> bool {
+    let dw = DeviceMatrix::upload_with_width(dev, a, IndexWidth::U64).unwrap();
+    let mut fused = GpuBfs::new(&dw).unwrap();
+    let direction = BfsDirection::Auto { alpha: 14.0, beta: 24.0 };
+    let _ = fused.run(sources[0], direction).unwrap(); // warm-up (JIT)
+    let (mut teps, mut good) = (Vec::new(), true);
+    for (i, &s) in sources.iter().enumerate() {
+        let (r, secs) = fused.run(s, direction).unwrap();
+        good &= r.levels == cpu[i].levels;
+        teps.push((r.arcs_in_component / 2) as f64 / secs);
+    }
+    println!(
+        "{head} | bfs gpu fused-do-u64 | {:.3} GTEPS | {}",
+        harmonic(&teps) / 1e9,
+        if good { "levels ok" } else { "LEVELS DIFFER" }
+    );
+    good
+}
+
 fn arg(args: &[String], name: &str) -> Option<String> {
     args.iter().position(|a| a == name).and_then(|i| args.get(i + 1).cloned())
 }
@@ -260,6 +293,7 @@ fn main() -> ExitCode {
     let flag = |f: &str| args.iter().any(|a| a == f);
     let (calibrate, no_strategies, no_cpu_triangles, no_sssp) =
         (flag("--calibrate"), flag("--no-strategies"), flag("--no-cpu-triangles"), flag("--no-sssp"));
+    let (auto_only, wide) = (flag("--auto-only"), flag("--wide"));
     if device_count().map_or(true, |n| n == 0) {
         eprintln!("bench_graphblas: no CUDA device");
         return ExitCode::FAILURE;
@@ -339,8 +373,11 @@ fn main() -> ExitCode {
             );
         }
         drop(fused);
+        if wide {
+            ok &= fused_wide(&head, &dev, &a, &sources, &cpu);
+        }
         if !no_strategies {
-            ok &= strategy_sweep(&head, &da, &sources, &cpu, repeats, calibrate);
+            ok &= strategy_sweep(&head, &da, &sources, &cpu, repeats, calibrate, auto_only);
         }
         if !no_sssp {
             // SSSP (unit weights)
@@ -366,6 +403,11 @@ fn main() -> ExitCode {
             );
             for &f in &factors {
                 ok &= sssp_gpu_delta(&head, "unit", &da, sources[0], &cs.distances, f);
+            }
+            if wide {
+                // unit weights, 64-bit device indices (`sssp-u64`)
+                let dw = DeviceMatrix::upload_with_width(&dev, &a, IndexWidth::U64).unwrap();
+                ok &= sssp_gpu_delta(&head, "u64", &dw, sources[0], &cs.distances, 1.0);
             }
             // integer weights in [1, 100): sums exact, so every method gives the same distances
             let counter = std::sync::atomic::AtomicU64::new(0);

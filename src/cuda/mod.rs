@@ -237,12 +237,12 @@ pub enum CudaError {
     /// Invalid parameter.
     #[error("invalid parameter: {0}")]
     InvalidParameter(String),
-    /// An object too large for 32-bit device indices, given to an
-    /// operation that does not support 64-bit ones yet (see
-    /// [`IndexWidth`](crate::matrix::gpu::IndexWidth)).
+    /// An object too large for 32-bit device indices where 32 bits were
+    /// asked for (a forced [`IndexWidth::U32`](crate::matrix::gpu::IndexWidth),
+    /// or an operand of a 32-bit operation).
     #[error(
-        "{operation}: {what} is {size}, past the {limit} that 32-bit device indices hold, and this \
-         operation does not support 64-bit indices yet; use the CPU backend"
+        "{operation}: {what} is {size}, past the {limit} that 32-bit device indices hold; use \
+         IndexWidth::U64 (or let the upload choose the width), or the CPU backend"
     )]
     Needs64BitIndices {
         /// The operation.

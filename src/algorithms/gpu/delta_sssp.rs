@@ -15,13 +15,13 @@
 //! (a warp per node; nodes of out-degree ≥ 1024 spread over the whole grid)
 //! and one read of the queue sizes.
 
-use super::{spread_grid, AlgorithmError, Held, FRONTIER_KERNELS, FRONTIER_MODULE, FRONTIER_SOURCE};
+use super::{frontier_kernels, spread_grid, AlgorithmError, Held};
 use crate::algorithms::delta_stepping::delta_rule;
 use crate::algorithms::sssp::{check_weights, SsspResult};
 use crate::cuda::device::{check, Device};
 use crate::cuda::CudaError;
 use crate::matrix::gpu::scan::grid;
-use crate::matrix::gpu::DeviceMatrix;
+use crate::matrix::gpu::{DeviceMatrix, Idx};
 use cudarc::driver::{CudaFunction, CudaSlice, PushKernelArg};
 use std::time::Instant;
 
@@ -37,9 +37,9 @@ pub struct GpuSssp<'a> {
     dist: CudaSlice<u64>,
     stamp: CudaSlice<u32>,
     in_far: CudaSlice<u32>,
-    near: [CudaSlice<u32>; 2],
-    far: [CudaSlice<u32>; 2],
-    big: CudaSlice<u32>,
+    near: [Idx; 2],
+    far: [Idx; 2],
+    big: Idx,
     counters: CudaSlice<u64>,
 }
 
@@ -85,7 +85,9 @@ impl<'a> GpuSssp<'a> {
         }
         let n = a.nrows();
         let dev: &Device = &a.dev.dev;
-        let kernels = dev.module_functions(FRONTIER_SOURCE, FRONTIER_MODULE, &FRONTIER_KERNELS)?;
+        let iw = a.index_width();
+        let kernels = frontier_kernels(dev, iw)?;
+        let queue = || Idx::zeros(&dev.stream, iw, n);
         let mut counters = alloc::<u64>(dev, "allocating counters", 8)?;
         let nnz = a.nnz() as u64;
         let mut lb = dev.stream.launch_builder(&kernels[5]);
@@ -105,9 +107,9 @@ impl<'a> GpuSssp<'a> {
             dist: alloc(dev, "allocating distances", n)?,
             stamp: alloc(dev, "allocating stamps", n)?,
             in_far: alloc(dev, "allocating far flags", n)?,
-            near: [alloc(dev, "allocating a near queue", n)?, alloc(dev, "allocating a near queue", n)?],
-            far: [alloc(dev, "allocating a far queue", n)?, alloc(dev, "allocating a far queue", n)?],
-            big: alloc(dev, "allocating the high-degree list", n)?,
+            near: [queue()?, queue()?],
+            far: [queue()?, queue()?],
+            big: queue()?,
             counters,
             a,
         })
@@ -135,7 +137,8 @@ impl<'a> GpuSssp<'a> {
         let s = &dev.stream;
         let k = &self.kernels;
         let csr = &self.a.csr;
-        let (n32, src32) = (n as u32, source as u32);
+        let iw = self.a.index_width();
+        let (n32, src32) = (iw.val(n), iw.val(source));
         let big_grid = spread_grid(dev);
         check("synchronizing", || s.synchronize())?;
         let t0 = Instant::now();
@@ -157,7 +160,7 @@ impl<'a> GpuSssp<'a> {
                 let [q0, q1] = &mut self.near;
                 let (q, nq) = if cn == 0 { (&*q0, q1) } else { (&*q1, q0) };
                 let far = &mut self.far[cf];
-                let f32_ = nnear as u32;
+                let f32_ = iw.val(nnear);
                 let mut lb = s.launch_builder(&k[6]);
                 lb.arg(&f32_).arg(q).arg(&csr.ptr).arg(&csr.ind).arg(&csr.val).arg(&thr).arg(&round);
                 lb.arg(&mut self.dist).arg(&mut self.stamp).arg(&mut self.in_far).arg(&mut *nq).arg(&mut *far);
@@ -186,7 +189,7 @@ impl<'a> GpuSssp<'a> {
                 check("clearing counters", || s.memset_zeros(&mut self.counters))?;
                 let [f0, f1] = &mut self.far;
                 let (fq, nfq) = if cf == 0 { (&*f0, f1) } else { (&*f1, f0) };
-                let nf32 = nfar as u32;
+                let nf32 = iw.val(nfar);
                 let mut lb = s.launch_builder(&k[8]);
                 lb.arg(&nf32).arg(fq).arg(&lo).arg(&thr).arg(&self.dist).arg(&mut self.in_far);
                 lb.arg(&mut self.near[cn]).arg(nfq).arg(&mut self.counters);

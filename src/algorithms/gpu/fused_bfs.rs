@@ -10,12 +10,12 @@
 //! their out-arcs on the device; the host reads these two numbers once per
 //! level (the only synchronization) to apply Beamer's direction switch.
 
-use super::{spread_grid, AlgorithmError, Held, FRONTIER_KERNELS, FRONTIER_MODULE, FRONTIER_SOURCE};
+use super::{frontier_kernels, spread_grid, AlgorithmError, Held};
 use crate::algorithms::bfs::{BfsDirection, BfsResult};
 use crate::cuda::device::{check, Device};
 use crate::cuda::CudaError;
 use crate::matrix::gpu::scan::grid;
-use crate::matrix::gpu::{DeviceMatrix, GpuElement};
+use crate::matrix::gpu::{DeviceMatrix, GpuElement, Idx};
 use cudarc::driver::{CudaFunction, CudaSlice, PushKernelArg};
 use std::time::Instant;
 
@@ -28,10 +28,10 @@ pub struct GpuBfs<'a, T: GpuElement> {
     kernels: Vec<CudaFunction>,
     levels: CudaSlice<i32>,
     parents: CudaSlice<i64>,
-    queues: [CudaSlice<u32>; 2],
-    big: CudaSlice<u32>,
+    queues: [Idx; 2],
+    big: Idx,
     counters: CudaSlice<u64>,
-    degrees: Vec<u32>,
+    degrees: Vec<usize>,
 }
 
 fn alloc<T: GpuElement>(dev: &Device, what: &str, n: usize) -> Result<CudaSlice<T>, CudaError> {
@@ -64,17 +64,18 @@ impl<'a, T: GpuElement> GpuBfs<'a, T> {
         }
         let n = a.nrows();
         let dev: &Device = &a.dev.dev;
-        let kernels = dev.module_functions(FRONTIER_SOURCE, FRONTIER_MODULE, &FRONTIER_KERNELS)?;
-        let ptr: Vec<u32> = check("downloading row pointers", || dev.stream.clone_dtoh(&a.csr.ptr))?;
-        check("synchronizing", || dev.stream.synchronize())?;
+        let iw = a.index_width();
+        let kernels = frontier_kernels(dev, iw)?;
+        let ptr = a.csr.ptr.download(&dev.stream, "downloading row pointers", n + 1)?;
         let degrees = ptr.windows(2).map(|w| w[1] - w[0]).collect();
+        let queue = || Idx::zeros(&dev.stream, iw, n);
         Ok(GpuBfs {
             n,
             kernels,
             levels: alloc(dev, "allocating levels", n)?,
             parents: alloc(dev, "allocating parents", n)?,
-            queues: [alloc(dev, "allocating a frontier queue", n)?, alloc(dev, "allocating a frontier queue", n)?],
-            big: alloc(dev, "allocating the high-degree list", n)?,
+            queues: [queue()?, queue()?],
+            big: queue()?,
             counters: alloc(dev, "allocating counters", 4)?,
             degrees,
             a,
@@ -100,7 +101,8 @@ impl<'a, T: GpuElement> GpuBfs<'a, T> {
         let (init, push, push_big, pull) = (&self.kernels[0], &self.kernels[1], &self.kernels[2], &self.kernels[3]);
         let (csr, csc) = (&self.a.csr, &self.a.csc);
         let nnz = self.a.nnz();
-        let (n32, src32) = (n as u32, source as u32);
+        let iw = self.a.index_width();
+        let (n32, src32) = (iw.val(n), iw.val(source));
         let big_grid = spread_grid(dev);
         check("synchronizing", || s.synchronize())?;
         let t0 = Instant::now();
@@ -108,7 +110,7 @@ impl<'a, T: GpuElement> GpuBfs<'a, T> {
         lb.arg(&n32).arg(&src32).arg(&mut self.levels).arg(&mut self.parents).arg(&mut self.queues[0]);
         // SAFETY: matches kgb_init(n, source, levels, parents, queue); every buffer holds n >= 1.
         check("launching kgb_init", || unsafe { lb.launch(grid(dev, n)) })?;
-        let (mut f, mut mf) = (1usize, self.degrees[source] as usize);
+        let (mut f, mut mf) = (1usize, self.degrees[source]);
         let mut arcs = mf;
         let (mut explored, mut level, mut cur) = (0usize, 0i32, 0usize);
         let mut pulling = false;
@@ -133,7 +135,7 @@ impl<'a, T: GpuElement> GpuBfs<'a, T> {
                 // the CSC and CSR of the square n × n matrix, buffers of n entries.
                 check("launching kgb_pull", || unsafe { lb.launch(grid(dev, n)) })?;
             } else {
-                let f32_ = f as u32;
+                let f32_ = iw.val(f);
                 let mut lb = s.launch_builder(push);
                 lb.arg(&f32_).arg(q).arg(&csr.ptr).arg(&csr.ind).arg(&level);
                 lb.arg(&mut self.levels)

@@ -7,10 +7,10 @@ use crate::algorithms::sssp::SsspResult;
 use crate::algorithms::AlgorithmError;
 use crate::cuda::device::{check, Device};
 use crate::cuda::CudaError;
-use crate::matrix::gpu::scan::{flagged_indices, grid, util_kernels, Util};
+use crate::matrix::gpu::scan::{flagged_indices, grid, util_kernels, zeros_idx, Util};
 use crate::matrix::gpu::{
     frontier_offsets, mxm_masked_costs, pull, reduce_mxm_masked, semiring_kernels, spmspv, DeviceDenseVector,
-    DeviceMask, DeviceMatrix, DeviceMatrixMask, DeviceSparseVector, GpuElement, GpuMergeStrategy, GpuMxmStrategy,
+    DeviceMask, DeviceMatrix, DeviceMatrixMask, DeviceSparseVector, GpuElement, GpuMergeStrategy, GpuMxmStrategy, Idx,
 };
 use crate::matrix::Descriptor;
 use crate::semirings::{AnySecondi, MinPlus, PlusPair};
@@ -77,15 +77,16 @@ pub fn bfs_device<T: GpuElement>(
     let dev: &Device = &a.dev.dev;
     let s = &dev.stream;
     let sr = AnySecondi::<u64, T>::new();
-    let k = semiring_kernels(dev, &sr)?;
-    let util = util_kernels(dev)?;
+    let iw = a.index_width();
+    let k = semiring_kernels(dev, &sr, iw)?;
+    let util = util_kernels(dev, iw)?;
     let pull_fn = k_fn(&k, "gb_vxm_pull");
     let mut visited = DeviceMask { n, bits: up(dev, "allocating visited", &vec![0u8; n])?, complement: true };
     let mut levels = up(dev, "allocating levels", &vec![-1i32; n])?;
     let mut parents = up(dev, "allocating parents", &vec![-1i64; n])?;
     let mut fbits = up(dev, "allocating the frontier bitmap", &vec![0u8; n])?;
     let mut wpull = DeviceDenseVector::<u64>::new(&a.dev, n)?;
-    let mut fidx = up(dev, "uploading the source", &[source as u32])?;
+    let mut fidx = Idx::upload(s, iw, "uploading the source", &[source])?;
     let mut fval = up(dev, "uploading the source", &[source as u64])?;
     let mut f = 1usize;
     sync(dev)?;
@@ -104,7 +105,6 @@ pub fn bfs_device<T: GpuElement>(
             level_seconds.push((now - last).as_secs_f64());
         }
         last = now;
-        let mf = mf as usize;
         arcs += mf;
         if mf == 0 {
             break;
@@ -118,14 +118,14 @@ pub fn bfs_device<T: GpuElement>(
             ran.push(None);
             check("clearing the frontier bitmap", || s.memset_zeros(&mut fbits))?;
             let one: u8 = 1;
-            let f32_ = f as u32;
+            let f32_ = iw.val(f);
             let mut lb = s.launch_builder(&util.set_bytes);
             lb.arg(&f32_).arg(&fidx).arg(&one).arg(&mut fbits);
             // SAFETY: matches gbu_set_bytes(f, idx, value, bytes); idx holds f ids below n.
             check("launching gbu_set_bytes", || unsafe { lb.launch(grid(dev, f)) })?;
             pull(dev, pull_fn, n, &a.csc, &fval, &fbits, Some(&visited), true, &mut wpull)?;
-            let mut flag = crate::matrix::gpu::scan::zeros_u32(dev, n)?;
-            let (n32, zero) = (n as u32, 0i32);
+            let mut flag = zeros_idx(dev, &util, n)?;
+            let (n32, zero) = (iw.val(n), 0i32);
             let mut lb = s.launch_builder(&util.flags_from_bytes);
             lb.arg(&n32).arg(&wpull.pres).arg(&zero).arg(&mut flag);
             // SAFETY: matches gbu_flags_from_bytes(n, bytes, comp, flag).
@@ -133,7 +133,7 @@ pub fn bfs_device<T: GpuElement>(
             let (nidx, nf) = flagged_indices(dev, &util, &flag, n)?;
             let mut nval = crate::matrix::gpu::scan::zeros_u64(dev, nf)?;
             if nf > 0 {
-                let nf32 = nf as u32;
+                let nf32 = iw.val(nf);
                 let mut lb = s.launch_builder(&util.gather_u64);
                 lb.arg(&nf32).arg(&nidx).arg(&wpull.val).arg(&mut nval);
                 // SAFETY: matches gbu_gather_u64(f, idx, dense, out).
@@ -152,7 +152,7 @@ pub fn bfs_device<T: GpuElement>(
                 &u,
                 Some(&visited),
                 opts.strategy,
-                Some((off, mf as u32)),
+                Some((off, mf)),
             )?;
             ran.push(Some(st));
             (nidx, nval, nf)
@@ -189,7 +189,7 @@ fn k_fn<'a>(k: &'a crate::matrix::gpu::SemiringKernels, name: &str) -> &'a cudar
 fn visit(
     dev: &Device,
     util: &Util,
-    idx: &CudaSlice<u32>,
+    idx: &Idx,
     par: &CudaSlice<u64>,
     f: usize,
     level: i32,
@@ -197,7 +197,7 @@ fn visit(
     levels: &mut CudaSlice<i32>,
     parents: &mut CudaSlice<i64>,
 ) -> Result<(), CudaError> {
-    let f32_ = f as u32;
+    let f32_ = util.width.val(f);
     let mut lb = dev.stream.launch_builder(&util.bfs_visit);
     lb.arg(&f32_).arg(idx).arg(par).arg(&level).arg(visited).arg(levels).arg(parents);
     // SAFETY: matches gbu_bfs_visit(f, idx, par, level, visited, levels, parents); idx holds f ids below n.
@@ -217,17 +217,18 @@ pub fn sssp_device(a: &DeviceMatrix<f64>, source: usize, strategy: GpuMergeStrat
     let dev: &Device = &a.dev.dev;
     let s = &dev.stream;
     let sr = MinPlus::<f64>::new();
-    let k = semiring_kernels(dev, &sr)?;
-    let util = util_kernels(dev)?;
+    let iw = a.index_width();
+    let k = semiring_kernels(dev, &sr, iw)?;
+    let util = util_kernels(dev, iw)?;
     let mut dist = vec![f64::INFINITY; n];
     dist[source] = 0.0;
     let mut dist_d = up(dev, "uploading distances", &dist)?;
-    let mut changed = crate::matrix::gpu::scan::zeros_u32(dev, n)?;
+    let mut changed = zeros_idx(dev, &util, n)?;
     let mut u = DeviceSparseVector {
         dev: a.dev.clone(),
         n,
         nnz: 1,
-        idx: up(dev, "uploading the source", &[source as u32])?,
+        idx: Idx::upload(s, iw, "uploading the source", &[source])?,
         val: up(dev, "uploading the source", &[0.0f64])?,
     };
     let mut rounds = 0;
@@ -252,16 +253,16 @@ fn relax<V: GpuElement>(
     util: &Util,
     relax_fn: &cudarc::driver::CudaFunction,
     gather_fn: &cudarc::driver::CudaFunction,
-    idx: &CudaSlice<u32>,
+    idx: &Idx,
     val: &CudaSlice<V>,
     cnt: usize,
     dist: &mut CudaSlice<V>,
-    changed: &mut CudaSlice<u32>,
+    changed: &mut Idx,
     n: usize,
-) -> Result<(CudaSlice<u32>, CudaSlice<V>, usize), CudaError> {
+) -> Result<(Idx, CudaSlice<V>, usize), CudaError> {
     let s = &dev.stream;
     if cnt > 0 {
-        let c32 = cnt as u32;
+        let c32 = util.width.val(cnt);
         let mut lb = s.launch_builder(relax_fn);
         lb.arg(&c32).arg(idx).arg(val).arg(&mut *dist).arg(&mut *changed);
         // SAFETY: matches gbu_relax_*(f, idx, val, dist, changed); distinct ids below n.
@@ -270,13 +271,13 @@ fn relax<V: GpuElement>(
     let (nidx, nf) = flagged_indices(dev, util, changed, n)?;
     let mut nval = check("allocating a frontier", || s.alloc_zeros::<V>(nf.max(1)))?;
     if nf > 0 {
-        let nf32 = nf as u32;
+        let nf32 = util.width.val(nf);
         let mut lb = s.launch_builder(gather_fn);
         lb.arg(&nf32).arg(&nidx).arg(&*dist).arg(&mut nval);
         // SAFETY: matches gbu_gather_*(f, idx, dist, out); out holds nf.
         check("launching a gather", || unsafe { lb.launch(grid(dev, nf)) })?;
     }
-    check("clearing flags", || s.memset_zeros(changed))?;
+    changed.clear(s, "clearing flags")?;
     Ok((nidx, nval, nf))
 }
 
@@ -290,17 +291,18 @@ pub fn components_device(a: &DeviceMatrix<u64>, strategy: GpuMergeStrategy) -> c
     let dev: &Device = &a.dev.dev;
     let s = &dev.stream;
     let sr = MinPlus::<u64>::new();
-    let k = semiring_kernels(dev, &sr)?;
-    let util = util_kernels(dev)?;
+    let iw = a.index_width();
+    let k = semiring_kernels(dev, &sr, iw)?;
+    let util = util_kernels(dev, iw)?;
     let ids: Vec<u64> = (0..n as u64).collect();
     let mut labels_d = up(dev, "uploading labels", &ids)?;
-    let mut changed = crate::matrix::gpu::scan::zeros_u32(dev, n)?;
-    let idx: Vec<u32> = (0..n as u32).collect();
+    let mut changed = zeros_idx(dev, &util, n)?;
+    let idx: Vec<usize> = (0..n).collect();
     let mut u = DeviceSparseVector {
         dev: a.dev.clone(),
         n,
         nnz: n,
-        idx: up(dev, "uploading the frontier", &idx)?,
+        idx: Idx::upload(s, iw, "uploading the frontier", &idx)?,
         val: up(dev, "uploading the frontier", &ids)?,
     };
     let mut rounds = 0;

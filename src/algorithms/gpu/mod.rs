@@ -67,11 +67,27 @@ fn spread_grid(dev: &crate::cuda::device::Device) -> cudarc::driver::LaunchConfi
 }
 
 /// The CUDA source of the frontier kernels: the fused BFS ([`GpuBfs`]) and
-/// near-far delta-stepping ([`GpuSssp`]), with the `cuda` feature.
+/// near-far delta-stepping ([`GpuSssp`]), with the `cuda` feature; before
+/// its index preface ([`frontier_source`]).
 pub const FRONTIER_SOURCE: &str = include_str!("../../../kernels/graphblas_frontier.cu");
 
-/// The module name of [`FRONTIER_SOURCE`].
+/// The module name of [`FRONTIER_SOURCE`] (followed by `_u32` or `_u64`).
 pub const FRONTIER_MODULE: &str = "graphblas_frontier";
+
+/// The complete source of the frontier module for node ids and arc
+/// positions of width `w` (that of the device matrix).
+pub fn frontier_source(w: crate::matrix::gpu::IndexWidth) -> String {
+    format!("{}{FRONTIER_SOURCE}", w.preface())
+}
+
+/// The frontier kernels ([`FRONTIER_KERNELS`] order) of width `w` on `dev`.
+#[cfg(feature = "cuda")]
+fn frontier_kernels(
+    dev: &crate::cuda::device::Device,
+    w: crate::matrix::gpu::IndexWidth,
+) -> Result<Vec<cudarc::driver::CudaFunction>, crate::cuda::CudaError> {
+    dev.module_functions(&frontier_source(w), &format!("{FRONTIER_MODULE}_{}", w.name()), &FRONTIER_KERNELS)
+}
 
 /// The kernels of [`FRONTIER_SOURCE`]: the fused BFS's, then the SSSP's.
 pub const FRONTIER_KERNELS: [&str; 9] = [

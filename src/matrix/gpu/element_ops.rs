@@ -10,6 +10,7 @@
 //! (`kg_accum`). Scalars (a bound operand, a `tril` offset, a value to
 //! compare with) are launch arguments, so a loop over scalars compiles once.
 
+use super::index::IndexWidth;
 use super::GpuElement;
 use crate::cuda::CudaError;
 use crate::semirings::{CudaSemiring, Semiring};
@@ -337,7 +338,7 @@ pub enum ElementOp {
 
 /// The typed key of a generated element-wise module: the operation and its
 /// operator, the accumulator, the element types of the inputs `x`, `y` and
-/// of the output `z`, and the mask kind. One module per key, compiled once
+/// of the output `z`, the mask kind and the index width. One module per key, compiled once
 /// (memory and disk caches) and loaded once per device.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct ElementKey {
@@ -353,6 +354,8 @@ pub struct ElementKey {
     pub z: &'static str,
     /// The mask kind.
     pub mask: MaskKind,
+    /// The width of the indices.
+    pub index: IndexWidth,
 }
 
 impl ElementKey {
@@ -395,7 +398,7 @@ impl ElementKey {
 
     /// The complete CUDA source of this key's module.
     pub fn source(&self) -> String {
-        let mut s = format!("// element-wise {:?}\n", self.op_name());
+        let mut s = format!("// element-wise {:?}\n{}", self.op_name(), self.index.preface());
         s.push_str(&format!("typedef {} kg_x_t;\ntypedef {} kg_y_t;\ntypedef {} kg_z_t;\n", self.x, self.y, self.z));
         let (kind, scalar) = match &self.op {
             ElementOp::Add(_) => (0, UNREAD),
@@ -495,7 +498,8 @@ fn select_fn(form: SelectForm) -> String {
     )
 }
 
-/// The source of the sparse/bitmap conversions for element type `t`.
-pub fn convert_source(t: &str) -> String {
-    format!("typedef {t} kg_t;\n{CONVERT_TEMPLATE}")
+/// The source of the sparse/bitmap conversions for element type `t` and
+/// indices of width `w`.
+pub fn convert_source(t: &str, w: IndexWidth) -> String {
+    format!("{}typedef {t} kg_t;\n{CONVERT_TEMPLATE}", w.preface())
 }

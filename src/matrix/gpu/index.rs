@@ -11,10 +11,13 @@ pub const MAX_INDEX: usize = i32::MAX as usize - 1;
 /// vector indices): 32 bits where every dimension and the entry count fit
 /// in [`MAX_INDEX`], else 64 bits.
 ///
-/// The operations of the GPU GraphBLAS run on 32-bit indices; an object
-/// that needs 64-bit ones is refused at upload with
-/// [`CudaError::Needs64BitIndices`], which names the operation, the size
-/// and the limit.
+/// Every kernel of the GPU GraphBLAS reads its indices as `kg_idx_t`, a
+/// typedef of the generated source ([`IndexWidth::preface`]), so each
+/// module is compiled once per width from one source. Uploads choose the
+/// width by [`IndexWidth::for_sizes`] or take a forced one (the
+/// `upload_with_width` constructors); forcing 32 bits on an object that
+/// needs 64 is refused with [`CudaError::Needs64BitIndices`], which names
+/// the operation, the size and the limit.
 ///
 /// # Examples
 /// ```
@@ -49,8 +52,39 @@ impl IndexWidth {
         }
     }
 
-    /// Checks that `operation` can run on objects of these `sizes` (named by
-    /// `what`, in the same order): every operation here needs 32-bit indices.
+    /// The CUDA source lines that define the kernels' index type
+    /// `kg_idx_t`, its largest value `KG_IDX_MAX` (a sentinel) and its top
+    /// bit `KG_IDX_TOP` (a flag).
+    pub fn preface(self) -> String {
+        format!(
+            "typedef {} kg_idx_t;\n#define KG_IDX_MAX ((kg_idx_t)~(kg_idx_t)0)\n\
+             #define KG_IDX_TOP ((kg_idx_t)1 << (8 * sizeof(kg_idx_t) - 1))\n",
+            self.cuda()
+        )
+    }
+
+    /// `u32` or `u64` (module names, messages).
+    pub fn name(self) -> &'static str {
+        match self {
+            IndexWidth::U32 => "u32",
+            IndexWidth::U64 => "u64",
+        }
+    }
+
+    /// Checks that indices of this width hold `sizes` (named by `what`, in
+    /// the same order) for `operation`: always for [`IndexWidth::U64`].
+    ///
+    /// # Errors
+    /// [`CudaError::Needs64BitIndices`] naming the first size past [`MAX_INDEX`].
+    pub fn check_fits(self, operation: &str, what: &[&str], sizes: &[usize]) -> Result<(), CudaError> {
+        match self {
+            IndexWidth::U32 => Self::require_u32(operation, what, sizes),
+            IndexWidth::U64 => Ok(()),
+        }
+    }
+
+    /// Checks that `operation` can run with 32-bit indices on objects of
+    /// these `sizes` (named by `what`, in the same order).
     ///
     /// # Errors
     /// [`CudaError::Needs64BitIndices`] naming the first size past [`MAX_INDEX`].

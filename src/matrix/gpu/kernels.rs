@@ -1,18 +1,27 @@
 //! Kernel generation: each semiring's CUDA form, then `kernels/graphblas.cu`;
 //! compiled by NVRTC through [`jit::compile_cached`](crate::cuda::jit::compile_cached)
 //! (memory and disk caches) and loaded once per device under a typed key.
+//! The index type `kg_idx_t` comes first ([`IndexWidth::preface`]): each
+//! template is one source with a 32- and a 64-bit instantiation.
 
+use super::index::IndexWidth;
 use crate::cuda::hash_hex;
 use crate::semirings::{CudaSemiring, Semiring};
 
 /// The template every generated module appends to its semiring preface.
 pub const TEMPLATE: &str = include_str!("../../../kernels/graphblas.cu");
 
-/// The semiring-independent kernels (scans, byte maps, algorithm updates).
+/// The semiring-independent kernels (scans, byte maps, algorithm updates),
+/// before their index preface ([`util_source`]).
 pub const UTIL_SOURCE: &str = include_str!("../../../kernels/graphblas_util.cu");
 
-/// The module name of [`UTIL_SOURCE`].
+/// The module name of [`UTIL_SOURCE`] (followed by `_u32` or `_u64`).
 pub const UTIL_MODULE: &str = "graphblas_util";
+
+/// The complete source of the util module for index width `w`.
+pub fn util_source(w: IndexWidth) -> String {
+    format!("{}{UTIL_SOURCE}", w.preface())
+}
 
 /// The kernels of [`UTIL_SOURCE`], in [`Util`](super::scan::Util) order.
 pub const UTIL_KERNELS: [&str; 10] = [
@@ -50,7 +59,8 @@ pub const KERNELS: [&str; 14] = [
 const UNREAD: &str = "unsigned char";
 
 /// The typed key of a generated module: the semiring (its name carries the
-/// output type), its operand types, and whether each operand is read. Mask
+/// output type), its operand types, whether each operand is read, and the
+/// index width. Mask
 /// kind (none, structural or valued bytes, complemented or not) and merge
 /// strategy are launch arguments of the one module, so that a semiring
 /// compiles once, not once per mask kind and strategy.
@@ -68,15 +78,17 @@ pub struct KernelKey {
     pub read_a: bool,
     /// Whether the second operand is read.
     pub read_b: bool,
+    /// The width of the indices.
+    pub index: IndexWidth,
 }
 
 impl KernelKey {
-    /// The key of semiring `s`.
-    pub fn of<S: Semiring>(s: &S) -> Self {
-        Self::from_cuda(&s.cuda())
+    /// The key of semiring `s` with indices of width `w`.
+    pub fn of<S: Semiring>(s: &S, w: IndexWidth) -> Self {
+        Self::from_cuda(&s.cuda(), w)
     }
 
-    fn from_cuda(c: &CudaSemiring) -> Self {
+    fn from_cuda(c: &CudaSemiring, index: IndexWidth) -> Self {
         KernelKey {
             semiring: c.name.clone(),
             a: c.a_type.clone(),
@@ -84,24 +96,37 @@ impl KernelKey {
             c: c.c_type.clone(),
             read_a: c.a_type != UNREAD,
             read_b: c.b_type != UNREAD,
+            index,
         }
     }
 
-    /// The module name: `graphblas_<semiring>_<hash of the source>`.
+    /// The module name: `graphblas_<semiring>_<width>_<hash of the source>`.
     pub fn module(&self, source: &str) -> String {
-        format!("graphblas_{}_{}", self.semiring, &hash_hex(&[source.as_bytes()])[..12])
+        format!("graphblas_{}_{}_{}", self.semiring, self.index.name(), &hash_hex(&[source.as_bytes()])[..12])
+    }
+
+    /// The preface of its modules: the index type, the semiring's CUDA form
+    /// `c`, and which operands are read.
+    fn preface(&self, c: &CudaSemiring) -> String {
+        format!(
+            "{}{}#define KG_READ_A {}\n#define KG_READ_B {}\n",
+            self.index.preface(),
+            c.source(),
+            self.read_a as u8,
+            self.read_b as u8
+        )
     }
 }
 
-/// The complete CUDA source of the module for semiring form `c`.
-pub fn source_for(c: &CudaSemiring) -> String {
-    let k = KernelKey::from_cuda(c);
-    format!("{}#define KG_READ_A {}\n#define KG_READ_B {}\n{}", c.source(), k.read_a as u8, k.read_b as u8, TEMPLATE)
+/// The complete CUDA source of the module for semiring form `c` with
+/// indices of width `w`.
+pub fn source_for(c: &CudaSemiring, w: IndexWidth) -> String {
+    format!("{}{TEMPLATE}", KernelKey::from_cuda(c, w).preface(c))
 }
 
-/// The complete CUDA source of the module for semiring `s`.
-pub fn source<S: Semiring>(s: &S) -> String {
-    source_for(&s.cuda())
+/// The complete CUDA source of the module for semiring `s` with indices of width `w`.
+pub fn source<S: Semiring>(s: &S, w: IndexWidth) -> String {
+    source_for(&s.cuda(), w)
 }
 
 /// The template of the hash (Gustavson) masked product, appended to a
@@ -111,14 +136,8 @@ pub const HASH_TEMPLATE: &str = include_str!("../../../kernels/graphblas_mxm_has
 /// The kernels of [`HASH_TEMPLATE`].
 pub const HASH_KERNELS: [&str; 2] = ["gbh_costs", "gbh_mxm"];
 
-/// The complete CUDA source of the hash-product module for semiring form `c`.
-pub fn hash_source_for(c: &CudaSemiring) -> String {
-    let k = KernelKey::from_cuda(c);
-    format!(
-        "{}#define KG_READ_A {}\n#define KG_READ_B {}\n{}",
-        c.source(),
-        k.read_a as u8,
-        k.read_b as u8,
-        HASH_TEMPLATE
-    )
+/// The complete CUDA source of the hash-product module for semiring form
+/// `c` with indices of width `w`.
+pub fn hash_source_for(c: &CudaSemiring, w: IndexWidth) -> String {
+    format!("{}{HASH_TEMPLATE}", KernelKey::from_cuda(c, w).preface(c))
 }

@@ -3,7 +3,7 @@
 //!
 //! Objects live on one device ([`GpuDevice`](crate::cuda::GpuDevice)),
 //! uploaded once and reused: [`DeviceMatrix`] (CSR and CSC; index width
-//! chosen by [`IndexWidth`]: 32 bits, a matrix that needs 64 is refused),
+//! chosen by [`IndexWidth`]: 32 bits where they fit, else 64, or forced),
 //! [`DeviceDenseVector`] (bitmap form), [`DeviceSparseVector`], and the masks
 //! [`DeviceMask`] (a byte per position, structural or valued, complemented
 //! or not) and [`DeviceMatrixMask`]. Each downloads to its CPU type.
@@ -43,9 +43,15 @@
 //! hash accumulator per row (shared memory, global for long rows; any
 //! mask, complemented too), chosen by their operation counts.
 //!
-//! Not here yet: 64-bit indices in the kernels (a matrix that needs them is
-//! refused with [`CudaError::Needs64BitIndices`](crate::cuda::CudaError)).
+//! Every kernel reads its indices as `kg_idx_t`, defined by the module's
+//! preface ([`IndexWidth::preface`]): one source, a 32- and a 64-bit
+//! instantiation, the width part of the typed keys. An operation runs at
+//! its matrix's width; its sparse vectors and matrix masks must have the
+//! same ([`CudaError::Mismatch`](crate::cuda::CudaError) says which to
+//! upload with `upload_with_width`).
 
+#[cfg(feature = "cuda")]
+mod device_index;
 #[cfg(feature = "cuda")]
 mod element_ops;
 mod index;
@@ -67,11 +73,14 @@ pub(crate) mod scan;
 mod strategy;
 
 #[cfg(feature = "cuda")]
+pub(crate) use device_index::Idx;
+#[cfg(feature = "cuda")]
 pub use element_ops::{
     convert_source, ElementKey, ElementOp, GpuBinaryOp, GpuSelectOp, GpuUnaryOp, MaskKind, SelectForm, UnaryForm,
     CONVERT_KERNELS, CONVERT_TEMPLATE, EWISE_KERNELS, EWISE_TEMPLATE,
 };
 pub use index::{IndexWidth, MAX_INDEX};
+pub use kernels::util_source;
 pub use kernels::{hash_source_for, HASH_KERNELS, HASH_TEMPLATE};
 pub use kernels::{source, source_for, KernelKey, KERNELS, TEMPLATE, UTIL_KERNELS, UTIL_MODULE, UTIL_SOURCE};
 #[cfg(feature = "cuda")]

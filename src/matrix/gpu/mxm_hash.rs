@@ -4,8 +4,10 @@
 //! automatic choice between them from their operation counts, measured on
 //! the device.
 
+use super::device_index::Idx;
+use super::index::IndexWidth;
 use super::kernels::{hash_source_for, KernelKey, HASH_KERNELS};
-use super::objects::{download, upload, zeros, DeviceCompressed, DeviceMatrix, DeviceMatrixMask};
+use super::objects::{download, same_width, upload, zeros, DeviceCompressed, DeviceMatrix, DeviceMatrixMask};
 use super::ops::{check_operand, check_output, same_device};
 use super::ops_reduce::reduce_raw;
 use super::{GpuElement, GpuMxmStrategy};
@@ -21,16 +23,16 @@ const SHARED_SLOTS: usize = 256;
 const WARPS: u32 = 4;
 
 /// The hash-product kernels of semiring `s` (`gbh_costs`, `gbh_mxm`).
-fn hash_kernels<S: Semiring>(dev: &Device, s: &S) -> Result<(Vec<CudaFunction>, KernelKey), CudaError> {
+fn hash_kernels<S: Semiring>(dev: &Device, s: &S, w: IndexWidth) -> Result<(Vec<CudaFunction>, KernelKey), CudaError> {
     let c = s.cuda();
-    let key = KernelKey::of(s);
+    let key = KernelKey::of(s, w);
     if key.semiring.starts_with("gf") {
         return Err(CudaError::InvalidParameter(format!(
             "semiring {} has no GPU GraphBLAS form yet; use the CPU backend",
             key.semiring
         )));
     }
-    let src = hash_source_for(&c);
+    let src = hash_source_for(&c, w);
     let module = format!("graphblas_hash_{}", &key.module(&src)["graphblas_".len()..]);
     Ok((dev.module_functions(&src, &module, &HASH_KERNELS)?, key))
 }
@@ -43,6 +45,7 @@ struct Operands<'a, TA: GpuElement, TB: GpuElement> {
     b_cols: &'a DeviceCompressed<TB>,
     nrows: usize,
     ncols: usize,
+    width: IndexWidth,
 }
 
 fn operands<'a, TA: GpuElement, TB: GpuElement>(
@@ -66,7 +69,10 @@ fn operands<'a, TA: GpuElement, TB: GpuElement>(
     check_dim("gpu mxm", "mask rows", a.nrows(), mask.nrows)?;
     check_dim("gpu mxm", "mask columns", ncols, mask.ncols)?;
     same_device(&a.dev, &b.dev)?;
-    Ok(Operands { a: &a.csr, b_rows, b_cols, nrows: a.nrows(), ncols })
+    let width = a.index_width();
+    same_width("gpu mxm", "B", b.index_width(), width)?;
+    same_width("gpu mxm", "the mask", mask.index_width(), width)?;
+    Ok(Operands { a: &a.csr, b_rows, b_cols, nrows: a.nrows(), ncols, width })
 }
 
 /// Per-row products (`flops[i] = Σ_{k ∈ A(i,:)} |B(k,:)|`, on the device)
@@ -79,12 +85,13 @@ fn costs<TA: GpuElement, TB: GpuElement>(
     b_rows: &DeviceCompressed<TB>,
     b_cols: &DeviceCompressed<TB>,
     nrows: usize,
-) -> Result<(CudaSlice<u32>, [u64; 2]), CudaError> {
+) -> Result<(Idx, [u64; 2]), CudaError> {
     let st = &dev.stream;
-    let mut flops = zeros::<u32>(st, nrows)?;
+    let w = a.ptr.width();
+    let mut flops = Idx::zeros(st, w, nrows)?;
     let mut c = zeros::<u64>(st, 2)?;
     if nrows > 0 {
-        let n32 = nrows as u32;
+        let n32 = w.val(nrows);
         let mut lb = st.launch_builder(&k[0]);
         lb.arg(&n32).arg(&a.ptr).arg(&a.ind).arg(&b_rows.ptr).arg(&b_cols.ptr).arg(&mask.ptr).arg(&mask.ind);
         lb.arg(&mut flops).arg(&mut c);
@@ -117,7 +124,7 @@ where
 {
     let o = operands(mask, a, b, desc)?;
     let dev = &a.dev.dev;
-    let (k, _) = hash_kernels(dev, &s)?;
+    let (k, _) = hash_kernels(dev, &s, o.width)?;
     Ok(costs(dev, &k, mask, o.a, o.b_rows, o.b_cols, o.nrows)?.1)
 }
 
@@ -126,14 +133,7 @@ enum HashOut<C: GpuElement> {
     /// Plain mask: a value and a presence byte per mask position.
     Positions { val: CudaSlice<C>, pres: CudaSlice<u8> },
     /// Complemented mask: row `i`'s entries (unordered) from `off[i]`, `count[i]` of them.
-    Rows {
-        off: Vec<u64>,
-        total: usize,
-        count: CudaSlice<u32>,
-        ind: CudaSlice<u32>,
-        val: CudaSlice<C>,
-        pres: CudaSlice<u8>,
-    },
+    Rows { off: Vec<u64>, total: usize, count: Idx, ind: Idx, val: CudaSlice<C>, pres: CudaSlice<u8> },
 }
 
 /// The product by the hash form; `flops` from [`costs`] (needed for a complemented mask).
@@ -142,7 +142,7 @@ fn hash_product<S, TA, TB>(
     k: &[CudaFunction],
     mask: &DeviceMatrixMask,
     o: &Operands<'_, TA, TB>,
-    flops: Option<&CudaSlice<u32>>,
+    flops: Option<&Idx>,
 ) -> Result<HashOut<S::C>, CudaError>
 where
     S: Semiring,
@@ -155,15 +155,16 @@ where
     let comp = mask.complement;
     // the most entries each row can produce (complemented) and its table size
     let flops_h = match (comp, flops) {
-        (true, Some(f)) => download(st, "downloading the row products", f, n)?,
+        (true, Some(f)) => f.download(st, "downloading the row products", n)?,
         (true, None) => return Err(CudaError::InvalidParameter("the hash product needs its row costs".into())),
         (false, _) => Vec::new(),
     };
-    let (mut tsz, mut goff, mut ooff) = (vec![0u32; n], vec![0u64; n], vec![0u64; if comp { n } else { 0 }]);
+    let iw = o.width;
+    let (mut tsz, mut goff, mut ooff) = (vec![0usize; n], vec![0u64; n], vec![0u64; if comp { n } else { 0 }]);
     let (mut gtotal, mut ototal) = (0u64, 0u64);
     for i in 0..n {
         let listed = mask.host_ptr[i + 1] - mask.host_ptr[i];
-        let out = if comp { (flops_h[i] as usize).min(o.ncols) } else { 0 };
+        let out = if comp { flops_h[i].min(o.ncols) } else { 0 };
         let cap = if comp { listed + out } else { listed };
         if comp {
             ooff[i] = ototal;
@@ -173,33 +174,34 @@ where
             continue;
         }
         let size = (2 * cap).next_power_of_two().max(32);
-        if size > u32::MAX as usize / 2 {
+        if iw == IndexWidth::U32 && size > u32::MAX as usize / 2 {
             return Err(CudaError::InvalidParameter(format!(
-                "row {i} of the masked product needs a hash table of {size} slots; use the CPU backend"
+                "row {i} of the masked product needs a hash table of {size} slots; upload the operands \
+                 with IndexWidth::U64, or use the CPU backend"
             )));
         }
-        tsz[i] = size as u32;
+        tsz[i] = size;
         if size > SHARED_SLOTS {
             goff[i] = gtotal;
             gtotal += size as u64;
         }
     }
     let gtotal = gtotal as usize;
-    let tsz_d = upload(st, "uploading table sizes", &tsz)?;
+    let tsz_d = Idx::upload(st, iw, "uploading table sizes", &tsz)?;
     let goff_d = upload(st, "uploading table offsets", &goff)?;
     let ooff_d = upload(st, "uploading output offsets", &ooff)?;
-    let mut gkey = zeros::<u32>(st, gtotal)?;
-    let mut gaux = zeros::<u32>(st, gtotal)?;
+    let mut gkey = Idx::zeros(st, iw, gtotal)?;
+    let mut gaux = Idx::zeros(st, iw, gtotal)?;
     let mut gval = zeros::<S::C>(st, gtotal)?;
     let (pn, on) = if comp { (0, ototal as usize) } else { (mask.nnz, 0) };
     let mut cval = zeros::<S::C>(st, pn)?;
     let mut cpres = zeros::<u8>(st, pn)?;
-    let mut oind = zeros::<u32>(st, on)?;
+    let mut oind = Idx::zeros(st, iw, on)?;
     let mut oval = zeros::<S::C>(st, on)?;
     let mut opres = zeros::<u8>(st, on)?;
-    let mut ocount = zeros::<u32>(st, if comp { n } else { 0 })?;
+    let mut ocount = Idx::zeros(st, iw, if comp { n } else { 0 })?;
     if n > 0 {
-        let (n32, comp32) = (n as u32, comp as i32);
+        let (n32, comp32) = (iw.val(n), comp as i32);
         let blocks = (n as u32).div_ceil(WARPS).clamp(1, (dev.info.multiprocessors * 16) as u32);
         let cfg = LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (WARPS * 32, 1, 1), shared_mem_bytes: 0 };
         let mut lb = st.launch_builder(&k[1]);
@@ -232,7 +234,7 @@ fn resolve<TA: GpuElement, TB: GpuElement>(
     mask: &DeviceMatrixMask,
     o: &Operands<'_, TA, TB>,
     strategy: GpuMxmStrategy,
-) -> Result<(GpuMxmStrategy, Option<CudaSlice<u32>>), CudaError> {
+) -> Result<(GpuMxmStrategy, Option<Idx>), CudaError> {
     if strategy == GpuMxmStrategy::Dot && mask.complement {
         return Err(CudaError::InvalidParameter(
             "the dot form of the GPU masked product takes no complemented mask; use GpuMxmStrategy::Hash".into(),
@@ -275,7 +277,7 @@ where
 {
     let o = operands(mask, a, b, desc)?;
     let dev = &a.dev.dev;
-    let k = checked_kernels::<S, TA, TB>(dev, s)?;
+    let k = checked_kernels::<S, TA, TB>(dev, s, o.width)?;
     let (st, flops) = resolve(dev, &k, mask, &o, strategy)?;
     if st == GpuMxmStrategy::Dot {
         return Ok(None);
@@ -284,14 +286,14 @@ where
     Ok(Some((o, out)))
 }
 
-fn checked_kernels<S, TA, TB>(dev: &Device, s: &S) -> crate::Result<Vec<CudaFunction>>
+fn checked_kernels<S, TA, TB>(dev: &Device, s: &S, w: IndexWidth) -> crate::Result<Vec<CudaFunction>>
 where
     S: Semiring,
     S::C: GpuElement,
     TA: GpuElement,
     TB: GpuElement,
 {
-    let (k, key) = hash_kernels(dev, s)?;
+    let (k, key) = hash_kernels(dev, s, w)?;
     check_operand::<TA>("A", key.read_a, &key.a, &key.semiring)?;
     check_operand::<TB>("B", key.read_b, &key.b, &key.semiring)?;
     check_output::<S::C>(&key)?;
@@ -348,17 +350,17 @@ where
             SparseMatrix::from_csr_parts(mask.nrows, mask.ncols, ptr, ind, vals)
         }
         HashOut::Rows { off, total, count, ind, val, .. } => {
-            let cnt = download(stream, "downloading row counts", &count, o.nrows)?;
-            let hi = download(stream, "downloading C's columns", &ind, total)?;
+            let cnt = count.download(stream, "downloading row counts", o.nrows)?;
+            let hi = ind.download(stream, "downloading C's columns", total)?;
             let hv = download(stream, "downloading C", &val, total)?;
             let (mut ptr, mut ci, mut cv) = (vec![0usize], Vec::new(), Vec::new());
-            let mut row: Vec<(u32, S::C)> = Vec::new();
+            let mut row: Vec<(usize, S::C)> = Vec::new();
             for i in 0..o.nrows {
                 let s0 = off[i] as usize;
                 row.clear();
-                row.extend((s0..s0 + cnt[i] as usize).map(|e| (hi[e], hv[e])));
+                row.extend((s0..s0 + cnt[i]).map(|e| (hi[e], hv[e])));
                 row.sort_unstable_by_key(|&(j, _)| j);
-                ci.extend(row.iter().map(|&(j, _)| j as usize));
+                ci.extend(row.iter().map(|&(j, _)| j));
                 cv.extend(row.iter().map(|&(_, v)| v));
                 ptr.push(ci.len());
             }
@@ -395,21 +397,21 @@ where
         Some((_, out)) => out,
     };
     let v = match out {
-        HashOut::Positions { val, pres } => reduce_raw(dev, &s, &val, &pres, mask.nnz)?,
-        HashOut::Rows { val, pres, total, .. } => reduce_raw(dev, &s, &val, &pres, total)?,
+        HashOut::Positions { val, pres } => reduce_raw(dev, &s, &val, &pres, mask.nnz, a.index_width())?,
+        HashOut::Rows { val, pres, total, .. } => reduce_raw(dev, &s, &val, &pres, total, a.index_width())?,
     };
     Ok((v, GpuMxmStrategy::Hash))
 }
 
 /// Compiles (once per process) and loads (once per device) the kernels of
-/// both forms of the masked product over semiring `s`, so that a timed
-/// product that follows pays no JIT.
+/// both forms of the masked product over semiring `s` with indices of
+/// width `w`, so that a timed product that follows pays no JIT.
 ///
 /// # Errors
 /// The finite-field semirings (no device form); NVRTC and driver errors.
-pub fn prepare_mxm<S: Semiring>(dev: &crate::cuda::GpuDevice, s: S) -> crate::Result<()> {
-    super::semiring_kernels(&dev.dev, &s)?;
-    hash_kernels(&dev.dev, &s)?;
-    super::scan::util_kernels(&dev.dev)?;
+pub fn prepare_mxm<S: Semiring>(dev: &crate::cuda::GpuDevice, s: S, w: IndexWidth) -> crate::Result<()> {
+    super::semiring_kernels(&dev.dev, &s, w)?;
+    hash_kernels(&dev.dev, &s, w)?;
+    super::scan::util_kernels(&dev.dev, w)?;
     Ok(())
 }

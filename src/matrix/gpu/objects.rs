@@ -1,6 +1,7 @@
 //! Device matrices, vectors and masks: uploaded once, reused by every
 //! operation, downloaded to the CPU types.
 
+use super::device_index::Idx;
 use super::GpuElement;
 use crate::cuda::device::check;
 use crate::cuda::{CudaError, GpuDevice};
@@ -10,8 +11,33 @@ use std::sync::Arc;
 
 use super::index::IndexWidth;
 
-pub(crate) fn check_size(what: &str, n: usize) -> Result<(), CudaError> {
-    IndexWidth::require_u32("the GPU GraphBLAS", &[what], &[n])
+/// The width for these sizes: `forced`, when it holds them, or the one
+/// [`IndexWidth::for_sizes`] chooses.
+pub(crate) fn width_for(
+    operation: &str,
+    what: &[&str],
+    sizes: &[usize],
+    forced: Option<IndexWidth>,
+) -> Result<IndexWidth, CudaError> {
+    match forced {
+        Some(w) => w.check_fits(operation, what, sizes).map(|()| w),
+        None => Ok(IndexWidth::for_sizes(sizes)),
+    }
+}
+
+/// Checks that operands of an operation share one index width.
+pub(crate) fn same_width(operation: &str, what: &str, have: IndexWidth, want: IndexWidth) -> Result<(), CudaError> {
+    if have != want {
+        return Err(CudaError::Mismatch {
+            uploaded: format!("{what} with {} indices ({operation})", have.name()),
+            expected: format!(
+                "{} indices as the matrix's: upload it with upload_with_width(.., IndexWidth::{})",
+                want.name(),
+                want.name().to_uppercase()
+            ),
+        });
+    }
+    Ok(())
 }
 
 /// Uploads `v` (one padding element when empty: the driver allocates no empty buffer).
@@ -44,56 +70,74 @@ pub(crate) fn download<T: GpuElement>(
     Ok(h)
 }
 
-fn to_u32(v: &[usize]) -> Vec<u32> {
-    v.iter().map(|&x| x as u32).collect()
-}
-
 /// One compressed form on the device: row pointers, column indices, values.
 pub(crate) struct DeviceCompressed<T: GpuElement> {
-    pub(crate) ptr: CudaSlice<u32>,
-    pub(crate) ind: CudaSlice<u32>,
+    pub(crate) ptr: Idx,
+    pub(crate) ind: Idx,
     pub(crate) val: CudaSlice<T>,
 }
 
 impl<T: GpuElement> DeviceCompressed<T> {
-    fn upload(stream: &Arc<CudaStream>, ptr: &[usize], ind: &[usize], val: &[T]) -> Result<Self, CudaError> {
+    fn upload(
+        stream: &Arc<CudaStream>,
+        w: IndexWidth,
+        ptr: &[usize],
+        ind: &[usize],
+        val: &[T],
+    ) -> Result<Self, CudaError> {
         Ok(DeviceCompressed {
-            ptr: upload(stream, "uploading row pointers", &to_u32(ptr))?,
-            ind: upload(stream, "uploading column indices", &to_u32(ind))?,
+            ptr: Idx::upload(stream, w, "uploading row pointers", ptr)?,
+            ind: Idx::upload(stream, w, "uploading column indices", ind)?,
             val: upload(stream, "uploading values", val)?,
         })
     }
 }
 
 /// A sparse matrix on the GPU, in CSR and in CSC form (the CSR of its
-/// transpose), with indices of the width [`IndexWidth::for_sizes`] chooses:
-/// 32 bits for dimensions and entry counts up to [`MAX_INDEX`](super::MAX_INDEX); a matrix
-/// that needs 64 bits is refused ([`CudaError::Needs64BitIndices`]).
+/// transpose), with indices of the width [`IndexWidth::for_sizes`] chooses
+/// (32 bits for dimensions and entry counts up to
+/// [`MAX_INDEX`](super::MAX_INDEX), else 64) or of a forced width
+/// ([`DeviceMatrix::upload_with_width`]).
 pub struct DeviceMatrix<T: GpuElement> {
     pub(crate) dev: GpuDevice,
     nrows: usize,
     ncols: usize,
     nnz: usize,
+    width: IndexWidth,
     pub(crate) csr: DeviceCompressed<T>,
     pub(crate) csc: DeviceCompressed<T>,
 }
 
+const MATRIX_SIZES: [&str; 3] = ["the number of rows", "the number of columns", "the number of stored entries"];
+
 impl<T: GpuElement> DeviceMatrix<T> {
-    /// Uploads `a` (both forms; the CPU matrix's cached transpose is used or computed).
+    /// Uploads `a` (both forms; the CPU matrix's cached transpose is used or
+    /// computed), its index width chosen by [`IndexWidth::for_sizes`].
     ///
     /// # Errors
-    /// [`CudaError::Needs64BitIndices`] past [`MAX_INDEX`](super::MAX_INDEX); driver errors.
+    /// Driver errors.
     pub fn upload(dev: &GpuDevice, a: &SparseMatrix<T>) -> Result<Self, CudaError> {
+        Self::upload_width(dev, a, None)
+    }
+
+    /// [`DeviceMatrix::upload`] with indices of width `w` (e.g. 64 bits on a
+    /// small matrix, to run the 64-bit kernels).
+    ///
+    /// # Errors
+    /// [`CudaError::Needs64BitIndices`] for [`IndexWidth::U32`] past
+    /// [`MAX_INDEX`](super::MAX_INDEX); driver errors.
+    pub fn upload_with_width(dev: &GpuDevice, a: &SparseMatrix<T>, w: IndexWidth) -> Result<Self, CudaError> {
+        Self::upload_width(dev, a, Some(w))
+    }
+
+    fn upload_width(dev: &GpuDevice, a: &SparseMatrix<T>, w: Option<IndexWidth>) -> Result<Self, CudaError> {
         let sizes = [a.nrows(), a.ncols(), a.nnz()];
-        if IndexWidth::for_sizes(&sizes) == IndexWidth::U64 {
-            let what = ["the number of rows", "the number of columns", "the number of stored entries"];
-            IndexWidth::require_u32("uploading a matrix to the GPU GraphBLAS", &what, &sizes)?;
-        }
+        let width = width_for("uploading a matrix to the GPU GraphBLAS", &MATRIX_SIZES, &sizes, w)?;
         let s = &dev.dev.stream;
-        let csr = DeviceCompressed::upload(s, a.indptr(), a.indices(), a.values())?;
+        let csr = DeviceCompressed::upload(s, width, a.indptr(), a.indices(), a.values())?;
         let t = a.transposed_csr();
-        let csc = DeviceCompressed::upload(s, t.indptr().raw_storage(), t.indices(), t.data())?;
-        Ok(DeviceMatrix { dev: dev.clone(), nrows: a.nrows(), ncols: a.ncols(), nnz: a.nnz(), csr, csc })
+        let csc = DeviceCompressed::upload(s, width, t.indptr().raw_storage(), t.indices(), t.data())?;
+        Ok(DeviceMatrix { dev: dev.clone(), nrows: a.nrows(), ncols: a.ncols(), nnz: a.nnz(), width, csr, csc })
     }
 
     /// A copy on the same device.
@@ -104,29 +148,39 @@ impl<T: GpuElement> DeviceMatrix<T> {
         let s = &self.dev.dev.stream;
         let copy = |f: &DeviceCompressed<T>| -> Result<DeviceCompressed<T>, CudaError> {
             Ok(DeviceCompressed {
-                ptr: check("copying a matrix", || s.clone_dtod(&f.ptr))?,
-                ind: check("copying a matrix", || s.clone_dtod(&f.ind))?,
+                ptr: f.ptr.try_clone(s, "copying a matrix")?,
+                ind: f.ind.try_clone(s, "copying a matrix")?,
                 val: check("copying a matrix", || s.clone_dtod(&f.val))?,
             })
         };
         Ok(DeviceMatrix { dev: self.dev.clone(), csr: copy(&self.csr)?, csc: copy(&self.csc)?, ..*self })
     }
 
-    /// The `nrows × ncols` matrix with no entries (an output to fill).
+    /// The `nrows × ncols` matrix with no entries (an output to fill), its
+    /// index width chosen by [`IndexWidth::for_sizes`] on its dimensions.
     ///
     /// # Errors
-    /// [`CudaError::Needs64BitIndices`] past [`MAX_INDEX`](super::MAX_INDEX); driver errors.
+    /// Driver errors.
     pub fn new(dev: &GpuDevice, nrows: usize, ncols: usize) -> Result<Self, CudaError> {
-        IndexWidth::require_u32(
-            "creating a GPU matrix",
-            &["the number of rows", "the number of columns"],
-            &[nrows, ncols],
-        )?;
+        Self::new_width(dev, nrows, ncols, None)
+    }
+
+    /// [`DeviceMatrix::new`] with indices of width `w`.
+    ///
+    /// # Errors
+    /// [`CudaError::Needs64BitIndices`] for [`IndexWidth::U32`] past
+    /// [`MAX_INDEX`](super::MAX_INDEX); driver errors.
+    pub fn new_with_width(dev: &GpuDevice, nrows: usize, ncols: usize, w: IndexWidth) -> Result<Self, CudaError> {
+        Self::new_width(dev, nrows, ncols, Some(w))
+    }
+
+    fn new_width(dev: &GpuDevice, nrows: usize, ncols: usize, w: Option<IndexWidth>) -> Result<Self, CudaError> {
+        let width = width_for("creating a GPU matrix", &MATRIX_SIZES[..2], &[nrows, ncols], w)?;
         let s = &dev.dev.stream;
         let empty = |n: usize| -> Result<DeviceCompressed<T>, CudaError> {
-            Ok(DeviceCompressed { ptr: zeros(s, n + 1)?, ind: zeros(s, 1)?, val: zeros(s, 1)? })
+            Ok(DeviceCompressed { ptr: Idx::zeros(s, width, n + 1)?, ind: Idx::zeros(s, width, 1)?, val: zeros(s, 1)? })
         };
-        Ok(DeviceMatrix { dev: dev.clone(), nrows, ncols, nnz: 0, csr: empty(nrows)?, csc: empty(ncols)? })
+        Ok(DeviceMatrix { dev: dev.clone(), nrows, ncols, nnz: 0, width, csr: empty(nrows)?, csc: empty(ncols)? })
     }
 
     /// A matrix from its two forms (computed on the device; trusted).
@@ -137,7 +191,8 @@ impl<T: GpuElement> DeviceMatrix<T> {
         csr: DeviceCompressed<T>,
         csc: DeviceCompressed<T>,
     ) -> Self {
-        DeviceMatrix { dev: dev.clone(), nrows: shape.0, ncols: shape.1, nnz, csr, csc }
+        let width = csr.ptr.width();
+        DeviceMatrix { dev: dev.clone(), nrows: shape.0, ncols: shape.1, nnz, width, csr, csc }
     }
 
     /// Number of rows.
@@ -155,10 +210,9 @@ impl<T: GpuElement> DeviceMatrix<T> {
         self.nnz
     }
 
-    /// The width of its indices (always [`IndexWidth::U32`] today: wider
-    /// matrices are refused at upload).
+    /// The width of its indices.
     pub fn index_width(&self) -> IndexWidth {
-        IndexWidth::for_sizes(&[self.nrows, self.ncols, self.nnz])
+        self.width
     }
 
     /// The device this matrix lives on.
@@ -172,16 +226,10 @@ impl<T: GpuElement> DeviceMatrix<T> {
     /// Driver errors.
     pub fn download(&self) -> Result<SparseMatrix<T>, CudaError> {
         let s = &self.dev.dev.stream;
-        let ptr = download(s, "downloading row pointers", &self.csr.ptr, self.nrows + 1)?;
-        let ind = download(s, "downloading column indices", &self.csr.ind, self.nnz)?;
+        let ptr = self.csr.ptr.download(s, "downloading row pointers", self.nrows + 1)?;
+        let ind = self.csr.ind.download(s, "downloading column indices", self.nnz)?;
         let val = download(s, "downloading values", &self.csr.val, self.nnz)?;
-        Ok(SparseMatrix::from_csr_parts(
-            self.nrows,
-            self.ncols,
-            ptr.into_iter().map(|x| x as usize).collect(),
-            ind.into_iter().map(|x| x as usize).collect(),
-            val,
-        ))
+        Ok(SparseMatrix::from_csr_parts(self.nrows, self.ncols, ptr, ind, val))
     }
 }
 
@@ -197,19 +245,17 @@ impl<T: GpuElement> DeviceDenseVector<T> {
     /// The vector of size `n` with no entries.
     ///
     /// # Errors
-    /// Past [`MAX_INDEX`](super::MAX_INDEX); driver errors.
+    /// Driver errors.
     pub fn new(dev: &GpuDevice, n: usize) -> Result<Self, CudaError> {
-        check_size("the vector size", n)?;
         let s = &dev.dev.stream;
         Ok(DeviceDenseVector { dev: dev.clone(), n, val: zeros(s, n)?, pres: zeros(s, n)? })
     }
 
-    /// Uploads `v`.
+    /// Uploads `v` (a bitmap: no indices, so no index width).
     ///
     /// # Errors
-    /// Past [`MAX_INDEX`](super::MAX_INDEX); driver errors.
+    /// Driver errors.
     pub fn upload(dev: &GpuDevice, v: &DenseVector<T>) -> Result<Self, CudaError> {
-        check_size("the vector size", v.len())?;
         let s = &dev.dev.stream;
         let pres: Vec<u8> = v.present().iter().map(|&p| p as u8).collect();
         Ok(DeviceDenseVector {
@@ -248,12 +294,15 @@ impl<T: GpuElement> DeviceDenseVector<T> {
     }
 }
 
-/// A sparse vector on the GPU: `nnz` strictly increasing 32-bit indices and their values.
+/// A sparse vector on the GPU: `nnz` strictly increasing indices (of the
+/// width [`IndexWidth::for_sizes`] chooses for its size, or a forced one)
+/// and their values. An operation with a matrix takes vectors of the
+/// matrix's width.
 pub struct DeviceSparseVector<T: GpuElement> {
     pub(crate) dev: GpuDevice,
     pub(crate) n: usize,
     pub(crate) nnz: usize,
-    pub(crate) idx: CudaSlice<u32>,
+    pub(crate) idx: Idx,
     pub(crate) val: CudaSlice<T>,
 }
 
@@ -261,27 +310,46 @@ impl<T: GpuElement> DeviceSparseVector<T> {
     /// The empty vector of size `n`.
     ///
     /// # Errors
-    /// Past [`MAX_INDEX`](super::MAX_INDEX); driver errors.
+    /// Driver errors.
     pub fn new(dev: &GpuDevice, n: usize) -> Result<Self, CudaError> {
-        check_size("the vector size", n)?;
         let s = &dev.dev.stream;
-        Ok(DeviceSparseVector { dev: dev.clone(), n, nnz: 0, idx: zeros(s, 1)?, val: zeros(s, 1)? })
+        let idx = Idx::zeros(s, IndexWidth::for_sizes(&[n]), 1)?;
+        Ok(DeviceSparseVector { dev: dev.clone(), n, nnz: 0, idx, val: zeros(s, 1)? })
     }
 
-    /// Uploads `v`.
+    /// Uploads `v`, its index width chosen by [`IndexWidth::for_sizes`].
     ///
     /// # Errors
-    /// Past [`MAX_INDEX`](super::MAX_INDEX); driver errors.
+    /// Driver errors.
     pub fn upload(dev: &GpuDevice, v: &SparseVector<T>) -> Result<Self, CudaError> {
-        check_size("the vector size", v.len())?;
+        Self::upload_width(dev, v, None)
+    }
+
+    /// [`DeviceSparseVector::upload`] with indices of width `w` (that of
+    /// the matrices it meets).
+    ///
+    /// # Errors
+    /// [`CudaError::Needs64BitIndices`] for [`IndexWidth::U32`] past
+    /// [`MAX_INDEX`](super::MAX_INDEX); driver errors.
+    pub fn upload_with_width(dev: &GpuDevice, v: &SparseVector<T>, w: IndexWidth) -> Result<Self, CudaError> {
+        Self::upload_width(dev, v, Some(w))
+    }
+
+    fn upload_width(dev: &GpuDevice, v: &SparseVector<T>, w: Option<IndexWidth>) -> Result<Self, CudaError> {
+        let width = width_for("uploading a sparse vector", &["the vector size"], &[v.len()], w)?;
         let s = &dev.dev.stream;
         Ok(DeviceSparseVector {
             dev: dev.clone(),
             n: v.len(),
             nnz: v.nnz(),
-            idx: upload(s, "uploading vector indices", &to_u32(v.indices()))?,
+            idx: Idx::upload(s, width, "uploading vector indices", v.indices())?,
             val: upload(s, "uploading vector values", v.values())?,
         })
+    }
+
+    /// The width of its indices.
+    pub fn index_width(&self) -> IndexWidth {
+        self.idx.width()
     }
 
     /// Size.
@@ -305,9 +373,9 @@ impl<T: GpuElement> DeviceSparseVector<T> {
     /// Driver errors.
     pub fn download(&self) -> Result<SparseVector<T>, CudaError> {
         let s = &self.dev.dev.stream;
-        let idx = download(s, "downloading vector indices", &self.idx, self.nnz)?;
+        let idx = self.idx.download(s, "downloading vector indices", self.nnz)?;
         let val = download(s, "downloading vector values", &self.val, self.nnz)?;
-        Ok(SparseVector::from_sorted(self.n, idx.into_iter().map(|i| i as usize).collect(), val))
+        Ok(SparseVector::from_sorted(self.n, idx, val))
     }
 }
 
@@ -324,9 +392,8 @@ impl DeviceMask {
     /// the complement is folded into the bytes).
     ///
     /// # Errors
-    /// Past [`MAX_INDEX`](super::MAX_INDEX); driver errors.
+    /// Driver errors.
     pub fn upload(dev: &GpuDevice, m: &Mask<'_>) -> Result<Self, CudaError> {
-        check_size("the mask size", m.len())?;
         let bits: Vec<u8> = (0..m.len()).map(|i| m.allows(i) as u8).collect();
         Ok(DeviceMask { n: m.len(), bits: upload(&dev.dev.stream, "uploading a mask", &bits)?, complement: false })
     }
@@ -369,13 +436,14 @@ pub struct DeviceMatrixMask {
     /// Host row pointers, to assemble a downloaded result.
     pub(crate) host_ptr: Vec<usize>,
     pub(crate) host_ind: Vec<usize>,
-    pub(crate) row_of: CudaSlice<u32>,
-    pub(crate) ptr: CudaSlice<u32>,
-    pub(crate) ind: CudaSlice<u32>,
+    pub(crate) row_of: Idx,
+    pub(crate) ptr: Idx,
+    pub(crate) ind: Idx,
     /// The pattern of the transpose (column pointers, row indices).
-    pub(crate) tptr: CudaSlice<u32>,
-    pub(crate) tind: CudaSlice<u32>,
+    pub(crate) tptr: Idx,
+    pub(crate) tind: Idx,
     pub(crate) complement: bool,
+    width: IndexWidth,
 }
 
 impl DeviceMatrixMask {
@@ -383,23 +451,39 @@ impl DeviceMatrixMask {
     /// form of the masked product refuses a complemented one, the hash form,
     /// [`GpuMxmStrategy::Hash`](super::GpuMxmStrategy), takes it).
     ///
+    /// Its index width is chosen by [`IndexWidth::for_sizes`]; the masked
+    /// products and element-wise operations take masks of their matrices'
+    /// width.
+    ///
     /// # Errors
-    /// [`CudaError::InvalidParameter`] past [`MAX_INDEX`](super::MAX_INDEX); driver errors.
+    /// Driver errors.
     pub fn upload(dev: &GpuDevice, m: &MatrixMask<'_>) -> Result<Self, CudaError> {
+        Self::upload_width(dev, m, None)
+    }
+
+    /// [`DeviceMatrixMask::upload`] with indices of width `w`.
+    ///
+    /// # Errors
+    /// [`CudaError::Needs64BitIndices`] for [`IndexWidth::U32`] past
+    /// [`MAX_INDEX`](super::MAX_INDEX); driver errors.
+    pub fn upload_with_width(dev: &GpuDevice, m: &MatrixMask<'_>, w: IndexWidth) -> Result<Self, CudaError> {
+        Self::upload_width(dev, m, Some(w))
+    }
+
+    fn upload_width(dev: &GpuDevice, m: &MatrixMask<'_>, w: Option<IndexWidth>) -> Result<Self, CudaError> {
         let (nrows, ncols) = m.shape();
-        check_size("the mask's rows", nrows)?;
-        check_size("the mask's columns", ncols)?;
         let mut host_ptr = vec![0usize];
         let (mut row_of, mut host_ind) = (Vec::new(), Vec::new());
         for i in 0..nrows {
             let p = m.row_pattern(i);
-            row_of.extend(std::iter::repeat_n(i as u32, p.len()));
+            row_of.extend(std::iter::repeat_n(i, p.len()));
             host_ind.extend_from_slice(p);
             host_ptr.push(host_ind.len());
         }
-        check_size("the mask's entries", host_ind.len())?;
+        let what = ["the mask's rows", "the mask's columns", "the mask's entries"];
+        let width = width_for("uploading a matrix mask", &what, &[nrows, ncols, host_ind.len()], w)?;
         // the transpose's pattern by a counting sort (rows stay sorted)
-        let mut tptr = vec![0u32; ncols + 1];
+        let mut tptr = vec![0usize; ncols + 1];
         for &j in &host_ind {
             tptr[j + 1] += 1;
         }
@@ -407,9 +491,9 @@ impl DeviceMatrixMask {
             tptr[j + 1] += tptr[j];
         }
         let mut next = tptr.clone();
-        let mut tind = vec![0u32; host_ind.len()];
+        let mut tind = vec![0usize; host_ind.len()];
         for (&i, &j) in row_of.iter().zip(&host_ind) {
-            tind[next[j] as usize] = i;
+            tind[next[j]] = i;
             next[j] += 1;
         }
         let s = &dev.dev.stream;
@@ -417,15 +501,21 @@ impl DeviceMatrixMask {
             nrows,
             ncols,
             nnz: host_ind.len(),
-            row_of: upload(s, "uploading mask rows", &row_of)?,
-            ptr: upload(s, "uploading mask row pointers", &to_u32(&host_ptr))?,
-            ind: upload(s, "uploading mask columns", &to_u32(&host_ind))?,
-            tptr: upload(s, "uploading mask column pointers", &tptr)?,
-            tind: upload(s, "uploading mask rows", &tind)?,
+            row_of: Idx::upload(s, width, "uploading mask rows", &row_of)?,
+            ptr: Idx::upload(s, width, "uploading mask row pointers", &host_ptr)?,
+            ind: Idx::upload(s, width, "uploading mask columns", &host_ind)?,
+            tptr: Idx::upload(s, width, "uploading mask column pointers", &tptr)?,
+            tind: Idx::upload(s, width, "uploading mask rows", &tind)?,
             host_ptr,
             host_ind,
             complement: m.is_complemented(),
+            width,
         })
+    }
+
+    /// The width of its indices.
+    pub fn index_width(&self) -> IndexWidth {
+        self.width
     }
 
     /// Number of listed positions (the allowed ones, or the forbidden ones

@@ -1,8 +1,10 @@
 //! The operations: pull mxv/vxm, SpMSpV with three merge strategies,
 //! masked dot-product mxm, reductions.
 
+use super::device_index::Idx;
+use super::index::IndexWidth;
 use super::kernels::{source, KernelKey, KERNELS};
-use super::objects::{download, DeviceSparseVector};
+use super::objects::{download, same_width, DeviceSparseVector};
 use super::objects::{zeros, DeviceCompressed, DeviceDenseVector, DeviceMask, DeviceMatrix, DeviceMatrixMask};
 use super::scan::{exclusive_scan, grid, util_kernels, Util};
 use super::{GpuElement, GpuMergeStrategy};
@@ -25,20 +27,21 @@ impl SemiringKernels {
     }
 }
 
-/// The kernels of semiring `s` on `dev` (generated, compiled once per key, loaded once per device).
+/// The kernels of semiring `s` with indices of width `w` on `dev`
+/// (generated, compiled once per key, loaded once per device).
 ///
 /// # Errors
 /// [`CudaError::InvalidParameter`] for the finite-field semirings (their
 /// operand types have no device form here); NVRTC and driver errors.
-pub(crate) fn semiring_kernels<S: Semiring>(dev: &Device, s: &S) -> Result<SemiringKernels, CudaError> {
-    let key = KernelKey::of(s);
+pub(crate) fn semiring_kernels<S: Semiring>(dev: &Device, s: &S, w: IndexWidth) -> Result<SemiringKernels, CudaError> {
+    let key = KernelKey::of(s, w);
     if key.semiring.starts_with("gf") {
         return Err(CudaError::InvalidParameter(format!(
             "semiring {} has no GPU GraphBLAS form yet; use the CPU backend",
             key.semiring
         )));
     }
-    let src = source(s);
+    let src = source(s, w);
     let f = dev.module_functions(&src, &key.module(&src), &KERNELS)?;
     Ok(SemiringKernels { f, key })
 }
@@ -92,12 +95,14 @@ pub(super) fn same_device(a: &GpuDevice, b: &GpuDevice) -> Result<(), CudaError>
 /// `u.0`, of length `u.1`, on device `u.2`) of length `inner`, `w` and the
 /// mask of length `out`, `u` on the matrix's device, and the element types
 /// against the semiring's (its first operand the matrix when
-/// `matrix_first`, else the vector). Returns the semiring's kernels.
+/// `matrix_first`, else the vector). Returns the semiring's kernels of the
+/// matrix's index width `w`.
 #[allow(clippy::too_many_arguments)]
 fn vector_product_kernels<S, TA, TB>(
     op: &'static str,
     s: &S,
     a: &GpuDevice,
+    w: IndexWidth,
     u: (&'static str, usize, &GpuDevice),
     inner: usize,
     w_len: usize,
@@ -117,7 +122,7 @@ where
         check_dim(op, "mask", out, m.len())?;
     }
     same_device(a, u.2)?;
-    let k = semiring_kernels(&a.dev, s)?;
+    let k = semiring_kernels(&a.dev, s, w)?;
     let (first, second) = if matrix_first { ("the matrix", "the vector") } else { ("the vector", "the matrix") };
     check_operand::<TA>(first, k.key.read_a, &k.key.a, &k.key.semiring)?;
     check_operand::<TB>(second, k.key.read_b, &k.key.b, &k.key.semiring)?;
@@ -155,6 +160,7 @@ where
         "gpu mxv",
         &s,
         &a.dev,
+        a.index_width(),
         ("x", x.len(), &x.dev),
         inner,
         w.len(),
@@ -194,6 +200,7 @@ where
         "gpu vxm",
         &s,
         &a.dev,
+        a.index_width(),
         ("u", u.len(), &u.dev),
         inner,
         w.len(),
@@ -224,7 +231,7 @@ pub(crate) fn pull<TM: GpuElement, TV: GpuElement, C: GpuElement>(
     let s = &dev.stream;
     let dummy = zeros::<u8>(s, 1)?;
     let (mbits, use_mask, comp) = mask_args(&dummy, mask);
-    let (rows32, rep) = (rows as u32, replace as i32);
+    let (rows32, rep) = (m.ptr.width().val(rows), replace as i32);
     let mut lb = s.launch_builder(f);
     lb.arg(&rows32).arg(&m.ptr).arg(&m.ind).arg(&m.val).arg(xval).arg(xpres);
     lb.arg(mbits).arg(&use_mask).arg(&comp).arg(&rep).arg(&mut w.val).arg(&mut w.pres);
@@ -309,13 +316,17 @@ where
     let (out, inner, form) =
         if matrix_first != transpose { (a.nrows(), a.ncols(), &a.csc) } else { (a.ncols(), a.nrows(), &a.csr) };
     let uu = ("u", u.len(), &u.dev);
+    let iw = a.index_width();
+    if u.nnz > 0 {
+        same_width(op, "the sparse vector u", u.idx.width(), iw)?;
+    }
     let k = if matrix_first {
-        vector_product_kernels::<S, TM, TU>(op, &s, &a.dev, uu, inner, w.len(), out, mask, true)?
+        vector_product_kernels::<S, TM, TU>(op, &s, &a.dev, iw, uu, inner, w.len(), out, mask, true)?
     } else {
-        vector_product_kernels::<S, TU, TM>(op, &s, &a.dev, uu, inner, w.len(), out, mask, false)?
+        vector_product_kernels::<S, TU, TM>(op, &s, &a.dev, iw, uu, inner, w.len(), out, mask, false)?
     };
     let dev = &a.dev.dev;
-    let util = util_kernels(dev)?;
+    let util = util_kernels(dev, iw)?;
     let form_id = matrix_first as i32;
     let (idx, val, nnz, _) = spmspv::<S::C, TM, TU>(dev, &k, &util, form_id, form, out, u, mask, strategy, None)?;
     *w = DeviceSparseVector { dev: a.dev.clone(), n: out, nnz, idx, val };
@@ -336,20 +347,20 @@ pub(crate) fn spmspv<C: GpuElement, TM: GpuElement, TU: GpuElement>(
     u: &DeviceSparseVector<TU>,
     mask: Option<&DeviceMask>,
     strategy: GpuMergeStrategy,
-    offsets: Option<(CudaSlice<u32>, u32)>,
-) -> Result<(CudaSlice<u32>, CudaSlice<C>, usize, GpuMergeStrategy), CudaError> {
+    offsets: Option<(Idx, usize)>,
+) -> Result<(Idx, CudaSlice<C>, usize, GpuMergeStrategy), CudaError> {
     let s = &dev.stream;
     let f = u.nnz;
-    let empty = |st| -> Result<_, CudaError> { Ok((zeros::<u32>(s, 1)?, zeros::<C>(s, 1)?, 0, st)) };
+    let iw = util.width;
+    let empty = |st| -> Result<_, CudaError> { Ok((Idx::zeros(s, iw, 1)?, zeros::<C>(s, 1)?, 0, st)) };
     if f == 0 || n == 0 {
         return empty(strategy);
     }
-    let f32_ = f as u32;
+    let f32_ = iw.val(f);
     let (off, terms) = match offsets {
         Some(o) => o,
         None => frontier_offsets(dev, k, util, m, &u.idx, f)?,
     };
-    let terms = terms as usize;
     let strategy = match strategy {
         GpuMergeStrategy::Auto => GpuMergeStrategy::choose(terms, n),
         st => st,
@@ -359,10 +370,10 @@ pub(crate) fn spmspv<C: GpuElement, TM: GpuElement, TU: GpuElement>(
     }
     let dummy = zeros::<u8>(s, 1)?;
     let (mbits, use_mask, comp) = mask_args(&dummy, mask);
-    let (n32, m32) = (n as u32, terms as u32);
+    let (n32, m32) = (iw.val(n), iw.val(terms));
     if strategy == GpuMergeStrategy::Scatter {
         let mut acc = zeros::<C>(s, n)?;
-        let mut flag = zeros::<u32>(s, n)?;
+        let mut flag = Idx::zeros(s, iw, n)?;
         let mut lb = s.launch_builder(k.get("gb_fill_identity"));
         lb.arg(&n32).arg(&mut acc);
         // SAFETY: matches gb_fill_identity(n, acc); acc holds n entries.
@@ -374,8 +385,7 @@ pub(crate) fn spmspv<C: GpuElement, TM: GpuElement, TU: GpuElement>(
         // f row lengths (terms in all); acc and flag hold n entries.
         check("launching gb_spmspv_scatter", || unsafe { lb.launch(grid(dev, terms)) })?;
         let (pos, count) = exclusive_scan(dev, util, &flag, n)?;
-        let count = count as usize;
-        let mut oi = zeros::<u32>(s, count)?;
+        let mut oi = Idx::zeros(s, iw, count)?;
         let mut ov = zeros::<C>(s, count)?;
         if count > 0 {
             let mut lb = s.launch_builder(k.get("gb_compact"));
@@ -386,7 +396,7 @@ pub(crate) fn spmspv<C: GpuElement, TM: GpuElement, TU: GpuElement>(
         return Ok((oi, ov, count, strategy));
     }
     // sorting strategies
-    let mut keys = zeros::<u32>(s, terms)?;
+    let mut keys = Idx::zeros(s, iw, terms)?;
     let mut vals = zeros::<C>(s, terms)?;
     {
         let mut lb = s.launch_builder(k.get("gb_spmspv_expand"));
@@ -395,7 +405,7 @@ pub(crate) fn spmspv<C: GpuElement, TM: GpuElement, TU: GpuElement>(
         // SAFETY: matches gb_spmspv_expand; keys and vals hold `terms` entries.
         check("launching gb_spmspv_expand", || unsafe { lb.launch(grid(dev, terms)) })?;
     }
-    let mut keys2 = zeros::<u32>(s, terms)?;
+    let mut keys2 = Idx::zeros(s, iw, terms)?;
     let mut vals2 = zeros::<C>(s, terms)?;
     if strategy == GpuMergeStrategy::MergeSort {
         let mut width: u64 = 1;
@@ -409,10 +419,10 @@ pub(crate) fn spmspv<C: GpuElement, TM: GpuElement, TU: GpuElement>(
             width *= 2;
         }
     } else {
-        let bits = u32::BITS - n32.leading_zeros(); // the sentinel n needs these bits
+        let bits = usize::BITS - n.leading_zeros(); // the sentinel n needs these bits
         let blocks = terms.div_ceil(256);
         let cfg = LaunchConfig { grid_dim: (blocks as u32, 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: 0 };
-        let mut hist = zeros::<u32>(s, 16 * blocks)?;
+        let mut hist = Idx::zeros(s, iw, 16 * blocks)?;
         let mut shift: i32 = 0;
         while (shift as u32) < bits {
             let mut lb = s.launch_builder(k.get("gb_radix_count"));
@@ -429,7 +439,7 @@ pub(crate) fn spmspv<C: GpuElement, TM: GpuElement, TU: GpuElement>(
             shift += 4;
         }
     }
-    let mut head = zeros::<u32>(s, terms)?;
+    let mut head = Idx::zeros(s, iw, terms)?;
     {
         let mut lb = s.launch_builder(k.get("gb_run_heads"));
         lb.arg(&m32).arg(&n32).arg(&keys).arg(&mut head);
@@ -437,8 +447,7 @@ pub(crate) fn spmspv<C: GpuElement, TM: GpuElement, TU: GpuElement>(
         check("launching gb_run_heads", || unsafe { lb.launch(grid(dev, terms)) })?;
     }
     let (pos, count) = exclusive_scan(dev, util, &head, terms)?;
-    let count = count as usize;
-    let mut oi = zeros::<u32>(s, count)?;
+    let mut oi = Idx::zeros(s, iw, count)?;
     let mut ov = zeros::<C>(s, count)?;
     if count > 0 {
         let mut lb = s.launch_builder(k.get("gb_fold_runs"));
@@ -455,12 +464,12 @@ pub(crate) fn frontier_offsets<TM: GpuElement>(
     k: &SemiringKernels,
     util: &Util,
     m: &DeviceCompressed<TM>,
-    idx: &CudaSlice<u32>,
+    idx: &Idx,
     f: usize,
-) -> Result<(CudaSlice<u32>, u32), CudaError> {
+) -> Result<(Idx, usize), CudaError> {
     let s = &dev.stream;
-    let f32_ = f as u32;
-    let mut deg = zeros::<u32>(s, f)?;
+    let f32_ = util.width.val(f);
+    let mut deg = Idx::zeros(s, util.width, f)?;
     let mut lb = s.launch_builder(k.get("gb_frontier_degrees"));
     lb.arg(&f32_).arg(idx).arg(&m.ptr).arg(&mut deg);
     // SAFETY: matches gb_frontier_degrees(f, fidx, ptr, deg); fidx holds f row ids of m.
@@ -540,8 +549,11 @@ where
     check_dim("gpu mxm", "mask rows", a.nrows(), mask.nrows)?;
     check_dim("gpu mxm", "mask columns", b_rows, mask.ncols)?;
     same_device(&a.dev, &b.dev)?;
+    let iw = a.index_width();
+    same_width("gpu mxm", "B", b.index_width(), iw)?;
+    same_width("gpu mxm", "the mask", mask.index_width(), iw)?;
     let dev = &a.dev.dev;
-    let k = semiring_kernels(dev, &s)?;
+    let k = semiring_kernels(dev, &s, iw)?;
     check_operand::<TA>("A", k.key.read_a, &k.key.a, &k.key.semiring)?;
     check_operand::<TB>("B", k.key.read_b, &k.key.b, &k.key.semiring)?;
     check_output::<S::C>(&k.key)?;
@@ -549,7 +561,7 @@ where
     let mut cval = zeros::<S::C>(st, mask.nnz)?;
     let mut cpres = zeros::<u8>(st, mask.nnz)?;
     if mask.nnz > 0 {
-        let nnz32 = mask.nnz as u32;
+        let nnz32 = iw.val(mask.nnz);
         let mut lb = st.launch_builder(k.get("gb_mxm_dot"));
         lb.arg(&nnz32).arg(&mask.row_of).arg(&mask.ind).arg(&a.csr.ptr).arg(&a.csr.ind).arg(&a.csr.val);
         lb.arg(&bt.ptr).arg(&bt.ind).arg(&bt.val).arg(&mut cval).arg(&mut cpres);
@@ -579,5 +591,5 @@ where
     TB: GpuElement,
 {
     let (cval, cpres) = mxm_dot_device(mask, s, a, b, desc)?;
-    Ok(super::ops_reduce::reduce_raw(&a.dev.dev, &s, &cval, &cpres, mask.nnz)?)
+    Ok(super::ops_reduce::reduce_raw(&a.dev.dev, &s, &cval, &cpres, mask.nnz, a.index_width())?)
 }

@@ -9,8 +9,10 @@
 //! and a sparse output compacted after, so each call costs `O(n)` whatever
 //! the vectors' kinds.
 
+use super::device_index::Idx;
 use super::element_ops::{convert_source, ElementKey, ElementOp, MaskKind, CONVERT_KERNELS, EWISE_KERNELS};
 use super::element_ops::{GpuBinaryOp, GpuSelectOp, GpuUnaryOp};
+use super::index::IndexWidth;
 use super::objects::{zeros, DeviceDenseVector, DeviceMask, DeviceSparseVector};
 pub(super) use super::ops::same_device;
 use super::scan::{exclusive_scan, grid, util_kernels};
@@ -133,14 +135,14 @@ impl<T: GpuElement> AsBitmap<T> for DeviceSparseVector<T> {
     ) -> Result<(), CudaError> {
         let mut b = to_bitmap(self)?;
         f(&mut b)?;
-        *self = to_sparse(&b)?;
+        *self = to_sparse(&b, self.idx.width())?;
         Ok(())
     }
 }
 
-/// The sparse/bitmap conversions of element type `T` on `dev`.
-fn convert_kernels<T: GpuElement>(dev: &Device) -> Result<[CudaFunction; 2], CudaError> {
-    let src = convert_source(T::CUDA);
+/// The sparse/bitmap conversions of element type `T` and index width `w` on `dev`.
+fn convert_kernels<T: GpuElement>(dev: &Device, w: IndexWidth) -> Result<[CudaFunction; 2], CudaError> {
+    let src = convert_source(T::CUDA, w);
     let module = format!("graphblas_convert_{}", &crate::cuda::hash_hex(&[src.as_bytes()])[..12]);
     let f = dev.module_functions(&src, &module, &CONVERT_KERNELS)?;
     f.try_into().map_err(|_| CudaError::InvalidParameter("the conversion module lacks a kernel".into()))
@@ -150,8 +152,9 @@ fn to_bitmap<T: GpuElement>(v: &DeviceSparseVector<T>) -> Result<DeviceDenseVect
     let mut b = DeviceDenseVector::new(&v.dev, v.n)?;
     if v.nnz > 0 {
         let dev = &v.dev.dev;
-        let [scatter, _] = convert_kernels::<T>(dev)?;
-        let nnz = v.nnz as u32;
+        let w = v.idx.width();
+        let [scatter, _] = convert_kernels::<T>(dev, w)?;
+        let nnz = w.val(v.nnz);
         let mut lb = dev.stream.launch_builder(&scatter);
         lb.arg(&nnz).arg(&v.idx).arg(&v.val).arg(&mut b.val).arg(&mut b.pres);
         // SAFETY: matches gbc_scatter(nnz, idx, sval, val, pres); idx holds nnz indices below n.
@@ -160,25 +163,26 @@ fn to_bitmap<T: GpuElement>(v: &DeviceSparseVector<T>) -> Result<DeviceDenseVect
     Ok(b)
 }
 
-fn to_sparse<T: GpuElement>(b: &DeviceDenseVector<T>) -> Result<DeviceSparseVector<T>, CudaError> {
+/// The present entries of `b` as a sparse vector with indices of width `w`.
+fn to_sparse<T: GpuElement>(b: &DeviceDenseVector<T>, w: IndexWidth) -> Result<DeviceSparseVector<T>, CudaError> {
     let dev = &b.dev.dev;
+    let util = util_kernels(dev, w)?;
     if b.n == 0 {
-        return DeviceSparseVector::new(&b.dev, 0);
+        let (idx, val) = (Idx::zeros(&dev.stream, w, 1)?, zeros::<T>(&dev.stream, 1)?);
+        return Ok(DeviceSparseVector { dev: b.dev.clone(), n: 0, nnz: 0, idx, val });
     }
-    let util = util_kernels(dev)?;
-    let n32 = b.n as u32;
-    let mut flag = zeros::<u32>(&dev.stream, b.n)?;
+    let n32 = w.val(b.n);
+    let mut flag = Idx::zeros(&dev.stream, w, b.n)?;
     let comp = 0i32;
     let mut lb = dev.stream.launch_builder(&util.flags_from_bytes);
     lb.arg(&n32).arg(&b.pres).arg(&comp).arg(&mut flag);
     // SAFETY: matches gbu_flags_from_bytes(n, bytes, comp, flag); both hold n.
     check("launching gbu_flags_from_bytes", || unsafe { lb.launch(grid(dev, b.n)) })?;
     let (pos, count) = exclusive_scan(dev, &util, &flag, b.n)?;
-    let count = count as usize;
-    let mut idx = zeros::<u32>(&dev.stream, count)?;
+    let mut idx = Idx::zeros(&dev.stream, w, count)?;
     let mut val = zeros::<T>(&dev.stream, count)?;
     if count > 0 {
-        let [_, compact] = convert_kernels::<T>(dev)?;
+        let [_, compact] = convert_kernels::<T>(dev, w)?;
         let mut lb = dev.stream.launch_builder(&compact);
         lb.arg(&n32).arg(&flag).arg(&pos).arg(&b.val).arg(&mut idx).arg(&mut val);
         // SAFETY: matches gbc_compact(n, flag, pos, val, oidx, oval); outputs hold `count`.
@@ -230,6 +234,7 @@ where
         y: Y::CUDA,
         z: Z::CUDA,
         mask: mask_kind(mask.map(|m| m.complement)),
+        index: IndexWidth::for_sizes(&[n]),
     };
     let dev = w.gpu().dev.clone();
     let k = element_kernels(&dev, &key)?;
@@ -240,7 +245,7 @@ where
     let (ub, vb) = (ub.get(), vb.get());
     let dummy = zeros::<u8>(&dev.stream, 1)?;
     let mbits = mask.map_or(&dummy, |m| &m.bits);
-    let (n32, replace) = (n as u32, desc.replace as i32);
+    let (n32, replace) = (key.index.val(n), desc.replace as i32);
     w.update(&mut |wb| {
         let mut lb = dev.stream.launch_builder(&k.vector);
         lb.arg(&n32).arg(&ub.val).arg(&ub.pres).arg(&vb.val).arg(&vb.pres).arg(&sbits);

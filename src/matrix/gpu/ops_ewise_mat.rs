@@ -10,8 +10,9 @@
 //! back): no device transpose is needed. `O(nnz(A) + nnz(B) + nnz(C) +
 //! nnz(M) + m + n)` work, twice.
 
+use super::device_index::Idx;
 use super::element_ops::{ElementKey, ElementOp, GpuBinaryOp, GpuSelectOp, GpuUnaryOp};
-use super::objects::{zeros, DeviceCompressed, DeviceMatrix, DeviceMatrixMask};
+use super::objects::{same_width, zeros, DeviceCompressed, DeviceMatrix, DeviceMatrixMask};
 use super::ops_ewise::{element_kernels, mask_kind, same_device};
 use super::scan::{exclusive_scan, grid, util_kernels};
 use super::GpuElement;
@@ -60,6 +61,16 @@ where
     }
     same_device(&a.dev, &c.dev)?;
     same_device(&b.0.dev, &c.dev)?;
+    let iw = a.index_width();
+    same_width(name, "B", b.0.index_width(), iw)?;
+    if c.nnz() == 0 && c.index_width() != iw {
+        // an empty output takes the operands' width
+        *c = DeviceMatrix::new_with_width(&c.dev, c.nrows(), c.ncols(), iw)?;
+    }
+    same_width(name, "the output C", c.index_width(), iw)?;
+    if let Some(m) = mask {
+        same_width(name, "the mask", m.index_width(), iw)?;
+    }
     let key = ElementKey {
         op,
         accum: accum.cloned(),
@@ -67,11 +78,12 @@ where
         y: Y::CUDA,
         z: Z::CUDA,
         mask: mask_kind(mask.map(|m| m.complement)),
+        index: iw,
     };
     let gpu = c.dev.clone();
     let dev = &gpu.dev;
     let k = element_kernels(dev, &key)?;
-    let util = util_kernels(dev)?;
+    let util = util_kernels(dev, iw)?;
     let s = &dev.stream;
     let replace = desc.replace as i32;
     let mut forms = Vec::with_capacity(2);
@@ -85,9 +97,9 @@ where
             Some(m) => (&m.tptr, &m.tind),
             None => (&cf.ptr, &cf.ind),
         };
-        let (rows32, transposed) = (rows as u32, pass);
+        let (rows32, transposed) = (iw.val(rows), pass);
         let (a_, b_) = (af[pass as usize], bf[pass as usize]);
-        let mut counts = zeros::<u32>(s, rows + 1)?;
+        let mut counts = Idx::zeros(s, iw, rows + 1)?;
         if rows > 0 {
             let mut lb = s.launch_builder(&k.count);
             lb.arg(&rows32).arg(&transposed).arg(&sbits).arg(&replace);
@@ -98,8 +110,9 @@ where
             check("launching gbe_matrix_count", || unsafe { lb.launch(grid(dev, rows)) })?;
         }
         let (ptr, total) = exclusive_scan(dev, &util, &counts, rows + 1)?;
-        let total = total as usize;
-        let mut ind = zeros::<u32>(s, total)?;
+        // a union of two 32-bit operands may outgrow 32-bit indices
+        iw.check_fits(name, &["the result's number of entries"], &[total])?;
+        let mut ind = Idx::zeros(s, iw, total)?;
         let mut val = zeros::<Z>(s, total)?;
         if total > 0 {
             let mut lb = s.launch_builder(&k.fill);

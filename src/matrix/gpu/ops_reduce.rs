@@ -1,5 +1,6 @@
 //! Reductions to a scalar over a semiring's additive monoid.
 
+use super::index::IndexWidth;
 use super::objects::{download, upload, DeviceDenseVector};
 use super::ops::{check_output, semiring_kernels};
 use super::scan::grid;
@@ -20,7 +21,7 @@ where
     S: Semiring,
     S::C: GpuElement,
 {
-    Ok(reduce_raw(&v.dev.dev, &s, &v.val, &v.pres, v.n)?)
+    Ok(reduce_raw(&v.dev.dev, &s, &v.val, &v.pres, v.n, IndexWidth::for_sizes(&[v.n]))?)
 }
 
 pub(crate) fn reduce_raw<S: Semiring>(
@@ -29,16 +30,17 @@ pub(crate) fn reduce_raw<S: Semiring>(
     val: &CudaSlice<S::C>,
     pres: &CudaSlice<u8>,
     n: usize,
+    w: IndexWidth,
 ) -> Result<S::C, CudaError>
 where
     S::C: GpuElement,
 {
-    let k = semiring_kernels(dev, s)?;
+    let k = semiring_kernels(dev, s, w)?;
     check_output::<S::C>(&k.key)?;
     let st = &dev.stream;
     let mut out = upload(st, "uploading the identity", &[s.zero()])?;
     if n > 0 {
-        let n32 = n as u32;
+        let n32 = w.val(n);
         let mut lb = st.launch_builder(k.get("gb_reduce"));
         lb.arg(&n32).arg(val).arg(pres).arg(&mut out);
         // SAFETY: matches gb_reduce(m, val, pres, out); 256 threads per block (its shared arrays).

@@ -1,7 +1,9 @@
 //! The semiring-independent kernels ([`UTIL_SOURCE`](super::UTIL_SOURCE))
 //! and the device prefix sum built on them.
 
-use super::kernels::{UTIL_KERNELS, UTIL_MODULE, UTIL_SOURCE};
+use super::device_index::Idx;
+use super::index::IndexWidth;
+use super::kernels::{util_source, UTIL_KERNELS, UTIL_MODULE};
 use super::objects::zeros;
 use crate::cuda::device::{check, Device};
 use crate::cuda::CudaError;
@@ -12,8 +14,9 @@ pub(crate) const BLOCK: u32 = 256;
 /// Elements per block of the scan.
 const SCAN_BLOCK: usize = 1024;
 
-/// The loaded kernels of the util module.
+/// The loaded kernels of the util module of one index width.
 pub(crate) struct Util {
+    pub(crate) width: IndexWidth,
     pub(crate) scan_block: CudaFunction,
     pub(crate) scan_add: CudaFunction,
     pub(crate) flags_from_bytes: CudaFunction,
@@ -26,12 +29,15 @@ pub(crate) struct Util {
     pub(crate) gather_f64: CudaFunction,
 }
 
-/// The util kernels on `dev` (compiled once per process, loaded once per device).
-pub(crate) fn util_kernels(dev: &Device) -> Result<Util, CudaError> {
-    let f = dev.module_functions(UTIL_SOURCE, UTIL_MODULE, &UTIL_KERNELS)?;
+/// The util kernels of index width `w` on `dev` (compiled once per process,
+/// loaded once per device).
+pub(crate) fn util_kernels(dev: &Device, w: IndexWidth) -> Result<Util, CudaError> {
+    let module = format!("{UTIL_MODULE}_{}", w.name());
+    let f = dev.module_functions(&util_source(w), &module, &UTIL_KERNELS)?;
     let mut it = f.into_iter();
     let mut next = || it.next().ok_or_else(|| CudaError::InvalidParameter("the util module lacks a kernel".into()));
     Ok(Util {
+        width: w,
         scan_block: next()?,
         scan_add: next()?,
         flags_from_bytes: next()?,
@@ -52,38 +58,28 @@ pub(crate) fn grid(dev: &Device, items: usize) -> LaunchConfig {
 }
 
 /// Exclusive prefix sum of the first `n` entries of `input` into a new
-/// buffer, and the total (read back: the stream is synchronized).
-pub(crate) fn exclusive_scan(
-    dev: &Device,
-    u: &Util,
-    input: &CudaSlice<u32>,
-    n: usize,
-) -> Result<(CudaSlice<u32>, u32), CudaError> {
+/// buffer, and the total (read back: the stream is synchronized). The sum
+/// wraps past the width's range: callers bound it (entry counts of objects
+/// of this width).
+pub(crate) fn exclusive_scan(dev: &Device, u: &Util, input: &Idx, n: usize) -> Result<(Idx, usize), CudaError> {
     let s = &dev.stream;
-    let mut out = zeros::<u32>(s, n)?;
+    let mut out = Idx::zeros(s, u.width, n)?;
     if n == 0 {
         return Ok((out, 0));
     }
     let total_d = scan_into(dev, u, input, &mut out, n)?;
-    let total = check("reading a scan total", || s.clone_dtoh(&total_d.slice(0..1)))?;
-    check("synchronizing", || s.synchronize())?;
+    let total = total_d.download(s, "reading a scan total", 1)?;
     Ok((out, total[0]))
 }
 
 /// Scans `input[..n]` into `out`; returns a one-element buffer with the total.
-fn scan_into(
-    dev: &Device,
-    u: &Util,
-    input: &CudaSlice<u32>,
-    out: &mut CudaSlice<u32>,
-    n: usize,
-) -> Result<CudaSlice<u32>, CudaError> {
+fn scan_into(dev: &Device, u: &Util, input: &Idx, out: &mut Idx, n: usize) -> Result<Idx, CudaError> {
     let s = &dev.stream;
     let blocks = n.div_ceil(SCAN_BLOCK);
-    let mut sums = zeros::<u32>(s, blocks)?;
+    let mut sums = Idx::zeros(s, u.width, blocks)?;
     let cfg =
         LaunchConfig { grid_dim: (blocks as u32, 1, 1), block_dim: (SCAN_BLOCK as u32, 1, 1), shared_mem_bytes: 0 };
-    let n32 = n as u32;
+    let n32 = u.width.val(n);
     let mut lb = s.launch_builder(&u.scan_block);
     lb.arg(&n32).arg(input).arg(&mut *out).arg(&mut sums);
     // SAFETY: matches gbu_scan_block(n, in, out, sums); in and out hold n, sums `blocks` entries.
@@ -91,7 +87,7 @@ fn scan_into(
     if blocks == 1 {
         return Ok(sums);
     }
-    let mut offsets = zeros::<u32>(s, blocks)?;
+    let mut offsets = Idx::zeros(s, u.width, blocks)?;
     let total = scan_into(dev, u, &sums, &mut offsets, blocks)?;
     let mut lb = s.launch_builder(&u.scan_add);
     lb.arg(&n32).arg(&mut *out).arg(&offsets);
@@ -101,27 +97,22 @@ fn scan_into(
 }
 
 /// The positions `i < n` where `flag[i] != 0`, in increasing order, and their count.
-pub(crate) fn flagged_indices(
-    dev: &Device,
-    u: &Util,
-    flag: &CudaSlice<u32>,
-    n: usize,
-) -> Result<(CudaSlice<u32>, usize), CudaError> {
+pub(crate) fn flagged_indices(dev: &Device, u: &Util, flag: &Idx, n: usize) -> Result<(Idx, usize), CudaError> {
     let (pos, count) = exclusive_scan(dev, u, flag, n)?;
-    let mut out = zeros::<u32>(&dev.stream, count as usize)?;
+    let mut out = Idx::zeros(&dev.stream, u.width, count)?;
     if count > 0 {
-        let n32 = n as u32;
+        let n32 = u.width.val(n);
         let mut lb = dev.stream.launch_builder(&u.compact_indices);
         lb.arg(&n32).arg(flag).arg(&pos).arg(&mut out);
         // SAFETY: matches gbu_compact_indices(n, flag, pos, out); out holds `count` entries.
         check("launching gbu_compact_indices", || unsafe { lb.launch(grid(dev, n)) })?;
     }
-    Ok((out, count as usize))
+    Ok((out, count))
 }
 
-/// `n` (at least one) zeroed `u32` on `dev`.
-pub(crate) fn zeros_u32(dev: &Device, n: usize) -> Result<CudaSlice<u32>, CudaError> {
-    zeros::<u32>(&dev.stream, n)
+/// `n` (at least one) zeroed indices of the util module's width on `dev`.
+pub(crate) fn zeros_idx(dev: &Device, u: &Util, n: usize) -> Result<Idx, CudaError> {
+    Idx::zeros(&dev.stream, u.width, n)
 }
 
 /// `n` (at least one) zeroed `u64` on `dev`.
