@@ -8,11 +8,10 @@
 //! pairs, λ checks, the fallback to the solver) is in `mgk/rw/backend.rs`.
 //!
 //! A call is one upload (the graphs in one [`Blob`](crate::cuda::blob::Blob)),
-//! a device memset
-//! poisoning the outputs that follow the graphs in the same device buffer,
-//! three launches on one stream with no host round trip between them (each
-//! graph's number of moments is chosen on the device from the largest bound of
-//! the list), and one download (the bounds and the values). The per-graph
+//! a device memset poisoning the outputs that follow the graphs in the same
+//! device buffer, three launches on one stream with no host round trip between
+//! them (each graph's number of moments is chosen on the device from the
+//! largest bound of the list), and one download (the bounds and the values). The per-graph
 //! kernels run one block per graph (a thread per row), so that a power step
 //! costs about one row's latency; the symmetric Gram comes back symmetric to
 //! the bit. `KRONOGRAPH_RW_TRACE=1` prints the host phases and the kernels'
@@ -142,8 +141,8 @@ mod imp {
     }
 
     /// What a device keeps between series calls: the host staging buffers
-    /// (upload and download) and the device buffers (grown when a call needs more), so that a call
-    /// allocates nothing and touches no fresh pages.
+    /// (upload and download) and the device buffers (grown when a call needs
+    /// more), so that a call allocates nothing and touches no fresh pages.
     #[derive(Default)]
     struct Stage {
         host: Vec<u8>,
