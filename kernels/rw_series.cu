@@ -2,12 +2,12 @@
 // (src/mgk/gpu/rw_series.rs; the algorithm is RandomWalkKernel's, src/mgk/rw.rs). One call is
 // one upload, three launches on one stream and one download:
 //
-//   rw_bounds:  one warp per graph: Collatz–Wielandt bounds lo <= rho(W) <= hi
-//               after power steps on W + I (the CPU's bounds_of, step by step;
-//               products and sums rounded as the CPU rounds them: no FMA); and
-//               hmax = max_g 2^e_g hi_g (an atomic max over the bits of a
-//               non-negative double);
-//   rw_moments: one warp per graph: m_k / hi^k = 1^T (W/hi)^k 1 for k < held_g, where
+//   rw_bounds:  one block per graph, threads over its rows: Collatz–Wielandt bounds
+//               lo <= rho(W) <= hi after power steps on W + I (the CPU's bounds_of, step by
+//               step; products and sums rounded as the CPU rounds them: no FMA; min and max
+//               are exact, so the block's reduction order does not matter); and
+//               hmax = max_g 2^e_g hi_g (an atomic max over the bits of a non-negative double);
+//   rw_moments: one block per graph: m_k / hi^k = 1^T (W/hi)^k 1 for k < held_g, where
 //               held_g = terms(lambda 2^e_g hi_g hmax) + 2 (at most `stride`): enough
 //               for this graph with any partner;
 //   rw_pairs:   one thread per pair: k = sum_{k<=terms} r^k m_k m'_k with
@@ -19,25 +19,18 @@
 // CSR form with global row pointers `ptr` (n_total + 1), local column indices `idx` and
 // weights `w` (already scaled by 2^-e on the host; o_w < 0: every weight is 1, none sent;
 // graph g owns rows node_off[g] .. node_off[g+1]),
-// the exponents e, and the outputs, poisoned by the host (lo, hi: NaN; out: NaN; hmax: 0),
-// which come back in one download. Pairs are (a, y0 + b) for a < nx, b < ny of the one list.
+// the exponents e and hmax (0); the outputs (lo, hi, out) follow in the same device buffer,
+// poisoned by a memset (every bit set: NaN), and come back in one download. Pairs are (a, y0 + b) for a < nx, b < ny of the one list.
 // `scratch` (offsets s_*) holds the power vectors, the moments and held_g. Where every graph
-// has at most smem_n nodes (smem_n > 0), each warp keeps its power vectors in dynamic shared
-// memory instead (2 * smem_n doubles per warp): they are rewritten at every step, and global
-// stores would send the next step's reads to L2.
+// has at most smem_n nodes (smem_n > 0), each block keeps its power vectors in dynamic shared
+// memory instead (2 * smem_n doubles): they are rewritten at every step, and global stores
+// would send the next step's reads to L2. The pairs of the symmetric Gram (y0 = 0) are
+// computed in the order (min, max), so that (a, b) and (b, a) are equal to the bit.
 
 extern __shared__ double rw_smem[];
 
 #define RW_PTR(T, base, off) reinterpret_cast<T*>((base) + (off))
 
-__device__ double rw_warp_min(double x) {
-    for (int o = 16; o > 0; o >>= 1) x = fmin(x, __shfl_xor_sync(0xffffffffu, x, o));
-    return x;
-}
-__device__ double rw_warp_max(double x) {
-    for (int o = 16; o > 0; o >>= 1) x = fmax(x, __shfl_xor_sync(0xffffffffu, x, o));
-    return x;
-}
 template <typename T> __device__ T rw_warp_sum(T x) {
     for (int o = 16; o > 0; o >>= 1) x += __shfl_xor_sync(0xffffffffu, x, o);
     return x;
@@ -59,11 +52,17 @@ __device__ double rw_row(const int* ptr, const int* idx, const double* w, const 
     return s;
 }
 
-// One warp per graph (no block barriers: lanes exchange through shuffles and
-// __syncwarp), warps striding over the graphs.
+// Block-wide reductions of the per-graph kernels: each warp's lane 0 leaves its value in
+// `red[slot][warp]`, and after the barrier every thread combines the warps in the same order.
+#define RW_MAX_WARPS 8
+
+// One block per graph (blocks striding over the graphs), threads striding over its rows,
+// so that a power step costs about one row's latency plus two barriers.
 extern "C" __global__ void rw_bounds(int graphs, unsigned char* blob, long long o_node, long long o_ptr, long long o_idx,
                                      long long o_w, long long o_exp, long long o_lo, long long o_hi, long long o_hmax,
                                      unsigned char* scratch, long long s_v, long long s_t, int smem_n) {
+    __shared__ double red[3][RW_MAX_WARPS];
+    __shared__ int red_small[RW_MAX_WARPS];
     const int* node_off = RW_PTR(const int, blob, o_node);
     const int* ptr = RW_PTR(const int, blob, o_ptr);
     const int* idx = RW_PTR(const int, blob, o_idx);
@@ -75,70 +74,85 @@ extern "C" __global__ void rw_bounds(int graphs, unsigned char* blob, long long 
     double* v = RW_PTR(double, scratch, s_v);
     double* t = RW_PTR(double, scratch, s_t);
     const double inf = __longlong_as_double(0x7ff0000000000000LL);
-    int lane = threadIdx.x & 31;
-    int warps = (gridDim.x * blockDim.x) >> 5;
-    for (int g = (blockIdx.x * blockDim.x + threadIdx.x) >> 5; g < graphs; g += warps) {
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, nw = blockDim.x >> 5;
+    for (int g = blockIdx.x; g < graphs; g += gridDim.x) {
         long long off = node_off[g], n = node_off[g + 1] - off;
         if (n == 0) {
-            if (lane == 0) { lo_out[g] = 0.0; hi_out[g] = 0.0; }
+            if (tid == 0) { lo_out[g] = 0.0; hi_out[g] = 0.0; }
             continue;
         }
         double* vg = v + off;
         double* tg = t + off;
         if (n <= smem_n) {
-            vg = rw_smem + (long long)(threadIdx.x >> 5) * 2 * smem_n;
-            tg = vg + smem_n;
+            vg = rw_smem;
+            tg = rw_smem + smem_n;
         }
-        for (long long i = lane; i < n; i += 32) vg[i] = 1.0;
-        __syncwarp();
+        for (long long i = tid; i < n; i += blockDim.x) vg[i] = 1.0;
+        __syncthreads();
         double lo = 0.0, hi = inf;
         for (int it = 0; it < 200; ++it) {
-            // (W v)_i / v_i bounds rho; v + W v (the step on W + I) goes to t
+            // (W v)_i / v_i bounds rho; v + W v (the step on W + I) goes to t. A v_i below
+            // 1e-250 left by the previous step's normalization ends the iteration there (the
+            // CPU checks it right after normalizing; here it joins this step's reductions).
             double l = inf, h = 0.0, s = 0.0;
-            for (long long i = lane; i < n; i += 32) {
+            int small = 0;
+            for (long long i = tid; i < n; i += blockDim.x) {
+                double x = vg[i];
                 double y = rw_row(ptr, idx, w, vg, off + i);
-                double q = y / vg[i];
+                double q = y / x;
                 l = fmin(l, q);
                 h = fmax(h, q);
-                double x = vg[i] + y;
-                tg[i] = x;
-                s = fmax(s, x);
+                double z = x + y;
+                tg[i] = z;
+                s = fmax(s, z);
+                small |= x < 1e-250;
             }
-            l = rw_warp_min(l);
-            h = rw_warp_max(h);
-            s = rw_warp_max(s);
+            for (int o = 16; o > 0; o >>= 1) {
+                l = fmin(l, __shfl_xor_sync(0xffffffffu, l, o));
+                h = fmax(h, __shfl_xor_sync(0xffffffffu, h, o));
+                s = fmax(s, __shfl_xor_sync(0xffffffffu, s, o));
+            }
+            small = __any_sync(0xffffffffu, small);
+            if (lane == 0) {
+                red[0][warp] = l;
+                red[1][warp] = h;
+                red[2][warp] = s;
+                red_small[warp] = small;
+            }
+            __syncthreads();  // the reads of v are done; the warps' values are in red
+            for (int k = 0; k < nw; ++k) {
+                l = fmin(l, red[0][k]);
+                h = fmax(h, red[1][k]);
+                s = fmax(s, red[2][k]);
+                small |= red_small[k];
+            }
+            if (small) break;
             lo = fmax(lo, l);
             hi = fmin(hi, h);
             if (hi - lo <= 1e-9 * hi) break;
             if (s == 0.0 || !isfinite(s)) break;
-            __syncwarp();
-            double small = 0.0;
-            for (long long i = lane; i < n; i += 32) {
-                double x = tg[i] / s;
-                vg[i] = x;
-                if (x < 1e-250) small = 1.0;
-            }
-            small = rw_warp_max(small);
-            __syncwarp();
-            if (small > 0.0) break;
+            // each thread normalizes the rows it wrote
+            for (long long i = tid; i < n; i += blockDim.x) vg[i] = tg[i] / s;
+            __syncthreads();  // v is whole again; red may be rewritten
         }
-        if (lane == 0) {
+        if (tid == 0) {
             lo_out[g] = lo;
             hi_out[g] = hi;
             double scaled = ldexp(hi, ex[g]);
             if (scaled >= 0.0) atomicMax(hmax, (unsigned long long)__double_as_longlong(scaled));
         }
-        __syncwarp();
+        __syncthreads();  // before the next graph reuses the vectors and red
     }
 }
 
 // moments[g * stride + k] = m_k / hi^k for k < held_g (zeros after k = 0 when hi = 0); one
-// warp per graph
+// block per graph as rw_bounds, the power vectors double-buffered (one barrier per step)
 template <typename real>
 __device__ void rw_moments_t(int graphs, int stride, double lambda, double tol, int max_terms, unsigned char* blob,
                              long long o_node, long long o_ptr, long long o_idx, long long o_w, long long o_exp,
                              long long o_hi, long long o_hmax, unsigned char* scratch, long long s_v, long long s_t,
                              long long s_m, long long s_held, int smem_n) {
+    __shared__ real red[2][RW_MAX_WARPS];
     const int* node_off = RW_PTR(const int, blob, o_node);
     const int* ptr = RW_PTR(const int, blob, o_ptr);
     const int* idx = RW_PTR(const int, blob, o_idx);
@@ -150,34 +164,33 @@ __device__ void rw_moments_t(int graphs, int stride, double lambda, double tol, 
     real* t = RW_PTR(real, scratch, s_t);
     real* moments = RW_PTR(real, scratch, s_m);
     int* held = RW_PTR(int, scratch, s_held);
-    int lane = threadIdx.x & 31;
-    int warps = (gridDim.x * blockDim.x) >> 5;
-    for (int g = (blockIdx.x * blockDim.x + threadIdx.x) >> 5; g < graphs; g += warps) {
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, nw = blockDim.x >> 5;
+    for (int g = blockIdx.x; g < graphs; g += gridDim.x) {
         long long off = node_off[g], n = node_off[g + 1] - off;
         real* m = moments + (long long)g * stride;
         double rho = hi[g];
         // enough terms for the partner with the largest 2^e hi (plus a margin for rounding)
         int need = rw_terms(ldexp(lambda * rho * hmax, ex[g]) * (1.0 + 1e-12), tol, max_terms);
         int terms = need > max_terms ? stride : min(need + 2, stride);
-        if (lane == 0) {
+        if (tid == 0) {
             held[g] = terms;
             m[0] = (real)n;
         }
         if (rho == 0.0 || n == 0) {
-            for (int k = 1 + lane; k < terms; k += 32) m[k] = (real)0;
+            for (int k = 1 + tid; k < terms; k += blockDim.x) m[k] = (real)0;
             continue;
         }
         real* vg = v + off;
         real* tg = t + off;
         if (n <= smem_n) {
-            vg = reinterpret_cast<real*>(rw_smem + (long long)(threadIdx.x >> 5) * 2 * smem_n);
+            vg = reinterpret_cast<real*>(rw_smem);
             tg = vg + smem_n;
         }
-        for (long long i = lane; i < n; i += 32) vg[i] = (real)1;
-        __syncwarp();
+        for (long long i = tid; i < n; i += blockDim.x) vg[i] = (real)1;
+        __syncthreads();
         for (int k = 1; k < terms; ++k) {
             real s = (real)0;
-            for (long long i = lane; i < n; i += 32) {
+            for (long long i = tid; i < n; i += blockDim.x) {
                 real y = (real)0;
                 for (long long p = ptr[off + i]; p < ptr[off + i + 1]; ++p) y += (real)(w ? w[p] : 1.0) * vg[idx[p]];
                 y = (real)((double)y / rho);
@@ -185,13 +198,18 @@ __device__ void rw_moments_t(int graphs, int stride, double lambda, double tol, 
                 s += y;
             }
             s = rw_warp_sum(s);
-            if (lane == 0) m[k] = s;
+            if (lane == 0) red[k & 1][warp] = s;
+            __syncthreads();  // t is whole, the reads of v are done, the warps' sums are in red
+            if (tid == 0) {
+                real total = (real)0;
+                for (int j = 0; j < nw; ++j) total += red[k & 1][j];
+                m[k] = total;
+            }
             real* swap = vg;
             vg = tg;
             tg = swap;
-            __syncwarp();
         }
-        __syncwarp();
+        __syncthreads();  // before the next graph reuses the vectors
     }
 }
 
@@ -222,6 +240,13 @@ __device__ void rw_pairs_t(int nx, int ny, int y0, int stride, double lambda, do
     for (long long p = blockIdx.x * (long long)blockDim.x + threadIdx.x; p < total;
          p += (long long)gridDim.x * blockDim.x) {
         int a = (int)(p / ny), b = y0 + (int)(p % ny);
+        // one list (y0 = 0: the symmetric Gram): (a, b) and (b, a) are computed alike, so that
+        // the matrix comes back symmetric
+        if (y0 == 0 && b < a) {
+            int c = a;
+            a = b;
+            b = c;
+        }
         double lam = ldexp(lambda, ex[a] + ex[b]);
         double r = lam * hi[a] * hi[b];
         int terms = rw_terms(r, tol, max_terms);

@@ -230,6 +230,34 @@ fn gpu_series_matches_cpu() {
     assert!(matches!(err, kronograph::Error::Mgk(MgkError::LambdaTooLarge { .. })), "{err}");
 }
 
+/// The GPU's series on graphs larger than one block's threads (several rows
+/// per thread) and larger than its shared memory (power vectors in global
+/// scratch) agrees with the CPU, and the symmetric Gram comes back
+/// symmetric to the bit.
+#[test]
+fn gpu_series_large_graphs_match_cpu() {
+    use kronograph::backend::{Backend, Precision};
+    let Some(device) = gpu_or_skip() else { return };
+    let x: Vec<Graph<u8, f64>> = [(5, 0.5), (700, 0.01), (3500, 0.002), (40, 0.2)]
+        .iter()
+        .enumerate()
+        .map(|(s, &(n, p))| random_graph(n, p, 500 + s as u64, Direction::Undirected))
+        .collect();
+    let rho = x.iter().map(RandomWalkKernel::spectral_radius_bound).fold(0.0, f64::max);
+    let k = RandomWalkKernel::new(0.5 / (rho * rho)).unwrap();
+    let cpu = k.gram(&x).unwrap();
+    for (precision, tol) in [(Precision::F64, 1e-10), (Precision::F32, 1e-5)] {
+        let gpu = k.clone().with_precision(precision).gram_on(Backend::Cuda(device), &x).unwrap();
+        let err = max_rel(cpu.as_slice(), gpu.as_slice());
+        assert!(err <= tol, "{precision:?} large graphs: {err:e}");
+        for i in 0..x.len() {
+            for j in 0..x.len() {
+                assert_eq!(gpu.get(i, j).to_bits(), gpu.get(j, i).to_bits(), "{precision:?} ({i}, {j})");
+            }
+        }
+    }
+}
+
 /// The GPU's fixed-point kernel (directed graphs) compiles with NVRTC, on
 /// machines without a GPU too (as `series_kernels_compile`).
 #[cfg(feature = "cuda")]

@@ -7,11 +7,15 @@
 //! truncation rule, its constants passed at launch. The host side (which
 //! pairs, λ checks, the fallback to the solver) is in `mgk/rw/backend.rs`.
 //!
-//! A call is one upload (graphs and poisoned outputs in one
-//! [`Blob`](crate::cuda::blob::Blob)), three launches on one stream with no
-//! host round trip between them (each graph's number of moments is chosen on
-//! the device from the largest bound of the list), and one download (the
-//! bounds and the values).
+//! A call is one upload (the graphs in one [`Blob`](crate::cuda::blob::Blob)),
+//! a device memset poisoning the outputs that follow the graphs in the same
+//! device buffer, three launches on one stream with no host round trip between
+//! them (each graph's number of moments is chosen on the device from the
+//! largest bound of the list), and one download (the bounds and the values). The per-graph
+//! kernels run one block per graph (a thread per row), so that a power step
+//! costs about one row's latency; the symmetric Gram comes back symmetric to
+//! the bit. `KRONOGRAPH_RW_TRACE=1` prints the host phases and the kernels'
+//! times (CUDA events) of every call.
 //!
 //! Without the `cuda` feature, [`series_gram`] returns
 //! [`CudaError::NotCompiled`].
@@ -112,9 +116,10 @@ mod imp {
     use super::*;
     use crate::cuda::blob::{read, Blob};
     use crate::cuda::device::{check, device, Device};
-    use cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
+    use cudarc::driver::{sys, CudaSlice, DevicePtrMut, LaunchConfig, PushKernelArg};
     use std::collections::HashMap;
     use std::sync::{Mutex, OnceLock};
+    use std::time::Instant;
 
     /// The name the source is compiled (and cached) under.
     const MODULE: &str = "rw_series";
@@ -122,10 +127,11 @@ mod imp {
     /// The kernels of [`SOURCE`].
     const KERNELS: [&str; 5] = ["rw_bounds", "rw_moments_f64", "rw_moments_f32", "rw_pairs_f64", "rw_pairs_f32"];
 
+    /// Threads per block of the pair kernel.
     const BLOCK: u32 = 128;
-    /// Graphs per block of the per-graph kernels (one warp each).
-    const WARPS: usize = BLOCK as usize / 32;
-    /// Dynamic shared memory the per-graph kernels may take for their power
+    /// The most warps of a per-graph block (`RW_MAX_WARPS` in the source).
+    const MAX_WARPS: usize = 8;
+    /// Dynamic shared memory a per-graph block may take for its power
     /// vectors (within the default 48 KiB, no opt-in needed).
     const SHARED_BYTES: usize = 48 * 1024;
 
@@ -134,12 +140,13 @@ mod imp {
         LaunchConfig { grid_dim: (g, 1, 1), block_dim: (BLOCK, 1, 1), shared_mem_bytes: 0 }
     }
 
-    /// What a device keeps between series calls: the host staging buffer
-    /// and the device buffers (grown when a call needs more), so that a call
-    /// allocates nothing and touches no fresh pages.
+    /// What a device keeps between series calls: the host staging buffers
+    /// (upload and download) and the device buffers (grown when a call needs
+    /// more), so that a call allocates nothing and touches no fresh pages.
     #[derive(Default)]
     struct Stage {
         host: Vec<u8>,
+        down: Vec<u8>,
         blob: Option<CudaSlice<u8>>,
         scratch: Option<CudaSlice<u8>>,
     }
@@ -171,7 +178,8 @@ mod imp {
         rule: SeriesRule,
         precision: Precision,
     ) -> Result<SeriesOut, CudaError> {
-        let t0 = std::time::Instant::now();
+        let trace = std::env::var_os("KRONOGRAPH_RW_TRACE").is_some();
+        let t0 = Instant::now();
         let dev = device(device_ordinal)?;
         let fs = dev.module_functions(SOURCE, MODULE, &KERNELS)?;
         let stream = &dev.stream;
@@ -192,10 +200,19 @@ mod imp {
         if graphs == 0 {
             return Ok(SeriesOut { bounds: Vec::new(), values: vec![f64::NAN; total] });
         }
+        // whether every weight is 1, and a bound of every 2^e ρ̂ (longest row × largest
+        // weight ≥ the largest row sum ≥ ρ̂) for the moments' room; one pass per graph
+        let (unit, top) = list.iter().fold((true, 0.0f64), |(unit, top), g| {
+            let ones = g.weights.iter().all(|&w| w == 1.0);
+            let len = g.indptr.windows(2).map(|r| r[1] - r[0]).max().unwrap_or(0) as f64;
+            let wmax = if ones { 1.0 } else { g.weights.iter().copied().fold(0.0, f64::max) };
+            (unit && ones, top.max(crate::mgk::system::scale_pow2(len * wmax, g.exp)))
+        });
+        let stride = (rule.stride)(rule.lambda, top);
         let mut stages = stages().lock().unwrap_or_else(|e| e.into_inner());
         let stage = stages.entry(device_ordinal).or_default();
-        // one upload: the graphs (32-bit CSR; no weights when all are 1), then the outputs
-        // (poisoned) and hmax (0)
+        // one upload: the graphs (32-bit CSR; no weights when all are 1), the exponents and
+        // hmax (0); the outputs follow it in the device buffer
         let mut blob = Blob::reuse(std::mem::take(&mut stage.host));
         let mut node = 0usize;
         let o_node = blob.push_with(graphs + 1, |g| {
@@ -216,7 +233,6 @@ mod imp {
             blob.extend_map(g.indices, |j| j as i32);
         }
         blob.align(o_idx as usize + 4);
-        let unit = list.iter().all(|g| g.weights.iter().all(|&w| w == 1.0));
         let o_w = if unit {
             -1
         } else {
@@ -229,27 +245,23 @@ mod imp {
         };
         let o_exp = blob.push_with(graphs, |g| list[g].exp);
         let o_hmax = blob.push(&[0u64]);
-        let out_start = blob.len();
-        let o_lo = blob.fill(f64::NAN, graphs);
-        let o_hi = blob.fill(f64::NAN, graphs);
-        let o_out = blob.fill(f64::NAN, total);
-        let out_end = blob.len();
-        // room for the moments: the pair with the largest bounds of ρ̂ (longest
-        // row × largest weight ≥ the largest row sum ≥ ρ̂; no pass over the
-        // weights when all are 1)
-        let top = list
-            .iter()
-            .map(|g| {
-                let len = g.indptr.windows(2).map(|r| r[1] - r[0]).max().unwrap_or(0) as f64;
-                let wmax = if unit { 1.0 } else { g.weights.iter().copied().fold(0.0, f64::max) };
-                crate::mgk::system::scale_pow2(len * wmax, g.exp)
-            })
-            .fold(0.0, f64::max);
-        let stride = (rule.stride)(rule.lambda, top);
-        let t1 = std::time::Instant::now();
+        let up = blob.len();
+        let o_lo = up as i64;
+        let o_hi = o_lo + 8 * graphs as i64;
+        let o_out = o_hi + 8 * graphs as i64;
+        let out_end = o_out as usize + 8 * total;
+        let t1 = Instant::now();
         let blob_d = grown(&dev, &mut stage.blob, out_end, "allocating the series buffer")?;
-        check("uploading the graphs", || stream.memcpy_htod(blob.bytes(), &mut blob_d.slice_mut(..out_end)))?;
-        let t2 = std::time::Instant::now();
+        check("uploading the graphs", || stream.memcpy_htod(blob.bytes(), &mut blob_d.slice_mut(..up)))?;
+        // the outputs (lo, hi, values) poisoned: every bit set, a NaN
+        check("poisoning the outputs", || {
+            stream.context().bind_to_thread()?;
+            let mut out = blob_d.slice_mut(up..out_end);
+            let (ptr, _sync) = out.device_ptr_mut(stream);
+            // SAFETY: the range lies in the allocation, on its stream
+            unsafe { cudarc::driver::result::memset_d8_async(ptr, 0xff, out_end - up, stream.cu_stream()) }
+        })?;
+        let t2 = Instant::now();
         // scratch: power vectors (f64 for the bounds, reused by the moments), moments, held
         let rs = precision.size();
         let s_v = 0i64;
@@ -258,11 +270,17 @@ mod imp {
         let s_held = s_m + ((graphs * stride * rs).div_ceil(8) * 8) as i64;
         let scratch = grown(&dev, &mut stage.scratch, s_held as usize + 4 * graphs, "allocating series scratch")?;
         let g32 = graphs as i32;
-        // each warp's power vectors in shared memory when the largest graph fits
+        // one block per graph, a thread per row up to MAX_WARPS warps; the block's power
+        // vectors in shared memory when the largest graph fits
         let max_n = list.iter().map(|g| g.indptr.len().saturating_sub(1)).max().unwrap_or(0);
-        let smem_n = if WARPS * 2 * max_n * 8 <= SHARED_BYTES { max_n as i32 } else { 0 };
-        let per_graph =
-            LaunchConfig { shared_mem_bytes: (WARPS * 2 * smem_n as usize * 8) as u32, ..grid(&dev, graphs, WARPS) };
+        let smem_n = if 2 * max_n * 8 <= SHARED_BYTES { max_n as i32 } else { 0 };
+        let per_graph = LaunchConfig {
+            grid_dim: (graphs.min(dev.info.multiprocessors * 32) as u32, 1, 1),
+            block_dim: (32 * max_n.div_ceil(32).clamp(1, MAX_WARPS) as u32, 1, 1),
+            shared_mem_bytes: (2 * smem_n as usize * 8) as u32,
+        };
+        let event = || check("recording an event", || stream.record_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT)));
+        let e0 = if trace { Some(event()?) } else { None };
         let mut lb = stream.launch_builder(&fs[0]);
         lb.arg(&g32)
             .arg(&mut *blob_d)
@@ -281,6 +299,7 @@ mod imp {
         // SAFETY: the arguments match rw_bounds's parameters; every offset is
         // of an array of the blob or the scratch sized for it.
         check("launching rw_bounds", || unsafe { lb.launch(per_graph) })?;
+        let e1 = if trace { Some(event()?) } else { None };
 
         let (stride, maxt) = (stride as i32, rule.max_terms as i32);
         let k = if precision == Precision::F64 { 0 } else { 1 };
@@ -306,6 +325,7 @@ mod imp {
             .arg(&smem_n);
         // SAFETY: as above; the moments hold graphs × stride reals.
         check("launching rw_moments", || unsafe { lb.launch(per_graph) })?;
+        let e2 = if trace { Some(event()?) } else { None };
 
         if total > 0 {
             let (nx, ny, y0) = (pairs.nx as i32, pairs.ny as i32, pairs.y0 as i32);
@@ -327,26 +347,34 @@ mod imp {
             // SAFETY: as above; out holds nx × ny values, y0 + ny <= graphs.
             check("launching rw_pairs", || unsafe { lb.launch(grid(&dev, total, BLOCK as usize)) })?;
         }
-        // one download: lo, hi and the values
-        let t3 = std::time::Instant::now();
-        let back = check("downloading the results", || stream.clone_dtoh(&blob_d.slice(out_start..out_end)))?;
+        let e3 = if trace { Some(event()?) } else { None };
+        // one download: lo, hi and the values, into the kept host buffer
+        let t3 = Instant::now();
+        let len = out_end - up;
+        stage.down.resize(len, 0);
+        check("downloading the results", || stream.memcpy_dtoh(&blob_d.slice(up..out_end), &mut stage.down[..len]))?;
         stage.host = blob.into_vec();
-        if std::env::var_os("KRONOGRAPH_RW_TRACE").is_some() {
-            let ms = |a: std::time::Instant, b: std::time::Instant| (b - a).as_secs_f64() * 1e3;
-            let t4 = std::time::Instant::now();
+        if let (Some(e0), Some(e1), Some(e2), Some(e3)) = (e0, e1, e2, e3) {
+            let ms = |a: Instant, b: Instant| (b - a).as_secs_f64() * 1e3;
+            let t4 = Instant::now();
+            let ev = |a: &cudarc::driver::CudaEvent, b| check("timing the kernels", || a.elapsed_ms(b));
             eprintln!(
-                "rw_series: setup+pack {:.3} ms, upload {:.3} ms, launches {:.3} ms, kernels+download {:.3} ms",
+                "rw_series: setup+pack {:.3} ms, upload+poison {:.3} ms, launches {:.3} ms, kernels+download {:.3} \
+                 ms (kernels: bounds {:.3}, moments {:.3}, pairs {:.3} ms)",
                 ms(t0, t1),
                 ms(t1, t2),
                 ms(t2, t3),
-                ms(t3, t4)
+                ms(t3, t4),
+                ev(&e0, &e1)?,
+                ev(&e1, &e2)?,
+                ev(&e2, &e3)?
             );
         }
         let f = |s: &[u8]| f64::from_ne_bytes(s.try_into().unwrap_or([0xff; 8]));
-        let base = out_start as i64;
-        let lo = read(&back, (o_lo - base) as usize, graphs, f);
-        let hi = read(&back, (o_hi - base) as usize, graphs, f);
-        let values = read(&back, (o_out - base) as usize, total, f);
+        let down = &stage.down[..len];
+        let lo = read(down, 0, graphs, f);
+        let hi = read(down, 8 * graphs, graphs, f);
+        let values = read(down, 16 * graphs, total, f);
         Ok(SeriesOut { bounds: lo.into_iter().zip(hi).collect(), values })
     }
 }

@@ -16,7 +16,7 @@ use rayon::prelude::*;
 /// The kernel on a backend chosen per call ([`Backend`]): the CPU computes
 /// as the plain methods do. On a CUDA device, with [`RwMethod::Auto`](crate::mgk::RwMethod::Auto) or
 /// [`RwMethod::Series`](crate::mgk::RwMethod::Series), the moment series runs on the GPU (the
-/// spectral-radius bounds and the moments `m_k / ρ̂^k` of each graph, one warp
+/// spectral-radius bounds and the moments `m_k / ρ̂^k` of each graph, one block
 /// per graph, then `Σ_k r^k m_k m'_k` per pair with the CPU's truncation rule;
 /// `kernels/rw_series.cu`) in this kernel's precision; pairs it does not
 /// cover (more than 400 terms) and [`RwMethod::Solver`](crate::mgk::RwMethod::Solver) solve the system
@@ -160,6 +160,16 @@ impl RandomWalkKernel {
         self.pair_lambda(&sx[a], &sy[b]).map_err(|e| self.map_error(a, b, e))?;
         let v = out.values;
         let sym = y.is_none();
+        // the usual case: every pair by the series, finite and non-negative (the symmetric
+        // Gram's values come back symmetric): the matrix is the values
+        if v.iter().all(|&value| value.is_finite() && value >= 0.0) {
+            if let Some(p) = &self.progress {
+                let done = if sym { nx * (nx + 1) / 2 } else { nx * ny };
+                p(done, done);
+            }
+            trace_rest(t0, t1);
+            return Ok(Matrix { rows: nx, cols: ny, data: v });
+        }
         let mut k = Matrix::zeros(nx, ny);
         let mut left = Vec::new();
         for a in 0..nx {
@@ -182,10 +192,7 @@ impl RandomWalkKernel {
         if let Some(p) = &self.progress {
             p(if sym { nx * (nx + 1) / 2 } else { nx * ny }, if sym { nx * (nx + 1) / 2 } else { nx * ny });
         }
-        if std::env::var_os("KRONOGRAPH_RW_TRACE").is_some() {
-            let ms = |a: std::time::Instant, b: std::time::Instant| (b - a).as_secs_f64() * 1e3;
-            eprintln!("rw series_gpu: csr {:.3} ms, rest {:.3} ms", ms(t0, t1), ms(t1, std::time::Instant::now()));
-        }
+        trace_rest(t0, t1);
         Ok(k)
     }
 
@@ -282,6 +289,15 @@ impl RandomWalkKernel {
             });
         }
         Ok(())
+    }
+}
+
+/// With `KRONOGRAPH_RW_TRACE` set, prints the host's weight scaling (`t0` to
+/// `t1`) and the rest of a series call.
+fn trace_rest(t0: std::time::Instant, t1: std::time::Instant) {
+    if std::env::var_os("KRONOGRAPH_RW_TRACE").is_some() {
+        let ms = |a: std::time::Instant, b: std::time::Instant| (b - a).as_secs_f64() * 1e3;
+        eprintln!("rw series_gpu: scaling {:.3} ms, rest {:.3} ms", ms(t0, t1), ms(t1, std::time::Instant::now()));
     }
 }
 
