@@ -216,14 +216,7 @@ impl<'a, T: KronScalar, E: Label> SellKron<'a, T, E> {
             return;
         }
         xg.resize(n * l, T::zero());
-        let cols = &self.pat.cols[..];
-        for (g, xr) in xg.chunks_exact_mut(l).zip(x.chunks_exact(m)) {
-            for (o, &j) in g.iter_mut().zip(cols) {
-                // SAFETY: every column of the pattern is a node of `G'` (an arc's
-                // column, or 0 on padding, and `G'` has nodes), below m = xr.len().
-                *o = unsafe { *xr.get_unchecked(j as usize) };
-            }
-        }
+        gather_rows(&self.pat.cols, m, x, xg);
         self.edges_pass(alpha, xg, y);
     }
 
@@ -317,6 +310,20 @@ fn fill_slots_body<T: KronScalar, E: Label>(
                              // SAFETY: the edge ids of the pattern are below |E'| + 1 = row.len()
                              // (|E'| marks padding; the caller checked the pattern against G').
         out.extend(pat.edges.iter().map(|&e| unsafe { *row.get_unchecked(e as usize) }));
+    }
+}
+
+/// Step 1 (module documentation): `xg[t·L + p] = x[t·m + cols[p]]`, by
+/// scalar loads and stores: kept out of the instruction-set builds, whose
+/// hardware gathers (`vgatherqpd`) ran slower on these short rows.
+#[inline(never)]
+fn gather_rows<T: KronScalar>(cols: &[u32], m: usize, x: &[T], xg: &mut [T]) {
+    for (g, xr) in xg.chunks_exact_mut(cols.len()).zip(x.chunks_exact(m)) {
+        for (o, &j) in g.iter_mut().zip(cols) {
+            // SAFETY: every column of the pattern is a node of `G'` (an arc's
+            // column, or 0 on padding, and `G'` has nodes), below m = xr.len().
+            *o = unsafe { *xr.get_unchecked(j as usize) };
+        }
     }
 }
 
