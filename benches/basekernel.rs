@@ -107,5 +107,34 @@ fn gram(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench, gram);
+/// One κe table of the size of a BA96L pair (540 × 540 edges, 291,600
+/// values; label classes 0..9, attributes in [0, 1)): the reference edge
+/// kernel `delta(label, 0.5) * sqexp(attr1, 0.1)` as a SPEC (evaluated row
+/// by row) and composed in Rust (whole tables of its parts), and its square
+/// exponential alone.
+///
+/// `cargo bench --bench basekernel -- "table 540" --warm-up-time 1 --measurement-time 2`
+fn table_ba(c: &mut Criterion) {
+    const N: usize = 540;
+    let s = Arc::new(Schema::new().with("label", FieldKind::Int).with("attr1", FieldKind::Float));
+    let mut rng = ChaCha8Rng::seed_from_u64(7);
+    let recs: Vec<Record> = (0..N)
+        .map(|_| Record::new(s.clone(), [Value::Int(rng.random_range(0..9)), Value::Float(rng.random())]).unwrap())
+        .collect();
+    let refs: Vec<&Record> = recs.iter().collect();
+    let spec = SpecKernel::parse_for("delta(label, 0.5) * sqexp(attr1, 0.1)", &s).unwrap();
+    let mut stat = Field::new("label", KroneckerDelta::new(0.5)) * Field::new("attr1", SquareExponential::new(0.1));
+    stat.bind(&s).unwrap();
+    let mut se = Field::new("attr1", SquareExponential::new(0.1));
+    se.bind(&s).unwrap();
+    let mut g = c.benchmark_group("table 540x540");
+    g.throughput(Throughput::Elements((N * N) as u64));
+    let mut out = Vec::new();
+    g.bench_function("delta*sqexp spec", |b| b.iter(|| black_box(&spec).table(&refs, &refs, &mut out)));
+    g.bench_function("delta*sqexp static", |b| b.iter(|| black_box(&stat).table(&refs, &refs, &mut out)));
+    g.bench_function("sqexp static", |b| b.iter(|| black_box(&se).table(&refs, &refs, &mut out)));
+    g.finish();
+}
+
+criterion_group!(benches, bench, gram, table_ba);
 criterion_main!(benches);

@@ -62,23 +62,14 @@ impl LowRank {
     /// `c·[a_i = b_j]` for labels compared with `==`: one term per class
     /// present in both lists (indicator vectors). `O((|a| + |b|)·classes)`.
     pub fn equality<T: PartialEq + ?Sized>(c: f64, a: &[&T], b: &[&T]) -> Self {
-        let mut reps: Vec<&T> = Vec::new();
-        let class_a: Vec<usize> = a
-            .iter()
-            .map(|&x| {
-                reps.iter().position(|&r| r == x).unwrap_or_else(|| {
-                    reps.push(x);
-                    reps.len() - 1
-                })
-            })
-            .collect();
-        let class_b: Vec<Option<usize>> = b.iter().map(|&y| reps.iter().position(|&r| r == y)).collect();
+        let (class_a, class_b) = super::rows::classes(a, b, usize::MAX).expect("no class limit");
+        let classes = class_a.iter().map(|&k| k as usize + 1).max().unwrap_or(0);
         let mut r = Self::zero(a.len(), b.len());
         if c == 0.0 {
             return r;
         }
-        for k in 0..reps.len() {
-            let v: Vec<f64> = class_b.iter().map(|&cb| if cb == Some(k) { 1.0 } else { 0.0 }).collect();
+        for k in 0..classes as u32 {
+            let v: Vec<f64> = class_b.iter().map(|&cb| if cb == k { 1.0 } else { 0.0 }).collect();
             let u: Vec<f64> = class_a.iter().map(|&ca| if ca == k { c } else { 0.0 }).collect();
             r.push(RankOne { u, v });
         }

@@ -62,6 +62,7 @@ mod leaf;
 mod lowrank;
 mod point;
 mod rconv;
+mod rows;
 pub mod spec;
 
 pub(crate) use self::codegen::schema_identifiers;

@@ -49,6 +49,15 @@ pub trait Point {
     fn dot(&self, other: &Self) -> f64;
     /// x · y in `f32`.
     fn dot_f32(&self, other: &Self) -> f32;
+    /// The point as one number `x` with a tag of its kind, where it is one:
+    /// two points with numbers `x`, `y` and the same tag have
+    /// `sq_dist = (x − y)²` (in `f64`, the same bits). Lets whole tables
+    /// run on contiguous numbers ([`BaseKernel::table`](super::BaseKernel::table)).
+    /// The default: `None`.
+    #[inline]
+    fn as_scalar(&self) -> Option<(f64, u8)> {
+        None
+    }
 }
 
 impl<S: Scalar> Point for S {
@@ -69,6 +78,10 @@ impl<S: Scalar> Point for S {
     #[inline(always)]
     fn dot_f32(&self, other: &Self) -> f32 {
         self.to_f32() * other.to_f32()
+    }
+    #[inline(always)]
+    fn as_scalar(&self) -> Option<(f64, u8)> {
+        Some((self.to_f64(), 0))
     }
 }
 
@@ -153,6 +166,14 @@ impl Point for Value {
             (Value::Int(x), Value::Int(y)) => x.dot_f32(y),
             (Value::Array(x), Value::Array(y)) => zip_sum(x, y, f32::NAN, f64::dot_f32),
             _ => f32::NAN,
+        }
+    }
+    #[inline]
+    fn as_scalar(&self) -> Option<(f64, u8)> {
+        match self {
+            Value::Float(x) => Some((*x, 1)),
+            Value::Int(x) => Some((x.to_f64(), 2)),
+            _ => None,
         }
     }
 }

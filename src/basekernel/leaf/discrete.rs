@@ -143,6 +143,22 @@ impl<T: PartialEq + ?Sized> BaseKernel<T> for KroneckerDelta {
     fn range(&self) -> (f64, f64) {
         (self.h.value, 1.0)
     }
+    fn table(&self, a: &[&T], b: &[&T], out: &mut Vec<f64>) {
+        // few label classes: compare class numbers in one vectorized pass per row
+        match crate::basekernel::rows::classes(a, b, crate::basekernel::rows::MAX_CLASSES) {
+            Some((ca, cb)) => {
+                let num = |c: Vec<u32>| c.into_iter().map(f64::from).collect::<Vec<f64>>();
+                crate::basekernel::rows::delta_table(&num(ca), &num(cb), self.h.value, out)
+            }
+            None => {
+                out.clear();
+                out.reserve(a.len() * b.len());
+                for x in a {
+                    out.extend(b.iter().map(|y| self.value(*x, *y)));
+                }
+            }
+        }
+    }
     fn low_rank(&self, a: &[&T], b: &[&T]) -> Option<LowRank> {
         // h·J + (1 − h)·[x = y]
         let h = self.h.value;

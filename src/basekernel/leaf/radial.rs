@@ -54,6 +54,11 @@ impl SquareExponential {
     pub fn scale(&self) -> f64 {
         self.scale.value
     }
+
+    /// −1/(2ℓ²), the factor of ‖x − y‖² in the exponent.
+    pub(crate) fn coef(&self) -> f64 {
+        self.coef
+    }
 }
 one_param_builders!(SquareExponential, scale, "scale", positive);
 builtin_ops!(impl[] SquareExponential);
@@ -64,6 +69,10 @@ impl<T: Point + ?Sized> BaseKernel<T> for SquareExponential {
         (a.sq_dist(b) * self.coef).exp()
     }
     fn table(&self, a: &[&T], b: &[&T], out: &mut Vec<f64>) {
+        if let Some((xa, xb)) = crate::basekernel::rows::scalars(a, b) {
+            // contiguous numbers: one vectorized pass per row, same values
+            return crate::basekernel::rows::sqexp_table(&xa, &xb, self.coef, out);
+        }
         out.clear();
         out.reserve(a.len() * b.len());
         for x in a {

@@ -2,10 +2,11 @@
 //! or with derivatives ([`Dual`]); tables and low-rank forms over label
 //! lists; the value range.
 
+use super::super::leaf::LeafKernel;
 use super::super::num::{interval_binary, interval_unary, Dual, Num, ALL};
 use super::super::{Bin, ExprLabel, Un};
 use super::{Code, ExprKernel, LeafSlot};
-use crate::basekernel::LowRank;
+use crate::basekernel::{rows, LowRank};
 use crate::graph::{Record, Value};
 use smallvec::SmallVec;
 
@@ -71,40 +72,83 @@ impl ExprKernel {
         }
     }
 
-    /// The table of `c` on every pair of `a` × `b`.
-    pub(super) fn table_code<T: ExprLabel>(&self, c: &Code, a: &[&T], b: &[&T], pos: &[u32], out: &mut Vec<f64>) {
+    /// The table of `c` on every pair of `a` × `b`, row by row: what each
+    /// leaf reads is gathered once into contiguous lists ([`RowCode`]), then
+    /// every row of `out` is evaluated in vectorized passes over a row of
+    /// `|b|` values (sums and products of sub-tables stay in the first-level
+    /// cache instead of streaming whole tables through memory).
+    pub(super) fn table_rows<T: ExprLabel>(&self, c: &Code, a: &[&T], b: &[&T], pos: &[u32], out: &mut Vec<f64>) {
+        let nb = b.len();
+        let rc = self.row_code(c, a, b, pos);
+        if let RowCode::Table(t) = rc {
+            *out = t;
+            return;
+        }
+        out.clear();
+        out.reserve(a.len() * nb);
+        let mut scratch = vec![vec![0.0; nb]; rc.depth()];
+        for i in 0..a.len() {
+            rc.extend_row(i, nb, out, &mut scratch);
+        }
+    }
+
+    /// `c` prepared for [`table_rows`](Self::table_rows).
+    fn row_code<T: ExprLabel>(&self, c: &Code, a: &[&T], b: &[&T], pos: &[u32]) -> RowCode {
         match c {
             Code::Leaf(i) | Code::Fused(i, _) => self.on_leaf_lists(
                 &self.leaves[*i as usize],
                 a,
                 b,
                 pos,
-                out,
-                |slot, va, vb, out| slot.kernel.table_val(va, vb, out),
-                |slot, na, nb, out| slot.kernel.table_num(na, nb, out),
+                &mut (),
+                |slot, va, vb, _| {
+                    let ids = |l: Vec<u32>| l.into_iter().map(f64::from).collect::<Vec<f64>>();
+                    match &slot.kernel {
+                        LeafKernel::Delta(k) => {
+                            if let Some((ca, cb)) = rows::classes(va, vb, rows::MAX_CLASSES) {
+                                return RowCode::Delta(k.h(), ids(ca), ids(cb));
+                            }
+                        }
+                        LeafKernel::SqExp(k) => {
+                            if let Some((xa, xb)) = rows::scalars(va, vb) {
+                                return RowCode::SqExp(k.coef(), xa, xb);
+                            }
+                        }
+                        _ => {}
+                    }
+                    let mut t = Vec::new();
+                    slot.kernel.table_val(va, vb, &mut t);
+                    RowCode::Table(t)
+                },
+                |slot, na, nb, _| {
+                    let nums = |l: &[&f64]| l.iter().map(|x| **x).collect::<Vec<f64>>();
+                    match &slot.kernel {
+                        LeafKernel::Delta(k) => RowCode::Delta(k.h(), nums(na), nums(nb)),
+                        LeafKernel::SqExp(k) => RowCode::SqExp(k.coef(), nums(na), nums(nb)),
+                        k => {
+                            let mut t = Vec::new();
+                            k.table_num(na, nb, &mut t);
+                            RowCode::Table(t)
+                        }
+                    }
+                },
             ),
             Code::Bin(op @ (Bin::Add | Bin::Sub | Bin::Mul | Bin::Div), l, r) => {
-                self.table_code(l, a, b, pos, out);
-                let mut t = Vec::new();
-                self.table_code(r, a, b, pos, &mut t);
-                // one loop per operation (vectorized), not a match per entry
-                let pairs = out.iter_mut().zip(t);
-                match op {
-                    Bin::Mul => pairs.for_each(|(o, v)| *o *= v),
-                    Bin::Add => pairs.for_each(|(o, v)| *o += v),
-                    _ => pairs.for_each(|(o, v)| *o = o.binary(*op, v)),
-                }
+                let op = match op {
+                    Bin::Add => '+',
+                    Bin::Sub => '-',
+                    Bin::Mul => '*',
+                    _ => '/',
+                };
+                RowCode::Bin(op, Box::new(self.row_code(l, a, b, pos)), Box::new(self.row_code(r, a, b, pos)))
             }
-            Code::Const(v) => {
-                out.clear();
-                out.resize(a.len() * b.len(), *v);
-            }
+            Code::Const(v) => RowCode::Const(*v),
             _ => {
-                out.clear();
-                out.reserve(a.len() * b.len());
+                let mut t = Vec::with_capacity(a.len() * b.len());
                 for x in a {
-                    out.extend(b.iter().map(|y| self.eval::<T, f64>(c, x, y, pos, &())));
+                    t.extend(b.iter().map(|y| self.eval::<T, f64>(c, x, y, pos, &())));
                 }
+                RowCode::Table(t)
             }
         }
     }
@@ -196,6 +240,53 @@ impl ExprKernel {
             ALL
         } else {
             v
+        }
+    }
+}
+
+/// A compiled expression prepared for one table over `a` × `b`
+/// ([`ExprKernel::table_rows`]): the built-in kernels that have vectorized
+/// rows hold their arguments as contiguous numbers, anything else its whole
+/// table (evaluated entry by entry or by the kernel's own
+/// [`table`](crate::basekernel::BaseKernel::table)).
+enum RowCode {
+    Const(f64),
+    /// Kronecker delta on numbers (or class numbers, equal where the labels
+    /// are): `h`, the numbers of `a`, of `b`.
+    Delta(f64, Vec<f64>, Vec<f64>),
+    /// Square exponential on numbers: `−1/(2ℓ²)`, the numbers of `a`, of `b`.
+    SqExp(f64, Vec<f64>, Vec<f64>),
+    /// The whole table, `|a|·|b|` values.
+    Table(Vec<f64>),
+    /// `+`, `−`, `·` or `/` of two sub-tables.
+    Bin(char, Box<RowCode>, Box<RowCode>),
+}
+
+impl RowCode {
+    /// The number of scratch rows [`row`](Self::row) needs.
+    fn depth(&self) -> usize {
+        match self {
+            RowCode::Bin(_, l, r) => l.depth().max(1 + r.depth()),
+            _ => 0,
+        }
+    }
+
+    /// Appends row `i` of the table (`nb` values) to `out`, with
+    /// [`depth`](Self::depth) scratch rows of `nb` values.
+    fn extend_row(&self, i: usize, nb: usize, out: &mut Vec<f64>, scratch: &mut [Vec<f64>]) {
+        match self {
+            RowCode::Const(v) => out.resize(out.len() + nb, *v),
+            RowCode::Delta(h, xa, xb) => rows::delta_extend(&xa[i..i + 1], xb, *h, out),
+            RowCode::SqExp(coef, xa, xb) => rows::sqexp_extend(&xa[i..i + 1], xb, *coef, out),
+            RowCode::Table(t) => out.extend_from_slice(&t[i * nb..(i + 1) * nb]),
+            RowCode::Bin(op, l, r) => {
+                let start = out.len();
+                l.extend_row(i, nb, out, scratch);
+                let (tmp, rest) = scratch.split_first_mut().expect("RowCode::depth scratch rows");
+                tmp.clear();
+                r.extend_row(i, nb, tmp, rest);
+                rows::combine_row(*op, &mut out[start..], tmp);
+            }
         }
     }
 }

@@ -358,7 +358,7 @@ impl<T: ExprLabel> BaseKernel<T> for ExprKernel {
 
     fn table(&self, a: &[&T], b: &[&T], out: &mut Vec<f64>) {
         match a.first().or(b.first()) {
-            Some(l) => self.with_positions(*l, |pos| self.table_code(&self.code, a, b, pos, out)),
+            Some(l) => self.with_positions(*l, |pos| self.table_rows(&self.code, a, b, pos, out)),
             None => out.clear(),
         }
     }
