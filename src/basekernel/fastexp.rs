@@ -55,24 +55,6 @@ pub(crate) fn exp(x: f64) -> f64 {
     }
 }
 
-/// `v_i ← e^{v_i}` for every entry: eight lanes at a time with AVX-512,
-/// four with AVX2, two otherwise (chosen at run time; the same operations,
-/// hence the same bits, on every path).
-pub(crate) fn exp_in_place(v: &mut [f64]) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        if std::arch::is_x86_feature_detected!("avx512f") {
-            // SAFETY: the CPU has AVX-512F (checked just above).
-            return unsafe { exp_in_place_avx512(v) };
-        }
-        if std::arch::is_x86_feature_detected!("avx2") {
-            // SAFETY: the CPU has AVX2 (checked just above).
-            return unsafe { exp_in_place_avx2(v) };
-        }
-    }
-    exp_loop(v)
-}
-
 #[inline(always)]
 fn exp_loop(v: &mut [f64]) {
     for x in v.iter_mut() {
@@ -80,17 +62,12 @@ fn exp_loop(v: &mut [f64]) {
     }
 }
 
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f")]
-fn exp_in_place_avx512(v: &mut [f64]) {
-    exp_loop(v)
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-fn exp_in_place_avx2(v: &mut [f64]) {
-    exp_loop(v)
-}
+crate::simd::isa_dispatch!(
+    /// `v_i ← e^{v_i}` for every entry: eight lanes at a time with AVX-512,
+    /// four with AVX2, two otherwise (chosen at run time; the same operations,
+    /// hence the same bits, on every path).
+    pub(crate) fn exp_in_place(v: &mut [f64]) = exp_loop
+);
 
 #[cfg(test)]
 mod tests {

@@ -12,38 +12,7 @@
 
 use super::fastexp;
 use super::Point;
-
-/// `$name` (public to the crate) runs the `#[inline(always)]` body `$body`
-/// compiled for AVX-512F, else AVX2, else the build's baseline, chosen at
-/// run time (explicit `target_feature` builds: a closure handed to
-/// [`crate::simd::wide`] is not always inlined into them).
-macro_rules! isa_dispatch {
-    ($(#[$doc:meta])* $name:ident $(<$g:ident: $b:path>)? ($($arg:ident: $ty:ty),*) = $body:ident) => {
-        $(#[$doc])*
-        pub(crate) fn $name $(<$g: $b>)? ($($arg: $ty),*) {
-            #[cfg(target_arch = "x86_64")]
-            {
-                #[target_feature(enable = "avx512f")]
-                fn avx512 $(<$g: $b>)? ($($arg: $ty),*) {
-                    $body($($arg),*)
-                }
-                #[target_feature(enable = "avx2")]
-                fn avx2 $(<$g: $b>)? ($($arg: $ty),*) {
-                    $body($($arg),*)
-                }
-                if std::arch::is_x86_feature_detected!("avx512f") {
-                    // SAFETY: the CPU has AVX-512F (checked just above).
-                    return unsafe { avx512($($arg),*) };
-                }
-                if std::arch::is_x86_feature_detected!("avx2") {
-                    // SAFETY: the CPU has AVX2 (checked just above).
-                    return unsafe { avx2($($arg),*) };
-                }
-            }
-            $body($($arg),*)
-        }
-    };
-}
+use crate::simd::isa_dispatch;
 
 /// Appends the rows of the square exponential's table to `out`.
 #[inline(always)]
@@ -87,19 +56,19 @@ fn combine_loop(op: char, out: &mut [f64], r: &[f64]) {
 isa_dispatch!(
     /// `out[j] ← out[j] ∘ r[j]` for `∘` = `+`, `−`, `·` or `/` (`op` one of
     /// `'+'`, `'-'`, `'*'`, `'/'`).
-    combine_row(op: char, out: &mut [f64], r: &[f64]) = combine_loop
+    pub(crate) fn combine_row(op: char, out: &mut [f64], r: &[f64]) = combine_loop
 );
 
 isa_dispatch!(
     /// Appends the square exponential's table over two lists of numbers to
     /// `out`, row by row.
-    sqexp_extend(xs: &[f64], ys: &[f64], coef: f64, out: &mut Vec<f64>) = sqexp_rows
+    pub(crate) fn sqexp_extend(xs: &[f64], ys: &[f64], coef: f64, out: &mut Vec<f64>) = sqexp_rows
 );
 
 isa_dispatch!(
     /// Appends the Kronecker delta's table over two lists of numbers (or
     /// class numbers) to `out`, row by row: `1` where `x == y`, else `h`.
-    delta_extend(xs: &[f64], ys: &[f64], h: f64, out: &mut Vec<f64>) = delta_rows
+    pub(crate) fn delta_extend(xs: &[f64], ys: &[f64], h: f64, out: &mut Vec<f64>) = delta_rows
 );
 
 /// The square exponential's whole table over two lists of numbers

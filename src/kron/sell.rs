@@ -240,57 +240,20 @@ impl<'a, T: KronScalar, E: Label> SellKron<'a, T, E> {
     }
 }
 
-/// The rows of the slot table from the κe table `k` (`|E|·|E'|`): each row
-/// weighted into `row` (with a 0 for padding at `|E'|`), then spread over
-/// the slots; compiled for the CPU's widest vectors (gathers), the same
-/// values on every path.
-fn fill_slots<T: KronScalar, E: Label>(
-    a: &Octiles<T, E>,
-    pat: &SellPattern,
-    k: &[f64],
-    wb: &[T],
-    out: &mut Vec<T>,
-    row: &mut Vec<T>,
-) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        if std::arch::is_x86_feature_detected!("avx512f") {
-            // SAFETY: the CPU has AVX-512F (checked just above).
-            return unsafe { fill_slots_avx512(a, pat, k, wb, out, row) };
-        }
-        if std::arch::is_x86_feature_detected!("avx2") {
-            // SAFETY: the CPU has AVX2 (checked just above).
-            return unsafe { fill_slots_avx2(a, pat, k, wb, out, row) };
-        }
-    }
-    fill_slots_body(a, pat, k, wb, out, row)
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f")]
-fn fill_slots_avx512<T: KronScalar, E: Label>(
-    a: &Octiles<T, E>,
-    pat: &SellPattern,
-    k: &[f64],
-    wb: &[T],
-    out: &mut Vec<T>,
-    row: &mut Vec<T>,
-) {
-    fill_slots_body(a, pat, k, wb, out, row)
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-fn fill_slots_avx2<T: KronScalar, E: Label>(
-    a: &Octiles<T, E>,
-    pat: &SellPattern,
-    k: &[f64],
-    wb: &[T],
-    out: &mut Vec<T>,
-    row: &mut Vec<T>,
-) {
-    fill_slots_body(a, pat, k, wb, out, row)
-}
+crate::simd::isa_dispatch!(
+    /// The rows of the slot table from the κe table `k` (`|E|·|E'|`): each row
+    /// weighted into `row` (with a 0 for padding at `|E'|`), then spread over
+    /// the slots; compiled for the CPU's widest vectors (gathers), the same
+    /// values on every path.
+    fn fill_slots<T: KronScalar, E: Label>(
+        a: &Octiles<T, E>,
+        pat: &SellPattern,
+        k: &[f64],
+        wb: &[T],
+        out: &mut Vec<T>,
+        row: &mut Vec<T>,
+    ) = fill_slots_body
+);
 
 #[inline(always)]
 fn fill_slots_body<T: KronScalar, E: Label>(

@@ -224,41 +224,10 @@ fn jacobi_update_body<T: Real>(x: &mut [T], r: &mut [T], z: &mut [T], p: &[T], q
     ((rr[0] + rr[1]) + (rr[2] + rr[3]), (rz[0] + rz[1]) + (rz[2] + rz[3]))
 }
 
-/// [`jacobi_update_body`] compiled for the widest vectors the CPU has.
-fn jacobi_update<T: Real>(x: &mut [T], r: &mut [T], z: &mut [T], p: &[T], q: &[T], m: &[T], a: f64) -> (f64, f64) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        if std::arch::is_x86_feature_detected!("avx512f") {
-            // SAFETY: the CPU has AVX-512F (checked just above).
-            return unsafe { jacobi_update_avx512(x, r, z, p, q, m, a) };
-        }
-        if std::arch::is_x86_feature_detected!("avx2") {
-            // SAFETY: the CPU has AVX2 (checked just above).
-            return unsafe { jacobi_update_avx2(x, r, z, p, q, m, a) };
-        }
-    }
-    jacobi_update_body(x, r, z, p, q, m, a)
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f")]
-fn jacobi_update_avx512<T: Real>(
-    x: &mut [T],
-    r: &mut [T],
-    z: &mut [T],
-    p: &[T],
-    q: &[T],
-    m: &[T],
-    a: f64,
-) -> (f64, f64) {
-    jacobi_update_body(x, r, z, p, q, m, a)
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-fn jacobi_update_avx2<T: Real>(x: &mut [T], r: &mut [T], z: &mut [T], p: &[T], q: &[T], m: &[T], a: f64) -> (f64, f64) {
-    jacobi_update_body(x, r, z, p, q, m, a)
-}
+crate::simd::isa_dispatch!(
+    /// [`jacobi_update_body`] compiled for the widest vectors the CPU has.
+    fn jacobi_update<T: Real>(x: &mut [T], r: &mut [T], z: &mut [T], p: &[T], q: &[T], m: &[T], a: f64) -> (f64, f64) = jacobi_update_body
+);
 
 /// `xᵀ y` accumulated in `f64` with four independent partial sums.
 #[inline]
