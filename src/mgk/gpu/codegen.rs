@@ -8,7 +8,7 @@
 //!   functions built from the base kernels' CUDA forms, which read every
 //!   hyperparameter from `theta` (node kernel's slots first, then the edge
 //!   kernel's), so θ is launch-time data and never part of the source,
-//! - in the gradient family ([`mgk_grad_source`]) also
+//! - in the gradient family ([`mgk_grad_source_placed`]) also
 //!   `kappa_node_grad(a, b, theta, g)` and `kappa_edge_grad(a, b, theta, g)`
 //!   (`static __device__ __forceinline__ real f(const node_label& a, const
 //!   node_label& b, const real* __restrict__ theta, real* __restrict__ g)`,
@@ -23,7 +23,7 @@
 //!   `MGK_GRAD_NAME`)
 //!   (`mgk_pcg_<hash>`, the family name and a hash of the rest of the source),
 //! - for the tile-pair XMV ([`XmvScheme::TilePairs`], value kernel only,
-//!   [`mgk_source_with`]) `MGK_XMV_TILES 1` and `MGK_DENSE_MIN` (see
+//!   [`mgk_source_placed`]) `MGK_XMV_TILES 1` and `MGK_DENSE_MIN` (see
 //!   [`mgk_dense_min`]).
 
 use crate::basekernel::{cuda_gradient_body, cuda_preamble, BaseKernel, CudaGen};
@@ -109,6 +109,7 @@ pub fn mgk_source<N: ?Sized, E: ?Sized, KN: BaseKernel<N>, KE: BaseKernel<E>>(
 ///
 /// # Errors
 /// [`CudaError::Kernel`] when a base kernel has no CUDA form.
+#[cfg(any(test, feature = "testing"))]
 pub fn mgk_source_with<N: ?Sized, E: ?Sized, KN: BaseKernel<N>, KE: BaseKernel<E>>(
     node_kernel: &KN,
     edge_kernel: &KE,
@@ -136,7 +137,7 @@ pub enum VectorPlacement {
 }
 
 /// The source of the batched PCG kernel with the XMV scheme `xmv` and the
-/// vector placements `placement`: [`mgk_source_with`] for
+/// vector placements `placement`: `mgk_source_with` (tests only) for
 /// [`VectorPlacement::Any`]; [`VectorPlacement::Shared`] adds
 /// `#define MGK_GLOBAL_VECTORS 0` to the preface (so the kernel has another
 /// name, and its own JIT cache entries). Same launch arguments either way.
@@ -187,6 +188,7 @@ pub const LARGE_KERNELS: [&str; 7] = ["_init", "_ap", "_xmv", "_dot", "_update",
 /// # Errors
 /// [`CudaError::Kernel`] when a base kernel has no CUDA form (or a gradient
 /// form cannot be generated for it).
+#[cfg(any(test, feature = "testing"))]
 pub fn mgk_grad_source<N: ?Sized, E: ?Sized, KN: BaseKernel<N>, KE: BaseKernel<E>>(
     node_kernel: &KN,
     edge_kernel: &KE,
@@ -198,7 +200,7 @@ pub fn mgk_grad_source<N: ?Sized, E: ?Sized, KN: BaseKernel<N>, KE: BaseKernel<E
 }
 
 /// The source of the gradient kernel with the vector placements
-/// `placement`: [`mgk_grad_source`] for [`VectorPlacement::Any`] (pairs
+/// `placement`: `mgk_grad_source` (tests only) for [`VectorPlacement::Any`] (pairs
 /// whose vectors do not fit in shared memory solve with p and y in global
 /// memory, their graphs staged in shared or global memory);
 /// [`VectorPlacement::Shared`] adds `#define MGK_GLOBAL_VECTORS 0` (only
@@ -206,7 +208,8 @@ pub fn mgk_grad_source<N: ?Sized, E: ?Sized, KN: BaseKernel<N>, KE: BaseKernel<E
 /// way.
 ///
 /// # Errors
-/// As [`mgk_grad_source`].
+/// [`CudaError::Kernel`] when a base kernel has no CUDA form (or a gradient
+/// form cannot be generated for it).
 pub fn mgk_grad_source_placed<N: ?Sized, E: ?Sized, KN: BaseKernel<N>, KE: BaseKernel<E>>(
     node_kernel: &KN,
     edge_kernel: &KE,
