@@ -119,22 +119,17 @@ impl RandomWalkKernel {
         x: &[Graph<N, E>],
         y: Option<&[Graph<N, E>]>,
     ) -> crate::Result<Matrix> {
-        use crate::mgk::gpu::rw_series::{series_gram, SeriesGraph, SeriesPairs, SeriesRule};
+        use crate::mgk::gpu::rw_series::{series_gram, SeriesError, SeriesGraph, SeriesPairs, SeriesRule};
         let (nx, ny) = (x.len(), y.map_or(x.len(), <[_]>::len));
         if nx == 0 || ny == 0 {
             return Ok(Matrix::zeros(nx, ny));
         }
         let t0 = std::time::Instant::now();
-        // the weights scaled as on the CPU (borrowed unless extreme)
-        let scaled = x
+        // the graphs as they are: the packer scales the weights as `unit_weights` does
+        let list: Vec<SeriesGraph<'_>> = x
             .iter()
             .chain(y.unwrap_or(&[]))
-            .enumerate()
-            .map(|(i, g)| unit_weights(g).map_err(|source| MgkError::WeightRange { graph: i, source }))
-            .collect::<Result<Vec<_>, _>>()?;
-        let list: Vec<SeriesGraph<'_>> = scaled
-            .iter()
-            .map(|(g, e)| SeriesGraph { indptr: g.indptr(), indices: g.indices(), weights: g.weights(), exp: *e })
+            .map(|g| SeriesGraph { indptr: g.indptr(), indices: g.indices(), weights: g.weights() })
             .collect();
         let t1 = std::time::Instant::now();
         // room for the moments of the pair with the largest upper bounds
@@ -144,9 +139,20 @@ impl RandomWalkKernel {
         }
         let rule = SeriesRule { lambda: self.lambda, tail: SERIES_TAIL, max_terms: MAX_TERMS, stride };
         let pairs = SeriesPairs { nx, y0: if y.is_some() { nx } else { 0 }, ny };
-        let out = series_gram(device, &list, pairs, rule, self.precision)?;
-        let exps: Vec<i32> = list.iter().map(|g| g.exp).collect();
-        let scales = series_scales(&exps, &out.bounds)?;
+        let out = series_gram(device, &list, pairs, rule, self.precision).map_err(|e| match e {
+            SeriesError::Cuda(e) => crate::Error::from(e),
+            SeriesError::WeightRange(i) => {
+                let g = x.iter().chain(y.unwrap_or(&[])).nth(i);
+                match g.map(unit_weights) {
+                    Some(Err(source)) => MgkError::WeightRange { graph: i, source }.into(),
+                    _ => MgkError::Cuda(Box::new(crate::cuda::CudaError::InvalidParameter(format!(
+                        "graph {i}: the GPU packer found weights out of range where the CPU did not"
+                    ))))
+                    .into(),
+                }
+            }
+        })?;
+        let scales = series_scales(&out.exp, &out.bounds)?;
         let (sx, sy) = match y {
             Some(_) => (&scales[..nx], &scales[nx..]),
             None => (&scales[..], &scales[..]),
