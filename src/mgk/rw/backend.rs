@@ -253,6 +253,33 @@ impl RandomWalkKernel {
         Ok(())
     }
 
+    /// The spectral-radius bounds of `x` as the GPU's series kernels compute
+    /// them on device `device`, scaled back as
+    /// [`spectral_radius_bounds`](Self::spectral_radius_bounds) returns them
+    /// (for the tests: the two must be equal to the bit).
+    ///
+    /// # Errors
+    /// As [`gram_on`](Self::gram_on) on a CUDA device.
+    #[cfg(any(test, feature = "testing"))]
+    #[doc(hidden)]
+    pub fn gpu_spectral_radius_bounds<N: Label, E: Label>(
+        device: usize,
+        x: &[Graph<N, E>],
+    ) -> crate::Result<Vec<(f64, f64)>> {
+        use crate::mgk::gpu::rw_series::{series_gram, SeriesError, SeriesGraph, SeriesPairs, SeriesRule};
+        let list: Vec<SeriesGraph<'_>> =
+            x.iter().map(|g| SeriesGraph { indptr: g.indptr(), indices: g.indices(), weights: g.weights() }).collect();
+        let rule = SeriesRule { lambda: 0.0, tail: SERIES_TAIL, max_terms: MAX_TERMS, stride: |_, _| 3 };
+        let out = series_gram(device, &list, SeriesPairs { nx: 0, y0: 0, ny: 0 }, rule, crate::backend::Precision::F64)
+            .map_err(|e| match e {
+                SeriesError::Cuda(e) => crate::Error::from(e),
+                SeriesError::WeightRange(i) => {
+                    crate::Error::from(MgkError::InvalidParameter(format!("graph {i}: weights out of range")))
+                }
+            })?;
+        Ok(out.exp.iter().zip(&out.bounds).map(|(&e, &(lo, hi))| (scale_pow2(lo, e), scale_pow2(hi, e))).collect())
+    }
+
     /// The kernel as a Kronecker system of the marginalized graph kernel.
     fn as_system<N: Label, E: Label>(&self) -> Result<MarginalizedGraphKernel<N, E, Constant, Constant>, MgkError> {
         // q is not used by a custom system; any valid value
