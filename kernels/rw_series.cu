@@ -45,25 +45,45 @@ __device__ int rw_terms(double r, double tol, int max_terms) {
     return c > (double)max_terms ? max_terms + 1 : (int)c;
 }
 
+// y_i = sum_j w_ij x_j over the rows of one graph, rounded as the CPU does
+__device__ double rw_row(const int* ptr, const int* idx, const double* w, const double* x, long long row) {
+    double s = 0.0;
+    for (long long p = ptr[row]; p < ptr[row + 1]; ++p) s = __dadd_rn(s, __dmul_rn(w ? w[p] : 1.0, x[idx[p]]));
+    return s;
+}
+
 // Block-wide reductions of the per-graph kernels: each warp's lane 0 leaves its value in
 // `red[slot][warp]`, and after the barrier every thread combines the warps in the same order.
 #define RW_MAX_WARPS 8
-// rw_bounds normalizes the neighbors' values as it reads them (one barrier per power step)
-// when no row of the graph is longer than this; else each row's thread normalizes its own
-// value after the step (two barriers per step, one division per row).
-#define RW_LAZY_ROW 16
+// rw_bounds keeps the first entries of a thread's row in registers (the rest is read from
+// the CSR at every step).
+#define RW_ROW_REGS 8
+
+// y_i = sum_j w_ij x_j over row `row` whose first RW_ROW_REGS entries (columns cj, weights
+// cw) are in registers, in CSR order and rounded as rw_row: the neighbors' values are all
+// loaded before the dependent sums.
+__device__ double rw_row_regs(const int* idx, const double* w, const double* x, int p0, int p1,
+                              const int (&cj)[RW_ROW_REGS], const double (&cw)[RW_ROW_REGS]) {
+    double xs[RW_ROW_REGS];
+#pragma unroll
+    for (int k = 0; k < RW_ROW_REGS; ++k) xs[k] = x[cj[k]];
+    double s = 0.0;
+#pragma unroll
+    for (int k = 0; k < RW_ROW_REGS; ++k)
+        if (p0 + k < p1) s = __dadd_rn(s, __dmul_rn(cw[k], xs[k]));
+    for (int p = p0 + RW_ROW_REGS; p < p1; ++p) s = __dadd_rn(s, __dmul_rn(w ? w[p] : 1.0, x[idx[p]]));
+    return s;
+}
 
 // One block per graph (blocks striding over the graphs), threads striding over its rows,
-// so that a power step costs about one row's latency plus one barrier (two with long rows).
-// Where the graph has no more rows than the block has threads, each thread keeps its row's
-// bounds in registers. Every value is the CPU's: v_j = t_j / s, y_i = sum_p w_p v_j(p) in
-// CSR order, each product and sum rounded on its own (no FMA); whether v_j is divided
-// by its row's thread or by the reader, it is the same division of the same numbers.
+// so that a power step costs about one row's latency plus two barriers. Where the graph has
+// no more rows than the block has threads, each thread keeps its row's bounds and first
+// entries in registers.
 extern "C" __global__ void rw_bounds(int graphs, unsigned char* blob, long long o_node, long long o_ptr, long long o_idx,
                                      long long o_w, long long o_exp, long long o_lo, long long o_hi, long long o_hmax,
                                      unsigned char* scratch, long long s_v, long long s_t, int smem_n) {
-    __shared__ double red[2][3][RW_MAX_WARPS];
-    __shared__ int red_small[2][RW_MAX_WARPS];
+    __shared__ double red[3][RW_MAX_WARPS];
+    __shared__ int red_small[RW_MAX_WARPS];
     const int* node_off = RW_PTR(const int, blob, o_node);
     const int* ptr = RW_PTR(const int, blob, o_ptr);
     const int* idx = RW_PTR(const int, blob, o_idx);
@@ -72,97 +92,88 @@ extern "C" __global__ void rw_bounds(int graphs, unsigned char* blob, long long 
     double* lo_out = RW_PTR(double, blob, o_lo);
     double* hi_out = RW_PTR(double, blob, o_hi);
     unsigned long long* hmax = RW_PTR(unsigned long long, blob, o_hmax);
-    double* v_all = RW_PTR(double, scratch, s_v);
-    double* t_all = RW_PTR(double, scratch, s_t);
+    double* v = RW_PTR(double, scratch, s_v);
+    double* t = RW_PTR(double, scratch, s_t);
     const double inf = __longlong_as_double(0x7ff0000000000000LL);
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, nw = blockDim.x >> 5;
     for (int g = blockIdx.x; g < graphs; g += gridDim.x) {
-        const int off = node_off[g], n = node_off[g + 1] - off;
+        long long off = node_off[g], n = node_off[g + 1] - off;
         if (n == 0) {
             if (tid == 0) { lo_out[g] = 0.0; hi_out[g] = 0.0; }
             continue;
         }
-        double* v = v_all + off;
-        double* t = t_all + off;
+        double* vg = v + off;
+        double* tg = t + off;
         if (n <= smem_n) {
-            v = rw_smem;
-            t = rw_smem + smem_n;
+            vg = rw_smem;
+            tg = rw_smem + smem_n;
         }
-        const bool one = n <= (int)blockDim.x;
-        int p0 = 0, p1 = 0, longest = 0;
-        for (int i = tid; i < n; i += blockDim.x) {
-            int a = ptr[off + i], b = ptr[off + i + 1];
-            longest = max(longest, b - a);
-            p0 = a;
-            p1 = b;
-            v[i] = 1.0;
+        for (long long i = tid; i < n; i += blockDim.x) vg[i] = 1.0;
+        // one row per thread: its bounds and first entries in registers (column 0, weight 1
+        // past its end: loaded, never added)
+        const bool one = n <= (long long)blockDim.x;
+        int p0 = 0, p1 = 0;
+        int cj[RW_ROW_REGS];
+        double cw[RW_ROW_REGS];
+        if (one && tid < n) {
+            p0 = ptr[off + tid];
+            p1 = ptr[off + tid + 1];
         }
-        // also the barrier after v = 1
-        const bool lazy = !__syncthreads_or(longest > RW_LAZY_ROW);
-        // v holds t / s: the last step's sums and their normalization (1 for the ones)
-        double lo = 0.0, hi = inf, s = 1.0;
+#pragma unroll
+        for (int k = 0; k < RW_ROW_REGS; ++k) {
+            const bool in = p0 + k < p1;
+            cj[k] = in ? idx[p0 + k] : 0;
+            cw[k] = in && w ? w[p0 + k] : 1.0;
+        }
+        __syncthreads();
+        double lo = 0.0, hi = inf;
         for (int it = 0; it < 200; ++it) {
             // (W v)_i / v_i bounds rho; v + W v (the step on W + I) goes to t. A v_i below
             // 1e-250 left by the previous step's normalization ends the iteration there (the
             // CPU checks it right after normalizing; here it joins this step's reductions).
-            double l = inf, h = 0.0, m = 0.0;
+            double l = inf, h = 0.0, s = 0.0;
             int small = 0;
-            for (int i = tid; i < n; i += blockDim.x) {
-                const int a = one ? p0 : ptr[off + i], b = one ? p1 : ptr[off + i + 1];
-                const double x = lazy ? v[i] / s : v[i];
-                double y = 0.0;
-#pragma unroll 4
-                for (int p = a; p < b; ++p) {
-                    const double vj = lazy ? v[idx[p]] / s : v[idx[p]];
-                    y = __dadd_rn(y, __dmul_rn(w ? w[p] : 1.0, vj));
-                }
-                const double q = y / x;
+            for (long long i = tid; i < n; i += blockDim.x) {
+                double x = vg[i];
+                double y = one ? rw_row_regs(idx, w, vg, p0, p1, cj, cw) : rw_row(ptr, idx, w, vg, off + i);
+                double q = y / x;
                 l = fmin(l, q);
                 h = fmax(h, q);
-                const double z = __dadd_rn(x, y);
-                t[i] = z;
-                m = fmax(m, z);
+                double z = x + y;
+                tg[i] = z;
+                s = fmax(s, z);
                 small |= x < 1e-250;
             }
             for (int o = 16; o > 0; o >>= 1) {
                 l = fmin(l, __shfl_xor_sync(0xffffffffu, l, o));
                 h = fmax(h, __shfl_xor_sync(0xffffffffu, h, o));
-                m = fmax(m, __shfl_xor_sync(0xffffffffu, m, o));
+                s = fmax(s, __shfl_xor_sync(0xffffffffu, s, o));
             }
             small = __any_sync(0xffffffffu, small);
-            const int slot = it & 1;
             if (lane == 0) {
-                red[slot][0][warp] = l;
-                red[slot][1][warp] = h;
-                red[slot][2][warp] = m;
-                red_small[slot][warp] = small;
+                red[0][warp] = l;
+                red[1][warp] = h;
+                red[2][warp] = s;
+                red_small[warp] = small;
             }
-            // the reads of v are done, t is whole, the warps' values are in red[slot] (the
-            // other slot is still being read by a slower thread of the previous step)
-            __syncthreads();
-            for (int k = 0; k < nw; ++k) {
-                l = fmin(l, red[slot][0][k]);
-                h = fmax(h, red[slot][1][k]);
-                m = fmax(m, red[slot][2][k]);
-                small |= red_small[slot][k];
+            __syncthreads();  // the reads of v are done; the warps' values are in red
+#pragma unroll
+            for (int k = 0; k < RW_MAX_WARPS; ++k) {
+                if (k < nw) {
+                    l = fmin(l, red[0][k]);
+                    h = fmax(h, red[1][k]);
+                    s = fmax(s, red[2][k]);
+                    small |= red_small[k];
+                }
             }
             if (small) break;
             lo = fmax(lo, l);
             hi = fmin(hi, h);
             if (hi - lo <= 1e-9 * hi) break;
-            if (m == 0.0 || !isfinite(m)) break;
-            if (lazy) {
-                // the next step reads t, divided by m as it is read; it writes the old v,
-                // whose reads all came before the barrier above
-                double* swap = v;
-                v = t;
-                t = swap;
-                s = m;
-            } else {
-                // each thread normalizes the rows it wrote
-                for (int i = tid; i < n; i += blockDim.x) v[i] = t[i] / m;
-                __syncthreads();  // v is whole again
-            }
+            if (s == 0.0 || !isfinite(s)) break;
+            // each thread normalizes the rows it wrote
+            for (long long i = tid; i < n; i += blockDim.x) vg[i] = tg[i] / s;
+            __syncthreads();  // v is whole again; red may be rewritten
         }
         if (tid == 0) {
             lo_out[g] = lo;

@@ -168,7 +168,7 @@ impl RandomWalkKernel {
         let sym = y.is_none();
         // the usual case: every pair by the series, finite and non-negative (the symmetric
         // Gram's values come back symmetric): the matrix is the values
-        if v.iter().all(|&value| value.is_finite() && value >= 0.0) {
+        if all_finite_non_negative(&v) {
             if let Some(p) = &self.progress {
                 let done = if sym { nx * (nx + 1) / 2 } else { nx * ny };
                 p(done, done);
@@ -360,6 +360,20 @@ pub(super) fn series_csr<N: Label, E: Label>(
     Ok(c)
 }
 
+/// Whether every value is finite and `≥ 0`: eight lanes without an early
+/// exit, so that the check vectorizes (NaN fails both comparisons).
+fn all_finite_non_negative(v: &[f64]) -> bool {
+    let mut ok = [true; 8];
+    let chunks = v.chunks_exact(8);
+    let rest = chunks.remainder();
+    for c in chunks {
+        for k in 0..8 {
+            ok[k] &= (c[k] >= 0.0) & (c[k] < f64::INFINITY);
+        }
+    }
+    rest.iter().all(|x| (0.0..f64::INFINITY).contains(x)) && ok.iter().all(|&o| o)
+}
+
 /// The scales of undirected graphs with exponents `exp` and bounds from the GPU.
 fn series_scales(exp: &[i32], bounds: &[(f64, f64)]) -> Result<Vec<RwScale>, MgkError> {
     if bounds.iter().any(|(lo, hi)| lo.is_nan() || hi.is_nan()) {
@@ -368,4 +382,21 @@ fn series_scales(exp: &[i32], bounds: &[(f64, f64)]) -> Result<Vec<RwScale>, Mgk
         ))));
     }
     Ok(exp.iter().zip(bounds).map(|(&exp, &(lo, hi))| RwScale { exp, lo, hi, directed: false }).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn all_finite_non_negative_is_the_plain_check() {
+        let base: Vec<f64> = (0..29).map(|k| k as f64 * 0.5).collect();
+        assert!(super::all_finite_non_negative(&base));
+        assert!(super::all_finite_non_negative(&[]));
+        for bad in [f64::NAN, f64::INFINITY, -1.0, -0.5, f64::NEG_INFINITY] {
+            for at in [0, 7, 8, 23, 28] {
+                let mut v = base.clone();
+                v[at] = bad;
+                assert!(!super::all_finite_non_negative(&v), "{bad} at {at}");
+            }
+        }
+    }
 }
