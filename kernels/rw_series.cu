@@ -45,10 +45,13 @@ __device__ int rw_terms(double r, double tol, int max_terms) {
     return c > (double)max_terms ? max_terms + 1 : (int)c;
 }
 
-// y_i = sum_j w_ij x_j over the rows of one graph, rounded as the CPU does
+// y_i = sum_j w_ij x_j over the rows of one graph, rounded as the CPU does (unrolled: the
+// loads go first, the sums stay in CSR order)
 __device__ double rw_row(const int* ptr, const int* idx, const double* w, const double* x, long long row) {
     double s = 0.0;
-    for (long long p = ptr[row]; p < ptr[row + 1]; ++p) s = __dadd_rn(s, __dmul_rn(w ? w[p] : 1.0, x[idx[p]]));
+    const int p1 = ptr[row + 1];
+#pragma unroll 4
+    for (int p = ptr[row]; p < p1; ++p) s = __dadd_rn(s, __dmul_rn(w ? w[p] : 1.0, x[idx[p]]));
     return s;
 }
 
@@ -71,6 +74,7 @@ __device__ double rw_row_regs(const int* idx, const double* w, const double* x, 
 #pragma unroll
     for (int k = 0; k < RW_ROW_REGS; ++k)
         if (p0 + k < p1) s = __dadd_rn(s, __dmul_rn(cw[k], xs[k]));
+#pragma unroll 4
     for (int p = p0 + RW_ROW_REGS; p < p1; ++p) s = __dadd_rn(s, __dmul_rn(w ? w[p] : 1.0, x[idx[p]]));
     return s;
 }
