@@ -280,6 +280,33 @@ impl RandomWalkKernel {
         Ok(out.exp.iter().zip(&out.bounds).map(|(&e, &(lo, hi))| (scale_pow2(lo, e), scale_pow2(hi, e))).collect())
     }
 
+    /// Writes the upload of a GPU series call for `x` (the host's per-call
+    /// work before the copy: the unit-weight check, the weight scaling and
+    /// the 32-bit CSR, `mgk/gpu/rw_series.rs`'s `pack`) into `buf`, grown as
+    /// needed, and returns the bytes a call would upload; for the benchmark
+    /// of that work (`benches/rw_pack.rs`), which needs no GPU.
+    ///
+    /// # Errors
+    /// [`MgkError::WeightRange`] as the series call.
+    #[cfg(any(test, feature = "testing"))]
+    #[doc(hidden)]
+    pub fn gpu_series_pack<N: Label, E: Label>(x: &[Graph<N, E>], buf: &mut Vec<u64>) -> Result<usize, MgkError> {
+        use crate::mgk::gpu::rw_series::{pack, SeriesGraph, SeriesLayout};
+        let list: Vec<SeriesGraph<'_>> =
+            x.iter().map(|g| SeriesGraph { indptr: g.indptr(), indices: g.indices(), weights: g.weights() }).collect();
+        let layout = SeriesLayout::new(&list);
+        if buf.len() < layout.words() {
+            buf.resize(layout.words(), 0);
+        }
+        match pack(&list, &layout, buf) {
+            Ok(p) => Ok(p.up),
+            Err(i) => Err(unit_weights(&x[i]).err().map_or_else(
+                || MgkError::InvalidParameter(format!("graph {i}: weights out of range")),
+                |source| MgkError::WeightRange { graph: i, source },
+            )),
+        }
+    }
+
     /// The kernel as a Kronecker system of the marginalized graph kernel.
     fn as_system<N: Label, E: Label>(&self) -> Result<MarginalizedGraphKernel<N, E, Constant, Constant>, MgkError> {
         // q is not used by a custom system; any valid value
