@@ -119,7 +119,7 @@ impl RandomWalkKernel {
         x: &[Graph<N, E>],
         y: Option<&[Graph<N, E>]>,
     ) -> crate::Result<Matrix> {
-        use crate::mgk::gpu::rw_series::{series_gram, SeriesError, SeriesGraph, SeriesPairs, SeriesRule};
+        use crate::mgk::gpu::rw_series::{series_gram, SeriesGraph, SeriesPairs, SeriesRule};
         let (nx, ny) = (x.len(), y.map_or(x.len(), <[_]>::len));
         if nx == 0 || ny == 0 {
             return Ok(Matrix::zeros(nx, ny));
@@ -139,19 +139,8 @@ impl RandomWalkKernel {
         }
         let rule = SeriesRule { lambda: self.lambda, tail: SERIES_TAIL, max_terms: MAX_TERMS, stride };
         let pairs = SeriesPairs { nx, y0: if y.is_some() { nx } else { 0 }, ny };
-        let out = series_gram(device, &list, pairs, rule, self.precision).map_err(|e| match e {
-            SeriesError::Cuda(e) => crate::Error::from(e),
-            SeriesError::WeightRange(i) => {
-                let g = x.iter().chain(y.unwrap_or(&[])).nth(i);
-                match g.map(unit_weights) {
-                    Some(Err(source)) => MgkError::WeightRange { graph: i, source }.into(),
-                    _ => MgkError::Cuda(Box::new(crate::cuda::CudaError::InvalidParameter(format!(
-                        "graph {i}: the GPU packer found weights out of range where the CPU did not"
-                    ))))
-                    .into(),
-                }
-            }
-        })?;
+        let out = series_gram(device, &list, pairs, rule, self.precision)
+            .map_err(|e| series_error(e, |i| x.iter().chain(y.unwrap_or(&[])).nth(i)))?;
         let scales = series_scales(&out.exp, &out.bounds)?;
         let (sx, sy) = match y {
             Some(_) => (&scales[..nx], &scales[nx..]),
@@ -266,17 +255,12 @@ impl RandomWalkKernel {
         device: usize,
         x: &[Graph<N, E>],
     ) -> crate::Result<Vec<(f64, f64)>> {
-        use crate::mgk::gpu::rw_series::{series_gram, SeriesError, SeriesGraph, SeriesPairs, SeriesRule};
+        use crate::mgk::gpu::rw_series::{series_gram, SeriesGraph, SeriesPairs, SeriesRule};
         let list: Vec<SeriesGraph<'_>> =
             x.iter().map(|g| SeriesGraph { indptr: g.indptr(), indices: g.indices(), weights: g.weights() }).collect();
         let rule = SeriesRule { lambda: 0.0, tail: SERIES_TAIL, max_terms: MAX_TERMS, stride: |_, _| 3 };
         let out = series_gram(device, &list, SeriesPairs { nx: 0, y0: 0, ny: 0 }, rule, crate::backend::Precision::F64)
-            .map_err(|e| match e {
-                SeriesError::Cuda(e) => crate::Error::from(e),
-                SeriesError::WeightRange(i) => {
-                    crate::Error::from(MgkError::InvalidParameter(format!("graph {i}: weights out of range")))
-                }
-            })?;
+            .map_err(|e| series_error(e, |i| x.get(i)))?;
         Ok(out.exp.iter().zip(&out.bounds).map(|(&e, &(lo, hi))| (scale_pow2(lo, e), scale_pow2(hi, e))).collect())
     }
 
@@ -287,24 +271,18 @@ impl RandomWalkKernel {
     /// of that work (`benches/rw_pack.rs`), which needs no GPU.
     ///
     /// # Errors
-    /// [`MgkError::WeightRange`] as the series call.
+    /// [`MgkError::WeightRange`] as a series call.
     #[cfg(any(test, feature = "testing"))]
     #[doc(hidden)]
-    pub fn gpu_series_pack<N: Label, E: Label>(x: &[Graph<N, E>], buf: &mut Vec<u64>) -> Result<usize, MgkError> {
-        use crate::mgk::gpu::rw_series::{pack, SeriesGraph, SeriesLayout};
+    pub fn gpu_series_pack<N: Label, E: Label>(x: &[Graph<N, E>], buf: &mut Vec<u64>) -> crate::Result<usize> {
+        use crate::mgk::gpu::rw_series::{pack, SeriesError, SeriesGraph, SeriesLayout};
         let list: Vec<SeriesGraph<'_>> =
             x.iter().map(|g| SeriesGraph { indptr: g.indptr(), indices: g.indices(), weights: g.weights() }).collect();
         let layout = SeriesLayout::new(&list);
         if buf.len() < layout.words() {
             buf.resize(layout.words(), 0);
         }
-        match pack(&list, &layout, buf) {
-            Ok(p) => Ok(p.up),
-            Err(i) => Err(unit_weights(&x[i]).err().map_or_else(
-                || MgkError::InvalidParameter(format!("graph {i}: weights out of range")),
-                |source| MgkError::WeightRange { graph: i, source },
-            )),
-        }
+        pack(&list, &layout, buf).map(|p| p.up).map_err(|i| series_error(SeriesError::WeightRange(i), |i| x.get(i)))
     }
 
     /// The kernel as a Kronecker system of the marginalized graph kernel.
@@ -387,6 +365,25 @@ pub(super) fn series_csr<N: Label, E: Label>(
     Ok(c)
 }
 
+/// The error of a series call: the driver's, or for a graph (`graph(i)`)
+/// whose scaled weights underflow, the CPU's [`MgkError::WeightRange`].
+fn series_error<'g, N: Label + 'g, E: Label + 'g>(
+    e: crate::mgk::gpu::rw_series::SeriesError,
+    graph: impl Fn(usize) -> Option<&'g Graph<N, E>>,
+) -> crate::Error {
+    use crate::mgk::gpu::rw_series::SeriesError;
+    match e {
+        SeriesError::Cuda(e) => e.into(),
+        SeriesError::WeightRange(i) => match graph(i).map(unit_weights) {
+            Some(Err(source)) => MgkError::WeightRange { graph: i, source }.into(),
+            _ => MgkError::Cuda(Box::new(crate::cuda::CudaError::InvalidParameter(format!(
+                "graph {i}: the GPU packer found weights out of range where the CPU did not"
+            ))))
+            .into(),
+        },
+    }
+}
+
 /// Whether every value is finite and `≥ 0`: eight lanes without an early
 /// exit, so that the check vectorizes (NaN fails both comparisons).
 fn all_finite_non_negative(v: &[f64]) -> bool {
@@ -413,6 +410,26 @@ fn series_scales(exp: &[i32], bounds: &[(f64, f64)]) -> Result<Vec<RwScale>, Mgk
 
 #[cfg(test)]
 mod tests {
+    use crate::graph::{Direction, Graph, GraphBuilder};
+
+    /// A graph whose scaled weights underflow fails the packing with the
+    /// CPU's error, naming its index.
+    #[test]
+    fn packing_weights_out_of_range_is_the_cpu_error() {
+        let graph = |w: &[f64]| -> Graph<(), ()> {
+            let mut b = GraphBuilder::<(), ()>::new(w.len() + 1, Direction::Undirected).default_node_labels();
+            for (k, &x) in w.iter().enumerate() {
+                b.push_edge(k, k + 1, x, ());
+            }
+            b.build().unwrap()
+        };
+        let x = [graph(&[1.0, 2.0]), graph(&[1e300, 1e-300, 1.0])];
+        let mut buf = Vec::new();
+        let err = super::RandomWalkKernel::gpu_series_pack(&x, &mut buf).unwrap_err();
+        assert!(matches!(err, crate::Error::Mgk(super::MgkError::WeightRange { graph: 1, .. })), "{err}");
+        assert!(super::RandomWalkKernel::gpu_series_pack(&x[..1], &mut buf).is_ok());
+    }
+
     #[test]
     fn all_finite_non_negative_is_the_plain_check() {
         let base: Vec<f64> = (0..29).map(|k| k as f64 * 0.5).collect();
