@@ -45,19 +45,44 @@ __device__ int rw_terms(double r, double tol, int max_terms) {
     return c > (double)max_terms ? max_terms + 1 : (int)c;
 }
 
-// y_i = sum_j w_ij x_j over the rows of one graph, rounded as the CPU does
+// y_i = sum_j w_ij x_j over the rows of one graph, rounded as the CPU does (unrolled: the
+// loads go first, the sums stay in CSR order)
 __device__ double rw_row(const int* ptr, const int* idx, const double* w, const double* x, long long row) {
     double s = 0.0;
-    for (long long p = ptr[row]; p < ptr[row + 1]; ++p) s = __dadd_rn(s, __dmul_rn(w ? w[p] : 1.0, x[idx[p]]));
+    const int p1 = ptr[row + 1];
+#pragma unroll 4
+    for (int p = ptr[row]; p < p1; ++p) s = __dadd_rn(s, __dmul_rn(w ? w[p] : 1.0, x[idx[p]]));
     return s;
 }
 
 // Block-wide reductions of the per-graph kernels: each warp's lane 0 leaves its value in
 // `red[slot][warp]`, and after the barrier every thread combines the warps in the same order.
 #define RW_MAX_WARPS 8
+// rw_bounds keeps the first entries of a thread's row in registers (the rest is read from
+// the CSR at every step).
+#define RW_ROW_REGS 8
+
+// y_i = sum_j w_ij x_j over row `row` whose first RW_ROW_REGS entries (columns cj, weights
+// cw) are in registers, in CSR order and rounded as rw_row: the neighbors' values are all
+// loaded before the dependent sums.
+__device__ double rw_row_regs(const int* idx, const double* w, const double* x, int p0, int p1,
+                              const int (&cj)[RW_ROW_REGS], const double (&cw)[RW_ROW_REGS]) {
+    double xs[RW_ROW_REGS];
+#pragma unroll
+    for (int k = 0; k < RW_ROW_REGS; ++k) xs[k] = x[cj[k]];
+    double s = 0.0;
+#pragma unroll
+    for (int k = 0; k < RW_ROW_REGS; ++k)
+        if (p0 + k < p1) s = __dadd_rn(s, __dmul_rn(cw[k], xs[k]));
+#pragma unroll 4
+    for (int p = p0 + RW_ROW_REGS; p < p1; ++p) s = __dadd_rn(s, __dmul_rn(w ? w[p] : 1.0, x[idx[p]]));
+    return s;
+}
 
 // One block per graph (blocks striding over the graphs), threads striding over its rows,
-// so that a power step costs about one row's latency plus two barriers.
+// so that a power step costs about one row's latency plus two barriers. Where the graph has
+// no more rows than the block has threads, each thread keeps its row's bounds and first
+// entries in registers.
 extern "C" __global__ void rw_bounds(int graphs, unsigned char* blob, long long o_node, long long o_ptr, long long o_idx,
                                      long long o_w, long long o_exp, long long o_lo, long long o_hi, long long o_hmax,
                                      unsigned char* scratch, long long s_v, long long s_t, int smem_n) {
@@ -88,6 +113,22 @@ extern "C" __global__ void rw_bounds(int graphs, unsigned char* blob, long long 
             tg = rw_smem + smem_n;
         }
         for (long long i = tid; i < n; i += blockDim.x) vg[i] = 1.0;
+        // one row per thread: its bounds and first entries in registers (column 0, weight 1
+        // past its end: loaded, never added)
+        const bool one = n <= (long long)blockDim.x;
+        int p0 = 0, p1 = 0;
+        int cj[RW_ROW_REGS];
+        double cw[RW_ROW_REGS];
+        if (one && tid < n) {
+            p0 = ptr[off + tid];
+            p1 = ptr[off + tid + 1];
+        }
+#pragma unroll
+        for (int k = 0; k < RW_ROW_REGS; ++k) {
+            const bool in = p0 + k < p1;
+            cj[k] = in ? idx[p0 + k] : 0;
+            cw[k] = in && w ? w[p0 + k] : 1.0;
+        }
         __syncthreads();
         double lo = 0.0, hi = inf;
         for (int it = 0; it < 200; ++it) {
@@ -98,7 +139,7 @@ extern "C" __global__ void rw_bounds(int graphs, unsigned char* blob, long long 
             int small = 0;
             for (long long i = tid; i < n; i += blockDim.x) {
                 double x = vg[i];
-                double y = rw_row(ptr, idx, w, vg, off + i);
+                double y = one ? rw_row_regs(idx, w, vg, p0, p1, cj, cw) : rw_row(ptr, idx, w, vg, off + i);
                 double q = y / x;
                 l = fmin(l, q);
                 h = fmax(h, q);
@@ -120,11 +161,14 @@ extern "C" __global__ void rw_bounds(int graphs, unsigned char* blob, long long 
                 red_small[warp] = small;
             }
             __syncthreads();  // the reads of v are done; the warps' values are in red
-            for (int k = 0; k < nw; ++k) {
-                l = fmin(l, red[0][k]);
-                h = fmax(h, red[1][k]);
-                s = fmax(s, red[2][k]);
-                small |= red_small[k];
+#pragma unroll
+            for (int k = 0; k < RW_MAX_WARPS; ++k) {
+                if (k < nw) {
+                    l = fmin(l, red[0][k]);
+                    h = fmax(h, red[1][k]);
+                    s = fmax(s, red[2][k]);
+                    small |= red_small[k];
+                }
             }
             if (small) break;
             lo = fmax(lo, l);
@@ -186,13 +230,22 @@ __device__ void rw_moments_t(int graphs, int stride, double lambda, double tol, 
             vg = reinterpret_cast<real*>(rw_smem);
             tg = vg + smem_n;
         }
-        for (long long i = tid; i < n; i += blockDim.x) vg[i] = (real)1;
+        // one row per thread where the graph fits the block: its bounds stay in registers
+        const bool one = n <= (long long)blockDim.x;
+        int p0 = 0, p1 = 0;
+        for (long long i = tid; i < n; i += blockDim.x) {
+            p0 = ptr[off + i];
+            p1 = ptr[off + i + 1];
+            vg[i] = (real)1;
+        }
         __syncthreads();
         for (int k = 1; k < terms; ++k) {
             real s = (real)0;
             for (long long i = tid; i < n; i += blockDim.x) {
                 real y = (real)0;
-                for (long long p = ptr[off + i]; p < ptr[off + i + 1]; ++p) y += (real)(w ? w[p] : 1.0) * vg[idx[p]];
+                const int a = one ? p0 : ptr[off + i], b = one ? p1 : ptr[off + i + 1];
+#pragma unroll 4
+                for (int p = a; p < b; ++p) y += (real)(w ? w[p] : 1.0) * vg[idx[p]];
                 y = (real)((double)y / rho);
                 tg[i] = y;
                 s += y;

@@ -258,6 +258,48 @@ fn gpu_series_large_graphs_match_cpu() {
     }
 }
 
+/// The GPU's spectral-radius bounds are the CPU's to the bit: short rows
+/// (neighbors normalized as they are read), rows longer than 16 (normalized
+/// in place), graphs with more rows than a block has threads, power vectors
+/// in shared memory and in global scratch, weights of 1e150 and 0.3, and the
+/// bundled sets.
+#[test]
+fn gpu_bounds_equal_cpu_bounds() {
+    let Some(device) = gpu_or_skip() else { return };
+    let small: Vec<Graph<u8, f64>> = [(1, 0.0), (2, 1.0), (5, 0.5), (40, 0.8), (96, 0.05), (300, 0.02), (64, 0.6)]
+        .iter()
+        .enumerate()
+        .map(|(s, &(n, p))| random_graph(n, p, 900 + s as u64, Direction::Undirected))
+        .chain([
+            random_graph(7, 0.5, 950, Direction::Undirected).with_weights(|w, _| w * 1e150).unwrap(),
+            random_graph(30, 0.3, 951, Direction::Undirected).with_weights(|w, _| w * 0.3).unwrap(),
+        ])
+        .collect();
+    let large: Vec<Graph<u8, f64>> =
+        [(3500, 0.002), (12, 0.4)].iter().map(|&(n, p)| random_graph(n, p, 960, Direction::Undirected)).collect();
+    let sets = ["NWS96L", "BA96L"].map(|s| {
+        let ds = kronograph::graph::io::load(format!("{}/data/synthetic/{s}", env!("CARGO_MANIFEST_DIR"))).unwrap();
+        ds.graphs[..24].to_vec()
+    });
+    let check = |x: &[Graph<u8, f64>], what: &str| {
+        let gpu = RandomWalkKernel::gpu_spectral_radius_bounds(device, x).unwrap();
+        for (i, (g, &(lo, hi))) in x.iter().zip(&gpu).enumerate() {
+            let (clo, chi) = RandomWalkKernel::spectral_radius_bounds(g);
+            assert_eq!(
+                (lo.to_bits(), hi.to_bits()),
+                (clo.to_bits(), chi.to_bits()),
+                "{what} graph {i}: {lo} {hi} vs {clo} {chi}"
+            );
+        }
+    };
+    check(&small, "small");
+    check(&large, "large");
+    for (name, y) in ["NWS96L", "BA96L"].iter().zip(&sets) {
+        let y: Vec<Graph<u8, f64>> = y.iter().map(|g| g.map_node_labels(|_| 0u8).map_edge_labels(|_| 1.0)).collect();
+        check(&y, name);
+    }
+}
+
 /// The GPU's fixed-point kernel (directed graphs) compiles with NVRTC, on
 /// machines without a GPU too (as `series_kernels_compile`).
 #[cfg(feature = "cuda")]

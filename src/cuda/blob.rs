@@ -34,30 +34,6 @@ impl Blob {
         Blob { bytes: Vec::with_capacity(capacity) }
     }
 
-    /// An empty buffer in the allocation of `bytes` (kept between calls, so
-    /// that a call touches no fresh pages).
-    pub(crate) fn reuse(mut bytes: Vec<u8>) -> Self {
-        bytes.clear();
-        Blob { bytes }
-    }
-
-    /// The allocation, for [`reuse`](Self::reuse).
-    pub(crate) fn into_vec(self) -> Vec<u8> {
-        self.bytes
-    }
-
-    /// Appends the values `f(k)`, `k < count`, and returns their byte offset.
-    pub(crate) fn push_with<T: BlobValue>(&mut self, count: usize, mut f: impl FnMut(usize) -> T) -> i64 {
-        let off = self.bytes.len();
-        let size = std::mem::size_of::<T>();
-        self.bytes.resize(off + size * count, 0);
-        for (k, d) in self.bytes[off..].chunks_exact_mut(size).enumerate() {
-            f(k).write(d);
-        }
-        self.align(off + size);
-        off as i64
-    }
-
     /// Appends `values` (at least one element's room, so that every offset
     /// points into the buffer) and returns their byte offset.
     pub(crate) fn push<T: BlobValue>(&mut self, values: &[T]) -> i64 {

@@ -71,16 +71,48 @@ pub fn scale_pow2(x: f64, k: i32) -> f64 {
 /// # Errors
 /// [`WeightRange`] when a non-zero weight would become 0.
 pub fn unit_weights<N: Label, E: Label>(g: &Graph<N, E>) -> Result<(Cow<'_, Graph<N, E>>, i32), WeightRange> {
-    let largest = g.weights().iter().copied().fold(0.0, f64::max);
-    if largest == 0.0 || (-WEIGHT_BAND..=WEIGHT_BAND).contains(&exponent(largest)) {
+    let (largest, _) = weight_summary(g.weights());
+    let e = weight_exponent(largest);
+    if e == 0 {
         return Ok((Cow::Borrowed(g), 0));
     }
-    let e = exponent(largest);
     let scaled = g.with_weights(|w, _| scale_pow2(w, -e)).map_err(|_| range(g, largest))?;
     if scaled.weights().iter().zip(g.weights()).any(|(&s, &w)| s == 0.0 && w != 0.0) {
         return Err(range(g, largest));
     }
     Ok((Cow::Owned(scaled), e))
+}
+
+/// The exponent `e` of [`unit_weights`] for a graph whose largest weight is
+/// `largest`: 0 when it is 0 or lies in `[2⁻²⁰, 2²⁰]`, else its binary
+/// exponent.
+pub(crate) fn weight_exponent(largest: f64) -> i32 {
+    if largest == 0.0 || (-WEIGHT_BAND..=WEIGHT_BAND).contains(&exponent(largest)) {
+        0
+    } else {
+        exponent(largest)
+    }
+}
+
+/// The largest of the weights `w` (0 when there are none) and whether every
+/// weight is 1, in one pass. Weights are finite and `≥ 0`, so the eight
+/// independent lanes give `w.iter().fold(0.0, f64::max)` and the loop
+/// vectorizes (a single running maximum is a chain of dependent compares).
+pub(crate) fn weight_summary(w: &[f64]) -> (f64, bool) {
+    let (mut top, mut ones) = ([0.0f64; 8], [true; 8]);
+    let chunks = w.chunks_exact(8);
+    let rest = chunks.remainder();
+    for c in chunks {
+        for k in 0..8 {
+            top[k] = if c[k] > top[k] { c[k] } else { top[k] };
+            ones[k] &= c[k] == 1.0;
+        }
+    }
+    for (k, &x) in rest.iter().enumerate() {
+        top[k] = if x > top[k] { x } else { top[k] };
+        ones[k] &= x == 1.0;
+    }
+    (top.iter().copied().fold(0.0, f64::max), ones.iter().all(|&o| o))
 }
 
 /// The binary exponent `e` of a positive finite `x`: `2^e ≤ x < 2^(e+1)`.
@@ -455,4 +487,29 @@ pub(crate) fn check_value(value: f64, magnitude: f64, tol: f64, pair: (usize, us
         });
     }
     Ok(value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The one-pass summary is the plain fold and the plain check.
+        #[test]
+        fn weight_summary_is_the_fold(w in proptest::collection::vec(prop_oneof![Just(1.0), 0.0..1e3f64, Just(0.0)], 0..40)) {
+            let (top, ones) = weight_summary(&w);
+            prop_assert_eq!(top.to_bits(), w.iter().copied().fold(0.0, f64::max).to_bits());
+            prop_assert_eq!(ones, w.iter().all(|&x| x == 1.0));
+        }
+    }
+
+    #[test]
+    fn weight_exponent_band() {
+        assert_eq!(weight_exponent(0.0), 0);
+        assert_eq!(weight_exponent(1.0), 0);
+        assert_eq!(weight_exponent(scale_pow2(1.5, 20)), 0);
+        assert_eq!(weight_exponent(scale_pow2(1.5, 21)), 21);
+        assert_eq!(weight_exponent(scale_pow2(1.0, -21)), -21);
+    }
 }

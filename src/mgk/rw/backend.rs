@@ -125,16 +125,11 @@ impl RandomWalkKernel {
             return Ok(Matrix::zeros(nx, ny));
         }
         let t0 = std::time::Instant::now();
-        // the weights scaled as on the CPU (borrowed unless extreme)
-        let scaled = x
+        // the graphs as they are: the packer scales the weights as `unit_weights` does
+        let list: Vec<SeriesGraph<'_>> = x
             .iter()
             .chain(y.unwrap_or(&[]))
-            .enumerate()
-            .map(|(i, g)| unit_weights(g).map_err(|source| MgkError::WeightRange { graph: i, source }))
-            .collect::<Result<Vec<_>, _>>()?;
-        let list: Vec<SeriesGraph<'_>> = scaled
-            .iter()
-            .map(|(g, e)| SeriesGraph { indptr: g.indptr(), indices: g.indices(), weights: g.weights(), exp: *e })
+            .map(|g| SeriesGraph { indptr: g.indptr(), indices: g.indices(), weights: g.weights() })
             .collect();
         let t1 = std::time::Instant::now();
         // room for the moments of the pair with the largest upper bounds
@@ -144,9 +139,9 @@ impl RandomWalkKernel {
         }
         let rule = SeriesRule { lambda: self.lambda, tail: SERIES_TAIL, max_terms: MAX_TERMS, stride };
         let pairs = SeriesPairs { nx, y0: if y.is_some() { nx } else { 0 }, ny };
-        let out = series_gram(device, &list, pairs, rule, self.precision)?;
-        let exps: Vec<i32> = list.iter().map(|g| g.exp).collect();
-        let scales = series_scales(&exps, &out.bounds)?;
+        let out = series_gram(device, &list, pairs, rule, self.precision)
+            .map_err(|e| series_error(e, |i| x.iter().chain(y.unwrap_or(&[])).nth(i)))?;
+        let scales = series_scales(&out.exp, &out.bounds)?;
         let (sx, sy) = match y {
             Some(_) => (&scales[..nx], &scales[nx..]),
             None => (&scales[..], &scales[..]),
@@ -162,7 +157,7 @@ impl RandomWalkKernel {
         let sym = y.is_none();
         // the usual case: every pair by the series, finite and non-negative (the symmetric
         // Gram's values come back symmetric): the matrix is the values
-        if v.iter().all(|&value| value.is_finite() && value >= 0.0) {
+        if all_finite_non_negative(&v) {
             if let Some(p) = &self.progress {
                 let done = if sym { nx * (nx + 1) / 2 } else { nx * ny };
                 p(done, done);
@@ -247,6 +242,49 @@ impl RandomWalkKernel {
         Ok(())
     }
 
+    /// The spectral-radius bounds of `x` as the GPU's series kernels compute
+    /// them on device `device`, scaled back as
+    /// [`spectral_radius_bounds`](Self::spectral_radius_bounds) returns them
+    /// (for the tests: the two must be equal to the bit).
+    ///
+    /// # Errors
+    /// As [`gram_on`](Self::gram_on) on a CUDA device.
+    #[cfg(any(test, feature = "testing"))]
+    #[doc(hidden)]
+    pub fn gpu_spectral_radius_bounds<N: Label, E: Label>(
+        device: usize,
+        x: &[Graph<N, E>],
+    ) -> crate::Result<Vec<(f64, f64)>> {
+        use crate::mgk::gpu::rw_series::{series_gram, SeriesGraph, SeriesPairs, SeriesRule};
+        let list: Vec<SeriesGraph<'_>> =
+            x.iter().map(|g| SeriesGraph { indptr: g.indptr(), indices: g.indices(), weights: g.weights() }).collect();
+        let rule = SeriesRule { lambda: 0.0, tail: SERIES_TAIL, max_terms: MAX_TERMS, stride: |_, _| 3 };
+        let out = series_gram(device, &list, SeriesPairs { nx: 0, y0: 0, ny: 0 }, rule, crate::backend::Precision::F64)
+            .map_err(|e| series_error(e, |i| x.get(i)))?;
+        Ok(out.exp.iter().zip(&out.bounds).map(|(&e, &(lo, hi))| (scale_pow2(lo, e), scale_pow2(hi, e))).collect())
+    }
+
+    /// Writes the upload of a GPU series call for `x` (the host's per-call
+    /// work before the copy: the unit-weight check, the weight scaling and
+    /// the 32-bit CSR, `mgk/gpu/rw_series.rs`'s `pack`) into `buf`, grown as
+    /// needed, and returns the bytes a call would upload; for the benchmark
+    /// of that work (`benches/rw_pack.rs`), which needs no GPU.
+    ///
+    /// # Errors
+    /// [`MgkError::WeightRange`] as a series call.
+    #[cfg(any(test, feature = "testing"))]
+    #[doc(hidden)]
+    pub fn gpu_series_pack<N: Label, E: Label>(x: &[Graph<N, E>], buf: &mut Vec<u64>) -> crate::Result<usize> {
+        use crate::mgk::gpu::rw_series::{pack, SeriesError, SeriesGraph, SeriesLayout};
+        let list: Vec<SeriesGraph<'_>> =
+            x.iter().map(|g| SeriesGraph { indptr: g.indptr(), indices: g.indices(), weights: g.weights() }).collect();
+        let layout = SeriesLayout::new(&list);
+        if buf.len() < layout.words() {
+            buf.resize(layout.words(), 0);
+        }
+        pack(&list, &layout, buf).map(|p| p.up).map_err(|i| series_error(SeriesError::WeightRange(i), |i| x.get(i)))
+    }
+
     /// The kernel as a Kronecker system of the marginalized graph kernel.
     fn as_system<N: Label, E: Label>(&self) -> Result<MarginalizedGraphKernel<N, E, Constant, Constant>, MgkError> {
         // q is not used by a custom system; any valid value
@@ -327,6 +365,39 @@ pub(super) fn series_csr<N: Label, E: Label>(
     Ok(c)
 }
 
+/// The error of a series call: the driver's, or for a graph (`graph(i)`)
+/// whose scaled weights underflow, the CPU's [`MgkError::WeightRange`].
+fn series_error<'g, N: Label + 'g, E: Label + 'g>(
+    e: crate::mgk::gpu::rw_series::SeriesError,
+    graph: impl Fn(usize) -> Option<&'g Graph<N, E>>,
+) -> crate::Error {
+    use crate::mgk::gpu::rw_series::SeriesError;
+    match e {
+        SeriesError::Cuda(e) => e.into(),
+        SeriesError::WeightRange(i) => match graph(i).map(unit_weights) {
+            Some(Err(source)) => MgkError::WeightRange { graph: i, source }.into(),
+            _ => MgkError::Cuda(Box::new(crate::cuda::CudaError::InvalidParameter(format!(
+                "graph {i}: the GPU packer found weights out of range where the CPU did not"
+            ))))
+            .into(),
+        },
+    }
+}
+
+/// Whether every value is finite and `≥ 0`: eight lanes without an early
+/// exit, so that the check vectorizes (NaN fails both comparisons).
+fn all_finite_non_negative(v: &[f64]) -> bool {
+    let mut ok = [true; 8];
+    let chunks = v.chunks_exact(8);
+    let rest = chunks.remainder();
+    for c in chunks {
+        for k in 0..8 {
+            ok[k] &= (c[k] >= 0.0) & (c[k] < f64::INFINITY);
+        }
+    }
+    rest.iter().all(|x| (0.0..f64::INFINITY).contains(x)) && ok.iter().all(|&o| o)
+}
+
 /// The scales of undirected graphs with exponents `exp` and bounds from the GPU.
 fn series_scales(exp: &[i32], bounds: &[(f64, f64)]) -> Result<Vec<RwScale>, MgkError> {
     if bounds.iter().any(|(lo, hi)| lo.is_nan() || hi.is_nan()) {
@@ -335,4 +406,41 @@ fn series_scales(exp: &[i32], bounds: &[(f64, f64)]) -> Result<Vec<RwScale>, Mgk
         ))));
     }
     Ok(exp.iter().zip(bounds).map(|(&exp, &(lo, hi))| RwScale { exp, lo, hi, directed: false }).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::graph::{Direction, Graph, GraphBuilder};
+
+    /// A graph whose scaled weights underflow fails the packing with the
+    /// CPU's error, naming its index.
+    #[test]
+    fn packing_weights_out_of_range_is_the_cpu_error() {
+        let graph = |w: &[f64]| -> Graph<(), ()> {
+            let mut b = GraphBuilder::<(), ()>::new(w.len() + 1, Direction::Undirected).default_node_labels();
+            for (k, &x) in w.iter().enumerate() {
+                b.push_edge(k, k + 1, x, ());
+            }
+            b.build().unwrap()
+        };
+        let x = [graph(&[1.0, 2.0]), graph(&[1e300, 1e-300, 1.0])];
+        let mut buf = Vec::new();
+        let err = super::RandomWalkKernel::gpu_series_pack(&x, &mut buf).unwrap_err();
+        assert!(matches!(err, crate::Error::Mgk(super::MgkError::WeightRange { graph: 1, .. })), "{err}");
+        assert!(super::RandomWalkKernel::gpu_series_pack(&x[..1], &mut buf).is_ok());
+    }
+
+    #[test]
+    fn all_finite_non_negative_is_the_plain_check() {
+        let base: Vec<f64> = (0..29).map(|k| k as f64 * 0.5).collect();
+        assert!(super::all_finite_non_negative(&base));
+        assert!(super::all_finite_non_negative(&[]));
+        for bad in [f64::NAN, f64::INFINITY, -1.0, -0.5, f64::NEG_INFINITY] {
+            for at in [0, 7, 8, 23, 28] {
+                let mut v = base.clone();
+                v[at] = bad;
+                assert!(!super::all_finite_non_negative(&v), "{bad} at {at}");
+            }
+        }
+    }
 }
