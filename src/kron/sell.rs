@@ -255,12 +255,21 @@ crate::simd::isa_dispatch!(
 
 #[inline(always)]
 fn fill_slots_body<T: KronScalar>(wa: T, edges: &[u32], k: &[f64], wb: &[T], out: &mut Vec<T>, row: &mut Vec<T>) {
+    // padding at |E'|
     row.clear();
     row.extend(k.iter().zip(wb).map(|(&k, &w)| wa * w * T::of_f64(k)));
-    row.resize(wb.len() + 1, T::zero()); // padding at |E'|
-                                         // SAFETY: the edge ids of the pattern are below |E'| + 1 = row.len()
-                                         // (|E'| marks padding; the caller checked the pattern against G').
-    out.extend(edges.iter().map(|&e| unsafe { *row.get_unchecked(e as usize) }));
+    row.resize(wb.len() + 1, T::zero());
+    let row: &[T] = row;
+    out.reserve(edges.len());
+    // written through a slice of the spare capacity (a plain loop of loads and
+    // stores: `extend` reloaded the row's pointer for every slot)
+    for (o, &e) in out.spare_capacity_mut()[..edges.len()].iter_mut().zip(edges) {
+        // SAFETY: the edge ids of the pattern are below |E'| + 1 = row.len()
+        // (|E'| marks padding; the caller checked the pattern against G').
+        o.write(unsafe { *row.get_unchecked(e as usize) });
+    }
+    // SAFETY: the loop above initialized the next edges.len() entries (reserved).
+    unsafe { out.set_len(out.len() + edges.len()) };
 }
 
 /// Step 1 (module documentation): `xg[t·L + p] = x[t·m + cols[p]]`, by
