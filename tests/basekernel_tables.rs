@@ -75,6 +75,25 @@ fn record_lists() -> impl Strategy<Value = (Vec<Record>, Vec<Record>)> {
     })
 }
 
+/// `for_each_row` hands out the rows of `table` in order, bit for bit
+/// (row by row for SPEC kernels, from the whole table by default).
+fn check_rows<K: BaseKernel<Record>>(k: &K, a: &[&Record], b: &[&Record]) -> Result<(), TestCaseError> {
+    let mut table = Vec::new();
+    k.table(a, b, &mut table);
+    let (mut rows, mut next, mut buf) = (Vec::new(), 0, vec![7.0; 3]);
+    k.for_each_row(a, b, &mut buf, &mut |i, r| {
+        assert_eq!((i, r.len()), (next, b.len()), "rows in order, |b| values each");
+        next += 1;
+        rows.extend_from_slice(r);
+    });
+    prop_assert_eq!(next, a.len());
+    prop_assert_eq!(
+        rows.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+        table.iter().map(|x| x.to_bits()).collect::<Vec<_>>()
+    );
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
@@ -106,10 +125,12 @@ proptest! {
         ] {
             let k = SpecKernel::parse_for(&spec, &s).unwrap();
             check_table(&k, &ra, &rb, false)?;
+            check_rows(&k, &ra, &rb)?;
         }
         let spec = SpecKernel::parse_for(&format!("delta(label, {h}) * sqexp(attr1, {scale})"), &s).unwrap();
         let mut rust = Field::new("label", KroneckerDelta::new(h)) * Field::new("attr1", SquareExponential::new(scale));
         rust.bind(&s).unwrap();
+        check_rows(&rust, &ra, &rb)?;
         let (mut ts, mut tr) = (Vec::new(), Vec::new());
         spec.table(&ra, &rb, &mut ts);
         rust.table(&ra, &rb, &mut tr);

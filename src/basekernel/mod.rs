@@ -130,6 +130,18 @@ pub trait BaseKernel<T: ?Sized>: Clone + Debug + Send + Sync {
         }
     }
 
+    /// The rows of [`table`](Self::table), one at a time and in order:
+    /// `row(i, κ(a_i, b_·))` (`|b|` values each, the same values as the
+    /// table's); `buf` is work memory (capacity reused). The default tables
+    /// into `buf` and hands out its rows; kernels evaluated row by row
+    /// (SPEC and expression kernels) hand out each row as it is computed,
+    /// so that a caller that transforms the rows (the MGK's slot table)
+    /// never writes or reads the `|a|·|b|` table.
+    fn for_each_row(&self, a: &[&T], b: &[&T], buf: &mut Vec<f64>, row: &mut dyn FnMut(usize, &[f64])) {
+        self.table(a, b, buf);
+        each_row(a.len(), b.len(), buf, row);
+    }
+
     /// An exact low-rank form `κ(a_i, b_j) = Σ_r u_r[i]·v_r[j]` of the
     /// table over `a × b` ([`LowRank`]), when κ has one; `None` (the
     /// default) otherwise. [`Constant`] has rank 1, [`KroneckerDelta`]
@@ -334,6 +346,9 @@ impl<T: ?Sized, K: BaseKernel<T>> BaseKernel<T> for Box<K> {
     fn table(&self, a: &[&T], b: &[&T], out: &mut Vec<f64>) {
         (**self).table(a, b, out)
     }
+    fn for_each_row(&self, a: &[&T], b: &[&T], buf: &mut Vec<f64>, row: &mut dyn FnMut(usize, &[f64])) {
+        (**self).for_each_row(a, b, buf, row)
+    }
     fn low_rank(&self, a: &[&T], b: &[&T]) -> Option<LowRank> {
         (**self).low_rank(a, b)
     }
@@ -521,6 +536,14 @@ pub enum KernelError {
 
 /// Checks that `theta` has `expected` entries.
 #[inline]
+/// Hands out the `na` rows of `nb` values of `table` in order (empty rows
+/// when `nb = 0`).
+pub(crate) fn each_row(na: usize, nb: usize, table: &[f64], row: &mut dyn FnMut(usize, &[f64])) {
+    for i in 0..na {
+        row(i, &table[i * nb..(i + 1) * nb]);
+    }
+}
+
 pub(crate) fn check_len(theta: &[f64], expected: usize) -> Result<(), KernelError> {
     if theta.len() != expected {
         return Err(KernelError::ThetaLength { expected, found: theta.len() });

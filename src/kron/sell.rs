@@ -120,10 +120,11 @@ pub struct SellKron<'a, T, E> {
 impl<'a, T: KronScalar, E: Label> SellKron<'a, T, E> {
     /// Fills `out` (resized to `|E|·L`) with `Carc[e·L + p] = w_e w'_e'
     /// κe(l_e, l'_e')` for the edge `e'` of slot `p` of `pat` (the packing
-    /// of `b`), 0 on padding: one [`BaseKernel::table`] of the `|E|·|E'|`
-    /// values of κe (in `f64`, into `scratch`), then each row weighted (in
-    /// precision `T`, into `row`) and spread over the slots. The values are
-    /// those of [`EdgePairKron::table`](super::EdgePairKron::table).
+    /// of `b`), 0 on padding: the rows of κe by [`BaseKernel::for_each_row`]
+    /// (in `f64`, `scratch` its work memory: one row for SPEC kernels, the
+    /// `|E|·|E'|` table for others), each weighted (in precision `T`, into
+    /// `row`) and spread over the slots. The values are those of
+    /// [`EdgePairKron::table`](super::EdgePairKron::table).
     ///
     /// # Panics
     /// If `pat` is not the packing of `b`.
@@ -140,11 +141,14 @@ impl<'a, T: KronScalar, E: Label> SellKron<'a, T, E> {
         assert!(pat.rows == b.num_nodes() && pat.num_edges == mb, "SellKron: pattern of another graph");
         let la: Vec<&E> = (0..ma as u32).map(|e| a.edge_label(e)).collect();
         let lb: Vec<&E> = (0..mb as u32).map(|e| b.edge_label(e)).collect();
-        kernel.table(&la, &lb, scratch);
         let wb: Vec<T> = (0..mb as u32).map(|e| b.edge_arc(e).2).collect();
         out.clear();
         out.reserve(ma * pat.len());
-        fill_slots(a, pat, scratch, &wb, out, row);
+        // each row of κe spread over the slots as it is computed (no |E|·|E'| table
+        // for kernels evaluated row by row, BaseKernel::for_each_row)
+        kernel.for_each_row(&la, &lb, scratch, &mut |e, kr| {
+            fill_slots(a.edge_arc(e as u32).2, &pat.edges, kr, &wb, out, row)
+        });
         if mb == 0 {
             out.resize(ma * pat.len(), T::zero());
         }
@@ -241,50 +245,63 @@ impl<'a, T: KronScalar, E: Label> SellKron<'a, T, E> {
 }
 
 crate::simd::isa_dispatch!(
-    /// The rows of the slot table from the κe table `k` (`|E|·|E'|`): each row
-    /// weighted into `row` (with a 0 for padding at `|E'|`), then spread over
-    /// the slots; compiled for the CPU's widest vectors (gathers), the same
-    /// values on every path.
-    fn fill_slots<T: KronScalar, E: Label>(
-        a: &Octiles<T, E>,
-        pat: &SellPattern,
-        k: &[f64],
-        wb: &[T],
-        out: &mut Vec<T>,
-        row: &mut Vec<T>,
-    ) = fill_slots_body
+    /// One row of the slot table from the row `k` of κe (`|E'|` values) of
+    /// an edge of weight `wa`: weighted into `row` (with a 0 for padding at
+    /// `|E'|`), then spread over the slots (`edges`: the edge of each slot)
+    /// and appended to `out`; compiled for the CPU's widest vectors
+    /// (gathers), the same values on every path.
+    fn fill_slots<T: KronScalar>(wa: T, edges: &[u32], k: &[f64], wb: &[T], out: &mut Vec<T>, row: &mut Vec<T>) = fill_slots_body
 );
 
 #[inline(always)]
-fn fill_slots_body<T: KronScalar, E: Label>(
-    a: &Octiles<T, E>,
-    pat: &SellPattern,
-    k: &[f64],
-    wb: &[T],
-    out: &mut Vec<T>,
-    row: &mut Vec<T>,
-) {
-    let mb = wb.len();
-    for (e, kr) in k.chunks_exact(mb.max(1)).take(a.num_edge_ids()).enumerate() {
-        let wa = a.edge_arc(e as u32).2;
-        row.clear();
-        row.extend(kr.iter().zip(wb).map(|(&k, &w)| wa * w * T::of_f64(k)));
-        row.push(T::zero()); // padding
-                             // SAFETY: the edge ids of the pattern are below |E'| + 1 = row.len()
-                             // (|E'| marks padding; the caller checked the pattern against G').
-        out.extend(pat.edges.iter().map(|&e| unsafe { *row.get_unchecked(e as usize) }));
+fn fill_slots_body<T: KronScalar>(wa: T, edges: &[u32], k: &[f64], wb: &[T], out: &mut Vec<T>, row: &mut Vec<T>) {
+    // padding at |E'|
+    row.clear();
+    row.extend(k.iter().zip(wb).map(|(&k, &w)| wa * w * T::of_f64(k)));
+    row.resize(wb.len() + 1, T::zero());
+    let row: &[T] = row;
+    out.reserve(edges.len());
+    // written through a slice of the spare capacity (a plain loop of loads and
+    // stores: `extend` reloaded the row's pointer for every slot)
+    for (o, &e) in out.spare_capacity_mut()[..edges.len()].iter_mut().zip(edges) {
+        // SAFETY: the edge ids of the pattern are below |E'| + 1 = row.len()
+        // (|E'| marks padding; the caller checked the pattern against G').
+        o.write(unsafe { *row.get_unchecked(e as usize) });
     }
+    // SAFETY: the loop above initialized the next edges.len() entries (reserved).
+    unsafe { out.set_len(out.len() + edges.len()) };
 }
 
 /// Step 1 (module documentation): `xg[t·L + p] = x[t·m + cols[p]]`, by
-/// scalar loads and stores: kept out of the instruction-set builds, whose
-/// hardware gathers (`vgatherqpd`) ran slower on these short rows.
+/// scalar loads and stores (four rows of `G` per column read): kept out of
+/// the instruction-set builds, whose hardware gathers (`vgatherqpd`) ran
+/// slower on these short rows.
 #[inline(never)]
 fn gather_rows<T: KronScalar>(cols: &[u32], m: usize, x: &[T], xg: &mut [T]) {
-    for (g, xr) in xg.chunks_exact_mut(cols.len()).zip(x.chunks_exact(m)) {
-        for (o, &j) in g.iter_mut().zip(cols) {
+    let l = cols.len();
+    // four rows per column read: three memory operations per value become two and a quarter
+    let mut xb = x.chunks_exact(4 * m);
+    let mut gb = xg.chunks_exact_mut(4 * l);
+    for (g, xr) in (&mut gb).zip(&mut xb) {
+        let (g0, g) = g.split_at_mut(l);
+        let (g1, g) = g.split_at_mut(l);
+        let (g2, g3) = g.split_at_mut(l);
+        let (x0, x1, x2, x3) = (&xr[..m], &xr[m..2 * m], &xr[2 * m..3 * m], &xr[3 * m..]);
+        for (p, &j) in cols.iter().enumerate() {
             // SAFETY: every column of the pattern is a node of `G'` (an arc's
-            // column, or 0 on padding, and `G'` has nodes), below m = xr.len().
+            // column, or 0 on padding, and `G'` has nodes), below m; p < l.
+            unsafe {
+                let j = j as usize;
+                *g0.get_unchecked_mut(p) = *x0.get_unchecked(j);
+                *g1.get_unchecked_mut(p) = *x1.get_unchecked(j);
+                *g2.get_unchecked_mut(p) = *x2.get_unchecked(j);
+                *g3.get_unchecked_mut(p) = *x3.get_unchecked(j);
+            }
+        }
+    }
+    for (g, xr) in gb.into_remainder().chunks_exact_mut(l).zip(xb.remainder().chunks_exact(m)) {
+        for (o, &j) in g.iter_mut().zip(cols) {
+            // SAFETY: as above.
             *o = unsafe { *xr.get_unchecked(j as usize) };
         }
     }

@@ -422,6 +422,20 @@ proptest! {
             let mut yp = y0.clone();
             k.apply_portable(0.5, &x, &mut yp);
             prop_assert_eq!(&yp, &y);
+            // CG's direction step p ← z + βp, q ← (D − A×) p, pᵀq: fused as the three operations, same bits
+            let dv: Vec<f64> = (0..d).map(|_| rng.random_range(1.0..3.0)).collect();
+            let z: Vec<f64> = (0..d).map(|_| rng.random_range(-1.0..1.0)).collect();
+            let op = ShiftedKron::new(Diag::Vec(&dv), 1.0, &k);
+            let (mut p1, mut q1, mut p2, mut q2) = (x.clone(), vec![0.0; d], x.clone(), vec![0.0; d]);
+            let pq1 = op.xpay_apply_dot(Some((&z, 0.375)), &mut p1, &mut q1).unwrap();
+            crate::solver::Vector::xpay(&mut p2, &z, 0.375);
+            op.apply(&p2, &mut q2).unwrap();
+            let pq2 = crate::solver::Vector::dot(&p2, &q2);
+            prop_assert_eq!((&p1, &q1, pq1.to_bits()), (&p2, &q2, pq2.to_bits()));
+            let ap = matvec(&dense, &p2);
+            for r in 0..d {
+                prop_assert!((q1[r] - (dv[r] * p2[r] - ap[r])).abs() <= 1e-12 * (1.0 + ap[r].abs() + dv[r] * p2[r].abs()));
+            }
             let mut diag = vec![0.0; d];
             k.diagonal_add(1.0, &mut diag);
             for r in 0..d {

@@ -265,8 +265,10 @@ pub fn pair_diagonal<T: Real, N, KV: BaseKernel<N>>(
             diag.extend(db.iter().zip(kr).map(|(&b, &kv)| T::of_f64(di * b / kv)));
         }
     });
-    match kv_table.iter().zip(diag.iter()).position(|(&kv, e)| !(kv > 0.0 && kv.is_finite() && e.as_f64().is_finite()))
-    {
+    let bad = |kv: f64, e: T| !(kv > 0.0 && kv.is_finite() && e.as_f64().is_finite());
+    // one branch-free pass (vectorized) over all values; the position only on failure
+    let any_bad = crate::simd::wide(|| kv_table.iter().zip(diag.iter()).fold(false, |b, (&kv, &e)| b | bad(kv, e)));
+    match any_bad.then(|| kv_table.iter().zip(diag.iter()).position(|(&kv, &e)| bad(kv, e))).flatten() {
         Some(at) => Err((at / m, at % m, kv_table[at])),
         None => Ok(()),
     }

@@ -87,9 +87,10 @@ fn cg_impl<V: Vector>(
     precondition(params.precond, inv_diag, r, z);
     p.copy_from(z);
     let mut rz = r.dot(z);
+    // β of the previous iteration: `p ← z + βp` runs inside the next direction step
+    let mut beta = None;
     for it in 0..params.max_iters {
-        op.apply(p, ap)?;
-        let pap = p.dot(ap);
+        let pap = op.xpay_apply_dot(beta.map(|b| (&*z, b)), p, ap)?;
         if pap.is_nan() {
             return Err(SolverError::Breakdown { iteration: it, what: "pᵀAp is NaN" });
         }
@@ -111,9 +112,8 @@ fn cg_impl<V: Vector>(
         if rnorm <= params.tol * bnorm {
             return Ok(SolveInfo { iterations: it + 1, abs_residual: rnorm, rel_residual: rnorm / bnorm, history });
         }
-        let beta = rz_new / rz;
+        beta = Some(rz_new / rz);
         rz = rz_new;
-        p.xpay(z, beta);
     }
     Err(SolverError::NoConvergence {
         iterations: params.max_iters,

@@ -77,6 +77,21 @@ pub trait LinOp<V: Vector>: Sync {
     fn diagonal(&self, _d: &mut V) -> Result<bool, SolverError> {
         Ok(false)
     }
+
+    /// CG's direction step, which an operator may fuse into one sweep:
+    /// `p ← z + β p` (when `z` is given as `(z, β)`; [`Vector::xpay`]),
+    /// then `q ← A p`; returns `pᵀ q` (accumulated in `f64`). The default
+    /// runs the three operations one after the other.
+    ///
+    /// # Errors
+    /// As [`apply`](Self::apply).
+    fn xpay_apply_dot(&self, z: Option<(&V, f64)>, p: &mut V, q: &mut V) -> Result<f64, SolverError> {
+        if let Some((z, beta)) = z {
+            p.xpay(z, beta);
+        }
+        self.apply(p, q)?;
+        Ok(p.dot(q))
+    }
 }
 
 impl<V: Vector, L: LinOp<V> + ?Sized> LinOp<V> for &L {
@@ -91,6 +106,9 @@ impl<V: Vector, L: LinOp<V> + ?Sized> LinOp<V> for &L {
     }
     fn diagonal(&self, d: &mut V) -> Result<bool, SolverError> {
         (**self).diagonal(d)
+    }
+    fn xpay_apply_dot(&self, z: Option<(&V, f64)>, p: &mut V, q: &mut V) -> Result<f64, SolverError> {
+        (**self).xpay_apply_dot(z, p, q)
     }
 }
 

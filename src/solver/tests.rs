@@ -258,3 +258,45 @@ fn bicgstab_falls_back_to_the_fixed_point_iteration_on_breakdown() {
         .unwrap();
     assert!(a.iterations <= 3);
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+    /// The reductions (16 partial sums, explicit instruction-set builds)
+    /// against plain sums, in f64 and f32; the builds against the portable
+    /// body (same bits); the fused Jacobi CG pass against its five
+    /// operations.
+    #[test]
+    fn reductions_match_plain_sums(n in 0usize..80, seed in any::<u64>(), a in -2.0f64..2.0) {
+        let (x, y) = (random_vec(n, seed), random_vec(n, seed ^ 0x9e37));
+        let (exact, size) = x.iter().zip(&y).fold((0.0, 0.0), |(s, t), (a, b)| (s + a * b, t + (a * b).abs()));
+        let d = x.dot(&y);
+        prop_assert!((d - exact).abs() <= 1e-14 * size + 1e-300);
+        prop_assert_eq!(d.to_bits(), super::vector::dot_slices(&x, &y).to_bits());
+        let (xf, yf): (Vec<f32>, Vec<f32>) = (x.iter().map(|&v| v as f32).collect(), y.iter().map(|&v| v as f32).collect());
+        let exact32: f64 = xf.iter().zip(&yf).map(|(a, b)| *a as f64 * *b as f64).sum();
+        prop_assert!((xf.dot(&yf) - exact32).abs() <= 1e-14 * size.max(1e-300) + 1e-12);
+        // cg_update with Jacobi against the single operations
+        let (p, q) = (random_vec(n, seed ^ 1), random_vec(n, seed ^ 2));
+        let m: Vec<f64> = random_vec(n, seed ^ 3).iter().map(|v| 1.5 + v).collect();
+        let (mut x1, mut r1, mut z1) = (x.clone(), y.clone(), vec![0.0; n]);
+        let (rr, rz) = Vector::cg_update(&mut x1, &mut r1, &mut z1, &p, &q, Some(&m), a);
+        let (mut x2, mut r2) = (x.clone(), y.clone());
+        x2.axpy(a, &p);
+        r2.axpy(-a, &q);
+        let z2: Vec<f64> = r2.iter().zip(&m).map(|(r, m)| r * m).collect();
+        prop_assert_eq!((&x1, &r1, &z1), (&x2, &r2, &z2));
+        let rr2: f64 = r2.iter().map(|v| v * v).sum();
+        let rz2: f64 = r2.iter().zip(&z2).map(|(a, b)| a * b).sum();
+        let rzs: f64 = r2.iter().zip(&z2).map(|(a, b)| (a * b).abs()).sum();
+        prop_assert!((rr - rr2).abs() <= 1e-14 * rr2 + 1e-300 && (rz - rz2).abs() <= 1e-14 * rzs + 1e-300);
+        // invert_elems: 1/v where all are finite, false with a zero
+        let mut inv = m.clone();
+        prop_assert!(inv.invert_elems());
+        prop_assert!(inv.iter().zip(&m).all(|(i, m)| *i == 1.0 / m));
+        if n > 0 {
+            let mut with_zero = m.clone();
+            with_zero[seed as usize % n] = 0.0;
+            prop_assert!(!with_zero.invert_elems());
+        }
+    }
+}

@@ -155,18 +155,12 @@ impl<T: Real> Vector for Vec<T> {
     }
 
     fn invert_elems(&mut self) -> bool {
-        for v in self.iter_mut() {
-            *v = T::one() / *v;
-            if !v.is_finite() {
-                return false;
-            }
-        }
-        true
+        invert_wide(self)
     }
 
     #[inline]
     fn dot(&self, y: &Self) -> f64 {
-        crate::simd::wide(|| dot_slices(self, y))
+        dot_wide(self, y)
     }
 
     fn cg_update(x: &mut Self, r: &mut Self, z: &mut Self, p: &Self, q: &Self, m: Option<&Self>, a: f64) -> (f64, f64) {
@@ -182,24 +176,41 @@ impl<T: Real> Vector for Vec<T> {
     }
 }
 
+/// Independent partial sums of the reductions ([`dot_slices`], the fused CG
+/// pass): two AVX-512 registers of `f64`, so that the adds do not wait on
+/// each other; the same order on every instruction set (same bits).
+const SUMS: usize = 16;
+
+/// The partial sums added pairwise, in a fixed order.
+#[inline(always)]
+fn total(s: &[f64; SUMS]) -> f64 {
+    let mut h = [0f64; SUMS / 2];
+    for k in 0..SUMS / 2 {
+        h[k] = s[k] + s[k + SUMS / 2];
+    }
+    let q = [h[0] + h[4], h[1] + h[5], h[2] + h[6], h[3] + h[7]];
+    (q[0] + q[2]) + (q[1] + q[3])
+}
+
 /// The body of [`Vector::cg_update`] with a Jacobi preconditioner `m`.
 #[inline(always)]
 fn jacobi_update_body<T: Real>(x: &mut [T], r: &mut [T], z: &mut [T], p: &[T], q: &[T], m: &[T], a: f64) -> (f64, f64) {
     let n = x.len();
     assert!(r.len() == n && z.len() == n && p.len() == n && q.len() == n && m.len() == n, "cg_update: lengths");
     let a = T::of_f64(a);
-    // the reductions in f64 with four independent partial sums, as `dot_slices`
-    let (mut rr, mut rz) = ([0f64; 4], [0f64; 4]);
-    let step = |k: usize, x: &mut T, r: &mut T, z: &mut T, p: T, q: T, m: T, rr: &mut [f64; 4], rz: &mut [f64; 4]| {
-        *x += a * p;
-        let ri = *r - a * q;
-        *r = ri;
-        let zi = ri * m;
-        *z = zi;
-        rr[k] += ri.as_f64() * ri.as_f64();
-        rz[k] += ri.as_f64() * zi.as_f64();
-    };
-    let body = n / 4 * 4;
+    // the reductions in f64 with SUMS independent partial sums, as `dot_slices`
+    let (mut rr, mut rz) = ([0f64; SUMS], [0f64; SUMS]);
+    let step =
+        |k: usize, x: &mut T, r: &mut T, z: &mut T, p: T, q: T, m: T, rr: &mut [f64; SUMS], rz: &mut [f64; SUMS]| {
+            *x += a * p;
+            let ri = *r - a * q;
+            *r = ri;
+            let zi = ri * m;
+            *z = zi;
+            rr[k] += ri.as_f64() * ri.as_f64();
+            rz[k] += ri.as_f64() * zi.as_f64();
+        };
+    let body = n / SUMS * SUMS;
     let (xb, xt) = x.split_at_mut(body);
     let (rb, rt) = r.split_at_mut(body);
     let (zb, zt) = z.split_at_mut(body);
@@ -207,21 +218,24 @@ fn jacobi_update_body<T: Real>(x: &mut [T], r: &mut [T], z: &mut [T], p: &[T], q
     let (qb, qt) = q.split_at(body);
     let (mb, mt) = m.split_at(body);
     let chunks = xb
-        .chunks_exact_mut(4)
-        .zip(rb.chunks_exact_mut(4))
-        .zip(zb.chunks_exact_mut(4))
-        .zip(pb.chunks_exact(4).zip(qb.chunks_exact(4)).zip(mb.chunks_exact(4)));
+        .chunks_exact_mut(SUMS)
+        .zip(rb.chunks_exact_mut(SUMS))
+        .zip(zb.chunks_exact_mut(SUMS))
+        .zip(pb.chunks_exact(SUMS).zip(qb.chunks_exact(SUMS)).zip(mb.chunks_exact(SUMS)));
     for (((x, r), z), ((p, q), m)) in chunks {
-        for k in 0..4 {
+        for k in 0..SUMS {
             step(k, &mut x[k], &mut r[k], &mut z[k], p[k], q[k], m[k], &mut rr, &mut rz);
         }
     }
-    for (k, (((x, r), z), ((p, q), m))) in
-        xt.iter_mut().zip(rt.iter_mut()).zip(zt.iter_mut()).zip(pt.iter().zip(qt).zip(mt)).enumerate()
+    let (mut rr, mut rz) = (total(&rr), total(&rz));
+    for (((x, r), z), ((p, q), m)) in xt.iter_mut().zip(rt.iter_mut()).zip(zt.iter_mut()).zip(pt.iter().zip(qt).zip(mt))
     {
-        step(k, x, r, z, *p, *q, *m, &mut rr, &mut rz);
+        let (mut a, mut b) = ([0f64; SUMS], [0f64; SUMS]);
+        step(0, x, r, z, *p, *q, *m, &mut a, &mut b);
+        rr += a[0];
+        rz += b[0];
     }
-    ((rr[0] + rr[1]) + (rr[2] + rr[3]), (rz[0] + rz[1]) + (rz[2] + rz[3]))
+    (rr, rz)
 }
 
 crate::simd::isa_dispatch!(
@@ -229,19 +243,37 @@ crate::simd::isa_dispatch!(
     fn jacobi_update<T: Real>(x: &mut [T], r: &mut [T], z: &mut [T], p: &[T], q: &[T], m: &[T], a: f64) -> (f64, f64) = jacobi_update_body
 );
 
-/// `xᵀ y` accumulated in `f64` with four independent partial sums.
-#[inline]
+/// `v ← 1 / v` entry by entry, then whether all results are finite (two
+/// branch-free passes, vectorized).
+#[inline(always)]
+fn invert_body<T: Real>(v: &mut [T]) -> bool {
+    v.iter_mut().for_each(|v| *v = T::one() / *v);
+    v.iter().fold(true, |ok, v| ok & v.is_finite())
+}
+
+crate::simd::isa_dispatch!(
+    /// [`invert_body`] compiled for the widest vectors the CPU has.
+    fn invert_wide<T: Real>(v: &mut [T]) -> bool = invert_body
+);
+
+crate::simd::isa_dispatch!(
+    /// [`dot_slices`] compiled for the widest vectors the CPU has (same bits).
+    pub(crate) fn dot_wide<T: Real>(x: &[T], y: &[T]) -> f64 = dot_slices
+);
+
+/// `xᵀ y` accumulated in `f64` with [`SUMS`] independent partial sums.
+#[inline(always)]
 pub(crate) fn dot_slices<T: Real>(x: &[T], y: &[T]) -> f64 {
-    let mut s = [0f64; 4];
-    let xc = x.chunks_exact(4);
-    let yc = y.chunks_exact(4);
+    let mut s = [0f64; SUMS];
+    let xc = x.chunks_exact(SUMS);
+    let yc = y.chunks_exact(SUMS);
     let (xr, yr) = (xc.remainder(), yc.remainder());
     for (a, b) in xc.zip(yc) {
-        for k in 0..4 {
+        for k in 0..SUMS {
             s[k] += a[k].as_f64() * b[k].as_f64();
         }
     }
-    let mut t = (s[0] + s[1]) + (s[2] + s[3]);
+    let mut t = total(&s);
     for (a, b) in xr.iter().zip(yr) {
         t += a.as_f64() * b.as_f64();
     }

@@ -186,6 +186,9 @@ impl BaseKernel<Record> for SpecKernel {
     fn table(&self, a: &[&Record], b: &[&Record], out: &mut Vec<f64>) {
         self.0.table(a, b, out)
     }
+    fn for_each_row(&self, a: &[&Record], b: &[&Record], buf: &mut Vec<f64>, row: &mut dyn FnMut(usize, &[f64])) {
+        self.0.for_each_row(a, b, buf, row)
+    }
     fn low_rank(&self, a: &[&Record], b: &[&Record]) -> Option<LowRank> {
         self.0.low_rank(a, b)
     }

@@ -92,6 +92,31 @@ impl ExprKernel {
         }
     }
 
+    /// The rows of [`table_rows`](Self::table_rows)' table handed to `row`
+    /// one at a time as they are evaluated (into `buf`), without the table
+    /// ([`BaseKernel::for_each_row`](crate::basekernel::BaseKernel::for_each_row)).
+    pub(super) fn each_row<T: ExprLabel>(
+        &self,
+        c: &Code,
+        a: &[&T],
+        b: &[&T],
+        pos: &[u32],
+        buf: &mut Vec<f64>,
+        row: &mut dyn FnMut(usize, &[f64]),
+    ) {
+        let nb = b.len();
+        let rc = self.row_code(c, a, b, pos);
+        if let RowCode::Table(t) = rc {
+            return crate::basekernel::each_row(a.len(), nb, &t, row);
+        }
+        let mut scratch = vec![vec![0.0; nb]; rc.depth()];
+        for i in 0..a.len() {
+            buf.clear();
+            rc.extend_row(i, nb, buf, &mut scratch);
+            row(i, buf);
+        }
+    }
+
     /// `c` prepared for [`table_rows`](Self::table_rows).
     fn row_code<T: ExprLabel>(&self, c: &Code, a: &[&T], b: &[&T], pos: &[u32]) -> RowCode {
         match c {

@@ -363,6 +363,13 @@ impl<T: ExprLabel> BaseKernel<T> for ExprKernel {
         }
     }
 
+    fn for_each_row(&self, a: &[&T], b: &[&T], buf: &mut Vec<f64>, row: &mut dyn FnMut(usize, &[f64])) {
+        match a.first().or(b.first()) {
+            Some(l) => self.with_positions(*l, |pos| self.each_row(&self.code, a, b, pos, buf, row)),
+            None => buf.clear(),
+        }
+    }
+
     fn low_rank(&self, a: &[&T], b: &[&T]) -> Option<LowRank> {
         match a.first().or(b.first()) {
             Some(l) => self.with_positions(*l, |pos| self.low_rank_code(&self.code, a, b, pos)),
