@@ -534,8 +534,6 @@ pub enum KernelError {
     Spec(#[from] SpecError),
 }
 
-/// Checks that `theta` has `expected` entries.
-#[inline]
 /// Hands out the `na` rows of `nb` values of `table` in order (empty rows
 /// when `nb = 0`).
 pub(crate) fn each_row(na: usize, nb: usize, table: &[f64], row: &mut dyn FnMut(usize, &[f64])) {
@@ -544,6 +542,8 @@ pub(crate) fn each_row(na: usize, nb: usize, table: &[f64], row: &mut dyn FnMut(
     }
 }
 
+/// Checks that `theta` has `expected` entries.
+#[inline]
 pub(crate) fn check_len(theta: &[f64], expected: usize) -> Result<(), KernelError> {
     if theta.len() != expected {
         return Err(KernelError::ThetaLength { expected, found: theta.len() });
