@@ -200,16 +200,15 @@ fn jacobi_update_body<T: Real>(x: &mut [T], r: &mut [T], z: &mut [T], p: &[T], q
     let a = T::of_f64(a);
     // the reductions in f64 with SUMS independent partial sums, as `dot_slices`
     let (mut rr, mut rz) = ([0f64; SUMS], [0f64; SUMS]);
-    let step =
-        |k: usize, x: &mut T, r: &mut T, z: &mut T, p: T, q: T, m: T, rr: &mut [f64; SUMS], rz: &mut [f64; SUMS]| {
-            *x += a * p;
-            let ri = *r - a * q;
-            *r = ri;
-            let zi = ri * m;
-            *z = zi;
-            rr[k] += ri.as_f64() * ri.as_f64();
-            rz[k] += ri.as_f64() * zi.as_f64();
-        };
+    // one entry's update; returns its terms of rᵀr and rᵀz
+    let step = |x: &mut T, r: &mut T, z: &mut T, p: T, q: T, m: T| {
+        *x += a * p;
+        let ri = *r - a * q;
+        *r = ri;
+        let zi = ri * m;
+        *z = zi;
+        (ri.as_f64() * ri.as_f64(), ri.as_f64() * zi.as_f64())
+    };
     let body = n / SUMS * SUMS;
     let (xb, xt) = x.split_at_mut(body);
     let (rb, rt) = r.split_at_mut(body);
@@ -224,16 +223,17 @@ fn jacobi_update_body<T: Real>(x: &mut [T], r: &mut [T], z: &mut [T], p: &[T], q
         .zip(pb.chunks_exact(SUMS).zip(qb.chunks_exact(SUMS)).zip(mb.chunks_exact(SUMS)));
     for (((x, r), z), ((p, q), m)) in chunks {
         for k in 0..SUMS {
-            step(k, &mut x[k], &mut r[k], &mut z[k], p[k], q[k], m[k], &mut rr, &mut rz);
+            let (dr, dz) = step(&mut x[k], &mut r[k], &mut z[k], p[k], q[k], m[k]);
+            rr[k] += dr;
+            rz[k] += dz;
         }
     }
     let (mut rr, mut rz) = (total(&rr), total(&rz));
     for (((x, r), z), ((p, q), m)) in xt.iter_mut().zip(rt.iter_mut()).zip(zt.iter_mut()).zip(pt.iter().zip(qt).zip(mt))
     {
-        let (mut a, mut b) = ([0f64; SUMS], [0f64; SUMS]);
-        step(0, x, r, z, *p, *q, *m, &mut a, &mut b);
-        rr += a[0];
-        rz += b[0];
+        let (dr, dz) = step(x, r, z, *p, *q, *m);
+        rr += dr;
+        rz += dz;
     }
     (rr, rz)
 }

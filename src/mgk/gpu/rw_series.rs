@@ -58,6 +58,14 @@ pub(crate) struct SeriesGraph<'a> {
     pub(crate) weights: &'a [f64],
 }
 
+#[cfg_attr(not(feature = "cuda"), allow(dead_code))]
+impl<'a> SeriesGraph<'a> {
+    /// The CSR arrays of `g`.
+    pub(crate) fn of<N: crate::graph::Label, E: crate::graph::Label>(g: &'a crate::graph::Graph<N, E>) -> Self {
+        SeriesGraph { indptr: g.indptr(), indices: g.indices(), weights: g.weights() }
+    }
+}
+
 /// The series' constants, from `mgk/rw/prep.rs`.
 #[derive(Clone, Copy, Debug)]
 #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
@@ -579,7 +587,7 @@ mod tests {
     }
 
     fn list(x: &[Graph<(), ()>]) -> Vec<SeriesGraph<'_>> {
-        x.iter().map(|g| SeriesGraph { indptr: g.indptr(), indices: g.indices(), weights: g.weights() }).collect()
+        x.iter().map(SeriesGraph::of).collect()
     }
 
     /// The packed layout is the graphs scaled by `unit_weights`, in 32-bit

@@ -126,11 +126,7 @@ impl RandomWalkKernel {
         }
         let t0 = std::time::Instant::now();
         // the graphs as they are: the packer scales the weights as `unit_weights` does
-        let list: Vec<SeriesGraph<'_>> = x
-            .iter()
-            .chain(y.unwrap_or(&[]))
-            .map(|g| SeriesGraph { indptr: g.indptr(), indices: g.indices(), weights: g.weights() })
-            .collect();
+        let list: Vec<SeriesGraph<'_>> = x.iter().chain(y.unwrap_or(&[])).map(SeriesGraph::of).collect();
         let t1 = std::time::Instant::now();
         // room for the moments of the pair with the largest upper bounds
         // (each graph holds what its own pairs need)
@@ -256,8 +252,7 @@ impl RandomWalkKernel {
         x: &[Graph<N, E>],
     ) -> crate::Result<Vec<(f64, f64)>> {
         use crate::mgk::gpu::rw_series::{series_gram, SeriesGraph, SeriesPairs, SeriesRule};
-        let list: Vec<SeriesGraph<'_>> =
-            x.iter().map(|g| SeriesGraph { indptr: g.indptr(), indices: g.indices(), weights: g.weights() }).collect();
+        let list: Vec<SeriesGraph<'_>> = x.iter().map(SeriesGraph::of).collect();
         let rule = SeriesRule { lambda: 0.0, tail: SERIES_TAIL, max_terms: MAX_TERMS, stride: |_, _| 3 };
         let out = series_gram(device, &list, SeriesPairs { nx: 0, y0: 0, ny: 0 }, rule, crate::backend::Precision::F64)
             .map_err(|e| series_error(e, |i| x.get(i)))?;
@@ -276,8 +271,7 @@ impl RandomWalkKernel {
     #[doc(hidden)]
     pub fn gpu_series_pack<N: Label, E: Label>(x: &[Graph<N, E>], buf: &mut Vec<u64>) -> crate::Result<usize> {
         use crate::mgk::gpu::rw_series::{pack, SeriesError, SeriesGraph, SeriesLayout};
-        let list: Vec<SeriesGraph<'_>> =
-            x.iter().map(|g| SeriesGraph { indptr: g.indptr(), indices: g.indices(), weights: g.weights() }).collect();
+        let list: Vec<SeriesGraph<'_>> = x.iter().map(SeriesGraph::of).collect();
         let layout = SeriesLayout::new(&list);
         if buf.len() < layout.words() {
             buf.resize(layout.words(), 0);
@@ -384,18 +378,10 @@ fn series_error<'g, N: Label + 'g, E: Label + 'g>(
     }
 }
 
-/// Whether every value is finite and `≥ 0`: eight lanes without an early
-/// exit, so that the check vectorizes (NaN fails both comparisons).
+/// Whether every value is finite and `≥ 0`: one branch-free pass (no early
+/// exit, so that it vectorizes; NaN fails both comparisons).
 fn all_finite_non_negative(v: &[f64]) -> bool {
-    let mut ok = [true; 8];
-    let chunks = v.chunks_exact(8);
-    let rest = chunks.remainder();
-    for c in chunks {
-        for k in 0..8 {
-            ok[k] &= (c[k] >= 0.0) & (c[k] < f64::INFINITY);
-        }
-    }
-    rest.iter().all(|x| (0.0..f64::INFINITY).contains(x)) && ok.iter().all(|&o| o)
+    crate::simd::wide(|| v.iter().fold(true, |ok, x| ok & (0.0..f64::INFINITY).contains(x)))
 }
 
 /// The scales of undirected graphs with exponents `exp` and bounds from the GPU.
