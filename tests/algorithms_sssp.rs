@@ -122,3 +122,34 @@ fn bad_inputs_are_typed_errors() {
     let msg = AlgorithmError::InvalidDelta { delta: 0.0 }.to_string();
     assert!(msg.contains("> 0"), "{msg}");
 }
+
+/// Path sums beyond the largest `f64` are an error naming the node (not
+/// "unreached"), for both methods and any Δ; a node that only an
+/// overflowing path reaches and a truly unreachable node are told apart.
+#[test]
+fn overflowing_path_sums_are_errors() {
+    // 0 -1e308- 1 -1e308- 2; 3 isolated
+    let mut b = GraphBuilder::<(), ()>::new(4, Direction::Undirected).default_node_labels();
+    b.push_edge(0, 1, 1e308, ());
+    b.push_edge(1, 2, 1e308, ());
+    let g = b.build().unwrap();
+    let a = SparseMatrix::from_graph(&g);
+    for method in [SsspMethod::DeltaStepping, SsspMethod::BellmanFord] {
+        for delta in [None, Some(1.0), Some(1e308)] {
+            let e = sssp_matrix(&a, 0, &SsspOptions { method, delta }).unwrap_err();
+            match &e {
+                AlgorithmError::DistanceOverflow { node, from, distance, weight } => {
+                    assert_eq!((*node, *from, *distance, *weight), (2, 1, 1e308, 1e308), "{method:?} {delta:?}");
+                }
+                e => panic!("{method:?} {delta:?}: {e}"),
+            }
+            assert!(e.to_string().contains("node 2 overflows"), "{e}");
+        }
+    }
+    // the same weights from the middle: every distance is finite
+    let r = sssp_matrix(&a, 1, &SsspOptions::default()).unwrap();
+    assert_eq!(r.distances[..3], [1e308, 0.0, 1e308]);
+    assert!(r.distances[3].is_infinite());
+    // and the oracle agrees where nothing overflows
+    assert_eq!(r.distances, dijkstra(&g, 1));
+}

@@ -58,6 +58,22 @@ pub enum AlgorithmError {
         /// Its weight.
         weight: f64,
     },
+    /// A shortest-path distance that exceeds the largest `f64`: the path
+    /// sum overflowed to infinity (the node is reachable, not unreached).
+    #[error(
+        "the distance of node {node} overflows: node {from} is at distance {distance:e} and arc {from} -> {node} \
+         has weight {weight:e}, a sum beyond the largest double (about 1.8e308); scale the weights down"
+    )]
+    DistanceOverflow {
+        /// The node whose distance overflows.
+        node: usize,
+        /// A reached node with an arc to it.
+        from: usize,
+        /// The distance of `from`.
+        distance: f64,
+        /// The weight of the arc.
+        weight: f64,
+    },
     /// A delta-stepping bucket width that cannot be used.
     #[error("delta-stepping bucket width {delta} must be finite and > 0 (leave it unset to choose it automatically)")]
     InvalidDelta {

@@ -185,16 +185,24 @@ impl<'a> PreparedSssp<'a> {
     /// algorithm's seconds.
     ///
     /// # Errors
-    /// [`AlgorithmError::SourceOutOfRange`](super::AlgorithmError); CUDA errors.
+    /// [`AlgorithmError::SourceOutOfRange`](super::AlgorithmError),
+    /// [`AlgorithmError::DistanceOverflow`](super::AlgorithmError) (checked
+    /// on the host for the device's result too); CUDA errors.
     pub fn run(&mut self, source: usize) -> crate::Result<(SsspResult, f64)> {
         #[cfg(feature = "cuda")]
-        match &mut self.gpu {
-            Some(GpuSsspForm::Delta(g)) => return g.run(source),
-            Some(GpuSsspForm::BellmanFord(m)) => {
-                let strategy = crate::matrix::gpu::GpuMergeStrategy::Auto;
-                return timed(|| super::gpu::sssp_device(m, source, strategy));
+        {
+            let device = match &mut self.gpu {
+                Some(GpuSsspForm::Delta(g)) => Some(g.run(source)?),
+                Some(GpuSsspForm::BellmanFord(m)) => {
+                    let strategy = crate::matrix::gpu::GpuMergeStrategy::Auto;
+                    Some(timed(|| super::gpu::sssp_device(m, source, strategy))?)
+                }
+                None => None,
+            };
+            if let Some(out) = device {
+                super::sssp::check_overflow(self.a, &out.0.distances)?;
+                return Ok(out);
             }
-            None => {}
         }
         timed(|| Ok(sssp_matrix(self.a, source, &self.opts)?))
     }

@@ -105,7 +105,9 @@ pub fn sssp<N: Label, E: Label>(g: &Graph<N, E>, source: usize) -> Result<SsspRe
 /// # Errors
 /// [`AlgorithmError::NotSquare`], [`AlgorithmError::SourceOutOfRange`],
 /// [`AlgorithmError::InvalidWeight`] (a negative, infinite or NaN weight),
-/// [`AlgorithmError::InvalidDelta`] (a given `Δ` not finite and `> 0`).
+/// [`AlgorithmError::InvalidDelta`] (a given `Δ` not finite and `> 0`),
+/// [`AlgorithmError::DistanceOverflow`] (a path sum beyond the largest
+/// `f64`, [`check_overflow`]).
 pub fn sssp_matrix(a: &SparseMatrix<f64>, source: usize, opts: &SsspOptions) -> Result<SsspResult, AlgorithmError> {
     let n = a.nrows();
     if a.ncols() != n {
@@ -124,9 +126,34 @@ pub fn sssp_matrix(a: &SparseMatrix<f64>, source: usize, opts: &SsspOptions) -> 
                 None => auto_delta(a),
             };
             let (distances, rounds) = delta_stepping(a, source, delta);
+            check_overflow(a, &distances)?;
             Ok(SsspResult { distances, rounds, delta: Some(delta) })
         }
     }
+}
+
+/// Checks that no distance overflowed, on any backend's result: a node at
+/// `+∞` with an arc from a node at a finite distance is reachable, and
+/// its distance is infinite only because the path sum exceeded the
+/// largest `f64` (a correct finite sum would have been at most
+/// `d(u) + w`). `O(n + m)`, in parallel.
+///
+/// # Errors
+/// [`AlgorithmError::DistanceOverflow`] naming the first such node (by its
+/// reached predecessor's id).
+pub fn check_overflow(a: &SparseMatrix<f64>, distances: &[f64]) -> Result<(), AlgorithmError> {
+    let bad = (0..a.nrows().min(distances.len())).into_par_iter().find_map_first(|u| {
+        let du = distances[u];
+        if !du.is_finite() {
+            return None;
+        }
+        let (cols, vals) = a.row(u);
+        cols.iter()
+            .zip(vals)
+            .find(|(&v, _)| distances.get(v).is_some_and(|d| d.is_infinite()))
+            .map(|(&v, &w)| AlgorithmError::DistanceOverflow { node: v, from: u, distance: du, weight: w })
+    });
+    bad.map_or(Ok(()), Err)
 }
 
 /// Every weight finite and `>= 0`, else the first bad arc.
@@ -162,5 +189,6 @@ fn bellman_ford(a: &SparseMatrix<f64>, source: usize) -> Result<SsspResult, Algo
         }
         frontier = SparseVector::try_new(n, idx, val)?;
     }
+    check_overflow(a, &d)?;
     Ok(SsspResult { distances: d, rounds, delta: None })
 }

@@ -100,6 +100,27 @@ pub enum GraphError {
     /// Bad parameters for a generator.
     #[error("invalid generator parameters: {0}")]
     InvalidParameters(String),
+    /// Bad options of a computation on a graph (the message says which and
+    /// what to change).
+    #[error("{0}")]
+    InvalidOption(String),
+    /// A count that does not fit in its 64-bit output (the graphlet
+    /// transform's orbit frequencies).
+    #[error(
+        "the count of orbit {orbit} ({name}) at vertex {vertex} {what} 2^64 - 1, the largest count a 64-bit \
+         output holds: this graph is too large for exact graphlet counts at that vertex"
+    )]
+    CountOverflow {
+        /// The vertex (in the graph's own numbering).
+        vertex: usize,
+        /// The orbit (0..16).
+        orbit: usize,
+        /// The orbit's name.
+        name: &'static str,
+        /// `"exceeds"` (the exact count is larger) or `"may exceed"` (a
+        /// partial sum it is built from is bounded only above 2^64).
+        what: &'static str,
+    },
     /// A label problem.
     #[error(transparent)]
     Label(#[from] LabelError),

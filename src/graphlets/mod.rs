@@ -148,7 +148,12 @@ pub fn fglt_with<N: Label, E: Label>(g: &Graph<N, E>, opts: &FgltOptions) -> cra
     };
     stage("raw and net");
     let t = Instant::now();
-    let (raw, net) = transform::assemble(&prims, &pattern.order);
+    let (raw, net) = transform::assemble(&prims, &pattern.order).map_err(|o| GraphError::CountOverflow {
+        vertex: pattern.order[o.position],
+        orbit: o.orbit,
+        name: ORBIT_NAMES[o.orbit],
+        what: if o.exact { "exceeds" } else { "may exceed" },
+    })?;
     stages.push(("raw and net", t.elapsed()));
     Ok(Fglt { raw, net, ignored: pattern.ignored, stages, device })
 }

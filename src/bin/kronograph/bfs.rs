@@ -44,13 +44,13 @@ pub fn run(args: Args) -> kronograph::Result<()> {
     let a = SparseMatrix::from_graph(g);
     let opts = BfsOptions::default();
     let half = if g.is_directed() { 1 } else { 2 };
-    println!("graph:    {} ({} nodes, {} stored arcs)", args.graph.display(), g.num_nodes(), g.num_entries());
+    crate::outln!("graph:    {} ({} nodes, {} stored arcs)", args.graph.display(), g.num_nodes(), g.num_entries());
     let mut bfs = PreparedBfs::new(&a, &opts, args.run.backend)?;
     print_backend(args.run.backend, bfs.device(), bfs.setup_seconds());
     if let Some(k) = args.sources {
         let candidates: Vec<usize> = (0..a.nrows()).filter(|&v| !a.row(v).0.is_empty()).collect();
         if k == 0 || candidates.is_empty() {
-            return Err(kronograph::graph::GraphError::InvalidParameters(format!(
+            return Err(kronograph::graph::GraphError::InvalidOption(format!(
                 "--sources {k}: need at least one source and a node with an arc ({} such nodes)",
                 candidates.len()
             ))
@@ -67,21 +67,21 @@ pub fn run(args: Args) -> kronograph::Result<()> {
             inverse_sum += 1.0 / gteps.max(1e-300);
             (lo, hi) = (lo.min(gteps), hi.max(gteps));
         }
-        println!("sources:  {k} (random, seed {}; best of {} runs each)", args.seed, args.run.repeat.max(1));
-        println!("GTEPS:    {:.4} (harmonic mean; min {lo:.4}, max {hi:.4})", k as f64 / inverse_sum);
-        println!("threads:  {}", rayon::current_num_threads());
+        crate::outln!("sources:  {k} (random, seed {}; best of {} runs each)", args.seed, args.run.repeat.max(1));
+        crate::outln!("GTEPS:    {:.4} (harmonic mean; min {lo:.4}, max {hi:.4})", k as f64 / inverse_sum);
+        crate::outln!("threads:  {}", rayon::current_num_threads());
         return Ok(());
     }
     let (r, times) = args.run.repeated(|| bfs.run(args.source))?;
     let edges = r.arcs_in_component / half;
-    println!("source:   {}", args.source);
-    println!("reached:  {}", r.reached);
-    println!("depth:    {}", r.depth);
-    println!("edges:    {edges} (in the reached component)");
+    crate::outln!("source:   {}", args.source);
+    crate::outln!("reached:  {}", r.reached);
+    crate::outln!("depth:    {}", r.depth);
+    crate::outln!("edges:    {edges} (in the reached component)");
     times.print(edges);
     if let Some(out) = &args.out {
         io::npy::write_vector(out, &r.levels)?;
-        println!("levels:   {}", out.display());
+        crate::outln!("levels:   {}", out.display());
     }
     Ok(())
 }

@@ -43,11 +43,12 @@ pub struct Args {
 /// Runs `fglt`.
 pub fn run(args: Args, quiet: bool) -> kronograph::Result<()> {
     if args.out.is_none() && args.csv.is_none() {
-        return Err(kronograph::graph::GraphError::InvalidParameters(
+        return Err(kronograph::graph::GraphError::InvalidOption(
             "fglt: nothing to write; give --out freq.npy and/or --csv freq.csv".into(),
         )
         .into());
     }
+    super::preflight::check_distinct(&[("--out", args.out.as_deref()), ("--csv", args.csv.as_deref())])?;
     super::preflight::check_out(args.out.as_deref(), &args.graph)?;
     super::preflight::check_out(args.csv.as_deref(), &args.graph)?;
     let t0 = Instant::now();

@@ -93,6 +93,7 @@ pub fn run(args: Args) -> kronograph::Result<()> {
 
 fn rmat(a: RmatArgs) -> kronograph::Result<()> {
     if let Some(out) = &a.out {
+        crate::preflight::check_name(out)?;
         output::check_target(out, &[])?;
     }
     let params = generate::RmatParams {
@@ -102,21 +103,70 @@ fn rmat(a: RmatArgs) -> kronograph::Result<()> {
         distinct_edges: a.edges,
         ..generate::RmatParams::graph500(a.scale)
     };
+    // refused up front with the figure, not by the allocator
+    if a.scale <= 32 {
+        let nodes = 1u64 << a.scale;
+        let draws = match a.edges {
+            Some(m) => m as u64,
+            None => (a.edge_factor as u64).saturating_mul(nodes),
+        };
+        let needed = draws.saturating_mul(RMAT_BYTES_PER_DRAW).saturating_add(nodes.saturating_mul(16));
+        check_memory(
+            &format!("generate rmat --scale {} with {draws} edge draws", a.scale),
+            needed,
+            "lower --scale, --edge-factor or --edges",
+        )?;
+    }
     let t0 = Instant::now();
     let g = generate::rmat(&params, &mut ChaCha8Rng::seed_from_u64(a.seed))?;
     let t = t0.elapsed();
-    println!("nodes:    {}", g.num_nodes());
-    println!("edges:    {} (undirected, distinct, no self-loops)", g.num_edges());
-    println!("time:     {:.3} s ({} threads)", t.as_secs_f64(), rayon::current_num_threads());
+    crate::outln!("nodes:    {}", g.num_nodes());
+    crate::outln!("edges:    {} (undirected, distinct, no self-loops)", g.num_edges());
+    crate::outln!("time:     {:.3} s ({} threads)", t.as_secs_f64(), rayon::current_num_threads());
     if let Some(out) = &a.out {
         let t0 = Instant::now();
         mtx::write(out, &g)?;
-        println!("wrote:    {} ({:.3} s)", out.display(), t0.elapsed().as_secs_f64());
+        crate::outln!("wrote:    {} ({:.3} s)", out.display(), t0.elapsed().as_secs_f64());
     }
     Ok(())
 }
 
+/// Peak bytes per R-MAT draw: the draw's key (8), both arcs (16), then the
+/// graph's two indices and weights (32), with slack for the parallel sort.
+const RMAT_BYTES_PER_DRAW: u64 = 64;
+/// Peak bytes per edge of a motif instance's graph: the generator's edge
+/// set and list, the builder's arcs and the graph's two indices, weights
+/// and (empty) labels.
+const MOTIF_BYTES_PER_EDGE: u64 = 160;
+/// Peak bytes per vertex of a motif instance (degree, row offset, colour,
+/// the generator's per-vertex lists).
+const MOTIF_BYTES_PER_VERTEX: u64 = 64;
+
+/// Refuses a generation whose estimated peak memory `needed` exceeds the
+/// memory available ([`limits::memory_budget`]).
+fn check_memory(what: &str, needed: u64, hint: &str) -> kronograph::Result<()> {
+    use kronograph::graph::io::limits;
+    match limits::memory_budget() {
+        Some(budget) if needed > budget => Err(kronograph::Error::InsufficientMemory {
+            what: what.to_string(),
+            needed,
+            available: budget,
+            budget_from: limits::memory_budget_source().to_string(),
+            hint: hint.to_string(),
+        }),
+        _ => Ok(()),
+    }
+}
+
 fn motif(a: MotifArgs) -> kronograph::Result<()> {
+    let edges = (a.n as u64).saturating_mul(a.d as u64) / 2;
+    let needed =
+        edges.saturating_mul(MOTIF_BYTES_PER_EDGE).saturating_add((a.n as u64).saturating_mul(MOTIF_BYTES_PER_VERTEX));
+    check_memory(
+        &format!("generate motif --n {} --d {} (about {edges} edges)", a.n, a.d),
+        needed,
+        "lower --n or --d",
+    )?;
     let rng = &mut ChaCha8Rng::seed_from_u64(a.seed);
     let inst = if a.power_law {
         generate::power_law_motif(a.n, a.d, a.colors, a.k, rng)?
@@ -134,7 +184,7 @@ fn motif(a: MotifArgs) -> kronograph::Result<()> {
     write("colors.txt", lines(&mut inst.colors.iter().map(|c| c.to_string())))?;
     write("motif.txt", inst.motif.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(",") + "\n")?;
     write("planted.txt", lines(&mut inst.planted.iter().map(|v| v.to_string())))?;
-    println!(
+    crate::outln!(
         "wrote {}: {} vertices, {} edges, k = {}, planted colour {}",
         a.out.display(),
         inst.graph.num_nodes(),

@@ -22,7 +22,8 @@ pub struct Args {
     /// Default: delta(label, 0.5) when edges have a `label` field, else constant(1).
     #[arg(long)]
     pub edge_kernel: Option<String>,
-    /// Edge field to use as the weight (e.g. attr0); default: weight 1.
+    /// Edge field to use as the weight (e.g. attr0). Default: the file's own weights (a Matrix
+    /// Market file's values, an edge list's third column), 1 where it has none (TU data sets).
     #[arg(long)]
     pub weight: Option<String>,
     /// Stop probability q in (0, 1).
@@ -78,16 +79,19 @@ pub fn default_spec(schema: &Schema) -> &'static str {
     }
 }
 
-/// Loads `path`, takes the weights from `weight` and keeps the first graphs.
-pub fn load(path: &PathBuf, weight: Option<&str>, first: Option<usize>) -> kronograph::Result<Dataset> {
+/// Loads `path`, takes the weights from `weight` and keeps the first
+/// graphs; with the estimated memory of the data set as loaded (all of its
+/// graphs, [`data_bytes`](crate::preflight::data_bytes)).
+pub fn load(path: &PathBuf, weight: Option<&str>, first: Option<usize>) -> kronograph::Result<(Dataset, u64)> {
     let mut ds = io::load(path)?;
     if let Some(f) = weight {
         ds = ds.with_weights_from(f)?;
     }
+    let loaded = crate::preflight::data_bytes(&ds.graphs);
     if let Some(k) = first {
         ds.graphs.truncate(k);
     }
-    Ok(ds)
+    Ok((ds, loaded))
 }
 
 /// The kernel a `gram` run solves, with its description.
@@ -106,6 +110,12 @@ pub fn setup(args: &Args, ds: &Dataset, bar: &Bar) -> kronograph::Result<Setup> 
     let edge_spec = args.edge_kernel.clone().unwrap_or_else(|| default_spec(&ds.edge_schema).to_string());
     let kv = SpecKernel::parse_for(&node_spec, &ds.node_schema)?;
     let ke = SpecKernel::parse_for(&edge_spec, &ds.edge_schema)?;
+    if args.f32 && args.precision == Some(Precision::F64) {
+        return Err(kronograph::mgk::MgkError::InvalidParameter(
+            "--f32 and --precision f64 contradict each other: give one of them".into(),
+        )
+        .into());
+    }
     let single = args.f32 || args.precision == Some(Precision::F32);
     let precision = if single { Precision::F32 } else { Precision::F64 };
     let device = resolve_backend(args.backend)?;
@@ -128,11 +138,22 @@ pub fn setup(args: &Args, ds: &Dataset, bar: &Bar) -> kronograph::Result<Setup> 
     let description = format!(
         "node kernel {node_spec}; edge kernel {edge_spec}; q = {}; weights: {}; lmin = {}; {precision:?}; tol {:e}",
         args.q,
-        args.weight.as_deref().unwrap_or("1"),
+        weights_name(args.weight.as_deref(), ds),
         u32::from(args.lmin1),
         mgk.tolerance()
     );
     Ok(Setup { mgk, backend, description })
+}
+
+/// How a run takes its weights, for its description line: the `--weight`
+/// field, else `1` when every weight of the data set is 1, else `file`
+/// (the file's own weights).
+pub fn weights_name(weight: Option<&str>, ds: &Dataset) -> String {
+    match weight {
+        Some(f) => f.to_string(),
+        None if ds.graphs.iter().all(|g| g.weights().iter().all(|&w| w == 1.0)) => "1".into(),
+        None => "file".into(),
+    }
 }
 
 /// Runs `gram`.
@@ -141,8 +162,8 @@ pub fn run(args: Args, quiet: bool) -> kronograph::Result<()> {
         return crate::gram_tiles::run(&args, quiet);
     }
     crate::preflight::check_out(args.out.as_deref(), &args.dataset)?;
-    let ds = load(&args.dataset, args.weight.as_deref(), args.first)?;
-    crate::preflight::check_gram_memory("gram", &ds.graphs, crate::preflight::MGK_BYTES_PER_PAIR)?;
+    let (ds, loaded) = load(&args.dataset, args.weight.as_deref(), args.first)?;
+    crate::preflight::check_gram_memory("gram", &ds.graphs, loaded, crate::preflight::MGK_BYTES_PER_PAIR)?;
     let n = ds.graphs.len();
     let pairs = n * (n + 1) / 2;
     let bar = Bar::new(pairs as u64, quiet, "pairs");
@@ -167,7 +188,7 @@ fn output(args: &Args, n: usize, k: &[f64]) -> kronograph::Result<()> {
             let show = n.min(6);
             for a in 0..show {
                 let row: Vec<String> = (0..show).map(|b| format!("{:.6e}", k[a * n + b])).collect();
-                println!("{}{}", row.join(" "), if n > show { " ..." } else { "" });
+                crate::outln!("{}{}", row.join(" "), if n > show { " ..." } else { "" });
             }
         }
     }

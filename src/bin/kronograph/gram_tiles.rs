@@ -36,7 +36,7 @@ pub fn run(args: &Args, quiet: bool) -> kronograph::Result<()> {
         .into());
     }
     crate::preflight::check_out(Some(out), &args.dataset)?;
-    let ds = load(&args.dataset, args.weight.as_deref(), args.first)?;
+    let (ds, loaded) = load(&args.dataset, args.weight.as_deref(), args.first)?;
     let n = ds.graphs.len();
     let tile = match (args.tiles, args.resume) {
         (Some(t), _) => t,
@@ -44,10 +44,14 @@ pub fn run(args: &Args, quiet: bool) -> kronograph::Result<()> {
     };
     let bar = Bar::new((n * (n + 1) / 2) as u64, true, "pairs");
     let Setup { mgk, backend, description, .. } = setup(args, &ds, &bar)?;
+    crate::preflight::check_tile_memory(&ds.graphs, loaded, tile)?;
+    // the data's content, not only its path: a data set changed between
+    // the interruption and --resume is refused, not mixed into the result
     let fingerprint = format!(
-        "{} first {:?} graphs {n}; {description}; normalize {}; reorder {:?}",
+        "{} first {:?} graphs {n} data {:016x}; {description}; normalize {}; reorder {:?}",
         args.dataset.display(),
         args.first,
+        digest(&ds),
         args.normalize,
         args.reorder
     );
@@ -104,6 +108,32 @@ pub fn run(args: &Args, quiet: bool) -> kronograph::Result<()> {
         path.display()
     );
     Ok(())
+}
+
+/// The XXH3-64 digest of a data set's content: every graph's direction,
+/// structure, weights (their bits), start probabilities and node and edge
+/// labels, in order. `O(size of the data)`.
+pub fn digest(ds: &kronograph::graph::Dataset) -> u64 {
+    use std::fmt::Write as _;
+    struct Hash(xxhash_rust::xxh3::Xxh3);
+    impl std::fmt::Write for Hash {
+        fn write_str(&mut self, s: &str) -> std::fmt::Result {
+            self.0.update(s.as_bytes());
+            Ok(())
+        }
+    }
+    let mut h = Hash(xxhash_rust::xxh3::Xxh3::new());
+    for g in &ds.graphs {
+        let words = |h: &mut Hash, v: &mut dyn Iterator<Item = u64>| v.for_each(|x| h.0.update(&x.to_le_bytes()));
+        words(&mut h, &mut [g.num_nodes() as u64, u64::from(g.is_directed()), g.num_entries() as u64].into_iter());
+        words(&mut h, &mut g.indptr().iter().map(|&x| x as u64));
+        words(&mut h, &mut g.indices().iter().map(|&x| x as u64));
+        words(&mut h, &mut g.weights().iter().map(|w| w.to_bits()));
+        words(&mut h, &mut g.start_probabilities().unwrap_or(&[]).iter().map(|w| w.to_bits()));
+        // labels by their Debug form (exact for floats: shortest round-trip digits)
+        let _ = write!(h, "{:?}|{:?}|", g.node_labels(), g.edge_labels());
+    }
+    h.0.digest()
 }
 
 /// The tile size recorded in an interrupted run's log, if any.

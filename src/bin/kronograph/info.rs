@@ -13,7 +13,7 @@ pub struct Args {
 /// Runs `info`: reads the path with [`io::load`] and prints the summary.
 pub fn run(args: Args) -> kronograph::Result<()> {
     let ds = io::load(&args.path)?;
-    print!("{}", summary(&ds, &args.path.display().to_string()));
+    crate::out!("{}", summary(&ds, &args.path.display().to_string()));
     Ok(())
 }
 

@@ -16,6 +16,7 @@ mod progress;
 mod reorder_stats;
 mod rw;
 mod signals;
+mod stdout;
 mod sssp;
 mod timing;
 mod triangles;
@@ -55,9 +56,38 @@ enum Command {
     Generate(generate::Args),
 }
 
+/// Checks the environment variables the library reads (which it would
+/// ignore when they do not parse): `KRONOGRAPH_MAX_MEMORY` (bytes, with an
+/// optional K/M/G/T suffix) and `KRONOGRAPH_MAX_NODES` (a node count).
+fn check_environment() -> Result<(), String> {
+    use kronograph::graph::io::limits::parse_bytes;
+    let var = |name: &str| std::env::var_os(name).map(|v| v.to_string_lossy().into_owned());
+    if let Some(v) = var("KRONOGRAPH_MAX_MEMORY") {
+        if parse_bytes(&v).is_none_or(|b| b == 0) {
+            return Err(format!(
+                "KRONOGRAPH_MAX_MEMORY={v:?} is not a memory size: give a positive number of bytes with an optional \
+                 K, M, G or T suffix (e.g. 4G), or unset it"
+            ));
+        }
+    }
+    if let Some(v) = var("KRONOGRAPH_MAX_NODES") {
+        if v.trim().parse::<usize>().is_err() {
+            return Err(format!(
+                "KRONOGRAPH_MAX_NODES={v:?} is not a node count: give a non-negative whole number (e.g. 5000000), \
+                 or unset it"
+            ));
+        }
+    }
+    Ok(())
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     signals::install();
+    if let Err(e) = check_environment() {
+        eprintln!("error: {e}");
+        return ExitCode::FAILURE;
+    }
     let result = match cli.command {
         Command::Info(a) => info::run(a),
         Command::Bfs(a) => bfs::run(a),

@@ -64,20 +64,20 @@ pub fn run(args: Args) -> kronograph::Result<()> {
     let secs = t0.elapsed().as_secs_f64();
     npy::write_vector(&args.out, &hits.hits)?;
     let count = hits.hits.iter().filter(|&&h| h).count();
-    println!("vertices in a match: {count} of {}", hits.hits.len());
-    println!("runs: {}", hits.runs);
-    println!("false-negative bound per vertex: {:.3e}", hits.false_negative_bound);
+    crate::outln!("vertices in a match: {count} of {}", hits.hits.len());
+    crate::outln!("runs: {}", hits.runs);
+    crate::outln!("false-negative bound per vertex: {:.3e}", hits.false_negative_bound);
     let backend = hits.device.map_or("cpu".to_string(), |d| format!("cuda:{d}"));
-    println!("time: {secs:.3} s ({backend})");
+    crate::outln!("time: {secs:.3} s ({backend})");
     if args.matches {
         match motif::matches(&g, &colors, &motif, &hits.hits) {
             Some(ms) => {
-                println!("matches: {}", ms.len());
+                crate::outln!("matches: {}", ms.len());
                 for m in ms {
-                    println!("{}", m.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(" "));
+                    crate::outln!("{}", m.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(" "));
                 }
             }
-            None => println!("matches: the hit vertices do not induce isolated matches (matches overlap or touch)"),
+            None => crate::outln!("matches: the hit vertices do not induce isolated matches (matches overlap or touch)"),
         }
     }
     Ok(())
@@ -90,7 +90,7 @@ fn parse_motif(s: &str) -> kronograph::Result<Vec<u32>> {
         .filter(|t| !t.is_empty())
         .map(|t| {
             t.parse::<u32>().map_err(|_| {
-                kronograph::graph::GraphError::InvalidParameters(format!(
+                kronograph::graph::GraphError::InvalidOption(format!(
                     "--motif: {t:?} is not a non-negative integer colour (give e.g. --motif 3,3,5,7)"
                 ))
                 .into()

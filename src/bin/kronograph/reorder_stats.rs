@@ -23,9 +23,9 @@ pub fn run(args: Args) -> kronograph::Result<()> {
     let ds = io::load(&args.dataset)?;
     let stats = reorder::stats(&ds.graphs, &Method::ALL);
     if args.json {
-        println!("{}", json(&stats));
+        crate::outln!("{}", json(&stats));
     } else {
-        print!("{}", table(&ds.name, &stats));
+        crate::out!("{}", table(&ds.name, &stats));
     }
     Ok(())
 }

@@ -27,7 +27,9 @@ pub struct Args {
     /// Restrict walks to node pairs with equal node labels.
     #[arg(long)]
     pub labeled: bool,
-    /// Edge field to use as the weight; default: weight 1.
+    /// Edge field to use as the weight (e.g. attr0). Default: the file's own weights (a Matrix
+    /// Market file's values, an edge list's third column), 1 where it has none (TU data sets),
+    /// as for `gram`.
     #[arg(long)]
     pub weight: Option<String>,
     /// Method for unlabeled pairs.
@@ -51,8 +53,15 @@ pub struct Args {
 /// Runs `rw`.
 pub fn run(args: Args, quiet: bool) -> kronograph::Result<()> {
     crate::preflight::check_out(args.out.as_deref(), &args.dataset)?;
-    let ds = super::gram::load(&args.dataset, args.weight.as_deref(), args.first)?;
-    crate::preflight::check_gram_memory("rw", &ds.graphs, crate::preflight::RW_BYTES_PER_PAIR)?;
+    let (ds, loaded) = super::gram::load(&args.dataset, args.weight.as_deref(), args.first)?;
+    if args.labeled && ds.node_schema.is_empty() {
+        return Err(kronograph::mgk::MgkError::InvalidParameter(format!(
+            "rw --labeled: {} has no node labels to match; drop --labeled (or give a data set with node labels)",
+            args.dataset.display()
+        ))
+        .into());
+    }
+    crate::preflight::check_gram_memory("rw", &ds.graphs, loaded, crate::preflight::RW_BYTES_PER_PAIR)?;
     let n = ds.graphs.len();
     let pairs = n * (n + 1) / 2;
     let bar = Bar::new(pairs as u64, quiet, "pairs");
@@ -74,8 +83,9 @@ pub fn run(args: Args, quiet: bool) -> kronograph::Result<()> {
     bar.finish();
     if !quiet {
         eprintln!(
-            "rw{} on {backend}: {} graphs, {pairs} pairs in {secs:.3} s ({:.0} pairs/s)",
+            "rw{} on {backend}: {} graphs, weights: {}, {pairs} pairs in {secs:.3} s ({:.0} pairs/s)",
             if args.labeled { " (labeled)" } else { "" },
+            super::gram::weights_name(args.weight.as_deref(), &ds),
             n,
             pairs as f64 / secs.max(1e-12)
         );
@@ -86,7 +96,7 @@ pub fn run(args: Args, quiet: bool) -> kronograph::Result<()> {
             let show = n.min(6);
             for a in 0..show {
                 let row: Vec<String> = (0..show).map(|b| format!("{:.6e}", g.get(a, b))).collect();
-                println!("{}{}", row.join(" "), if n > show { " ..." } else { "" });
+                crate::outln!("{}{}", row.join(" "), if n > show { " ..." } else { "" });
             }
         }
     }

@@ -44,18 +44,18 @@ pub fn run(args: Args) -> kronograph::Result<()> {
     let arcs: usize = (0..a.nrows()).filter(|&v| r.distances[v].is_finite()).map(|v| a.row(v).0.len()).sum();
     let edges = if g.is_directed() { arcs } else { arcs / 2 };
     let far = r.distances.iter().copied().filter(|d| d.is_finite()).fold(0.0, f64::max);
-    println!("graph:    {} ({} nodes, {} stored arcs)", args.graph.display(), g.num_nodes(), g.num_entries());
-    println!("source:   {}", args.source);
-    println!("method:   {}{}", args.method, r.delta.map(|d| format!(" (delta {d})")).unwrap_or_default());
+    crate::outln!("graph:    {} ({} nodes, {} stored arcs)", args.graph.display(), g.num_nodes(), g.num_entries());
+    crate::outln!("source:   {}", args.source);
+    crate::outln!("method:   {}{}", args.method, r.delta.map(|d| format!(" (delta {d})")).unwrap_or_default());
     print_backend(args.run.backend, sssp.device(), sssp.setup_seconds());
-    println!("reached:  {}", r.reached());
-    println!("farthest: {far}");
-    println!("rounds:   {}", r.rounds);
-    println!("edges:    {edges} (in the reached part)");
+    crate::outln!("reached:  {}", r.reached());
+    crate::outln!("farthest: {far}");
+    crate::outln!("rounds:   {}", r.rounds);
+    crate::outln!("edges:    {edges} (in the reached part)");
     times.print(edges);
     if let Some(out) = &args.out {
         io::npy::write_vector(out, &r.distances)?;
-        println!("distances: {}", out.display());
+        crate::outln!("distances: {}", out.display());
     }
     Ok(())
 }

@@ -14,8 +14,8 @@ pub struct RunArgs {
     /// Where to run: auto, cpu, cuda or cuda:N.
     #[arg(long, default_value_t = Backend::Auto)]
     pub backend: Backend,
-    /// Run this many times and report the fastest and the median.
-    #[arg(long, default_value_t = 1)]
+    /// Run this many times (at least 1) and report the fastest and the median.
+    #[arg(long, default_value_t = 1, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     pub repeat: usize,
 }
 
@@ -44,10 +44,10 @@ impl RunArgs {
 pub fn print_backend(backend: Backend, device: Option<&str>, setup: f64) {
     match device {
         Some(d) => {
-            println!("backend:  {d}");
-            println!("setup:    {:.3} ms (device open, upload, JIT, workspaces; once)", setup * 1e3);
+            crate::outln!("backend:  {d}");
+            crate::outln!("setup:    {:.3} ms (device open, upload, JIT, workspaces; once)", setup * 1e3);
         }
-        None => println!("backend:  {backend} (CPU)"),
+        None => crate::outln!("backend:  {backend} (CPU)"),
     }
 }
 
@@ -72,15 +72,15 @@ impl Times {
     /// (edges over time of the best and the median run).
     pub fn print(&self, edges: usize) {
         let (best, median) = self.best_median();
-        println!(
+        crate::outln!(
             "time:     {:.3} ms (best of {}; median {:.3} ms; {} threads)",
             ms(best),
             self.0.len(),
             ms(median),
             rayon::current_num_threads()
         );
-        println!("TEPS:     {:.3e} (best; median {:.3e})", teps(edges, best), teps(edges, median));
-        println!("GTEPS:    {:.4} (best; median {:.4})", teps(edges, best) / 1e9, teps(edges, median) / 1e9);
+        crate::outln!("TEPS:     {:.3e} (best; median {:.3e})", teps(edges, best), teps(edges, median));
+        crate::outln!("GTEPS:    {:.4} (best; median {:.4})", teps(edges, best) / 1e9, teps(edges, median) / 1e9);
     }
 }
 

@@ -27,7 +27,7 @@ pub fn run(args: Args) -> kronograph::Result<()> {
     let a = SparseMatrix::from_graph(g);
     let mut tc = PreparedTriangles::new(&a, args.run.backend)?;
     let (count, times) = args.run.repeated(|| tc.run())?;
-    println!("triangles: {count}");
+    crate::outln!("triangles: {count}");
     print_backend(args.run.backend, tc.device(), tc.setup_seconds());
     times.print(g.num_edges());
     Ok(())

@@ -7,9 +7,10 @@
 //! length, then blocks written in place at their offsets) and keeps a
 //! progress log `TARGET.progress` (text: a header naming the shape, the
 //! tile size and a fingerprint of the computation, then one line
-//! `done K` per finished tile, appended after the tile's data is on disk).
-//! [`finish`](TiledNpy::finish) renames the partial file to `TARGET` and
-//! removes the log, so:
+//! `done K HASH R0,C0,ROWS,COLS …` per finished tile, appended after the
+//! tile's data is on disk: the blocks it wrote and the XXH3-64 checksum of
+//! their bytes). [`finish`](TiledNpy::finish) renames the partial file to
+//! `TARGET` and removes the log, so:
 //!
 //! - `TARGET` exists only when every tile was written: an interrupted run
 //!   (SIGINT, SIGKILL, a power cut) never leaves a file that looks
@@ -17,16 +18,25 @@
 //! - a later run with the same fingerprint continues from the log
 //!   ([`TiledNpy::open`] with `resume`); a tile whose `done` line is
 //!   missing or torn is computed again;
+//! - nothing in the state is trusted on resume: the `.npy` header of the
+//!   partial file is checked, and every finished tile's blocks are read
+//!   back and checked against their checksum (a tile logged but never
+//!   written, or changed since, is an error naming it);
+//! - one writer at a time: the log is locked (an advisory `flock`) for as
+//!   long as a [`TiledNpy`] is open, and a second run is refused;
 //! - memory stays bounded by one tile: nothing holds the whole matrix.
 
 use super::IoError;
 use std::collections::HashSet;
 use std::fs::{File, OpenOptions};
-use std::io::{BufRead, BufReader, Seek, SeekFrom, Write};
+use std::io::{Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-/// First line of a progress log.
-const MAGIC: &str = "kronograph tiled npy v1";
+/// First line of a progress log (v2: a checksum per finished tile).
+const MAGIC: &str = "kronograph tiled npy v2";
+
+/// A block written in place: `(row, col, rows, cols)` in the matrix.
+type Block = (usize, usize, usize, usize);
 
 /// A resumable `.npy` matrix being written (see the [module documentation](self)).
 #[derive(Debug)]
@@ -40,6 +50,20 @@ pub struct TiledNpy {
     cols: usize,
     header: u64,
     done: HashSet<u64>,
+    /// The blocks written since the last [`mark_done`](Self::mark_done),
+    /// and the running checksum of their bytes.
+    pending: Vec<Block>,
+    hasher: Checksum,
+}
+
+/// The running XXH3-64 checksum of a tile's bytes.
+#[derive(Default)]
+struct Checksum(xxhash_rust::xxh3::Xxh3);
+
+impl std::fmt::Debug for Checksum {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Checksum({:016x})", self.0.digest())
+    }
 }
 
 impl TiledNpy {
@@ -80,48 +104,63 @@ impl TiledNpy {
             .and_then(|n| (n as u64).checked_add(header))
             .ok_or_else(|| refuse(format!("a {rows} × {cols} matrix of f64 is too large for one file")))?;
         let exists = partial.exists() || progress.exists();
-        let mut done = HashSet::new();
-        let (file, log) = if resume {
-            if !(partial.exists() && progress.exists()) {
+        if resume && !(partial.exists() && progress.exists()) {
+            return Err(refuse(format!(
+                "--resume: no interrupted run to continue ({} and {} must both exist); run without --resume to \
+                 start",
+                partial.display(),
+                progress.display()
+            )));
+        }
+        if !resume && exists {
+            return Err(refuse(format!(
+                "an interrupted run of this output exists ({}, {}): pass --resume to continue it, or delete both \
+                 files to start over",
+                partial.display(),
+                progress.display()
+            )));
+        }
+        // the log, locked for as long as this writer lives: a second run is refused
+        let mut log = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(!resume)
+            .truncate(false)
+            .open(&progress)
+            .map_err(os(&progress))?;
+        match <File as fs4::FileExt>::try_lock(&log) {
+            Ok(()) => {}
+            Err(fs4::TryLockError::WouldBlock) => {
                 return Err(refuse(format!(
-                    "--resume: no interrupted run to continue ({} and {} must both exist); run without --resume \
-                     to start",
-                    partial.display(),
+                    "another run is writing this output now ({} is locked): wait for it to finish, or stop it \
+                     and pass --resume",
                     progress.display()
-                )));
+                )))
             }
-            let text = BufReader::new(File::open(&progress).map_err(os(&progress))?);
-            let lines: Vec<String> = text.lines().collect::<Result<_, _>>().map_err(os(&progress))?;
+            Err(fs4::TryLockError::Error(e)) => return Err(os(&progress)(e)),
+        }
+        let mut done = HashSet::new();
+        let file = if resume {
+            let mut text = String::new();
+            std::io::Read::read_to_string(&mut log, &mut text).map_err(os(&progress))?;
+            let lines: Vec<&str> = text.lines().collect();
             let expect: Vec<&str> = head.lines().collect();
             if lines.len() < expect.len() || lines[..expect.len()] != expect[..] {
+                let differs = lines.iter().zip(&expect).position(|(a, b)| a != b).unwrap_or(lines.len());
+                let shown = |l: Option<&&str>| l.map_or("(missing)".to_string(), |l| l.chars().take(200).collect());
+                let (found_line, want_line) = (shown(lines.get(differs)), shown(expect.get(differs)));
                 return Err(refuse(format!(
-                    "--resume: {} was written for another computation (its header differs from `{}`); rerun with \
-                     the same arguments, or delete {} and {} to start over",
+                    "--resume: {} was written for another computation (line {}: `{}`, this run: `{}`); rerun \
+                     with the same arguments and data, or delete {} and {} to start over",
                     progress.display(),
-                    expect.join(" | "),
+                    differs + 1,
+                    found_line,
+                    want_line,
                     partial.display(),
                     progress.display()
                 )));
             }
-            let body = &lines[expect.len()..];
-            for (k, line) in body.iter().enumerate() {
-                match line.strip_prefix("done ").and_then(|v| v.parse::<u64>().ok()) {
-                    Some(t) => {
-                        done.insert(t);
-                    }
-                    // a torn last line: that tile is computed again
-                    None if k + 1 == body.len() => {}
-                    None => {
-                        return Err(IoError::Malformed {
-                            path: progress.clone(),
-                            line: expect.len() + k + 1,
-                            expected: "`done K` (a finished tile)".into(),
-                            found: line.chars().take(60).collect(),
-                        })
-                    }
-                }
-            }
-            let file = OpenOptions::new().read(true).write(true).open(&partial).map_err(os(&partial))?;
+            let mut file = OpenOptions::new().read(true).write(true).open(&partial).map_err(os(&partial))?;
             let found = file.metadata().map_err(os(&partial))?.len();
             if found != len {
                 return Err(refuse(format!(
@@ -132,36 +171,88 @@ impl TiledNpy {
                     progress.display()
                 )));
             }
-            // rewrite the log without a torn line, then append
-            let mut log = File::create(&progress).map_err(os(&progress))?;
-            let mut kept = head.clone();
-            let mut sorted: Vec<&u64> = done.iter().collect();
-            sorted.sort_unstable();
-            for t in sorted {
-                kept.push_str(&format!("done {t}\n"));
-            }
-            log.write_all(kept.as_bytes()).and_then(|_| log.sync_data()).map_err(os(&progress))?;
-            (file, log)
-        } else {
-            if exists {
+            let mut on_disk = vec![0u8; bytes.len()];
+            file.seek(SeekFrom::Start(0))
+                .and_then(|_| std::io::Read::read_exact(&mut file, &mut on_disk))
+                .map_err(os(&partial))?;
+            if on_disk != bytes {
                 return Err(refuse(format!(
-                    "an interrupted run of this output exists ({}, {}): pass --resume to continue it, or delete \
-                     both files to start over",
+                    "--resume: the .npy header of {} is damaged (not that of a {rows} × {cols} float64 matrix); \
+                     delete {} and {} to start over",
+                    partial.display(),
                     partial.display(),
                     progress.display()
                 )));
             }
+            let body = &lines[expect.len()..];
+            let mut kept = head.clone();
+            for (k, line) in body.iter().enumerate() {
+                let lineno = expect.len() + k + 1;
+                match parse_done(line) {
+                    Some((t, sum, blocks)) => {
+                        let geometry = |b: &Block| b.0 + b.2 <= rows && b.1 + b.3 <= cols;
+                        if !blocks.iter().all(geometry) {
+                            return Err(IoError::Malformed {
+                                path: progress.clone(),
+                                line: lineno,
+                                expected: format!("blocks inside the {rows} × {cols} matrix"),
+                                found: line.chars().take(80).collect(),
+                            });
+                        }
+                        let got = checksum(&mut file, header, cols, &blocks).map_err(os(&partial))?;
+                        if got != sum {
+                            return Err(refuse(format!(
+                                "--resume: tile {t} ({}) of {} does not match its checksum in {} (line {lineno}): \
+                                 it was never written or was changed since; delete {} and {} to start over",
+                                blocks
+                                    .iter()
+                                    .map(|b| format!("rows {}..{}, columns {}..{}", b.0, b.0 + b.2, b.1, b.1 + b.3))
+                                    .collect::<Vec<_>>()
+                                    .join("; "),
+                                partial.display(),
+                                progress.display(),
+                                partial.display(),
+                                progress.display()
+                            )));
+                        }
+                        done.insert(t);
+                        kept.push_str(line);
+                        kept.push('\n');
+                    }
+                    // a torn last line: that tile is computed again
+                    None if k + 1 == body.len() && !text.ends_with('\n') => {}
+                    None => {
+                        return Err(IoError::Malformed {
+                            path: progress.clone(),
+                            line: lineno,
+                            expected: "`done K HASH R0,C0,ROWS,COLS …` (a finished tile)".into(),
+                            found: line.chars().take(60).collect(),
+                        })
+                    }
+                }
+            }
+            // rewrite the log without a torn line (same locked handle), then append
+            log.set_len(0)
+                .and_then(|_| log.seek(SeekFrom::Start(0)))
+                .and_then(|_| log.write_all(kept.as_bytes()))
+                .and_then(|_| log.sync_data())
+                .map_err(os(&progress))?;
+            file
+        } else {
             let mut file =
                 OpenOptions::new().read(true).write(true).create_new(true).open(&partial).map_err(os(&partial))?;
             file.write_all(&bytes)
                 .and_then(|_| file.set_len(len))
                 .and_then(|_| file.sync_all())
                 .map_err(os(&partial))?;
-            let mut log = File::create(&progress).map_err(os(&progress))?;
-            log.write_all(head.as_bytes()).and_then(|_| log.sync_data()).map_err(os(&progress))?;
-            (file, log)
+            log.set_len(0)
+                .and_then(|_| log.write_all(head.as_bytes()))
+                .and_then(|_| log.sync_data())
+                .map_err(os(&progress))?;
+            file
         };
-        Ok(TiledNpy { target, partial, progress, file, log, rows, cols, header, done })
+        let (pending, hasher) = (Vec::new(), Checksum::default());
+        Ok(TiledNpy { target, partial, progress, file, log, rows, cols, header, done, pending, hasher })
     }
 
     /// Whether tile `t` was finished (by this run or an earlier one).
@@ -209,20 +300,25 @@ impl TiledNpy {
                 .seek(SeekFrom::Start(at))
                 .and_then(|_| self.file.write_all(&buf))
                 .map_err(|source| IoError::Os { path: self.partial.clone(), source })?;
+            self.hasher.0.update(&buf);
         }
+        self.pending.push((tr0, tc0, tr, tc));
         Ok(())
     }
 
     /// Records tile `t` as finished: its data is flushed to disk first, then
     /// the `done` line appended to the log (and flushed), so a tile in the
-    /// log is on disk.
+    /// log is on disk. The line lists the blocks written since the last
+    /// call, with the checksum of their bytes.
     ///
     /// # Errors
     /// [`IoError::Os`] when a flush or the append fails.
     pub fn mark_done(&mut self, t: u64) -> Result<(), IoError> {
         self.file.sync_data().map_err(|source| IoError::Os { path: self.partial.clone(), source })?;
+        let blocks: Vec<String> = self.pending.drain(..).map(|b| format!("{},{},{},{}", b.0, b.1, b.2, b.3)).collect();
+        let sum = std::mem::take(&mut self.hasher).0.digest();
         self.log
-            .write_all(format!("done {t}\n").as_bytes())
+            .write_all(format!("done {t} {sum:016x} {}\n", blocks.join(" ")).as_bytes())
             .and_then(|_| self.log.sync_data())
             .map_err(|source| IoError::Os { path: self.progress.clone(), source })?;
         self.done.insert(t);
@@ -242,6 +338,38 @@ impl TiledNpy {
         std::fs::remove_file(&progress).map_err(|source| IoError::Os { path: progress.clone(), source })?;
         Ok(target)
     }
+}
+
+/// A log line `done K HASH R0,C0,ROWS,COLS …`: the tile, its checksum and
+/// its blocks (at least one), or `None`.
+fn parse_done(line: &str) -> Option<(u64, u64, Vec<Block>)> {
+    let mut parts = line.strip_prefix("done ")?.split(' ');
+    let t = parts.next()?.parse().ok()?;
+    let sum = u64::from_str_radix(parts.next()?, 16).ok()?;
+    let blocks = parts
+        .map(|b| {
+            let v: Vec<usize> = b.split(',').map(|x| x.parse().ok()).collect::<Option<_>>()?;
+            (v.len() == 4).then(|| (v[0], v[1], v[2], v[3]))
+        })
+        .collect::<Option<Vec<Block>>>()?;
+    (!blocks.is_empty()).then_some((t, sum, blocks))
+}
+
+/// The XXH3-64 checksum of `blocks` of the matrix in `file` (`.npy` data
+/// from byte `header`, `cols` columns), read back row by row in the order
+/// [`TiledNpy::write_block`] hashed them.
+fn checksum(file: &mut File, header: u64, cols: usize, blocks: &[Block]) -> std::io::Result<u64> {
+    let mut h = xxhash_rust::xxh3::Xxh3::new();
+    let mut buf = Vec::new();
+    for &(r0, c0, rows, bc) in blocks {
+        buf.resize(bc * 8, 0);
+        for i in 0..rows {
+            file.seek(SeekFrom::Start(header + (((r0 + i) * cols + c0) * 8) as u64))?;
+            std::io::Read::read_exact(file, &mut buf)?;
+            h.update(&buf);
+        }
+    }
+    Ok(h.digest())
 }
 
 /// `path` with `suffix` appended to its file name.
