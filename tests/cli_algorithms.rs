@@ -134,3 +134,52 @@ fn generate_rmat_is_the_same_on_any_thread_count() {
     assert!(!bad.status.success());
     assert!(String::from_utf8_lossy(&bad.stderr).contains("node pairs"));
 }
+
+/// Path sums beyond the largest double are an error naming the node (not
+/// "unreached"); `--repeat 0` is refused.
+#[test]
+fn sssp_overflow_and_repeat_zero_are_errors() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().join("g.txt");
+    std::fs::write(&p, "0 1 1e308\n1 2 1e308\n").unwrap();
+    let ps = p.to_str().unwrap();
+    for method in ["delta-stepping", "bellman-ford"] {
+        let out = kronograph(&["sssp", ps, "--backend", "cpu", "--method", method]);
+        let e = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success() && e.contains("node 2 overflows"), "{method}: {e}");
+    }
+    for cmd in ["sssp", "bfs"] {
+        let out = kronograph(&[cmd, ps, "--repeat", "0"]);
+        let e = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success() && e.contains("--repeat"), "{cmd}: {e}");
+    }
+}
+
+/// Generators whose size would not fit are refused up front with the figure
+/// (not aborted by the allocator): R-MAT at scale 32, an edge factor or an
+/// edge count far beyond memory, a motif instance of 10^9 vertices.
+#[test]
+fn oversized_generators_are_refused_with_the_memory_they_need() {
+    for args in [
+        &["generate", "rmat", "--scale", "32"][..],
+        &["generate", "rmat", "--scale", "10", "--edge-factor", "4000000000"][..],
+        &["generate", "rmat", "--scale", "30", "--edges", "100000000000"][..],
+        &["generate", "motif", "--n", "1000000000", "--k", "4", "--out", "/nonexistent-kronograph-dir/x"][..],
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_kronograph"))
+            .args(args)
+            .env("KRONOGRAPH_MAX_MEMORY", "2G")
+            .output()
+            .unwrap();
+        let e = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {e}");
+        assert!(e.contains("would need about") && e.contains("2.1 GB is available"), "{args:?}: {e}");
+    }
+    // a small one still runs under the same budget
+    let out = Command::new(env!("CARGO_BIN_EXE_kronograph"))
+        .args(["generate", "rmat", "--scale", "10"])
+        .env("KRONOGRAPH_MAX_MEMORY", "2G")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}

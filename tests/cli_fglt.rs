@@ -58,3 +58,41 @@ fn refuses_without_output_and_on_bad_backend() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("expected auto, cpu, cuda"));
 }
+
+/// Output paths that cannot work are refused before anything is computed
+/// (the refusal comes before the graph is even read: a missing input is not
+/// what the message is about): the same file for --out and --csv, a path
+/// ending in `/`, a name too long for the temporary file written next to it.
+#[test]
+fn bad_output_paths_are_refused_up_front() {
+    let dir = tempfile::tempdir().unwrap();
+    let same = dir.path().join("f.out");
+    let same_s = same.to_str().unwrap();
+    let missing = dir.path().join("no-such-graph.mtx");
+    let missing_s = missing.to_str().unwrap();
+    // the same file twice, also spelled differently
+    let other = format!("{}/./f.out", dir.path().display());
+    for (a, b) in [(same_s, same_s), (same_s, other.as_str())] {
+        let out = fglt(&[missing_s, "--out", a, "--csv", b]);
+        let e = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success() && e.contains("--out") && e.contains("--csv"), "{e}");
+        assert!(!same.exists());
+    }
+    let slash = format!("{}/sub/", dir.path().display());
+    let out = fglt(&[missing_s, "--out", &slash]);
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && e.contains("folder") && !e.contains("no-such-graph"), "{e}");
+    // 244 bytes + 12 of the temporary name > 255; 243 is fine (refused only for the missing input)
+    let long = dir.path().join("x".repeat(244));
+    let out = fglt(&[missing_s, "--out", long.to_str().unwrap()]);
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && e.contains("244 bytes") && e.contains("243"), "{e}");
+    let fine = dir.path().join("x".repeat(243));
+    let out = fglt(&[missing_s, "--out", fine.to_str().unwrap()]);
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && e.contains("no-such-graph"), "{e}");
+    // an option error is not a "generator parameter"
+    let out = fglt(&[missing_s]);
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && e.contains("nothing to write") && !e.contains("generator"), "{e}");
+}

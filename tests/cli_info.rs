@@ -58,3 +58,60 @@ fn info_on_bad_input_fails_with_a_message() {
     assert!(err.contains("bad.mtx:3: expected an index in 1..=3"), "{err}");
     assert!(!err.contains("panicked"), "{err}");
 }
+
+/// Standard output that fails: `> /dev/full` is a one-line error and exit
+/// status 1 (no panic); a reader that closes the pipe early ends the
+/// program quietly, by SIGPIPE as a Unix tool (no message, no panic).
+#[test]
+fn a_full_or_closed_standard_output_is_not_a_panic() {
+    let mutag = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/MUTAG");
+    if let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") {
+        let out = Command::new(env!("CARGO_BIN_EXE_kronograph")).arg("info").arg(&mutag).stdout(full).output().unwrap();
+        let e = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{e}");
+        assert_eq!(e.lines().count(), 1, "{e}");
+        assert!(e.starts_with("error: cannot write to standard output") && !e.contains("panicked"), "{e}");
+    }
+    // a pipe whose reader is gone before the first write
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kronograph"))
+        .arg("info")
+        .arg(&mutag)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(e.is_empty(), "{e}");
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        assert_eq!(out.status.signal(), Some(13), "SIGPIPE expected, got {:?}", out.status);
+    }
+}
+
+/// Environment values that do not parse are errors naming the variable,
+/// not silently ignored.
+#[test]
+fn unparsable_limits_in_the_environment_are_errors() {
+    let mutag = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/MUTAG");
+    for (var, value) in [
+        ("KRONOGRAPH_MAX_MEMORY", "abc"),
+        ("KRONOGRAPH_MAX_MEMORY", "-5"),
+        ("KRONOGRAPH_MAX_MEMORY", "0"),
+        ("KRONOGRAPH_MAX_NODES", "many"),
+    ] {
+        let out =
+            Command::new(env!("CARGO_BIN_EXE_kronograph")).arg("info").arg(&mutag).env(var, value).output().unwrap();
+        let e = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success() && e.contains(var) && e.contains(value), "{var}={value}: {e}");
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_kronograph"))
+        .arg("info")
+        .arg(&mutag)
+        .env("KRONOGRAPH_MAX_MEMORY", "4G")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}

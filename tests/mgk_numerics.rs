@@ -450,9 +450,16 @@ const PATH3: &str = "%%MatrixMarket matrix coordinate real symmetric\n3 3 2\n2 1
 
 #[test]
 fn cli_messages_say_what_to_change() {
-    // directed 3-cycle: λ = 1 is refused with the largest λ that works; λ = 0.5 is right
+    // directed 3-cycle: λ = 1 is refused with the largest λ that works (for the whole
+    // set, in the CLI's terms); λ = 0.5 is right
     let (ok, _, err) = cli("cycle", CYCLE3, &["rw", "--lambda", "1"]);
-    assert!(!ok && err.contains("use λ < 1.000000e0 (--lambda)"), "{err}");
+    let limit = err.split("use --lambda below ").nth(1).and_then(|t| t.split(',').next()).map(str::parse::<f64>);
+    assert!(!ok && limit.is_some_and(|l| l.is_ok_and(|l| (l - 1.0).abs() < 1e-6)), "{err}");
+    assert!(err.contains("whole data set") && !err.contains("for this pair") && !err.contains("lambda_limit"), "{err}");
+    // rw --labeled on unlabeled data is an error, not the unlabeled kernel
+    let (ok, _, err) = cli("cycle", CYCLE3, &["rw", "--lambda", "0.5", "--labeled"]);
+    assert!(!ok && err.contains("--labeled") && err.contains("no node labels"), "{err}");
+
     let (ok, out, err) = cli("cycle", CYCLE3, &["rw", "--lambda", "0.5"]);
     assert!(ok, "{err}");
     assert!(out.trim().parse::<f64>().is_ok_and(|v| (v - 18.0).abs() < 1e-9), "{out}");
@@ -475,4 +482,87 @@ fn cli_messages_say_what_to_change() {
     assert!(ok && out.trim().parse::<f64>().unwrap() == 0.0, "{out}");
     let (ok, _, err) = cli("empty", empty, &["gram", "--normalize", "--backend", "cpu"]);
     assert!(!ok && err.contains("cannot normalize"), "{err}");
+}
+
+/// `K` with `lmin = 1` by an oracle without cancellation: the remainder
+/// `s = r − κ×` of the walks of length >= 1 as the Neumann series
+/// `Σ_{j≥1} Gʲ κ×`, `G = V× D×⁻¹ (W ⊗ W′) ⊙ E×` (dense, every term
+/// non-negative, so nothing cancels however close q is to 1), then
+/// `K = Σ p p′ s`.
+fn length_one_oracle(g: &Graph<u8, f64>, h: &Graph<u8, f64>, q: f64) -> f64 {
+    use kronograph::basekernel::BaseKernel;
+    let (kv, ke) = (Delta(0.5), SqExp(0.7));
+    let (n, m) = (g.num_nodes(), h.num_nodes());
+    let d = n * m;
+    let deg = |x: &Graph<u8, f64>, i: usize| -> f64 {
+        let s: f64 = x.weights()[x.row_range(i)].iter().sum();
+        if s == 0.0 {
+            1.0
+        } else {
+            s
+        }
+    };
+    let mut gm = vec![0.0; d * d];
+    let mut kappa = vec![0.0; d];
+    for i in 0..n {
+        for ip in 0..m {
+            let r = i * m + ip;
+            kappa[r] = kv.value(&g.node_labels()[i], &h.node_labels()[ip]);
+            let dx = deg(g, i) * deg(h, ip) / ((1.0 - q) * (1.0 - q));
+            for k in g.row_range(i) {
+                for kp in h.row_range(ip) {
+                    let c = g.indices()[k] * m + h.indices()[kp];
+                    gm[r * d + c] += kappa[r] / dx
+                        * g.weights()[k]
+                        * h.weights()[kp]
+                        * ke.value(&g.edge_labels()[k], &h.edge_labels()[kp]);
+                }
+            }
+        }
+    }
+    let (mut term, mut s) = (kappa.clone(), vec![0.0; d]);
+    for _ in 0..10_000 {
+        term = (0..d).map(|r| (0..d).map(|c| gm[r * d + c] * term[c]).sum()).collect();
+        s.iter_mut().zip(&term).for_each(|(s, t)| *s += t);
+        if term.iter().zip(&s).all(|(t, s)| *t <= 1e-18 * s) {
+            break;
+        }
+    }
+    s.iter().sum()
+}
+
+/// `lmin = 1` as q → 1 keeps its relative accuracy on the CPU (the length-one
+/// term is never subtracted), in f64 and f32, against the cancellation-free
+/// oracle; at a moderate q also against the dense solve minus the term.
+#[test]
+fn length_one_term_does_not_cancel_as_q_tends_to_1() {
+    let graphs: Vec<Graph<u8, f64>> =
+        (0..4).map(|s| random_graph(3 + s as usize, 0.6, 40 + s, Direction::Undirected)).collect();
+    for q in [0.5, 0.999, 0.9999, 1.0 - 1e-10] {
+        for (precision, tol) in [(Precision::F64, 1e-9), (Precision::F32, 2e-4)] {
+            let k = kernel(q).with_lmin(1).unwrap().with_precision(precision);
+            let got = k.gram(&graphs).unwrap();
+            for a in 0..graphs.len() {
+                for b in 0..graphs.len() {
+                    let want = length_one_oracle(&graphs[a], &graphs[b], q);
+                    let x = got.get(a, b);
+                    assert!(want > 0.0 && close(x, want, tol), "q = {q}, {precision:?}, ({a}, {b}): {x:e} vs {want:e}");
+                    if q == 0.5 && precision == Precision::F64 {
+                        let ones = |g: &Graph<u8, f64>| vec![1.0; g.num_nodes()];
+                        let (dense, _) = dense_mgk(
+                            &graphs[a],
+                            &graphs[b],
+                            &Delta(0.5),
+                            &SqExp(0.7),
+                            q,
+                            &ones(&graphs[a]),
+                            &ones(&graphs[b]),
+                            1,
+                        );
+                        assert!(close(x, dense, 1e-9), "{x:e} vs dense {dense:e}");
+                    }
+                }
+            }
+        }
+    }
 }

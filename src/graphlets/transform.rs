@@ -245,19 +245,16 @@ pub fn assemble(p: &Primitives, order: &[usize]) -> Result<(Frequencies, Frequen
     for (r, &v) in order.iter().enumerate() {
         pos[v] = r;
     }
-    raw.data
-        .par_chunks_mut(ORBITS)
-        .zip(net.data.par_chunks_mut(ORBITS))
-        .enumerate()
-        .with_min_len(1024)
-        .try_for_each(|(v, (rr, nr))| {
+    raw.data.par_chunks_mut(ORBITS).zip(net.data.par_chunks_mut(ORBITS)).enumerate().with_min_len(1024).try_for_each(
+        |(v, (rr, nr))| {
             let position = pos[v];
             let overflow = |orbit| Overflow { position, orbit, exact: true };
             let wide = raw_row(p, position);
             rr.copy_from_slice(&narrow(&wide).map_err(overflow)?);
             nr.copy_from_slice(&narrow(&net_row_wide(&wide)).map_err(overflow)?);
             Ok(())
-        })?;
+        },
+    )?;
     Ok((raw, net))
 }
 

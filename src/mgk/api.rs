@@ -10,7 +10,8 @@ use super::cpu::Cpu;
 use super::engine::{PairEngine, PairOut, Want};
 use super::gpu::Gpu;
 use super::system::{
-    check_value, cross_pairs, diagonal_pairs, largest_finite, normalize, normalize_with_gradient, upper_pairs,
+    check_value, cross_pairs, diagonal_pairs, largest_finite, length_one_term, normalize, normalize_with_gradient,
+    upper_pairs,
 };
 use super::{Gradient, MarginalizedGraphKernel, Matrix, MgkError};
 use crate::backend::{resolve_backend, Backend};
@@ -19,6 +20,10 @@ use crate::cuda::GpuLabel;
 use crate::graph::{Graph, Label};
 
 type Engine<'a, N, E, KV, KE> = &'a dyn PairEngine<N, E, KV, KE>;
+
+/// The relative accuracy a value computed as `total − length-one term` must
+/// keep (estimated as `max(tol, ε) · total / value`), else it is refused.
+const LMIN1_ACCURACY: f64 = 1e-2;
 
 /// The computations over any engine.
 impl<N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>> MarginalizedGraphKernel<N, E, KV, KE> {
@@ -40,7 +45,11 @@ impl<N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>> MarginalizedGraph
         self.config().validate()?;
         // field kernels meet the data here: bound to the labels' schema (an error names a missing field)
         let bound = self.bound_to(x, y)?;
-        let mut out = eng.solve_pairs(bound.as_ref().unwrap_or(self), x, y, pairs, want)?;
+        let kernel = bound.as_ref().unwrap_or(self);
+        let mut out = eng.solve_pairs(kernel, x, y, pairs, want)?;
+        if self.lmin() == 1 {
+            kernel.check_length_one(x, y, pairs, &mut out)?;
+        }
         // every backend's values pass the same check: finite, and negative only by rounding
         let largest = largest_finite(out.iter().map(|o| o.value));
         let tol = self.tolerance();
@@ -48,6 +57,57 @@ impl<N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>> MarginalizedGraph
             o.value = check_value(o.value, o.magnitude.unwrap_or(largest), tol, pair)?;
         }
         Ok(out)
+    }
+
+    /// With `lmin = 1`, for the values an engine returns as `total − Σ p p′ κv`
+    /// (those without a [`magnitude`](PairOut::magnitude): the GPU's; the CPU
+    /// solves for the difference itself): the length-one term on the host,
+    /// the magnitude for [`check_value`], and a refusal when the subtraction
+    /// leaves less than [`LMIN1_ACCURACY`] of relative accuracy (`q` close to
+    /// 1 in the engine's precision), naming the largest `q` that keeps it for
+    /// every pair. `O(n n′)` per such pair.
+    fn check_length_one(
+        &self,
+        x: &[Graph<N, E>],
+        y: Option<&[Graph<N, E>]>,
+        pairs: &[(usize, usize)],
+        out: &mut [PairOut],
+    ) -> Result<(), MgkError> {
+        let eps = match self.precision() {
+            crate::backend::Precision::F32 => f64::from(f32::EPSILON),
+            _ => f64::EPSILON,
+        };
+        let unit = self.tolerance().max(eps);
+        let mut worst: Option<((usize, usize), f64, f64)> = None;
+        for (o, &(a, b)) in out.iter_mut().zip(pairs) {
+            if o.magnitude.is_some() {
+                continue;
+            }
+            let (ga, gb) = (&x[a], &y.unwrap_or(x)[b]);
+            let (pa, pb) = (self.start_probabilities(ga, a)?, self.start_probabilities(gb, b)?);
+            let l1 = length_one_term(&pa, &pb, ga.node_labels(), gb.node_labels(), self.node_kernel());
+            o.magnitude = Some(o.value.abs().max(l1));
+            // the total's rounding, relative to what is left after subtracting l1
+            let ratio = (o.value.abs() + l1) / o.value.abs().max(f64::MIN_POSITIVE);
+            if unit * ratio > LMIN1_ACCURACY && worst.is_none_or(|w| ratio > w.2) {
+                worst = Some(((a, b), o.value, ratio));
+            }
+        }
+        let Some((pair, value, ratio)) = worst else { return Ok(()) };
+        // K / total shrinks about as (1 − q)²: the largest q with unit · ratio <= LMIN1_ACCURACY
+        let q = self.config().q;
+        let q_ok = 1.0 - (1.0 - q) * (unit * ratio / LMIN1_ACCURACY).sqrt();
+        Err(MgkError::InvalidValue {
+            pair,
+            value,
+            detail: format!(
+                "with lmin = 1 and q = {q} the length-one term is {ratio:.1e} times this value, so the subtraction \
+                 in {:?} keeps less than {:.0} % accuracy; use q <= {q_ok:.6} (for every pair of this set), double \
+                 precision, or the CPU, which solves for the length-one remainder directly",
+                self.precision(),
+                LMIN1_ACCURACY * 100.0
+            ),
+        })
     }
 
     fn gram_by(&self, eng: Engine<'_, N, E, KV, KE>, x: &[Graph<N, E>]) -> Result<Matrix, MgkError> {

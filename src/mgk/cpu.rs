@@ -3,7 +3,7 @@
 //! lazy Kronecker product of [`crate::kron`], pairs in parallel (rayon).
 
 use super::engine::{PairEngine, PairOut, Want};
-use super::system::{length_one_term, pair_diagonal, start_product};
+use super::system::{pair_diagonal, start_product};
 use super::{MarginalizedGraphKernel as Mgk, MgkError};
 use crate::backend::Precision;
 use crate::basekernel::{BaseKernel, Hyperparameter};
@@ -267,23 +267,30 @@ fn solve_pair<T: KronScalar, N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKern
         (None, Some(op)) => op,
         (None, None) => &op_lazy,
     };
-    if let Err(e) = solve(k, op, dx, r, solver, directed, pair) {
+    // lmin = 1: solve for s = r − κ× itself, M s = A× κ× (A× = (W ⊗ W') ⊙ E×, since
+    // M κ× = D× 1 − A× κ×), and K = p×ᵀ s: the length-one term is never subtracted
+    // from a total it nearly equals (as q → 1, s → 0 and r → κ×), so K keeps its
+    // relative accuracy
+    let lmin1 = k.lmin() == 1;
+    let kappa: Vec<T> = if lmin1 { dx.iter().zip(diag.iter()).map(|(&d, &g)| d / g).collect() } else { Vec::new() };
+    let mut rhs_l1 = Vec::new();
+    if lmin1 {
+        rhs_l1.resize(dim, T::zero());
+        kron.apply(&kappa, &mut rhs_l1).map_err(PairFail::Solver)?;
+    }
+    let rhs: &Vec<T> = if lmin1 { &rhs_l1 } else { dx };
+    if rhs.iter().all(|v| *v == T::zero()) {
+        // no walk of length >= 1 (a pair without edges): s = 0
+        r.iter_mut().for_each(|v| *v = T::zero());
+    } else if let Err(e) = solve(k, op, rhs, r, solver, directed, pair) {
         return Err(diagnose(k, a, b).unwrap_or(PairFail::Solver(e)));
     }
-    let lmin_term = if k.lmin() == 1 { length_one_term(&a.p, &b.p, la, lb, k.node_kernel()) } else { 0.0 };
-    let total = crate::solver::Vector::dot(px, r);
-    let value = total - lmin_term;
-    let nodal = nodal.then(|| {
-        let mut v: Vec<f64> = px.iter().zip(r.iter()).map(|(p, r)| p.as_f64() * r.as_f64()).collect();
-        if k.lmin() == 1 {
-            for i in 0..n {
-                for ip in 0..m {
-                    v[i * m + ip] -= a.p[i] * b.p[ip] * k.node_kernel().value(&la[i], &lb[ip]);
-                }
-            }
-        }
-        v
-    });
+    let value = crate::solver::Vector::dot(px, r);
+    let nodal = nodal.then(|| px.iter().zip(r.iter()).map(|(p, r)| p.as_f64() * r.as_f64()).collect());
+    if lmin1 && grad {
+        // the gradient's formulas take the full r = s + κ×
+        r.iter_mut().zip(&kappa).for_each(|(r, &kv)| *r = *r + kv);
+    }
     let mut g = Vec::new();
     if grad {
         y.resize(dim, T::zero());
@@ -293,7 +300,7 @@ fn solve_pair<T: KronScalar, N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKern
     if let Some(s) = cached_op {
         *gather = s.into_buffer();
     }
-    Ok(PairOut { value, grad: g, nodal, magnitude: Some(total.abs().max(lmin_term.abs())) })
+    Ok(PairOut { value, grad: g, nodal, magnitude: Some(value.abs()) })
 }
 
 /// Solves `op x = rhs`: CG for undirected graphs, BiCGSTAB (falling back to

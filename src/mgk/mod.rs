@@ -253,7 +253,10 @@ fn range_hint(min: f64, max: f64, which: &str) -> String {
     if max > 1.0 && max.is_finite() {
         h.push(format!("its maximum is {max}: multiply it by 1/{max} (c * k with c = {})", 1.0 / max));
     } else if max > 1.0 {
-        h.push(format!("it is unbounded above: normalize it (k.normalized()) or use a bounded {which} kernel"));
+        h.push(format!(
+            "it is unbounded above: normalize it (the SPEC normalize(k); in Rust k.normalized()) or use a bounded \
+             {which} kernel"
+        ));
     }
     h.join("; ")
 }

@@ -162,11 +162,7 @@ fn motif(a: MotifArgs) -> kronograph::Result<()> {
     let edges = (a.n as u64).saturating_mul(a.d as u64) / 2;
     let needed =
         edges.saturating_mul(MOTIF_BYTES_PER_EDGE).saturating_add((a.n as u64).saturating_mul(MOTIF_BYTES_PER_VERTEX));
-    check_memory(
-        &format!("generate motif --n {} --d {} (about {edges} edges)", a.n, a.d),
-        needed,
-        "lower --n or --d",
-    )?;
+    check_memory(&format!("generate motif --n {} --d {} (about {edges} edges)", a.n, a.d), needed, "lower --n or --d")?;
     let rng = &mut ChaCha8Rng::seed_from_u64(a.seed);
     let inst = if a.power_law {
         generate::power_law_motif(a.n, a.d, a.colors, a.k, rng)?

@@ -16,8 +16,8 @@ mod progress;
 mod reorder_stats;
 mod rw;
 mod signals;
-mod stdout;
 mod sssp;
+mod stdout;
 mod timing;
 mod triangles;
 
@@ -81,6 +81,27 @@ fn check_environment() -> Result<(), String> {
     Ok(())
 }
 
+/// `text` with every number of more than 20 digits (an `f64` such as 1e300
+/// printed in full by `Display`) in scientific notation: `1e300`.
+fn shorten_numbers(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find(|c: char| c.is_ascii_digit()) {
+        out.push_str(&rest[..start]);
+        let tail = &rest[start..];
+        let len = tail.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(tail.len());
+        let token = tail[..len].trim_end_matches('.');
+        let digits = token.bytes().filter(u8::is_ascii_digit).count();
+        match token.parse::<f64>() {
+            Ok(v) if digits > 20 => out.push_str(&format!("{v:e}")),
+            _ => out.push_str(token),
+        }
+        rest = &tail[token.len()..];
+    }
+    out.push_str(rest);
+    out
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     signals::install();
@@ -103,8 +124,22 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e}");
+            eprintln!("error: {}", shorten_numbers(&e.to_string()));
             ExitCode::FAILURE
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn long_numbers_are_shortened() {
+        let big = format!("weight {} at line 3.", 1e300);
+        assert!(big.len() > 300);
+        assert_eq!(super::shorten_numbers(&big), "weight 1e300 at line 3.");
+        let tiny = format!("q = {}", 1e-30);
+        assert_eq!(super::shorten_numbers(&tiny), "q = 1e-30");
+        let keep = "node 18446744073709551615 of 12.5 and 3";
+        assert_eq!(super::shorten_numbers(keep), keep);
     }
 }

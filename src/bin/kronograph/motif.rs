@@ -77,7 +77,9 @@ pub fn run(args: Args) -> kronograph::Result<()> {
                     crate::outln!("{}", m.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(" "));
                 }
             }
-            None => crate::outln!("matches: the hit vertices do not induce isolated matches (matches overlap or touch)"),
+            None => {
+                crate::outln!("matches: the hit vertices do not induce isolated matches (matches overlap or touch)")
+            }
         }
     }
     Ok(())

@@ -182,7 +182,11 @@ pub fn check_gram_memory<N: Label, E: Label>(
 ///
 /// # Errors
 /// [`kronograph::Error::InsufficientMemory`].
-pub fn check_tile_memory<N: Label, E: Label>(graphs: &[Graph<N, E>], loaded: u64, tile: usize) -> kronograph::Result<()> {
+pub fn check_tile_memory<N: Label, E: Label>(
+    graphs: &[Graph<N, E>],
+    loaded: u64,
+    tile: usize,
+) -> kronograph::Result<()> {
     let Some(budget) = limits::memory_budget() else { return Ok(()) };
     let n = graphs.len() as u64;
     let mut sizes: Vec<usize> = graphs.iter().map(Graph::num_nodes).collect();

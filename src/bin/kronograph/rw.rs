@@ -50,6 +50,37 @@ pub struct Args {
     pub precision: Option<Precision>,
 }
 
+/// A λ too large for a pair, told for the whole data set: the largest λ
+/// that every pair of it takes, `1 / max ρ(W)²` (the upper bounds of
+/// [`RandomWalkKernel::spectral_radius_bound`]), as a `--lambda` to use.
+fn set_lambda_advice<N: kronograph::graph::Label, E: kronograph::graph::Label>(
+    e: kronograph::Error,
+    graphs: &[kronograph::graph::Graph<N, E>],
+) -> kronograph::Error {
+    let kronograph::Error::Mgk(kronograph::mgk::MgkError::LambdaTooLarge { lambda, pair, detail }) = e else {
+        return e;
+    };
+    let rho = graphs.iter().map(RandomWalkKernel::spectral_radius_bound).fold(0.0, f64::max);
+    let limit = 1.0 / (rho * rho);
+    // the pair's own figure, without its per-pair advice
+    let cut = ["; use λ", "; λ <", "; no λ"].iter().filter_map(|m| detail.find(m)).min().unwrap_or(detail.len());
+    let detail = &detail[..cut];
+    let advice = if limit.is_finite() && limit > 0.0 {
+        format!(
+            "use --lambda below {limit:.6e}, the largest λ for the whole data set (1 / ρ(W)² for its largest \
+             spectral radius bound, {rho:.6e})"
+        )
+    } else {
+        "no λ representable in double precision works for this data set: scale the weights towards 1".into()
+    };
+    kronograph::mgk::MgkError::InvalidParameter(format!(
+        "--lambda {lambda} is too large: the random-walk kernel needs λ ρ(W) ρ(W') < 1 for every pair, and pair \
+         ({}, {}) has {detail}; {advice}",
+        pair.0, pair.1
+    ))
+    .into()
+}
+
 /// Runs `rw`.
 pub fn run(args: Args, quiet: bool) -> kronograph::Result<()> {
     crate::preflight::check_out(args.out.as_deref(), &args.dataset)?;
@@ -78,7 +109,8 @@ pub fn run(args: Args, quiet: bool) -> kronograph::Result<()> {
         k = k.with_solver_progress(cb);
     }
     let t = Instant::now();
-    let g = if args.labeled { k.gram_labeled_on(backend, &ds.graphs)? } else { k.gram_on(backend, &ds.graphs)? };
+    let g = if args.labeled { k.gram_labeled_on(backend, &ds.graphs) } else { k.gram_on(backend, &ds.graphs) };
+    let g = g.map_err(|e| set_lambda_advice(e, &ds.graphs))?;
     let secs = t.elapsed().as_secs_f64();
     bar.finish();
     if !quiet {

@@ -39,6 +39,10 @@ const MAGIC: &str = "kronograph tiled npy v2";
 type Block = (usize, usize, usize, usize);
 
 /// A resumable `.npy` matrix being written (see the [module documentation](self)).
+///
+/// Tile `t` is the block at row `t / nb`, column `t % nb` of the grid of
+/// `tile × tile` blocks (`nb = ⌈cols / tile⌉`), optionally with its mirror
+/// image: what a `done t` line may name.
 #[derive(Debug)]
 pub struct TiledNpy {
     target: PathBuf,
@@ -190,12 +194,13 @@ impl TiledNpy {
                 let lineno = expect.len() + k + 1;
                 match parse_done(line) {
                     Some((t, sum, blocks)) => {
-                        let geometry = |b: &Block| b.0 + b.2 <= rows && b.1 + b.3 <= cols;
-                        if !blocks.iter().all(geometry) {
+                        if !tile_blocks(t, rows, cols, tile).is_some_and(|own| blocks_of(&own, &blocks)) {
                             return Err(IoError::Malformed {
                                 path: progress.clone(),
                                 line: lineno,
-                                expected: format!("blocks inside the {rows} × {cols} matrix"),
+                                expected: format!(
+                                    "the block of tile {t} in the grid of {tile} × {tile} tiles (and its mirror image)"
+                                ),
                                 found: line.chars().take(80).collect(),
                             });
                         }
@@ -353,6 +358,28 @@ fn parse_done(line: &str) -> Option<(u64, u64, Vec<Block>)> {
         })
         .collect::<Option<Vec<Block>>>()?;
     (!blocks.is_empty()).then_some((t, sum, blocks))
+}
+
+/// The block of tile `t` in the grid of `tile × tile` tiles of a `rows ×
+/// cols` matrix (numbered row by row: tile `t` at grid row `t / nb`, column
+/// `t % nb`, `nb = ⌈cols / tile⌉`), or `None` when there is no such tile.
+fn tile_blocks(t: u64, rows: usize, cols: usize, tile: usize) -> Option<Block> {
+    let nb = cols.div_ceil(tile.max(1)) as u64;
+    let (bi, bj) = (usize::try_from(t.checked_div(nb)?).ok()?, usize::try_from(t % nb).ok()?);
+    let (r0, c0) = (bi.checked_mul(tile)?, bj.checked_mul(tile)?);
+    (r0 < rows && c0 < cols).then(|| (r0, c0, tile.min(rows - r0), tile.min(cols - c0)))
+}
+
+/// Whether a `done` line's `blocks` are the tile's own block `own`,
+/// optionally followed by its mirror image (as [`TiledNpy::write_block`]
+/// with `transpose` writes it).
+fn blocks_of(own: &Block, blocks: &[Block]) -> bool {
+    let mirror = (own.1, own.0, own.3, own.2);
+    match blocks {
+        [b] => b == own,
+        [b, m] => b == own && *m == mirror,
+        _ => false,
+    }
 }
 
 /// The XXH3-64 checksum of `blocks` of the matrix in `file` (`.npy` data
