@@ -289,7 +289,7 @@ fn solve_pair<T: KronScalar, N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKern
     let nodal = nodal.then(|| px.iter().zip(r.iter()).map(|(p, r)| p.as_f64() * r.as_f64()).collect());
     if lmin1 && grad {
         // the gradient's formulas take the full r = s + κ×
-        r.iter_mut().zip(&kappa).for_each(|(r, &kv)| *r = *r + kv);
+        r.iter_mut().zip(&kappa).for_each(|(r, &kv)| *r += kv);
     }
     let mut g = Vec::new();
     if grad {

@@ -117,6 +117,21 @@ pub fn gram_bytes(sizes: &[usize], per_pair: u64) -> u64 {
         .saturating_add(threads.saturating_mul(workspace))
 }
 
+/// The largest `k <= most` with `fits(k)`, for a `fits` true up to some
+/// point and false beyond (an estimate that grows with `k`); 0 when none.
+fn largest_fitting(most: usize, fits: impl Fn(usize) -> bool) -> usize {
+    let (mut lo, mut hi) = (0usize, most);
+    while lo < hi {
+        let mid = lo + (hi - lo).div_ceil(2);
+        if fits(mid) {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    lo
+}
+
 /// Refuses, before computing, a Gram matrix over `graphs` whose estimated
 /// memory exceeds the memory available ([`limits::memory_budget`]), saying
 /// how many graphs `--first` could take. The estimate of `k` graphs: the
@@ -141,16 +156,8 @@ pub fn check_gram_memory<N: Label, E: Label>(
         return Ok(());
     }
     let n = sizes.len();
-    // The most leading graphs that fit (the estimate grows with k).
-    let (mut lo, mut hi) = (0usize, n);
-    while lo < hi {
-        let mid = lo + (hi - lo).div_ceil(2);
-        if estimate(mid) <= budget {
-            lo = mid;
-        } else {
-            hi = mid - 1;
-        }
-    }
+    // The most leading graphs that fit.
+    let lo = largest_fitting(n, |k| estimate(k) <= budget);
     let hint = if lo >= 2 {
         format!(
             "use --first {lo} (or fewer) to take fewer graphs: --first {lo} needs about {}, or compute it out of \
@@ -203,15 +210,7 @@ pub fn check_tile_memory<N: Label, E: Label>(
     if needed <= budget {
         return Ok(());
     }
-    let (mut lo, mut hi) = (0usize, tile);
-    while lo < hi {
-        let mid = lo + (hi - lo).div_ceil(2);
-        if estimate(mid) <= budget {
-            lo = mid;
-        } else {
-            hi = mid - 1;
-        }
-    }
+    let lo = largest_fitting(tile, |t| estimate(t) <= budget);
     let hint = if lo >= 1 {
         format!("use --tiles {lo} (or smaller): it needs about {}", limits::human_bytes(estimate(lo)))
     } else {
