@@ -117,8 +117,8 @@ pub fn run(args: Args, quiet: bool) -> kronograph::Result<()> {
         eprintln!(
             "rw{} on {backend}: {} graphs, weights: {}, {pairs} pairs in {secs:.3} s ({:.0} pairs/s)",
             if args.labeled { " (labeled)" } else { "" },
-            super::gram::weights_name(args.weight.as_deref(), &ds),
             n,
+            super::gram::weights_name(args.weight.as_deref(), &ds),
             pairs as f64 / secs.max(1e-12)
         );
     }
