@@ -258,7 +258,7 @@ fn symmetric(indptr: &[usize], indices: &[usize], weights: &[f64]) -> bool {
         x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
         x ^ (x >> 31)
     };
-    let h = |i: usize, j: usize, w: f64| mix(mix(key ^ ((i as u64) << 32 | j as u64)) ^ w.to_bits());
+    let h = |i: usize, j: usize, w: f64| mix(mix(key ^ (((i as u64) << 32) | j as u64)) ^ w.to_bits());
     let (a, b) = (0..indptr.len() - 1)
         .into_par_iter()
         .map(|i| {

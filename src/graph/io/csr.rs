@@ -81,11 +81,11 @@ pub(super) fn sort(n: usize, parts: &[(&[u32], &[u32])], mirror: bool) -> Option
             let e = (off + k) as u64;
             if mirror {
                 if i != j {
-                    slots[counts[j as usize].fetch_add(1, Relaxed)].store(u64::from(i) << 32 | 2 * e, Relaxed);
+                    slots[counts[j as usize].fetch_add(1, Relaxed)].store((u64::from(i) << 32) | (2 * e), Relaxed);
                 }
-                slots[counts[i as usize].fetch_add(1, Relaxed)].store(u64::from(j) << 32 | (2 * e + 1), Relaxed);
+                slots[counts[i as usize].fetch_add(1, Relaxed)].store((u64::from(j) << 32) | (2 * e + 1), Relaxed);
             } else {
-                slots[counts[i as usize].fetch_add(1, Relaxed)].store(u64::from(j) << 32 | e, Relaxed);
+                slots[counts[i as usize].fetch_add(1, Relaxed)].store((u64::from(j) << 32) | e, Relaxed);
             }
         }
     });

@@ -107,7 +107,7 @@ struct Block {
 
 /// The parallel reader; `None` wherever [`read_lines`] would not give the
 /// same graph without complaint.
-fn fast(bytes: &[u8], opts: &EdgeListOptions) -> Option<Graph<(), ()>> {
+pub(super) fn fast(bytes: &[u8], opts: &EdgeListOptions) -> Option<Graph<(), ()>> {
     let base = usize::from(opts.one_based);
     let id = |t: &[u8]| text::parse_usize(t).filter(|&v| v >= base && v - base < MAX_NODES).map(|v| v - base);
     let blocks = scan::parse_blocks(bytes, |block| {
@@ -167,7 +167,7 @@ fn fast(bytes: &[u8], opts: &EdgeListOptions) -> Option<Graph<(), ()>> {
 
 /// The line-by-line reader: slower, and the one that names the line of a
 /// problem.
-fn read_lines(path: &Path, bytes: &[u8], opts: &EdgeListOptions) -> Result<Graph<(), ()>, IoError> {
+pub(super) fn read_lines(path: &Path, bytes: &[u8], opts: &EdgeListOptions) -> Result<Graph<(), ()>, IoError> {
     let base = usize::from(opts.one_based);
     let mut edges: Vec<(usize, usize, f64, usize)> = Vec::with_capacity(bytes.len() / 8);
     let mut weighted: Option<(bool, usize)> = None; // (has weights, first line)

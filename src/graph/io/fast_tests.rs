@@ -18,7 +18,7 @@ fn same(a: &Graph<(), ()>, b: &Graph<(), ()>) -> bool {
 /// A text of numbers with plausible damage: the bytes a file of edges has.
 fn noisy() -> impl Strategy<Value = Vec<u8>> {
     let b = prop_oneof![
-        8 => (b'0'..=b'9'),
+        8 => b'0'..=b'9',
         2 => Just(b' '),
         2 => Just(b'\n'),
         1 => prop::sample::select(&b"\t\r%#.-+e,x"[..]),

@@ -142,7 +142,7 @@ type Block = (Vec<u32>, Vec<u32>, Vec<f64>);
 
 /// The parallel reader; `None` wherever [`read_lines`] would not give the
 /// same graph without complaint.
-fn fast(bytes: &[u8], opts: &MtxOptions) -> Option<Graph<(), ()>> {
+pub(super) fn fast(bytes: &[u8], opts: &MtxOptions) -> Option<Graph<(), ()>> {
     let h = header(bytes)?;
     let n = h.n;
     let index = |t: &[u8]| text::parse_usize(t).filter(|v| (1..=n).contains(v)).map(|v| (v - 1) as u32);
@@ -200,7 +200,7 @@ fn fast(bytes: &[u8], opts: &MtxOptions) -> Option<Graph<(), ()>> {
 
 /// The line-by-line reader: slower, and the one that names the line of a
 /// problem.
-fn read_lines(path: &Path, bytes: &[u8], opts: &MtxOptions) -> Result<Graph<(), ()>, IoError> {
+pub(super) fn read_lines(path: &Path, bytes: &[u8], opts: &MtxOptions) -> Result<Graph<(), ()>, IoError> {
     let mut lines = text::lines(bytes);
     let Some((_, banner)) = lines.next() else {
         return Err(IoError::Empty {
