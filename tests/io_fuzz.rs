@@ -304,3 +304,124 @@ fn unmutated_inputs_are_valid() {
     let ds = io::load(&p).unwrap();
     assert_eq!((ds.num_nodes(), ds.num_edges(), ds.num_self_loops()), (5, 6, 1));
 }
+
+// ---- Inputs that are not regular files (issue 26) ----
+
+/// The CLI's `info` on `path`, with `stdin` piped from `input` (if any) and
+/// extra environment.
+fn cli_info(path: &str, input: Option<&[u8]>, env: &[(&str, &str)]) -> std::process::Output {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut c = Command::new(env!("CARGO_BIN_EXE_kronograph"));
+    c.args(["info", path]).envs(env.iter().copied()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    c.stdin(if input.is_some() { Stdio::piped() } else { Stdio::null() });
+    let mut child = c.spawn().unwrap();
+    if let Some(bytes) = input {
+        let mut stdin = child.stdin.take().unwrap();
+        let bytes = bytes.to_vec();
+        // A reader that stops early must not make the test fail on EPIPE.
+        std::thread::spawn(move || {
+            let _ = stdin.write_all(&bytes);
+        });
+    }
+    child.wait_with_output().unwrap()
+}
+
+/// What `info` prints for a file (the summary without its first line,
+/// which names the path) or its error (without the path).
+fn outcome(o: &std::process::Output, path: &str) -> String {
+    let out = String::from_utf8_lossy(&o.stdout);
+    let body: String = out.lines().skip(1).collect::<Vec<_>>().join("\n");
+    format!("{:?}|{body}|{}", o.status.code(), String::from_utf8_lossy(&o.stderr).replace(path, "PATH"))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    /// The same bytes through a pipe (`/dev/stdin`) and as a regular file
+    /// give the same summary or the same error (nothing lost to sniffing).
+    #[test]
+    fn a_pipe_reads_like_the_file(which in 0usize..2, ms in prop::collection::vec(mutation(), 0..3)) {
+        let text = if which == 0 { MTX } else { EDGES };
+        let content = mutate(text, &ms);
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("g");
+        std::fs::write(&p, &content).unwrap();
+        let ps = p.to_str().unwrap();
+        let file = outcome(&cli_info(ps, None, &[]), ps);
+        let pipe = outcome(&cli_info("/dev/stdin", Some(&content), &[]), "/dev/stdin");
+        prop_assert_eq!(file, pipe);
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn fifos_and_process_substitution_read_once() {
+    let d = tempfile::tempdir().unwrap();
+    let file = d.path().join("g.txt");
+    std::fs::write(&file, "0 1\n1 2\n2 0\n").unwrap();
+    let fifo = d.path().join("fifo");
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let writer = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::write(fifo, "0 1\n1 2\n2 0\n").unwrap())
+    };
+    // `triangles` on the FIFO: one triangle, as on the file (no second open, no hang).
+    let run = |path: &Path| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_kronograph"))
+            .args(["triangles", path.to_str().unwrap(), "--backend", "cpu"])
+            .output()
+            .unwrap()
+    };
+    let (a, b) = (run(&fifo), run(&file));
+    writer.join().unwrap();
+    assert!(a.status.success(), "{}", String::from_utf8_lossy(&a.stderr));
+    let first = |o: &std::process::Output| String::from_utf8_lossy(&o.stdout).lines().next().unwrap_or("").to_string();
+    assert_eq!(first(&a), first(&b));
+    assert!(first(&a).contains('1'), "{}", first(&a));
+    // Process substitution, through bash.
+    let cmd = format!("{} info <(cat {})", env!("CARGO_BIN_EXE_kronograph"), file.display());
+    let o = std::process::Command::new("bash").args(["-c", &cmd]).output().unwrap();
+    assert!(String::from_utf8_lossy(&o.stdout).contains("edges:          3"), "{o:?}");
+}
+
+#[cfg(unix)]
+#[test]
+fn unbounded_devices_are_refused_at_the_limit() {
+    for dev in ["/dev/zero", "/dev/urandom"] {
+        let t = std::time::Instant::now();
+        let o = cli_info(dev, None, &[("KRONOGRAPH_MAX_INPUT", "2M")]);
+        let e = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{e}");
+        assert!(e.contains(dev) && e.contains("not a regular file") && e.contains("KRONOGRAPH_MAX_INPUT"), "{e}");
+        assert!(t.elapsed().as_secs() < 20);
+    }
+}
+
+/// An optional file of a TU data set that exists but is not a regular
+/// file is an error naming it, never read as absent.
+#[cfg(unix)]
+#[test]
+fn non_regular_optional_tu_files_are_named() {
+    for (kind, what) in
+        [("dangling", "does not exist"), ("folder", "a folder"), ("fifo", "FIFO"), ("device", "a device")]
+    {
+        let d = tempfile::tempdir().unwrap();
+        let dir = d.path().join("F");
+        std::fs::create_dir(&dir).unwrap();
+        for (name, text) in TU.iter().filter(|(n, _)| *n != "F_node_labels.txt") {
+            std::fs::write(dir.join(name), text).unwrap();
+        }
+        let p = dir.join("F_node_labels.txt");
+        match kind {
+            "dangling" => std::os::unix::fs::symlink(d.path().join("annex/missing"), &p).unwrap(),
+            "folder" => std::fs::create_dir(&p).unwrap(),
+            "fifo" => assert!(std::process::Command::new("mkfifo").arg(&p).status().unwrap().success()),
+            _ => std::os::unix::fs::symlink("/dev/null", &p).unwrap(),
+        }
+        let e = tu::read_dataset(&dir).unwrap_err();
+        assert!(matches!(e, IoError::NotRegular { .. }), "{kind}: {e}");
+        let msg = e.to_string();
+        assert!(msg.contains("F_node_labels.txt") && msg.contains(what), "{kind}: {msg}");
+    }
+}

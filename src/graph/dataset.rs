@@ -43,7 +43,16 @@ impl Dataset {
     pub fn from_graph(name: impl Into<String>, graph: &Graph<(), ()>) -> Dataset {
         let schema = Arc::new(Schema::new());
         let empty = Record::new(schema.clone(), []).expect("an empty record fits the empty schema");
-        let g = graph.map_node_labels(|_| empty.clone()).map_edge_labels(|_| empty.clone());
+        // One copy of the CSR (mapping node and edge labels in turn would make two).
+        let g = Graph {
+            adjacency: graph.adjacency.clone(),
+            node_labels: vec![empty.clone(); graph.num_nodes()],
+            edge_labels: vec![empty; graph.num_entries()],
+            start: graph.start.clone(),
+            direction: graph.direction,
+            degrees: std::sync::OnceLock::new(),
+            transpose: std::sync::OnceLock::new(),
+        };
         Dataset {
             name: name.into(),
             graphs: vec![g],

@@ -4,6 +4,7 @@ use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
 mod bfs;
+mod convert;
 mod fglt;
 mod generate;
 mod gram;
@@ -54,6 +55,9 @@ enum Command {
     Motif(motif::Args),
     /// Write generated instances (e.g. `generate motif`: a planted motif-search instance).
     Generate(generate::Args),
+    /// Save a graph in the binary graph format (or as Matrix Market): `kronograph convert graph.mtx graph.kgb`;
+    /// every subcommand then reads graph.kgb in a fraction of the time.
+    Convert(convert::Args),
 }
 
 /// Checks the environment variables the library reads (which it would
@@ -120,6 +124,7 @@ fn main() -> ExitCode {
         Command::Fglt(a) => fglt::run(a, cli.quiet),
         Command::Motif(a) => motif::run(a),
         Command::Generate(a) => generate::run(a),
+        Command::Convert(a) => convert::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

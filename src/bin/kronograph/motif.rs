@@ -101,11 +101,16 @@ fn parse_motif(s: &str) -> kronograph::Result<Vec<u32>> {
         .collect()
 }
 
-/// Reads one non-negative integer colour per line; exactly `n` lines.
+/// Reads one non-negative integer colour per line; exactly `n` lines (blank
+/// lines at the end are ignored). The file is read once (a pipe works); a
+/// byte-order mark or a compressed file is refused with what to do.
 fn read_colors(path: &Path, n: usize, graph: &Path) -> kronograph::Result<Vec<u32>> {
-    let text = std::fs::read_to_string(path).map_err(|source| IoError::Os { path: path.into(), source })?;
+    let bytes = kronograph::graph::io::source::read_text(path)?;
+    let text = String::from_utf8_lossy(&bytes);
+    // Trailing blank lines (and a missing final newline) are fine.
+    let body = text.trim_end();
     let mut colors = Vec::with_capacity(n);
-    for (i, line) in text.lines().enumerate() {
+    for (i, line) in body.lines().enumerate().filter(|_| !body.is_empty()) {
         let t = line.trim();
         let c = t.parse::<u32>().map_err(|_| IoError::Malformed {
             path: path.into(),

@@ -15,7 +15,7 @@
 //!   arc `u → v`.
 
 use super::text::{self, malformed, show};
-use super::{read_bytes, IoError, Limits, MAX_NODES};
+use super::{csr, scan, IoError, Limits, MAX_NODES};
 use crate::graph::{Direction, Duplicates, Graph, GraphBuilder, GraphError};
 use std::path::Path;
 
@@ -79,14 +79,102 @@ pub fn read(path: impl AsRef<Path>, direction: Direction) -> Result<Graph<(), ()
 ///   ids are not renumbered, so that is a graph of a billion nodes).
 pub fn read_with(path: impl AsRef<Path>, opts: &EdgeListOptions) -> Result<Graph<(), ()>, IoError> {
     let path = path.as_ref();
-    let bytes = read_bytes(path)?;
+    let bytes = super::source::read_input(path)?;
+    parse(path, &bytes, opts)
+}
+
+/// Reads the bytes of an edge list (`path` names it in messages): the lines
+/// are parsed in parallel blocks and sorted into the CSR by a counting sort;
+/// any problem sends the bytes through the line-by-line reader, which
+/// reports the first one with its line.
+pub(super) fn parse(path: &Path, bytes: &[u8], opts: &EdgeListOptions) -> Result<Graph<(), ()>, IoError> {
+    super::text::check_bom(path, bytes)?;
+    if let Some(g) = fast(bytes, opts) {
+        return Ok(g);
+    }
+    read_lines(path, bytes, opts)
+}
+
+/// One block's edges: ids (0-based), weights, whether it has a weight
+/// column (`None`: no edge line) and its largest id.
+struct Block {
+    us: Vec<u32>,
+    vs: Vec<u32>,
+    ws: Vec<f64>,
+    weighted: Option<bool>,
+    max_id: usize,
+}
+
+/// The parallel reader; `None` wherever [`read_lines`] would not give the
+/// same graph without complaint.
+pub(super) fn fast(bytes: &[u8], opts: &EdgeListOptions) -> Option<Graph<(), ()>> {
+    let base = usize::from(opts.one_based);
+    let id = |t: &[u8]| text::parse_usize(t).filter(|&v| v >= base && v - base < MAX_NODES).map(|v| v - base);
+    let blocks = scan::parse_blocks(bytes, |block| {
+        let guess = block.len() / 10 + 1;
+        let mut b = Block {
+            us: Vec::with_capacity(guess),
+            vs: Vec::with_capacity(guess),
+            ws: Vec::new(),
+            weighted: None,
+            max_id: 0,
+        };
+        for l in scan::lines(block) {
+            let t = l.trim_ascii_start();
+            if t.is_empty() || t[0] == b'#' || t[0] == b'%' {
+                continue;
+            }
+            let mut toks = scan::Tokens::new(t);
+            let (u, v) = (id(toks.next()?)?, id(toks.next()?)?);
+            let w = toks.next();
+            if toks.next().is_some() || *b.weighted.get_or_insert(w.is_some()) != w.is_some() {
+                return None;
+            }
+            if let Some(w) = w {
+                b.ws.push(scan::parse_f64(w).filter(|&w| w >= 0.0)?);
+            }
+            b.max_id = b.max_id.max(u).max(v);
+            b.us.push(u as u32);
+            b.vs.push(v as u32);
+        }
+        Some(b)
+    })?;
+    let mut kinds = blocks.iter().filter_map(|b| b.weighted);
+    let weighted = kinds.next()?;
+    if kinds.any(|k| k != weighted) {
+        return None;
+    }
+    let m: usize = blocks.iter().map(|b| b.us.len()).sum();
+    let n = blocks.iter().map(|b| b.max_id).max()? + 1;
+    if opts.limits.check_graph(n, m, ("edge line", "edge lines")).is_err() {
+        return None;
+    }
+    let undirected = opts.direction == Direction::Undirected;
+    let parts: Vec<(&[u32], &[u32])> = blocks.iter().map(|b| (&b.us[..], &b.vs[..])).collect();
+    let sorted = csr::sort(n, &parts, undirected)?;
+    let (indptr, indices, sorted) = csr::resolve(sorted, opts.duplicates)?;
+    let keep_first = opts.duplicates == Duplicates::KeepFirst;
+    let weights = if weighted {
+        let all: Vec<f64> = blocks.iter().flat_map(|b| b.ws.iter().copied()).collect();
+        csr::weights(&sorted, indices.len(), opts.duplicates, keep_first, |k| all[k])?
+    } else {
+        csr::weights(&sorted, indices.len(), opts.duplicates, false, |_| 1.0)?
+    };
+    drop(blocks);
+    let nnz = indices.len();
+    csr::graph(n, opts.direction, (indptr, indices, weights), vec![(); n], vec![(); nnz])
+}
+
+/// The line-by-line reader: slower, and the one that names the line of a
+/// problem.
+pub(super) fn read_lines(path: &Path, bytes: &[u8], opts: &EdgeListOptions) -> Result<Graph<(), ()>, IoError> {
     let base = usize::from(opts.one_based);
     let mut edges: Vec<(usize, usize, f64, usize)> = Vec::with_capacity(bytes.len() / 8);
     let mut weighted: Option<(bool, usize)> = None; // (has weights, first line)
     let mut max_id = 0usize;
     let mut max_line = 0usize;
     let mut toks = Vec::new();
-    for (line, l) in text::lines(&bytes) {
+    for (line, l) in text::lines(bytes) {
         let t = l.trim_ascii_start();
         if t.is_empty() || t.starts_with(b"#") || t.starts_with(b"%") {
             continue;
@@ -160,6 +248,9 @@ pub fn read_with(path: impl AsRef<Path>, opts: &EdgeListOptions) -> Result<Graph
         });
     }
     let undirected = opts.direction == Direction::Undirected;
+    if opts.duplicates == Duplicates::KeepFirst {
+        check_same_weights(path, &edges, undirected, base)?;
+    }
     let mut b = GraphBuilder::<(), ()>::new(n, opts.direction).default_node_labels().duplicates(opts.duplicates);
     b.reserve(if undirected { edges.len() * 2 } else { edges.len() });
     for &(u, v, w, _) in &edges {
@@ -185,6 +276,34 @@ pub fn read_with(path: impl AsRef<Path>, opts: &EdgeListOptions) -> Result<Graph
         }
         other => IoError::Graph { path: path.into(), source: other },
     })
+}
+
+/// Under [`Duplicates::KeepFirst`], an edge given again must repeat its
+/// weight: keeping the first of two different weights would silently drop
+/// the other.
+fn check_same_weights(
+    path: &Path,
+    edges: &[(usize, usize, f64, usize)],
+    undirected: bool,
+    base: usize,
+) -> Result<(), IoError> {
+    let mut first = std::collections::HashMap::with_capacity(edges.len());
+    for &(u, v, w, line) in edges {
+        let key = if undirected { (u.min(v), u.max(v)) } else { (u, v) };
+        let (w0, line0) = *first.entry(key).or_insert((w, line));
+        if w != w0 {
+            return Err(malformed(
+                path,
+                line,
+                format!(
+                    "the weight {w0} this edge has on line {line0}, or no second line for it (an edge given more than \
+                     once is kept once, so its copies must agree)"
+                ),
+                format!("edge {} {} with weight {w}", u + base, v + base),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// A hint for a line or token with a comma: edge lists are not CSV (and a

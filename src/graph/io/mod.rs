@@ -43,11 +43,17 @@ use super::Dataset;
 use super::GraphError;
 use std::path::{Path, PathBuf};
 
+pub mod binary;
+mod csr;
 pub mod edgelist;
+#[cfg(test)]
+mod fast_tests;
 pub mod limits;
 pub mod mtx;
 pub mod npy;
 pub mod output;
+mod scan;
+pub mod source;
 mod text;
 pub mod tiled;
 pub mod tu;
@@ -201,6 +207,42 @@ pub enum IoError {
         /// What is wrong and what to do.
         problem: String,
     },
+    /// An input larger than may be read: a stream (pipe, FIFO, device) past
+    /// [`source::max_stream_bytes`], or a regular file larger than the memory
+    /// available.
+    #[error(
+        "{}: more than {} ({} bytes read or found); refused: {why}",
+        path.display(),
+        limits::human_bytes(*limit),
+        size
+    )]
+    InputTooLarge {
+        /// The input.
+        path: PathBuf,
+        /// The bytes read (a stream: one past the limit) or the file's size.
+        size: u64,
+        /// The limit, in bytes.
+        limit: u64,
+        /// Which limit and what to do.
+        why: String,
+    },
+    /// A file of a data set that exists, but not as a readable regular
+    /// file (a dangling symbolic link, a folder, a FIFO, a device).
+    #[error("{}: exists but is {what}; a data set's files must be regular files (remove it, or put the file there)", path.display())]
+    NotRegular {
+        /// The file.
+        path: PathBuf,
+        /// What it is instead.
+        what: String,
+    },
+    /// A binary graph file ([`binary`]) that cannot be read.
+    #[error("{}: {source}", path.display())]
+    Binary {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it.
+        source: binary::BinaryError,
+    },
     /// Data to write whose length does not fit the shape asked for.
     #[error("{}: cannot write {found} values as an array of shape {shape:?} ({expected} values)", path.display())]
     Shape {
@@ -230,6 +272,9 @@ impl IoError {
             | IoError::TuFile { path, .. }
             | IoError::GraphIndex { path, .. }
             | IoError::Output { path, .. }
+            | IoError::InputTooLarge { path, .. }
+            | IoError::NotRegular { path, .. }
+            | IoError::Binary { path, .. }
             | IoError::Shape { path, .. } => path,
         }
     }
@@ -250,6 +295,8 @@ impl IoError {
 /// file's first bytes:
 ///
 /// - a folder: a TU Dortmund data set ([`tu::read_dataset`]);
+/// - a file that starts with the magic bytes of the binary graph format
+///   ([`binary`]): that graph;
 /// - a file that starts with the `%%MatrixMarket` banner (any case, any
 ///   extension), or ends in `.mtx`: Matrix Market ([`mtx::read`]); a
 ///   `symmetric` file gives an undirected graph, a `general` one a directed
@@ -259,16 +306,22 @@ impl IoError {
 ///   ([`IoError::TuFile`]) that names the folder to pass instead;
 /// - any other file: a whitespace edge list ([`edgelist`]) with 0-based ids,
 ///   read as an **undirected** graph in which an edge given more than once
-///   (for instance in both directions, as many SNAP files do) is kept once,
-///   with its first weight ([`Duplicates::KeepFirst`](super::Duplicates::KeepFirst)).
+///   (for instance in both directions, as many SNAP files do) is kept once
+///   ([`Duplicates::KeepFirst`](super::Duplicates::KeepFirst)); the copies
+///   must have the same weight (an edge given twice with different weights is
+///   an error naming both lines).
+///
+/// A file is read once ([`source::read_input`]): pipes, FIFOs, process
+/// substitution and `/dev/stdin` work and give what the same bytes in a
+/// regular file give.
 ///
 /// A single graph becomes a one-graph [`Dataset`] named after the file stem,
 /// with empty node and edge schemas (every label an empty
 /// [`Record`](super::Record)) and no graph labels. Single graphs are held to
 /// the default [`Limits`].
 ///
-/// Cost: linear in the size of the files, plus `O(m log m)` to sort each
-/// graph's `m` arcs.
+/// Cost: linear in the size of the files (the text readers parse in
+/// parallel and assemble the CSR by a counting sort).
 ///
 /// # Errors
 /// [`IoError::Os`] when the path cannot be read; [`IoError::TuFile`] for a
@@ -280,37 +333,54 @@ pub fn load(path: impl AsRef<Path>) -> Result<Dataset, IoError> {
         return tu::read_dataset(path);
     }
     let name = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-    let is_mtx = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("mtx")) || has_mtx_banner(path);
-    let graph = if is_mtx {
-        mtx::read(path)?
-    } else {
-        if let Some(e) = tu::file_of_dataset(path) {
-            return Err(e);
-        }
-        let opts = edgelist::EdgeListOptions {
-            duplicates: super::Duplicates::KeepFirst,
-            ..edgelist::EdgeListOptions::default()
-        };
-        edgelist::read_with(path, &opts)?
-    };
-    Ok(Dataset::from_graph(name, &graph))
+    Ok(Dataset::from_graph(name, &read_graph_file(path)?))
 }
 
-/// Whether the file starts with `%%MatrixMarket` (any case, after an
-/// optional UTF-8 byte-order mark, which the reader then reports).
-fn has_mtx_banner(path: &Path) -> bool {
-    use std::io::Read;
-    let mut head = [0u8; 17];
-    let Ok(f) = std::fs::File::open(path) else { return false };
-    let mut n = 0;
-    let mut f = f.take(head.len() as u64);
-    while let Ok(k) = f.read(&mut head[n..]) {
-        if k == 0 {
-            break;
-        }
-        n += k;
+/// Reads one graph, without labels, as the single-graph commands use it:
+/// a file as [`load`] reads it, or graph `index` (0-based) of a TU data set
+/// (its labels dropped). Cheaper than [`load`] for a large file: no label
+/// record is made per node and edge.
+///
+/// # Errors
+/// The errors of [`load`], and [`IoError::GraphIndex`] when `index` is not
+/// below the number of graphs (a single file holds graph 0 only).
+pub fn load_graph(path: impl AsRef<Path>, index: usize) -> Result<super::Graph<(), ()>, IoError> {
+    let path = path.as_ref();
+    let meta = std::fs::metadata(path).map_err(|source| IoError::Os { path: path.to_path_buf(), source })?;
+    if meta.is_dir() {
+        let ds = tu::read_dataset(path)?;
+        let count = ds.graphs.len();
+        let g = ds.graphs.get(index).ok_or(IoError::GraphIndex { path: path.into(), index, count })?;
+        return Ok(g.map_node_labels(|_| ()).map_edge_labels(|_| ()));
     }
-    let head = &head[..n];
+    let g = read_graph_file(path)?;
+    if index != 0 {
+        return Err(IoError::GraphIndex { path: path.into(), index, count: 1 });
+    }
+    Ok(g)
+}
+
+/// A single-graph file, read once, its format sniffed from its bytes.
+fn read_graph_file(path: &Path) -> Result<super::Graph<(), ()>, IoError> {
+    let bytes = source::read_input(path)?;
+    if binary::is_binary(&bytes) {
+        return binary::decode(path, &bytes);
+    }
+    let is_mtx = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("mtx")) || has_mtx_banner(&bytes);
+    if is_mtx {
+        return mtx::parse(path, &bytes, &mtx::MtxOptions::default());
+    }
+    if let Some(e) = tu::file_of_dataset(path) {
+        return Err(e);
+    }
+    let opts =
+        edgelist::EdgeListOptions { duplicates: super::Duplicates::KeepFirst, ..edgelist::EdgeListOptions::default() };
+    edgelist::parse(path, &bytes, &opts)
+}
+
+/// Whether the bytes start with `%%MatrixMarket` (any case, after an
+/// optional UTF-8 byte-order mark, which the reader then reports).
+fn has_mtx_banner(head: &[u8]) -> bool {
     let head = head.strip_prefix(text::UTF8_BOM).unwrap_or(head);
     head.len() >= 14 && head[..14].eq_ignore_ascii_case(b"%%MatrixMarket")
 }
@@ -318,7 +388,7 @@ fn has_mtx_banner(path: &Path) -> bool {
 /// Reads a whole text file, refusing one that starts with a byte-order mark
 /// (see [`text::check_bom`]).
 fn read_bytes(path: &Path) -> Result<Vec<u8>, IoError> {
-    let bytes = std::fs::read(path).map_err(|source| IoError::Os { path: path.to_path_buf(), source })?;
+    let bytes = source::read_input(path)?;
     text::check_bom(path, &bytes)?;
     Ok(bytes)
 }

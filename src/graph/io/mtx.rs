@@ -26,8 +26,9 @@
 //! line-aware reader of our own is shorter than mapping errors back.
 
 use super::text::{self, malformed, show};
-use super::{read_bytes, IoError, Limits, MAX_NODES};
+use super::{csr, scan, IoError, Limits, MAX_NODES};
 use crate::graph::{Direction, Duplicates, Graph, GraphBuilder, GraphError, Label};
+use rayon::prelude::*;
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::Path;
@@ -84,8 +85,123 @@ pub fn read(path: impl AsRef<Path>) -> Result<Graph<(), ()>, IoError> {
 ///   entry count alone: the entries are read first.
 pub fn read_with(path: impl AsRef<Path>, opts: &MtxOptions) -> Result<Graph<(), ()>, IoError> {
     let path = path.as_ref();
-    let bytes = read_bytes(path)?;
-    let mut lines = text::lines(&bytes);
+    let bytes = super::source::read_input(path)?;
+    parse(path, &bytes, opts)
+}
+
+/// The largest integer weight read exactly: `2^53` (an `f64` holds every
+/// integer up to it, and not all above).
+pub const MAX_EXACT_INTEGER: i64 = 1 << 53;
+
+/// Reads the bytes of a Matrix Market file (`path` names it in messages):
+/// the entries are parsed in parallel blocks and sorted into the CSR by a
+/// counting sort; any problem sends the bytes through the line-by-line
+/// reader, which reports the first one with its line.
+pub(super) fn parse(path: &Path, bytes: &[u8], opts: &MtxOptions) -> Result<Graph<(), ()>, IoError> {
+    text::check_bom(path, bytes)?;
+    if let Some(g) = fast(bytes, opts) {
+        return Ok(g);
+    }
+    read_lines(path, bytes, opts)
+}
+
+/// The banner, the size line and where the entries start.
+struct Header {
+    field: Field,
+    symmetric: bool,
+    n: usize,
+    nnz: usize,
+    data: usize,
+}
+
+/// The header as [`read_lines`] reads it; `None` where it would fail.
+fn header(bytes: &[u8]) -> Option<Header> {
+    let mut lines = text::lines(bytes);
+    let (_, banner) = lines.next()?;
+    let (field, symmetric) = parse_banner(Path::new(""), banner).ok()?;
+    let mut toks = Vec::new();
+    for (_, l) in lines {
+        if text::is_blank(l) || l.starts_with(b"%") {
+            continue;
+        }
+        text::split_ws(l, &mut toks);
+        let [r, c, nnz] = toks[..] else { return None };
+        let (r, c, nnz) = (text::parse_usize(r)?, text::parse_usize(c)?, text::parse_usize(nnz)?);
+        if r != c || r > MAX_NODES {
+            return None;
+        }
+        let end = l.as_ptr() as usize - bytes.as_ptr() as usize + l.len();
+        let data = memchr::memchr(b'\n', &bytes[end..]).map_or(bytes.len(), |p| end + p + 1);
+        return Some(Header { field, symmetric, n: r, nnz, data });
+    }
+    None
+}
+
+/// One block's entries: 0-based rows, columns and (unless `pattern`) weights.
+type Block = (Vec<u32>, Vec<u32>, Vec<f64>);
+
+/// The parallel reader; `None` wherever [`read_lines`] would not give the
+/// same graph without complaint.
+pub(super) fn fast(bytes: &[u8], opts: &MtxOptions) -> Option<Graph<(), ()>> {
+    let h = header(bytes)?;
+    let n = h.n;
+    let index = |t: &[u8]| text::parse_usize(t).filter(|v| (1..=n).contains(v)).map(|v| (v - 1) as u32);
+    let blocks = scan::parse_blocks(&bytes[h.data..], |block| {
+        let guess = block.len() / 12 + 1;
+        let (mut rows, mut cols, mut ws) = (Vec::with_capacity(guess), Vec::with_capacity(guess), Vec::new());
+        if h.field != Field::Pattern {
+            ws.reserve(guess);
+        }
+        for l in scan::lines(block) {
+            if l.first() == Some(&b'%') {
+                continue;
+            }
+            let mut t = scan::Tokens::new(l);
+            let Some(a) = t.next() else { continue };
+            let (i, j) = (index(a)?, index(t.next()?)?);
+            match h.field {
+                Field::Pattern => {}
+                Field::Integer => {
+                    let v = text::parse_i64(t.next()?).filter(|v| (0..=MAX_EXACT_INTEGER).contains(v))?;
+                    ws.push(v as f64);
+                }
+                Field::Real => ws.push(scan::parse_f64(t.next()?).filter(|&v| v >= 0.0)?),
+            }
+            if t.next().is_some() {
+                return None;
+            }
+            rows.push(i);
+            cols.push(j);
+        }
+        Some((rows, cols, ws))
+    })?;
+    let count: usize = blocks.iter().map(|b| b.0.len()).sum();
+    if count != h.nnz || opts.limits.check_graph(n, h.nnz, ("entry", "entries")).is_err() {
+        return None;
+    }
+    let undirected = h.symmetric || opts.symmetrize;
+    let parts: Vec<(&[u32], &[u32])> = blocks.iter().map(|b: &Block| (&b.0[..], &b.1[..])).collect();
+    let sorted = csr::sort(n, &parts, undirected)?;
+    let (indptr, indices, sorted) = csr::resolve(sorted, opts.duplicates)?;
+    // A file whose weights are all 1 (a common way to write an unweighted
+    // graph) needs no gather of the weights.
+    let ones = h.field == Field::Pattern || blocks.par_iter().all(|b| b.2.iter().all(|&w| w == 1.0));
+    let weights = if ones {
+        csr::weights(&sorted, indices.len(), opts.duplicates, false, |_| 1.0)?
+    } else {
+        let all: Vec<f64> = blocks.iter().flat_map(|b| b.2.iter().copied()).collect();
+        csr::weights(&sorted, indices.len(), opts.duplicates, false, |k| all[k])?
+    };
+    drop(blocks);
+    let nnz = indices.len();
+    let direction = if undirected { Direction::Undirected } else { Direction::Directed };
+    csr::graph(n, direction, (indptr, indices, weights), vec![(); n], vec![(); nnz])
+}
+
+/// The line-by-line reader: slower, and the one that names the line of a
+/// problem.
+pub(super) fn read_lines(path: &Path, bytes: &[u8], opts: &MtxOptions) -> Result<Graph<(), ()>, IoError> {
+    let mut lines = text::lines(bytes);
     let Some((_, banner)) = lines.next() else {
         return Err(IoError::Empty {
             path: path.into(),
@@ -162,7 +278,20 @@ pub fn read_with(path: impl AsRef<Path>, opts: &MtxOptions) -> Result<Graph<(), 
         }
         let w = match field {
             Field::Pattern => Some(1.0),
-            Field::Integer => text::parse_i64(toks[2]).map(|v| v as f64).filter(|&v| v >= 0.0),
+            Field::Integer => match text::parse_i64(toks[2]) {
+                Some(v) if v > MAX_EXACT_INTEGER => {
+                    return Err(malformed(
+                        path,
+                        line,
+                        format!(
+                            "an integer weight of at most 2^53 = {MAX_EXACT_INTEGER} (larger integers are not held \
+                             exactly as weights; declare the field \"real\" in the banner to accept them rounded)"
+                        ),
+                        format!("{} in {}", show(toks[2]), show(l)),
+                    ))
+                }
+                v => v.map(|v| v as f64).filter(|&v| v >= 0.0),
+            },
             Field::Real => text::parse_f64(toks[2]).filter(|&v| v >= 0.0),
         };
         let Some(w) = w else {

@@ -25,10 +25,28 @@ pub(super) fn check_bom(path: &Path, bytes: &[u8]) -> Result<(), IoError> {
             "a UTF-16 byte-order mark (BOM, bytes FF FE or FE FF): the file is UTF-16 text",
             "save the file again as UTF-8 or ASCII, e.g. with `iconv -f UTF-16 -t UTF-8`",
         )
+    } else if let Some((kind, tool)) = compressed(bytes) {
+        return Err(malformed(
+            path,
+            1,
+            format!("plain text (decompress the file first, e.g. `{tool} -dk FILE`, or pass `<({tool} -dc FILE)`)"),
+            format!("a {kind}-compressed file"),
+        ));
     } else {
         return Ok(());
     };
     Err(malformed(path, 1, format!("plain ASCII or UTF-8 text without a byte-order mark ({fix})"), found))
+}
+
+/// The compression format whose magic bytes start `bytes`, and its tool.
+fn compressed(bytes: &[u8]) -> Option<(&'static str, &'static str)> {
+    const MAGIC: [(&[u8], &str, &str); 4] = [
+        (b"\x1F\x8B", "gzip", "gzip"),
+        (b"BZh", "bzip2", "bzip2"),
+        (b"\xFD7zXZ\x00", "xz", "xz"),
+        (b"\x28\xB5\x2F\xFD", "zstd", "zstd"),
+    ];
+    MAGIC.iter().find(|m| bytes.starts_with(m.0)).map(|m| (m.1, m.2))
 }
 
 /// The lines of `bytes`, each without its `\n` / `\r\n`, numbered from 1.
@@ -199,6 +217,8 @@ mod tests {
         assert!(e.starts_with("g.txt:1:") && e.contains("byte-order mark (BOM"), "{e}");
         let e = check_bom(p, b"\xFF\xFE0\x00").unwrap_err().to_string();
         assert!(e.contains("UTF-16"), "{e}");
+        let e = check_bom(p, b"\x1F\x8B\x08\x00").unwrap_err().to_string();
+        assert!(e.starts_with("g.txt:1:") && e.contains("gzip-compressed") && e.contains("gzip -dk"), "{e}");
     }
 
     #[test]

@@ -408,15 +408,7 @@ pub fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
 
 /// The `.npy` 1.0 header of a C-order `<f8` matrix, padded to 64 bytes.
 fn npy_header(rows: usize, cols: usize) -> Vec<u8> {
-    let dict = format!("{{'descr': '<f8', 'fortran_order': False, 'shape': ({rows}, {cols}), }}");
-    let unpadded = 10 + dict.len() + 1;
-    let total = unpadded.div_ceil(64) * 64;
-    let mut h = b"\x93NUMPY\x01\x00".to_vec();
-    h.extend_from_slice(&((total - 10) as u16).to_le_bytes());
-    h.extend_from_slice(dict.as_bytes());
-    h.resize(total - 1, b' ');
-    h.push(b'\n');
-    h
+    super::npy::header("<f8", &[rows as u64, cols as u64])
 }
 
 #[cfg(test)]

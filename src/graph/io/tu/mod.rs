@@ -50,6 +50,7 @@
 //! builder's error back to the file line that causes it; this module
 //! assembles the [`Dataset`].
 
+mod assemble;
 mod diagnose;
 mod locate;
 mod parse;
@@ -59,11 +60,12 @@ pub use self::locate::file_of_dataset;
 use self::diagnose::Ctx;
 use self::locate::{file_name, find_name};
 use self::parse::{read_arcs, read_indicator, read_table, Kind, Table};
+use super::source::regular_or_absent;
 use super::text::malformed;
 use super::IoError;
 use crate::graph::{Dataset, Direction, FieldKind, Graph, GraphBuilder, Record, Schema, Value};
 use rayon::prelude::*;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// Reads the TU data set in the folder `dir`.
@@ -97,10 +99,15 @@ pub fn read_dataset(dir: impl AsRef<Path>) -> Result<Dataset, IoError> {
     let dir = dir.as_ref();
     let name = find_name(dir)?;
     let file = |suffix: &str| dir.join(format!("{name}_{suffix}.txt"));
-    let optional = |suffix: &str| Some(file(suffix)).filter(|p| p.is_file());
+    // A file that exists in another form than a regular file is an error
+    // naming it, never taken for absent.
+    let optional = |suffix: &str| -> Result<Option<PathBuf>, IoError> {
+        let p = file(suffix);
+        Ok(regular_or_absent(&p)?.then_some(p))
+    };
 
     let gi_path = file("graph_indicator");
-    if !gi_path.is_file() {
+    if !regular_or_absent(&gi_path)? {
         return Err(IoError::MissingFile {
             path: gi_path,
             what: "the graph indicator of a TU data set (one line per node: the 1-based id of its graph)".into(),
@@ -119,7 +126,7 @@ pub fn read_dataset(dir: impl AsRef<Path>) -> Result<Dataset, IoError> {
     let per_node = format!("one per node, as {gi_name} has");
     let per_arc = format!("one per line of {a_name}");
     let table = |suffix: &str, rows: usize, why: &str, kind: Kind| -> Result<Option<Table>, IoError> {
-        optional(suffix).map(|p| read_table(&p, rows, why, kind).map(|t| t.with_path(p))).transpose()
+        optional(suffix)?.map(|p| read_table(&p, rows, why, kind).map(|t| t.with_path(p))).transpose()
     };
     let node_labels = table("node_labels", n, &per_node, Kind::Int)?;
     let node_attrs = table("node_attributes", n, &per_node, Kind::Float)?;
@@ -162,6 +169,9 @@ pub fn read_dataset(dir: impl AsRef<Path>) -> Result<Dataset, IoError> {
         .map(|g| {
             let (lo, hi) = (indicator.starts[g], indicator.starts[g + 1]);
             let ids = &order[arc_starts[g]..arc_starts[g + 1]];
+            if let Some(g) = ctx.assemble(lo, hi, ids, &node_record, &edge_record) {
+                return Ok(g);
+            }
             let mut b =
                 GraphBuilder::new(hi - lo, Direction::Undirected).node_labels((lo..hi).map(node_record).collect());
             b.reserve(ids.len());

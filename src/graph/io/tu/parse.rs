@@ -56,7 +56,7 @@ pub(super) fn read_indicator(path: &Path) -> Result<Indicator, IoError> {
 }
 
 pub(super) fn read_arcs(path: &Path, ind: &Indicator, gi_name: &str) -> Result<Vec<(usize, usize)>, IoError> {
-    if !path.is_file() {
+    if !crate::graph::io::source::regular_or_absent(path)? {
         return Err(IoError::MissingFile {
             path: path.into(),
             what: "the adjacency file of a TU data set (one \"row, col\" line per arc)".into(),
