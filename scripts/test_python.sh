@@ -16,7 +16,8 @@ py="$venv/bin/python"
 "$venv/bin/maturin" build --release --quiet -m python/Cargo.toml -o "$wheels"
 wheel=$(ls "$wheels"/kronograph-*.whl)
 # the [cuda] extra: NVRTC from PyPI, found at import (tests/test_algorithms.py checks it)
-"$py" -m pip install --quiet --disable-pip-version-check "$wheel[cuda]" pytest networkx "dask[array,distributed]"
+# matplotlib: tests/test_examples.py runs the picture example
+"$py" -m pip install --quiet --disable-pip-version-check "$wheel[cuda]" pytest networkx "dask[array,distributed]" matplotlib
 
 # the CLI whose results the Python ones must equal
 cargo build --release --quiet --bin kronograph

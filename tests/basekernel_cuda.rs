@@ -44,6 +44,8 @@ const SPECS: &[&str] = &[
     "rq(coords, 1.5676, 2.6786) ^ 1.5123",
     "1.2346 * wendland(attr0, 0.9123)",
     "normalize(rconv(atoms, delta(0.3467) * sqexp(1.4575), mean) * rq(attr1, 1.5675, 2.6785, [0.01, 10], fixed))",
+    "exp(-abs(x.attr0 - y.attr0) / hyper(h, 0.8123, [0.1, 10]))",
+    "ln(1.1234 + abs(x.int - y.int)) / hyper(c, 2.3457) - sqrt(x.attr1 * y.attr1 + 1.2347) * -0.5125",
 ];
 
 fn balanced(s: &str) -> bool {

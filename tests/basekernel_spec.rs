@@ -246,3 +246,54 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn expressions_in_specs_value_gradient_and_round_trip() {
+    let s = schema();
+    let (a, b) = (rec(1, 0.3, -1.0, [0.0, 1.0], &[]), rec(2, -0.9, 2.0, [1.0, 1.0], &[]));
+    let spec = "exp(-abs(x.attr0 - y.attr0) / hyper(h, 0.8, [0.1, 10]))";
+    let k = SpecKernel::parse_for(spec, &s).unwrap();
+    assert!(close(k.value(&a, &b), (-(0.3f64 - -0.9).abs() / 0.8).exp()), "{}", k.value(&a, &b));
+    let hs = k.hyperparameters();
+    assert_eq!(hs.len(), 1);
+    assert_eq!((hs[0].name.as_str(), hs[0].value, hs[0].bounds), ("h", 0.8, Bounds::Range(0.1, 10.0)));
+    let (lo, hi) = k.range();
+    assert!(lo >= 0.0 && hi <= 1.0, "a Laplacian's range is within [0, 1]: ({lo}, {hi})");
+    // d/d log h of exp(-d/h) = exp(-d/h) d/h
+    let mut g = [0.0];
+    let v = k.gradient(&a, &b, &mut g);
+    assert!(close(g[0], v * 1.2 / 0.8), "{} vs {}", g[0], v * 1.2 / 0.8);
+    // printed back as a SPEC that parses to the same kernel
+    let printed = k.to_string();
+    let again = SpecKernel::parse_for(&printed, &s).unwrap();
+    assert_eq!(again.to_string(), printed);
+    assert!(close(again.value(&a, &b), k.value(&a, &b)));
+    // every operator: - / unary minus, ln, sqrt, precedence
+    for (spec, want) in [
+        ("x.attr1 - y.attr1 - x.attr0", -1.0 - 2.0 - 0.3),
+        ("x.attr1 / y.attr1 / 2", -1.0 / 2.0 / 2.0),
+        ("-x.attr1 * y.attr1", 2.0),
+        ("ln(x.label + y.label) + sqrt(y.label * 2)", 3f64.ln() + 2.0),
+        ("2 - -x.attr0", 2.0 + 0.3),
+        ("-(x.attr1 + 1) ^ 2", -0.0),
+        ("hyper(w, 2) * delta(label, 0.5)", 1.0),
+    ] {
+        let k = SpecKernel::parse_for(spec, &s).unwrap();
+        assert!(close(k.value(&a, &b), want), "{spec}: {} vs {want}", k.value(&a, &b));
+        let again = SpecKernel::parse_for(&k.to_string(), &s).unwrap();
+        assert!(close(again.value(&a, &b), want), "{spec} printed as {k}");
+    }
+    // errors point at the token
+    for (spec, want) in [
+        ("exp(-abs(x.attr0 - y.attr0) / hyper(h, -1))", "a finite value > 0"),
+        ("hyper(h, 2, [3, 4])", "0 < lo <= 2 <= hi"),
+        ("x. + 1", "a field name after"),
+        ("exp(x.attr0", "`)` to close exp("),
+        ("delta(label, 0.5) $ 1", "one of"),
+    ] {
+        let e = SpecKernel::parse_for(spec, &s).unwrap_err().to_string();
+        assert!(e.contains(want), "{spec}: {e}");
+    }
+    // an unknown field is named when the kernel meets the schema
+    assert!(SpecKernel::parse_for("x.nope * y.nope", &s).is_err());
+}

@@ -197,6 +197,58 @@ fn a_kernel_hyperparameter_that_underflows_is_named() {
     assert!(e.to_string().contains("sqexp"), "{e}");
 }
 
+/// A float-labelled path `0 – 1 – … – n−1` with node `i` labelled `labels[i]`.
+fn float_path(labels: &[f64]) -> (Graph<Record, ()>, Arc<kronograph::graph::Schema>) {
+    let s = Arc::new(kronograph::graph::Schema::new().with("x", kronograph::graph::FieldKind::Float));
+    let recs: Vec<Record> =
+        labels.iter().map(|&x| Record::new(s.clone(), [kronograph::graph::Value::Float(x)]).unwrap()).collect();
+    let mut b = GraphBuilder::<Record, ()>::new(labels.len(), Direction::Undirected).node_labels(recs);
+    for i in 1..labels.len() {
+        b.push_edge(i - 1, i, 1.0, ());
+    }
+    (b.build().unwrap(), s)
+}
+
+#[test]
+fn a_node_kernel_that_underflows_gives_its_limit_and_a_finite_gradient() {
+    // sqexp(x, ℓ) on labels 1 apart: exp(−1/(2ℓ²)) is 0 in f64 for ℓ = 0.02 (exp(−1250)),
+    // 1e−136 for ℓ = 0.04, 1e−87 for ℓ = 0.05: the pairs of different labels contribute
+    // O(κv), so the three Grams agree to rounding, and the gradient in log ℓ is ~0
+    let (g, s) = float_path(&[0.0, 1.0, 2.0, 1.0]);
+    let (h, _) = float_path(&[1.0, 1.0, 3.0]);
+    let graphs = [g, h];
+    let gram = |l: f64, p: Precision| {
+        let kv = SpecKernel::parse_for(&format!("sqexp(x, {l}, [1e-3, 1e3])"), &s).unwrap();
+        let k = MarginalizedGraphKernel::new(kv, kronograph::kron::Unlabeled, 0.05).unwrap().with_precision(p);
+        k.gram_with_gradient(&graphs, false).unwrap()
+    };
+    let (k0, g0) = gram(0.02, Precision::F64);
+    for l in [0.04, 0.05] {
+        let (k1, _) = gram(l, Precision::F64);
+        for i in 0..2 {
+            for j in 0..2 {
+                let (a, b) = (k0.get(i, j), k1.get(i, j));
+                assert!(a.is_finite() && a > 0.0 && (a - b).abs() <= 1e-12 * b, "ℓ = 0.02 vs {l}: {a} vs {b}");
+            }
+        }
+    }
+    for i in 0..2 {
+        for j in 0..2 {
+            let d = g0.get(i, j, 0);
+            assert!(d.is_finite() && d.abs() <= 1e-12 * k0.get(i, j), "dK/dlog ℓ at ({i}, {j}) = {d}");
+        }
+    }
+    // single precision too (its floor is 2⁻⁶³): the f64 values to f32's tolerance
+    let (k32, g32) = gram(0.02, Precision::F32);
+    for i in 0..2 {
+        for j in 0..2 {
+            let (a, b) = (k32.get(i, j), k0.get(i, j));
+            assert!((a - b).abs() <= 1e-5 * b, "f32 {a} vs f64 {b}");
+            assert!(g32.get(i, j, 0).is_finite());
+        }
+    }
+}
+
 /// The directed cycle `0 → 1 → … → n−1 → 0`, unit weights.
 fn cycle(n: usize) -> Graph<u8, f64> {
     let mut b = GraphBuilder::<u8, f64>::new(n, Direction::Directed).node_labels(vec![0; n]);

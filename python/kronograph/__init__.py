@@ -3,7 +3,7 @@
 ::
 
     import kronograph as kg
-    ds = kg.read_tu("data/MUTAG")
+    ds = kg.datasets.mutag()                 # shipped in the wheel (or kg.read_tu(folder))
     k = kg.MarginalizedGraphKernel(kg.KroneckerDelta(0.5), kg.KroneckerDelta(0.5), q=0.05)
     K = k(ds.graphs)                         # numpy Gram matrix
 
@@ -36,10 +36,15 @@ from .algorithms import (  # noqa: E402
     triangle_count,
     triangles_per_vertex,
 )
+from . import datasets  # noqa: E402
 from .basekernel import (  # noqa: E402
+    Additive,
     BaseKernel,
     CompactPolynomial,
     Constant,
+    Convolution,
+    DotProduct,
+    Expr,
     KroneckerDelta,
     Normalize,
     Polynomial,
@@ -47,6 +52,7 @@ from .basekernel import (  # noqa: E402
     Spec,
     SquareExponential,
     TensorProduct,
+    expr,
 )
 from .graphs import TUDataset, as_graphs, from_networkx, from_scipy, read_tu  # noqa: E402
 from .kernel import MarginalizedGraphKernel  # noqa: E402
@@ -63,7 +69,13 @@ def cuda_status():
 
 
 __all__ = [
+    "Additive",
     "BaseKernel",
+    "Convolution",
+    "DotProduct",
+    "Expr",
+    "datasets",
+    "expr",
     "CompactPolynomial",
     "Constant",
     "CudaError",

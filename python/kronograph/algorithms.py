@@ -7,6 +7,7 @@ search take ``backend="auto" | "cpu" | "cuda" | "cuda:N"``.
 """
 
 import numpy as np
+from sklearn.gaussian_process.kernels import Hyperparameter, Kernel
 
 from . import _native, _progress
 from .graphs import Graph, as_graphs, from_networkx, from_scipy
@@ -27,8 +28,8 @@ def _graph(g, weight="weight"):
     if isinstance(g, Graph):
         return g
     if hasattr(g, "is_multigraph") and hasattr(g, "nodes"):
-        has_w = weight is not None and g.number_of_edges() > 0 and all(weight in d for _, _, d in g.edges(data=True))
-        return from_networkx(g, node_attrs=[], edge_attrs=[], weight=weight if has_w else None)
+        # the package's one weight rule (kronograph.graphs): all edges or none
+        return from_networkx(g, node_attrs=[], edge_attrs=[], weight=weight)
     try:
         import scipy.sparse as sp
     except ImportError:
@@ -138,29 +139,105 @@ def motif_search(g, colors, motif, delta=1e-6, seed=0, field="gf256", backend="a
     return MotifResult(hits, runs, bound, device, found)
 
 
-class RandomWalkKernel:
-    """The geometric random-walk kernel ``k = 1' (I - lam W x W')^-1 1``
-    (GraKeL's ``RandomWalk``); ``labeled`` keeps only walks through nodes of
-    equal labels.  ``lam`` must stay below ``1 / (rho(W) rho(W'))``."""
+class RandomWalkKernel(Kernel):
+    """The geometric random-walk kernel as a scikit-learn ``Kernel``::
 
-    def __init__(self, lam=0.01, labeled=False, tol=None, n_jobs=None, progress=False):
+        k(G, G') = 1' (I - lam W x W')^-1 1 = sum over l >= 0 of lam^l (walks of length l)
+
+    (GraKeL's ``RandomWalk(lamda=lam, method_type="fast")`` on unlabeled
+    graphs, to about 1e-15).  ``lam`` must stay below ``1 / (rho(W) rho(W'))``.
+
+    ``labeled=True`` keeps only walks whose node pairs carry equal labels
+    (all node fields equal), ``1_L' (I - lam L (W x W') L)^-1 1_L`` with ``L``
+    the diagonal 0/1 matrix of equal-label pairs.  It counts the
+    length-zero walks only on equal-label pairs (``sum of L``), where
+    GraKeL's ``RandomWalkLabeled`` counts all ``n n'`` pairs at length 0
+    and equal labels from length 1 on: the two differ by exactly
+    ``n n' - sum of L`` (they agree to 2e-15 after that term).
+
+    :param normalize: return ``K(a, b) / sqrt(K(a, a) K(b, b))``.
+    :param lam_bounds: ``"fixed"`` only (the native library gives no
+        gradient in ``lam``; ``eval_gradient`` returns an empty gradient).
+
+    Works in ``GaussianProcessRegressor``/``SVC(kernel="precomputed")`` and
+    with :func:`kronograph.dask.gram` (``raw_diag``/``tile``).
+    """
+
+    def __init__(self, lam=0.01, labeled=False, normalize=False, lam_bounds="fixed", tol=None, n_jobs=None, progress=False):
         self.lam = lam
         self.labeled = labeled
+        self.normalize = normalize
+        self.lam_bounds = lam_bounds
         self.tol = tol
         self.n_jobs = n_jobs
         self.progress = progress
 
-    def __call__(self, X, Y=None):
-        """The Gram matrix ``K(X, Y)`` (``K(X, X)`` when ``Y`` is None)."""
-        x = [_graph(g) for g in as_graphs_or_any(X)]
-        y = None if Y is None else [_graph(g) for g in as_graphs_or_any(Y)]
+    @property
+    def hyperparameter_lam(self):
+        """``lam`` (fixed: no gradient)."""
+        if not (isinstance(self.lam_bounds, str) and self.lam_bounds == "fixed"):
+            raise ValueError("RandomWalkKernel: lam_bounds must be 'fixed' (no gradient in lam is computed)")
+        return Hyperparameter("lam", "numeric", "fixed")
+
+    @property
+    def requires_vector_input(self):
+        """False: the inputs are graphs."""
+        return False
+
+    def is_stationary(self):
+        """False."""
+        return False
+
+    def _graphs(self, X, what):
+        items = as_graphs_or_any(X)
+        if self.labeled:
+            return as_graphs(items, what)  # node fields kept: the labels to compare
+        return [_graph(g) for g in items]
+
+    def _raw(self, x, y=None, progress=None):
+        data, r, c = _native.random_walk_gram(x, y, float(self.lam), bool(self.labeled), self.tol, self.n_jobs, progress)
+        return np.frombuffer(data, dtype="<f8").reshape(r, c).copy()
+
+    def raw_diag(self, X):
+        """The unnormalized ``K(x, x)`` of each graph."""
+        x = self._graphs(X, "X")
+        return np.array([self._raw([g])[0, 0] for g in x])
+
+    def tile(self, X, Y, diag_x=None, diag_y=None):
+        """One tile ``K(X, Y)``, normalized by the given unnormalized diagonals when the kernel normalizes."""
+        k = self._raw(self._graphs(X, "X"), self._graphs(Y, "Y"))
+        if self.normalize:
+            if diag_x is None or diag_y is None:
+                raise ValueError("a normalized kernel's tile needs diag_x and diag_y (see raw_diag)")
+            k /= np.sqrt(np.outer(diag_x, diag_y))
+        return k
+
+    def __call__(self, X, Y=None, eval_gradient=False):
+        """The Gram matrix ``K(X, Y)`` (``K(X, X)`` when ``Y`` is None); with
+        ``eval_gradient`` also an empty gradient ``(n, m, 0)`` (``lam`` is fixed)."""
+        x = self._graphs(X, "X")
+        y = None if Y is None else self._graphs(Y, "Y")
         cb, close = _progress.callback(self.progress)
         try:
-            data, r, c = _native.random_walk_gram(x, y, float(self.lam), bool(self.labeled), self.tol, self.n_jobs, cb)
+            k = self._raw(x, y, cb)
         finally:
             if close:
                 close()
-        return np.frombuffer(data, dtype="<f8").reshape(r, c).copy()
+        if self.normalize:
+            dx = np.diag(k).copy() if y is None else self.raw_diag(x)
+            dy = dx if y is None else self.raw_diag(y)
+            k /= np.sqrt(np.outer(dx, dy))
+        if eval_gradient:
+            return k, np.empty(k.shape + (0,))
+        return k
+
+    def diag(self, X):
+        """``K(x, x)`` for each graph (ones when normalized)."""
+        d = self.raw_diag(X)
+        return np.ones_like(d) if self.normalize else d
+
+    def __repr__(self):
+        return f"RandomWalkKernel(lam={self.lam!r}, labeled={self.labeled!r}, normalize={self.normalize!r})"
 
 
 def as_graphs_or_any(x):

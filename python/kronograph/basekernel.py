@@ -8,8 +8,19 @@ The names and parameterizations are GraphDot's::
     Constant(c)
     Polynomial(offset, degree)        (a . b + offset)^degree
     CompactPolynomial(radius)         Wendland's compactly supported kernel
+    DotProduct()                      a . b (vector fields)
     TensorProduct(label=..., charge=...)  a product over named fields
-    k1 + k2,  k1 * k2,  k ** p,  Normalize(k)
+    Additive(label=..., charge=...)   a sum over named fields
+    Convolution(k, mean=True)         R-convolution over set fields
+    Expr("exp(-abs(x.charge - y.charge) / h)", h=(1.0, (0.1, 10)))
+                                      any formula (value, gradient and CUDA
+                                      form from the one expression)
+    k1 + k2,  k1 * k2,  k ** p,  Normalize(k) (or k.normalized)
+
+The objects follow scikit-learn's parameter convention:
+``get_params(deep=True)`` lists the constructor arguments and, nested with
+``__``, those of the kernels inside (``a__h`` for the left operand of a sum,
+``label__h`` inside a :class:`TensorProduct`); ``set_params`` sets them.
 
 Each object prints itself as a kernel SPEC (``str(k)``, the same text the
 command-line tool takes with ``--node-kernel``); the native library parses it
@@ -21,6 +32,8 @@ Every ``*_bounds`` argument is ``(low, high)``, ``"fixed"`` (not trained) or
 ``None`` (the library's default bounds, widened to contain the value).
 """
 
+import inspect
+from typing import Any, Union
 import math
 import numbers
 import re
@@ -37,6 +50,11 @@ __all__ = [
     "Polynomial",
     "CompactPolynomial",
     "TensorProduct",
+    "Additive",
+    "Convolution",
+    "DotProduct",
+    "Expr",
+    "expr",
     "Normalize",
     "to_spec",
 ]
@@ -63,6 +81,11 @@ def _bounds(b, what):
     except (TypeError, ValueError):
         raise ValueError(f"{what}: bounds {b!r}; expected (low, high), 'fixed' or None") from None
     return f", [{_num(lo)}, {_num(hi)}]"
+
+
+def _farg(field):
+    """The field argument of a leaf's SPEC (none inside a :class:`Convolution`)."""
+    return "" if field is None else f"{_field(field)}, "
 
 
 def _field(name):
@@ -96,6 +119,44 @@ class BaseKernel:
 
     def __str__(self):
         return self.spec()
+
+    @property
+    def normalized(self):
+        """``Normalize(self)``: ``k(a, b) / sqrt(k(a, a) k(b, b))`` (GraphDot's ``.normalized``)."""
+        return Normalize(self)
+
+    def _param_names(self):
+        sig = inspect.signature(type(self).__init__)
+        return [p.name for p in sig.parameters.values() if p.name != "self" and p.kind != p.VAR_KEYWORD]
+
+    def get_params(self, deep=True):
+        """The constructor arguments, and with ``deep`` those of the kernels
+        inside, named ``outer__inner`` (scikit-learn's convention)."""
+        params = {name: getattr(self, name) for name in self._param_names()}
+        if deep:
+            for name, value in list(params.items()):
+                if isinstance(value, BaseKernel):
+                    params.update((f"{name}__{k}", v) for k, v in value.get_params(True).items())
+        return params
+
+    def set_params(self, **params):
+        """Sets constructor arguments (``name=value``) or those of a kernel
+        inside (``outer__inner=value``)."""
+        valid = self.get_params(deep=False)
+        for key, value in params.items():
+            name, _, rest = key.partition("__")
+            if name not in valid:
+                raise ValueError(f"{type(self).__name__} has no parameter {name!r}; it has {sorted(valid)}")
+            if rest:
+                if not isinstance(valid[name], BaseKernel):
+                    raise ValueError(f"{key!r}: {name!r} of {type(self).__name__} is not a kernel")
+                valid[name].set_params(**{rest: value})
+            else:
+                self._set_param(name, value)
+        return self
+
+    def _set_param(self, name, value):
+        setattr(self, name, value)
 
     def __add__(self, other):
         return _Sum(self, _wrap(other))
@@ -171,7 +232,7 @@ class KroneckerDelta(_Leaf):
         self.h_bounds = h_bounds
 
     def spec(self, field="label"):
-        return f"delta({_field(field)}, {_num(self.h)}{_bounds(self.h_bounds, 'KroneckerDelta')})"
+        return f"delta({_farg(field)}{_num(self.h)}{_bounds(self.h_bounds, 'KroneckerDelta')})"
 
 
 class SquareExponential(_Leaf):
@@ -185,7 +246,7 @@ class SquareExponential(_Leaf):
 
     def spec(self, field="label"):
         b = _bounds(self.length_scale_bounds, "SquareExponential")
-        return f"sqexp({_field(field)}, {_num(self.length_scale)}{b})"
+        return f"sqexp({_farg(field)}{_num(self.length_scale)}{b})"
 
 
 class RationalQuadratic(_Leaf):
@@ -206,7 +267,7 @@ class RationalQuadratic(_Leaf):
             lb = lb if lb is not None else (1e-3, 1e3)
             ab = ab if ab is not None else (1e-3, 1e3)
         b = _bounds(lb, "RationalQuadratic") + _bounds(ab, "RationalQuadratic")
-        return f"rq({_field(field)}, {_num(self.length_scale)}, {_num(self.alpha)}{b})"
+        return f"rq({_farg(field)}{_num(self.length_scale)}, {_num(self.alpha)}{b})"
 
 
 class Polynomial(_Leaf):
@@ -221,7 +282,7 @@ class Polynomial(_Leaf):
 
     def spec(self, field="label"):
         b = _bounds(self.offset_bounds, "Polynomial")
-        return f"poly({_field(field)}, {_num(self.offset)}, {int(self.degree)}{b})"
+        return f"poly({_farg(field)}{_num(self.offset)}, {int(self.degree)}{b})"
 
 
 class CompactPolynomial(_Leaf):
@@ -234,7 +295,7 @@ class CompactPolynomial(_Leaf):
         self.radius_bounds = radius_bounds
 
     def spec(self, field="label"):
-        return f"wendland({_field(field)}, {_num(self.radius)}{_bounds(self.radius_bounds, 'CompactPolynomial')})"
+        return f"wendland({_farg(field)}{_num(self.radius)}{_bounds(self.radius_bounds, 'CompactPolynomial')})"
 
 
 class _Sum(BaseKernel):
@@ -299,6 +360,16 @@ class TensorProduct(BaseKernel):
     def spec(self, field="label"):
         return " * ".join(f"({k.spec(name)})" for name, k in self.kernels.items())
 
+    def get_params(self, deep=True):
+        params = dict(self.kernels)
+        if deep:
+            for name, k in self.kernels.items():
+                params.update((f"{name}__{p}", v) for p, v in k.get_params(True).items())
+        return params
+
+    def _set_param(self, name, value):
+        self.kernels[name] = _wrap(value)
+
     def _slots(self):
         out = []
         for k in self.kernels.values():
@@ -309,7 +380,158 @@ class TensorProduct(BaseKernel):
         return out
 
 
-def to_spec(kernel):
+class Additive(TensorProduct):
+    """A sum of kernels on named fields (GraphDot's ``Additive``):
+    ``Additive(label=KroneckerDelta(0.5), charge=SquareExponential(1.0))``.
+    Its values reach the number of fields: use ``.normalized`` (or weights
+    that sum to 1) for a node kernel, which must stay in [0, 1]."""
+
+    def spec(self, field="label"):
+        return " + ".join(f"({k.spec(name)})" for name, k in self.kernels.items())
+
+
+class DotProduct(_Leaf):
+    """``a . b`` on vector (or real) fields (GraphDot's ``DotProduct``);
+    ``DotProduct().normalized`` is the cosine.  The graph kernel checks that
+    a node kernel stays in [0, 1] for every possible label (by interval
+    arithmetic over all reals), which a dot product cannot promise, so it is
+    refused there: on non-negative features use ``Polynomial(offset,
+    degree).normalized`` with an offset > 0, or an :class:`Expr`."""
+
+    _params = ()
+
+    def __init__(self):
+        pass
+
+    def spec(self, field="label"):
+        return f"poly({_farg(field)}0.0, 1, fixed)"
+
+
+class Convolution(BaseKernel):
+    """The R-convolution kernel over set fields (GraphDot's ``Convolution``):
+    the mean (``mean=True``, GraphDot's default) or sum over all pairs of
+    elements of ``kernel`` on the elements (integers).  Fields of sets or of
+    integer sequences of different lengths (``frozenset``, tuples) become set
+    fields in :func:`kronograph.from_networkx`."""
+
+    def __init__(self, kernel, mean=True):
+        self.kernel = _wrap(kernel)
+        self.mean = mean
+
+    def spec(self, field="label"):
+        if field is None:
+            raise ValueError("a Convolution cannot be nested inside another Convolution")
+        return f"rconv({_field(field)}, {self.kernel.spec(None)}{', mean' if self.mean else ''})"
+
+    def _slots(self):
+        return self.kernel._slots()
+
+
+_IDENT = re.compile(r'(?<![\w."])([A-Za-z_][A-Za-z0-9_]*)(?![\w"]*\s*[(.])')
+_EXPR_WORDS = {"x", "y", "exp", "ln", "log", "abs", "sqrt", "hyper", "inf", "fixed", "sum", "mean"}
+
+
+class Expr(BaseKernel):
+    """A base kernel written as a formula over two labels' fields, ``x.NAME``
+    and ``y.NAME`` (int or float fields), and named hyperparameters::
+
+        Expr("exp(-abs(x.charge - y.charge) / h)", h=(1.0, (0.1, 10)))
+
+    Operators ``+ - * /``, ``^`` (a number), functions ``exp``, ``ln``,
+    ``abs``, ``sqrt``, and the built-in kernels of a SPEC
+    (``delta(label, 0.5)``, ``sqexp(charge, 1.0)``…) may be mixed.  Each
+    hyperparameter is ``value`` (fixed) or ``(value, (low, high))`` or
+    ``(value, "fixed")``; it trains in log space, so values and bounds must
+    be > 0.  The native library derives the value, the exact gradient
+    (dual numbers) and the CUDA form from this one expression, and checks
+    its range (a node kernel must stay in [0, 1]) by interval arithmetic.
+    A hyperparameter used in both operands of one ``+ - * /`` becomes two
+    (``0.h`` and ``1.h``), as in every SPEC.  A plain number in the formula
+    is a constant kernel (trainable, as in every SPEC; ``constant(2, fixed)``
+    keeps it fixed).
+    """
+
+    def __init__(self, formula, **hyperparameters):
+        if not isinstance(formula, str):
+            raise TypeError(f"Expr takes a formula string, not {type(formula).__name__}")
+        self.formula = formula
+        self._hyper = {}
+        # NAME_bounds=... next to NAME=value (get_params' form, which clone uses)
+        explicit = {
+            k[: -len("_bounds")]: hyperparameters.pop(k)
+            for k in list(hyperparameters)
+            if k.endswith("_bounds") and k[: -len("_bounds")] in hyperparameters
+        }
+        for name, v in hyperparameters.items():
+            if name in _EXPR_WORDS or name in ("formula", "spec") or not _NAME.match(name):
+                raise ValueError(f"hyperparameter name {name!r} is reserved or not a plain name")
+            if isinstance(v, tuple):
+                if len(v) != 2:
+                    raise ValueError(f"hyperparameter {name}: expected value or (value, bounds), not {v!r}")
+                value, bounds = v
+            else:
+                value, bounds = v, "fixed"
+            self._hyper[name] = explicit.get(name, bounds)
+            object.__setattr__(self, name, value)
+        # a name that is no hyperparameter, no function and no field of a built-in kernel call
+        for m in _IDENT.finditer(formula):
+            n = m.group(1)
+            if n not in self._hyper and n not in _EXPR_WORDS and not formula[: m.start()].rstrip().endswith("("):
+                raise ValueError(
+                    f"Expr: {n!r} in {formula!r} is neither a field (write x.{n} or y.{n}) nor a hyperparameter "
+                    "given as a keyword argument"
+                )
+
+    def spec(self, field="label"):
+        def sub(m):
+            name = m.group(1)
+            if name not in self._hyper:
+                return name
+            b = self._hyper[name]
+            if isinstance(b, str) and b == "fixed":
+                return f"hyper({name}, {_num(getattr(self, name))})"
+            lo, hi = b
+            return f"hyper({name}, {_num(getattr(self, name))}, [{_num(lo)}, {_num(hi)}])"
+
+        return f"({_IDENT.sub(sub, self.formula)})"
+
+    def get_params(self, deep=True):
+        params = {"formula": self.formula}
+        params.update((n, getattr(self, n)) for n in self._hyper)
+        params.update((f"{n}_bounds", b) for n, b in self._hyper.items())
+        return params
+
+    def _set_param(self, name, value):
+        if name.endswith("_bounds") and name[: -len("_bounds")] in self._hyper:
+            self._hyper[name[: -len("_bounds")]] = value
+        elif name in self._hyper:
+            object.__setattr__(self, name, value)
+        else:
+            raise ValueError(f"Expr has no parameter {name!r}")
+
+    def _slots(self):
+        # the library lists a formula's hyperparameters in order of appearance
+        order = []
+        for m in _IDENT.finditer(self.formula):
+            n = m.group(1)
+            if n in self._hyper and n not in order:
+                order.append(n)
+        return [(self, n, n) for n in order]
+
+    def __reduce__(self):
+        return (_rebuild_expr, (self.formula, {n: (getattr(self, n), b) for n, b in self._hyper.items()}))
+
+
+def _rebuild_expr(formula, hypers):
+    return Expr(formula, **hypers)
+
+
+def expr(formula: str, **hyperparameters: Any) -> "Expr":
+    """``Expr(formula, **hyperparameters)``: a base kernel from a formula (see :class:`Expr`)."""
+    return Expr(formula, **hyperparameters)
+
+
+def to_spec(kernel: Union["BaseKernel", str]) -> str:
     """The SPEC text of a kernel object or a SPEC string."""
     if isinstance(kernel, str):
         return kernel

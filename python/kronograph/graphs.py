@@ -4,11 +4,28 @@ into the native form (:class:`kronograph.Graph`), then reused across calls.
 A :class:`Graph` pickles as a few flat byte strings, so it travels cheaply
 to Dask workers.  Field kinds follow the values: integers (and booleans)
 become ``int`` fields (for :class:`KroneckerDelta`), reals ``float`` fields,
-fixed-length real vectors ``array`` fields.
+fixed-length real vectors ``array`` fields, and sets (``set``,
+``frozenset``) or integer sequences of different lengths ``set`` fields
+(multisets of integers, for :class:`Convolution`).  A NaN, a missing value
+or a value of another type is an error naming the node (or edge) and the
+field.
+
+Weights: every entry point (:func:`from_networkx`, the kernels' automatic
+conversion of networkx graphs, the algorithms) reads the networkx edge
+attribute ``weight`` when every edge has it, uses weight 1 when no edge has
+it, and refuses a graph where only some edges have it.  Converting a
+networkx graph costs time on every call that gets one: convert a data set
+once with :func:`from_networkx` (or :func:`as_graphs`) and reuse the list.
+
+A :class:`Graph` converts back: ``g.labels`` and ``g.edge_labels`` (dicts of
+numpy arrays), ``g.edges`` (``(m, 2)`` int64), ``g.weights``, ``g.start``,
+``g.to_networkx()``; ``==`` compares values.
 """
 
 import collections
 import numbers
+import os
+from typing import Any, Iterable, List, Mapping, Optional, Sequence, Union
 
 import numpy as np
 
@@ -21,12 +38,42 @@ TUDataset = collections.namedtuple("TUDataset", ["name", "graphs", "y"])
 TUDataset.__doc__ = "A data set read by :func:`read_tu`: its name, its graphs and the graph labels (or None)."
 
 
-def _column(values, what):
+def _is_int(v):
+    return isinstance(v, (numbers.Integral, np.integer, np.bool_))
+
+
+def _set_column(values, what, item):
+    """A ``set`` field: each value a set (or a sequence) of integers."""
+    out = []
+    for i, v in enumerate(values):
+        if isinstance(v, (str, bytes)) or not hasattr(v, "__iter__"):
+            raise TypeError(f"{what}: {item} {i} has {v!r}; a set field needs a set or sequence of integers on every {item}")
+        elems = list(v)
+        if not all(_is_int(e) for e in elems):
+            raise TypeError(
+                f"{what}: {item} {i} has {v!r}; sets and variable-length fields must hold integers "
+                "(kronograph's set fields are multisets of int64; encode other elements as integers)"
+            )
+        out.append(len(elems))
+        out.extend(int(e) for e in elems)
+    return "set", 0, np.asarray(out, dtype="<i8").tobytes()
+
+
+def _column(values, what, item="node"):
     """``(kind, width, bytes)`` of one field's values."""
+    values = list(values)
+    if values and all(isinstance(v, (set, frozenset)) for v in values):
+        return _set_column(values, what, item)
     try:
         a = np.asarray(values)
     except ValueError:
-        raise ValueError(f"{what}: values of different lengths; vector fields need one length") from None
+        a = None
+    if a is None or (a.dtype == object and all(isinstance(v, (set, frozenset, list, tuple, np.ndarray)) for v in values)):
+        # sequences of different lengths: integer multisets
+        return _set_column(values, what, item)
+    if a.dtype.kind == "f" and not np.all(np.isfinite(a)):
+        bad = np.argwhere(~np.isfinite(a.reshape(len(values), -1)))[0][0]
+        raise ValueError(f"{what}: {item} {bad} has {values[bad]!r}; values must be finite numbers")
     if a.dtype == object or a.dtype.kind in "USV":
         kinds = sorted({type(v).__name__ for v in values})
         raise TypeError(
@@ -47,25 +94,59 @@ def _fields(columns, count, what):
     for name, values in columns.items():
         if len(values) != count:
             raise ValueError(f"{what} field {name!r}: {len(values)} values for {count} {what}s")
-        kind, width, data = _column(values, f"{what} field {name!r}")
+        kind, width, data = _column(values, f"{what} field {name!r}", what)
         out.append((str(name), kind, width, data))
     return out
 
 
-def from_networkx(g, node_attrs=None, edge_attrs=None, weight=None, start=None):
+def _nx_weights(edges, weight):
+    """The weights of ``edges`` (``(u, v, data)``) by the package's one rule
+    (see the module documentation)."""
+    if weight is None:
+        return np.ones(len(edges))
+    have = [weight in d for _, _, d in edges]
+    if not any(have):
+        return np.ones(len(edges))
+    if not all(have):
+        u, v, _ = edges[have.index(False)]
+        raise ValueError(
+            f"edge ({u!r}, {v!r}) has no {weight!r} attribute but other edges do: give every edge a weight, "
+            "or pass weight=None to ignore the weights"
+        )
+    w = np.array([d[weight] for _, _, d in edges], dtype="<f8")
+    bad = np.flatnonzero(~np.isfinite(w))
+    if bad.size:
+        u, v, _ = edges[bad[0]]
+        raise ValueError(f"edge ({u!r}, {v!r}) has weight {w[bad[0]]!r}; weights must be finite")
+    return w
+
+
+def from_networkx(
+    g: Any,
+    node_attrs: Optional[Sequence[str]] = None,
+    edge_attrs: Optional[Sequence[str]] = None,
+    weight: Optional[str] = "weight",
+    start: Union[None, str, Sequence[float], Mapping[Any, float]] = None,
+) -> Graph:
     """A :class:`Graph` from a networkx ``Graph`` or ``DiGraph``.
 
     Nodes are numbered in the order of ``g.nodes``.
 
     :param node_attrs: names of the node attributes to keep as fields
-        (default: every attribute that all nodes have).
+        (default: every attribute any node has; each node must have each).
     :param edge_attrs: names of the edge attributes to keep (default: every
-        attribute that all edges have).
-    :param weight: name of an edge attribute to use as the edge weight
-        (default: weight 1 everywhere).
-    :param start: name of a node attribute holding start probabilities.
-    :raises ValueError, TypeError: a missing attribute, a value that is not a
-        number or a vector; :class:`kronograph.GraphError` for invalid weights.
+        attribute any edge has but the weight; each edge must have each).
+    :param weight: the edge attribute holding the weights (default
+        ``"weight"``: used when every edge has it, 1 when none has it, an
+        error when only some have it); ``None`` for weight 1 everywhere.
+    :param start: start probabilities of the random walks: the name of a node
+        attribute, or a sequence of one value per node (``g.nodes`` order), or
+        a mapping node → value; ``None`` for 1 everywhere (GraphDot's
+        default).  The marginalized graph kernel uses them (``p_i`` in its
+        definition; values >= 0, finite).
+    :raises ValueError, TypeError: a missing, NaN or non-numeric attribute
+        (naming the node or edge and the field); :class:`kronograph.GraphError`
+        for invalid weights or start probabilities.
     """
     if g.is_multigraph():
         raise TypeError("multigraphs are not supported: merge parallel edges first (e.g. nx.Graph(g))")
@@ -73,36 +154,43 @@ def from_networkx(g, node_attrs=None, edge_attrs=None, weight=None, start=None):
     index = {v: i for i, v in enumerate(nodes)}
     edges = list(g.edges(data=True))
 
-    def pick(items, names, what):
-        dicts = [d for d in items]
+    def pick(dicts, keys, names, what, skip=()):
         if names is None:
-            common = set(dicts[0]) if dicts else set()
-            for d in dicts[1:]:
-                common &= set(d)
-            names = [k for k in (dicts[0] if dicts else []) if k in common]
+            seen = {}
+            for d in dicts:
+                for k in d:
+                    seen.setdefault(k, None)
+            names = [k for k in seen if k not in skip]
         cols = {}
         for name in names:
-            try:
-                cols[name] = [d[name] for d in dicts]
-            except KeyError:
-                missing = next(i for i, d in enumerate(dicts) if name not in d)
-                raise ValueError(f"{what} attribute {name!r} is missing on {what} number {missing}") from None
+            col = []
+            for d, key in zip(dicts, keys):
+                if name not in d:
+                    raise ValueError(
+                        f"{what} {key!r} has no attribute {name!r} (other {what}s have it): give every {what} a value, "
+                        f"or choose the attributes with {what}_attrs=[...]"
+                    )
+                col.append(d[name])
+            cols[name] = col
         return cols
 
-    node_cols = pick([g.nodes[v] for v in nodes], node_attrs, "node")
-    edge_cols = pick([d for _, _, d in edges], edge_attrs, "edge")
+    node_cols = pick([g.nodes[v] for v in nodes], nodes, node_attrs, "node", skip=(start,) if isinstance(start, str) else ())
+    edge_cols = pick([d for _, _, d in edges], [(u, v) for u, v, _ in edges], edge_attrs, "edge", skip=(weight,))
     src = np.array([index[u] for u, _, _ in edges], dtype="<i8")
     dst = np.array([index[v] for _, v, _ in edges], dtype="<i8")
-    if weight is None:
-        w = np.ones(len(edges))
-    else:
-        try:
-            w = np.array([d[weight] for _, _, d in edges], dtype="<f8")
-        except KeyError:
-            raise ValueError(f"weight attribute {weight!r} is missing on some edges") from None
+    w = _nx_weights(edges, weight)
     p = None
     if start is not None:
-        p = np.array([g.nodes[v][start] for v in nodes], dtype="<f8").tobytes()
+        if isinstance(start, str):
+            missing = [v for v in nodes if start not in g.nodes[v]]
+            if missing:
+                raise ValueError(f"node {missing[0]!r} has no start attribute {start!r}")
+            p = [g.nodes[v][start] for v in nodes]
+        elif hasattr(start, "keys"):
+            p = [start[v] for v in nodes]
+        else:
+            p = list(start)
+        p = _start_bytes(p, len(nodes))
     return Graph(
         len(nodes),
         bool(g.is_directed()),
@@ -115,7 +203,23 @@ def from_networkx(g, node_attrs=None, edge_attrs=None, weight=None, start=None):
     )
 
 
-def from_scipy(adjacency, node_labels=None, edge_labels=None, directed=False, start=None):
+def _start_bytes(p, n):
+    p = np.asarray(p, dtype="<f8").ravel()
+    if p.shape[0] != n:
+        raise ValueError(f"start: {p.shape[0]} values for {n} nodes")
+    bad = np.flatnonzero(~(np.isfinite(p) & (p >= 0)))
+    if bad.size:
+        raise ValueError(f"start: node {bad[0]} has {p[bad[0]]!r}; start probabilities must be finite and >= 0")
+    return p.tobytes()
+
+
+def from_scipy(
+    adjacency: Any,
+    node_labels: Optional[Mapping[str, Any]] = None,
+    edge_labels: Optional[Mapping[str, Any]] = None,
+    directed: bool = False,
+    start: Optional[Sequence[float]] = None,
+) -> Graph:
     """A :class:`Graph` from an adjacency matrix (scipy.sparse or a dense numpy array).
 
     Stored entries are edges, their values the weights (use ``1`` for an
@@ -148,7 +252,7 @@ def from_scipy(adjacency, node_labels=None, edge_labels=None, directed=False, st
             raise ValueError(f"edge field {name!r}: a {m.shape} matrix for a {a.shape} adjacency matrix")
         edge_cols[name] = np.asarray(m[rows, cols]).ravel()
     node_cols = {k: np.asarray(v) for k, v in (node_labels or {}).items()}
-    p = None if start is None else np.asarray(start, dtype="<f8").tobytes()
+    p = None if start is None else _start_bytes(start, n)
     return Graph(
         n,
         bool(directed),
@@ -161,7 +265,7 @@ def from_scipy(adjacency, node_labels=None, edge_labels=None, directed=False, st
     )
 
 
-def read_tu(path, weight=None):
+def read_tu(path: Union[str, "os.PathLike[str]"], weight: Optional[str] = None) -> TUDataset:
     """Reads a TU Dortmund data set folder (or a Matrix Market file, or an edge list).
 
     :param weight: an edge field to use as the weights (e.g. ``"attr0"``).
@@ -173,7 +277,7 @@ def read_tu(path, weight=None):
     return TUDataset(name, graphs, None if y is None else np.asarray(y))
 
 
-def as_graphs(x, what="X"):
+def as_graphs(x: Iterable[Any], what: str = "X") -> List[Graph]:
     """A list of :class:`Graph` from a sequence of graphs (native or networkx)."""
     if isinstance(x, Graph):
         raise TypeError(f"{what} must be a sequence of graphs, not a single Graph (wrap it in a list)")
@@ -194,4 +298,82 @@ def as_graphs(x, what="X"):
                 f"{what}[{i}] is a {type(g).__name__}; expected a kronograph.Graph or a networkx graph "
                 "(convert with kronograph.from_networkx / from_scipy once, then reuse)"
             )
+    return out
+
+
+# -- back from a Graph (the native Graph's properties call these) -----------
+
+
+def _state_fields(fields, count):
+    out = {}
+    for name, kind, width, data in fields:
+        if kind == "int":
+            out[name] = np.frombuffer(data, dtype="<i8").copy()
+        elif kind == "float":
+            out[name] = np.frombuffer(data, dtype="<f8").copy()
+        elif kind == "array":
+            out[name] = np.frombuffer(data, dtype="<f8").reshape(count, width).copy()
+        else:  # set: length-prefixed int64 runs
+            v = np.frombuffer(data, dtype="<i8")
+            sets, at = [], 0
+            while at < len(v):
+                k = int(v[at])
+                sets.append(tuple(int(e) for e in v[at + 1 : at + 1 + k]))
+                at += 1 + k
+            out[name] = sets
+    return out
+
+
+def _labels(g):
+    st = g.state()
+    return _state_fields(st[5], st[0])
+
+
+def _edge_labels(g):
+    st = g.state()
+    return _state_fields(st[6], len(st[2]) // 8)
+
+
+def _edges(g):
+    st = g.state()
+    src = np.frombuffer(st[2], dtype="<i8")
+    dst = np.frombuffer(st[3], dtype="<i8")
+    return np.stack([src, dst], axis=1).copy()
+
+
+def _weights(g):
+    return np.frombuffer(g.state()[4], dtype="<f8").copy()
+
+
+def _start(g):
+    p = g.state()[7]
+    return None if p is None else np.frombuffer(p, dtype="<f8").copy()
+
+
+def _py(v):
+    if isinstance(v, np.generic):
+        return v.item()
+    if isinstance(v, np.ndarray):
+        return tuple(v.tolist())
+    return v
+
+
+def _to_networkx(g):
+    import networkx as nx
+
+    st = g.state()
+    n, directed = st[0], st[1]
+    out = nx.DiGraph() if directed else nx.Graph()
+    labels, elabels = _state_fields(st[5], n), _state_fields(st[6], len(st[2]) // 8)
+    start = _start(g)
+    for i in range(n):
+        attrs = {k: _py(v[i]) if not isinstance(v, list) else frozenset(v[i]) for k, v in labels.items()}
+        if start is not None:
+            attrs["start"] = float(start[i])
+        out.add_node(i, **attrs)
+    w = np.frombuffer(st[4], dtype="<f8")
+    for k, (u, v) in enumerate(_edges(g)):
+        attrs = {name: _py(col[k]) if not isinstance(col, list) else frozenset(col[k]) for name, col in elabels.items()}
+        attrs.setdefault("weight", float(w[k]))
+        out.add_edge(int(u), int(v), **attrs)
     return out

@@ -1,12 +1,13 @@
 """The marginalized graph kernel as a scikit-learn ``Kernel``."""
 
 import copy
+from typing import Any, Optional, Sequence
 
 import numpy as np
 from sklearn.gaussian_process.kernels import Hyperparameter, Kernel
 
 from . import _native, _progress
-from .basekernel import to_spec, with_values
+from .basekernel import BaseKernel, to_spec, with_values
 from .graphs import as_graphs
 
 __all__ = ["MarginalizedGraphKernel"]
@@ -37,6 +38,26 @@ class MarginalizedGraphKernel(Kernel):
     :param tol: relative residual of the solves (default by precision).
     :param n_jobs: CPU threads (default: every core).
     :param progress: ``True`` for a progress bar, or a callable ``f(done, total)``.
+
+    Start probabilities are each graph's own (``start=`` of
+    :func:`kronograph.from_networkx` / :func:`kronograph.from_scipy`), 1 for
+    graphs without them.
+
+    Hyperparameters follow scikit-learn: ``theta`` is the log of the active
+    ones in the order of ``hyperparameters`` (node kernel's, edge kernel's,
+    then ``q``); a theta outside ``bounds`` is an error (not clipped); each
+    hyperparameter is also an attribute and a parameter under its path
+    (``getattr(k, "node.label.h")``, ``k.set_params(**{"node.label.h": 0.3})``),
+    and the base kernels' own parameters nest with ``__``
+    (``k.set_params(node_kernel__h=0.3)``; ``k2__node_kernel__h`` inside a
+    scikit-learn ``Product``).
+
+    A node kernel value that underflows (an exp-type kernel whose length
+    scale is small for the label distances) is raised to a floor far below
+    the precision's rounding (``2^-511`` in f64, ``2^-63`` in f32), where its
+    pair contributes nothing measurable: the kernel and its gradient are
+    their limit there, so an optimizer that reaches such a length scale gets
+    finite values and a fit never aborts.
     """
 
     def __init__(
@@ -106,6 +127,54 @@ class MarginalizedGraphKernel(Kernel):
     def _all(self):
         return self._native().hyperparameters()
 
+    def __getattr__(self, name):
+        # hyperparameter paths ("node.label.h") read as attributes
+        if "." in name and not name.startswith("_"):
+            for n, v, _ in self._all():
+                if n == name:
+                    return v
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def __setattr__(self, name, value):
+        if "." in name:
+            hs = self._all()
+            names = [n for n, _, _ in hs]
+            if name not in names:
+                raise AttributeError(f"this kernel has no hyperparameter {name!r}; it has {names}")
+            values = [v for _, v, _ in hs]
+            values[names.index(name)] = float(value)
+            self._set_values(values)
+            return
+        object.__setattr__(self, name, value)
+
+    def get_params(self, deep=True):
+        """The constructor arguments; with ``deep`` also the base kernels'
+        parameters (``node_kernel__h``) and every hyperparameter by its path
+        (``node.label.h``)."""
+        params = super().get_params(deep=False)
+        if deep:
+            for key in ("node_kernel", "edge_kernel"):
+                k = params[key]
+                if isinstance(k, BaseKernel):
+                    params.update((f"{key}__{p}", v) for p, v in k.get_params(True).items())
+            params.update((n, v) for n, v, _ in self._all() if n != "q")
+        return params
+
+    def _set_values(self, values):
+        """Sets every hyperparameter (the order of ``hyperparameters``)."""
+        hs = self._all()
+        node_spec, edge_spec, q = self._native().with_theta([float(v) for v in values])
+        names = [n for n, _, _ in hs]
+        node = [(n, v) for n, v in zip(names, values) if n.startswith("node.")]
+        edge = [(n, v) for n, v in zip(names, values) if n.startswith("edge.")]
+        object.__setattr__(
+            self, "node_kernel", with_values(self.node_kernel, [n for n, _ in node], [v for _, v in node], node_spec)
+        )
+        object.__setattr__(
+            self, "edge_kernel", with_values(self.edge_kernel, [n for n, _ in edge], [v for _, v in edge], edge_spec)
+        )
+        object.__setattr__(self, "q", q)
+
     @property
     def hyperparameters(self):
         """Every hyperparameter (fixed ones marked), as scikit-learn's ``Hyperparameter``."""
@@ -127,16 +196,17 @@ class MarginalizedGraphKernel(Kernel):
         if theta.shape[0] != len(active):
             raise ValueError(f"theta has {theta.shape[0]} values; this kernel has {len(active)} active hyperparameters")
         values = [v for _, v, _ in hs]
-        for t, i in zip(theta, active):
-            lo, hi = hs[i][2]
-            values[i] = float(np.clip(np.exp(t), lo, hi))  # exp(log(hi)) may round past hi
-        node_spec, edge_spec, q = self._native().with_theta(values)
-        names = [n for n, _, _ in hs]
-        node = [(n, v) for n, v in zip(names, values) if n.startswith("node.")]
-        edge = [(n, v) for n, v in zip(names, values) if n.startswith("edge.")]
-        self.node_kernel = with_values(self.node_kernel, [n for n, _ in node], [v for _, v in node], node_spec)
-        self.edge_kernel = with_values(self.edge_kernel, [n for n, _ in edge], [v for _, v in edge], edge_spec)
-        self.q = q
+        for k, (t, i) in enumerate(zip(theta, active)):
+            name, _, (lo, hi) = hs[i]
+            v = float(np.exp(t))
+            # exp(log(hi)) may round past hi by an ulp: accept 1e-9 relative, then clip
+            if not (lo * (1 - 1e-9) <= v <= hi * (1 + 1e-9)):
+                raise ValueError(
+                    f"theta[{k}] = {t!r} sets {name} = {v!r}, outside its bounds [{lo!r}, {hi!r}] "
+                    f"(log: [{np.log(lo)!r}, {np.log(hi)!r}]): give a theta inside kernel.bounds, or widen the bounds"
+                )
+            values[i] = min(max(v, lo), hi)
+        self._set_values(values)
 
     @property
     def bounds(self):
@@ -155,14 +225,22 @@ class MarginalizedGraphKernel(Kernel):
 
     # -- values ------------------------------------------------------------
 
-    def __call__(self, X, Y=None, eval_gradient=False):
+    def __call__(self, X: Sequence[Any], Y: Optional[Sequence[Any]] = None, eval_gradient: bool = False, nodal: bool = False) -> Any:
         """The Gram matrix ``K(X, Y)`` (``K(X, X)`` when ``Y`` is None).
 
         With ``eval_gradient``, also ``dK / d theta`` of shape
-        ``(len(X), len(Y), n_active)`` (log-hyperparameters).
+        ``(len(X), len(Y), n_active)`` (log-hyperparameters).  With
+        ``nodal=True`` (GraphDot's convention), the node-by-node similarities
+        instead: a ``(sum of len(x) for x in X, sum over Y)`` matrix whose
+        block ``(i, j)`` is :meth:`nodal` of ``X[i]`` and ``Y[j]``
+        (unnormalized; no gradient).
         """
         x = as_graphs(X, "X")
         y = None if Y is None else as_graphs(Y, "Y")
+        if nodal:
+            if eval_gradient:
+                raise NotImplementedError("nodal=True with eval_gradient=True is not supported: ask for one or the other")
+            return self._nodal_blocks(x, x if y is None else y)
         cb, close = _progress.callback(self.progress)
         try:
             data, r, c, grad, _ = self._native().gram(x, y, bool(self.normalize), bool(eval_gradient), cb)
@@ -174,16 +252,42 @@ class MarginalizedGraphKernel(Kernel):
             return k, _array(grad, r, c, len(self.theta))
         return k
 
-    def diag(self, X):
-        """``K(x, x)`` for each graph (ones when normalized)."""
-        x = as_graphs(X, "X")
-        if self.normalize:
-            return np.ones(len(x))
-        data, n, _, _, _ = self._native().diag(x, False)
-        return _array(data, n)
+    def _nodal_blocks(self, x, y):
+        native = self._native()
+        rows = [np.hstack([_array(*native.nodal(g, h)) for h in y]) if y else np.empty((g.num_nodes, 0)) for g in x]
+        if not rows:
+            return np.empty((0, sum(h.num_nodes for h in y)))
+        return np.vstack(rows)
 
-    def nodal(self, g, h):
-        """The nodal similarity matrix of one pair of graphs (``n x n'``, unnormalized)."""
+    def diag(self, X: Sequence[Any], eval_gradient: bool = False, nodal: bool = False) -> Any:
+        """``K(x, x)`` for each graph (ones when normalized).
+
+        With ``eval_gradient``, also its gradient ``(len(X), n_active)``
+        (zeros when normalized).  With ``nodal=True``, the diagonals of the
+        nodal similarities of each graph with itself, concatenated (length
+        ``sum of len(x)``; unnormalized).
+        """
+        x = as_graphs(X, "X")
+        if nodal:
+            if eval_gradient:
+                raise NotImplementedError("nodal=True with eval_gradient=True is not supported: ask for one or the other")
+            native = self._native()
+            parts = [np.diag(_array(*native.nodal(g, g))) for g in x]
+            return np.concatenate(parts) if parts else np.empty(0)
+        n_active = len(self.theta)
+        if self.normalize:
+            d = np.ones(len(x))
+            return (d, np.zeros((len(x), n_active))) if eval_gradient else d
+        data, n, _, grad, _ = self._native().diag(x, bool(eval_gradient))
+        d = _array(data, n)
+        if eval_gradient:
+            return d, _array(grad, n, n_active)
+        return d
+
+    def nodal(self, g: Any, h: Any) -> np.ndarray:
+        """The nodal similarity matrix of one pair of graphs (``n x n'``,
+        unnormalized); ``g`` and ``h`` may be networkx graphs."""
+        g, h = as_graphs([g, h], "(g, h)")
         data, r, c = self._native().nodal(g, h)
         return _array(data, r, c)
 

@@ -139,6 +139,66 @@ impl PyGraph {
             .into_pyobject(py)
     }
 
+    /// Value equality: the same nodes, edges (in the same order), weights,
+    /// fields and start probabilities.
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        match other.downcast::<PyGraph>() {
+            Ok(o) => {
+                let o = o.get();
+                Arc::ptr_eq(&self.graph, &o.graph)
+                    || (self.node_schema == o.node_schema
+                        && self.edge_schema == o.edge_schema
+                        && same_graph(&self.graph, &o.graph))
+            }
+            Err(_) => false,
+        }
+    }
+
+    /// A hash consistent with `==` (equal graphs have equal sizes).
+    fn __hash__(&self) -> u64 {
+        let g = &*self.graph;
+        (g.num_nodes() as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ (g.num_edges() as u64) ^ (g.is_directed() as u64)
+    }
+
+    /// The node fields as numpy arrays: `{name: array of n values}` (an
+    /// `array` field is `n × width`, a `set` field a list of frozensets).
+    #[getter]
+    fn labels<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        helper(slf, "_labels")
+    }
+
+    /// The edge fields as numpy arrays, one value per edge of :attr:`edges`.
+    #[getter]
+    fn edge_labels<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        helper(slf, "_edge_labels")
+    }
+
+    /// The edges as an `int64` array of shape `(num_edges, 2)` (an undirected
+    /// edge once, `i <= j`).
+    #[getter]
+    fn edges<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        helper(slf, "_edges")
+    }
+
+    /// The edge weights (`float64`, one per edge of :attr:`edges`).
+    #[getter]
+    fn weights<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        helper(slf, "_weights")
+    }
+
+    /// The start probabilities (`float64`, one per node), or `None`.
+    #[getter]
+    fn start<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        helper(slf, "_start")
+    }
+
+    /// A networkx graph with the same nodes (`0 … n−1`), edges, fields (as
+    /// attributes), weights (the `weight` attribute) and start probabilities
+    /// (the `start` node attribute, when set).
+    fn to_networkx<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        helper(slf, "_to_networkx")
+    }
+
     /// Pickling: the class and the array form (cheap: flat byte strings).
     fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyTuple>)> {
         let state = slf.get().state(slf.py())?;
@@ -155,6 +215,24 @@ impl PyGraph {
             or_none(self.edge_schema.describe()),
         )
     }
+}
+
+/// Calls `kronograph.graphs.<name>(graph)` (the conversions to numpy and
+/// networkx live in Python, next to the ones from them).
+fn helper<'py>(slf: &Bound<'py, PyGraph>, name: &str) -> PyResult<Bound<'py, PyAny>> {
+    slf.py().import("kronograph.graphs")?.getattr(name)?.call1((slf,))
+}
+
+/// Whether two graphs have the same structure, weights, labels and start.
+fn same_graph(a: &RecordGraph, b: &RecordGraph) -> bool {
+    a.num_nodes() == b.num_nodes()
+        && a.is_directed() == b.is_directed()
+        && a.indices() == b.indices()
+        && (0..a.num_nodes()).all(|i| a.row_range(i) == b.row_range(i))
+        && a.weights().iter().zip(b.weights()).all(|(x, y)| x.to_bits() == y.to_bits())
+        && a.node_labels() == b.node_labels()
+        && a.edge_labels() == b.edge_labels()
+        && a.start_probabilities() == b.start_probabilities()
 }
 
 /// Reads a data set (a TU folder, a Matrix Market file or an edge list):
@@ -241,6 +319,23 @@ fn floats(b: &[u8], what: &str) -> PyResult<Vec<f64>> {
     Ok(chunks8(b, what)?.map(f64::from_le_bytes).collect())
 }
 
+/// The values of a `set` field: each set as its length then its elements
+/// (`int64`), one after the other; each set sorted (a multiset keeps repeats).
+fn sets(v: &[i64], name: &str) -> PyResult<Vec<Value>> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    while at < v.len() {
+        let len = usize::try_from(v[at]).ok().filter(|&l| at + 1 + l <= v.len()).ok_or_else(|| {
+            parameter(format!("set field {name:?}: a set of length {} at value {at} runs past the data", v[at]))
+        })?;
+        let mut s: smallvec::SmallVec<[i64; 4]> = v[at + 1..at + 1 + len].into();
+        s.sort_unstable();
+        out.push(Value::Set(s));
+        at += 1 + len;
+    }
+    Ok(out)
+}
+
 /// Little-endian bytes of `f64` values.
 pub fn f64_bytes(v: &[f64]) -> Vec<u8> {
     v.iter().flat_map(|x| x.to_le_bytes()).collect()
@@ -266,10 +361,11 @@ fn records(fields: &[FieldArray], count: usize, what: &str) -> PyResult<(Arc<Sch
                 let v = floats(bytes, name)?;
                 (FieldKind::Array(*width), v.chunks(*width).map(|c| Value::Array(c.into())).collect())
             }
+            "set" => (FieldKind::Set, sets(&ints(bytes, name)?, name)?),
             _ => {
                 return Err(parameter(format!(
-                    "{what} field {name:?} has kind {kind:?} (width {width}); expected \"int\", \"float\" or \
-                     \"array\" with a width of at least 1"
+                    "{what} field {name:?} has kind {kind:?} (width {width}); expected \"int\", \"float\", \
+                     \"set\" or \"array\" with a width of at least 1"
                 )))
             }
         };
@@ -304,16 +400,17 @@ fn fields_of(schema: &Schema, labels: &[Record], entries: Option<&[usize]>) -> P
             FieldKind::Int => ("int", 1),
             FieldKind::Float => ("float", 1),
             FieldKind::Array(k) => ("array", k),
-            FieldKind::Set => {
-                return Err(parameter(format!("field {name:?} is a set: set fields cannot cross to Python yet")))
-            }
+            FieldKind::Set => ("set", 0),
         };
         for &e in &idx {
             match labels[e].at(f) {
                 Value::Int(i) => bytes.extend_from_slice(&i.to_le_bytes()),
                 Value::Float(x) => bytes.extend_from_slice(&x.to_le_bytes()),
                 Value::Array(a) => a.iter().for_each(|x| bytes.extend_from_slice(&x.to_le_bytes())),
-                Value::Set(_) => unreachable!("set fields are rejected above"),
+                Value::Set(v) => {
+                    bytes.extend_from_slice(&(v.len() as i64).to_le_bytes());
+                    v.iter().for_each(|x| bytes.extend_from_slice(&x.to_le_bytes()));
+                }
             }
         }
         out.push((name.to_string(), kind_name.to_string(), width, bytes));

@@ -11,7 +11,7 @@ use kronograph::basekernel::spec::SpecKernel;
 use kronograph::basekernel::{BaseKernel, Bounds};
 use kronograph::cuda::Backend;
 use kronograph::graph::{Record, Schema};
-use kronograph::mgk::{MarginalizedGraphKernel, Precision, Progress};
+use kronograph::mgk::{MarginalizedGraphKernel, Precision, Progress, StartProbability};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -221,7 +221,9 @@ impl PyMgk {
         };
         let kv = parse(&self.node_spec, schemas.map(|s| s.0), "node")?;
         let ke = parse(&self.edge_spec, schemas.map(|s| s.1), "edge")?;
+        // each graph's own start probabilities (from_networkx/from_scipy's `start=`), 1 where it has none
         let mut k: Kernel = MarginalizedGraphKernel::new(kv, ke, self.q)
+            .and_then(|k| k.with_start(StartProbability::FromGraph))
             .and_then(|k| k.with_lmin(self.lmin))
             .and_then(|k| k.with_q_bounds(self.q_bounds))
             .map_err(to_py)?

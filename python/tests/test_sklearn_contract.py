@@ -156,3 +156,260 @@ def test_gil_released_during_native_work(mutag):
     t.join()
     during = [x for x in ticks if start < x < end]
     assert len(during) > 5, (len(during), end - start)
+
+
+# -- scikit-learn's own kernel checks, adapted to graph inputs ---------------------------
+# (from sklearn/gaussian_process/tests/test_kernels.py: the same assertions,
+# with X a list of graphs, values inside each kernel's bounds, and the
+# anisotropic / pairwise-metric checks left out: they need vector inputs)
+
+from inspect import signature  # noqa: E402
+
+from sklearn.gaussian_process.kernels import (  # noqa: E402
+    Exponentiation,
+    KernelOperator,
+    Product,
+    Sum,
+    WhiteKernel,
+)
+
+
+def _graph_kernels():
+    mgk = make
+    rw = kg.RandomWalkKernel(lam=0.01, normalize=True)
+    return {
+        "mgk": mgk(),
+        "mgk_normalized": mgk(normalize=True),
+        "mgk_expr": kg.MarginalizedGraphKernel(
+            kg.Expr("exp(-abs(x.label - y.label) / h)", h=(1.0, (0.1, 10))),
+            kg.KroneckerDelta(0.5),
+            backend="cpu",
+        ),
+        "constant_times_mgk": ConstantKernel(2.0, (1e-2, 1e2)) * mgk(normalize=True),
+        "mgk_plus_white": mgk(normalize=True) + WhiteKernel(0.1),
+        "mgk_squared": Exponentiation(mgk(normalize=True), 2.0),
+        "random_walk": rw,
+        "random_walk_times_constant": ConstantKernel(1.5) * rw,
+    }
+
+
+KERNELS = _graph_kernels()
+CONTRACT = pytest.mark.parametrize("name", sorted(KERNELS))
+
+
+@pytest.fixture
+def X(mutag):
+    return np.array(mutag.graphs[:5], dtype=object)
+
+
+@pytest.fixture
+def Y(mutag):
+    return np.array(mutag.graphs[5:8], dtype=object)
+
+
+def _leaf_kernels(k):
+    """The kernel and, for sklearn's operators, the kernels inside."""
+    if isinstance(k, KernelOperator):
+        return _leaf_kernels(k.k1) + _leaf_kernels(k.k2)
+    if isinstance(k, Exponentiation):
+        return _leaf_kernels(k.kernel)
+    return [k]
+
+
+@CONTRACT
+def test_kernel_gradient(name, X):
+    kernel = clone(KERNELS[name])
+    K, K_gradient = kernel(X, eval_gradient=True)
+    assert K_gradient.shape[0] == X.shape[0]
+    assert K_gradient.shape[1] == X.shape[0]
+    assert K_gradient.shape[2] == kernel.theta.shape[0]
+
+    def eval_kernel_for_theta(theta):
+        return kernel.clone_with_theta(theta)(X, eval_gradient=False)
+
+    eps = 1e-6
+    for t in range(kernel.theta.shape[0]):
+        th = kernel.theta.copy()
+        lo, hi = kernel.bounds[t]
+        step = min(eps, (hi - th[t]) / 2) if th[t] + eps > hi else eps
+        th[t] += step
+        kp = eval_kernel_for_theta(th)
+        th[t] -= 2 * step
+        km = eval_kernel_for_theta(th)
+        np.testing.assert_allclose(K_gradient[:, :, t], (kp - km) / (2 * step), rtol=1e-4, atol=1e-7 * np.abs(K).max())
+
+
+@CONTRACT
+def test_kernel_theta(name, X):
+    kernel = clone(KERNELS[name])
+    if isinstance(kernel, (KernelOperator, Exponentiation)):
+        pytest.skip("sklearn checks this on basic kernels only")
+    theta = kernel.theta
+    _, K_gradient = kernel(X, eval_gradient=True)
+    # every hyperparameter has a value and bounds reachable by name
+    params = kernel.get_params()
+    for h in kernel.hyperparameters:
+        assert h.name in params or hasattr(kernel, h.name)
+    # theta holds the logs of the active hyperparameters' values
+    active = [h for h in kernel.hyperparameters if not h.fixed]
+    for i, h in enumerate(active):
+        assert theta[i] == pytest.approx(np.log(getattr(kernel, h.name)))
+    # fixed hyperparameters are excluded from theta and the gradient
+    if hasattr(kernel, "node_kernel"):
+        for i, h in enumerate(active):
+            if h.name == "q":
+                fixed = clone(kernel).set_params(q_bounds="fixed")
+                _, g = fixed(X, eval_gradient=True)
+                assert fixed.theta.shape[0] == theta.shape[0] - 1
+                np.testing.assert_allclose(g, np.delete(K_gradient, i, axis=2), rtol=1e-12)
+    # theta set -> the value changes; the value set -> theta changes
+    for i, h in enumerate(active):
+        lo, hi = np.exp(kernel.bounds[i])
+        v = float(np.sqrt(lo * hi)) if np.isfinite(np.sqrt(lo * hi)) else lo * 2
+        th = kernel.theta.copy()
+        th[i] = np.log(v)
+        kernel.theta = th
+        assert getattr(kernel, h.name) == pytest.approx(v)
+        v2 = float(min(hi, v * 1.1))
+        setattr(kernel, h.name, v2)
+        assert kernel.theta[i] == pytest.approx(np.log(v2))
+
+
+@CONTRACT
+def test_auto_vs_cross(name, X):
+    if "white" in name:
+        pytest.skip("WhiteKernel is not the same for X and a copy of X (as in sklearn's own test)")
+    kernel = KERNELS[name]
+    K_auto = kernel(X)
+    K_cross = kernel(X, X)
+    np.testing.assert_allclose(K_auto, K_cross, rtol=1e-12)
+
+
+@CONTRACT
+def test_kernel_diag(name, X):
+    kernel = KERNELS[name]
+    np.testing.assert_allclose(np.diag(kernel(X)), kernel.diag(X), rtol=1e-12)
+
+
+@CONTRACT
+def test_kernel_operator_commutative(name, X):
+    kernel = KERNELS[name]
+    np.testing.assert_allclose((kernel + ConstantKernel(0.5))(X), (ConstantKernel(0.5) + kernel)(X), rtol=1e-12)
+    np.testing.assert_allclose((kernel * ConstantKernel(0.5))(X), (ConstantKernel(0.5) * kernel)(X), rtol=1e-12)
+
+
+@CONTRACT
+def test_kernel_stationary(name):
+    assert not KERNELS[name].is_stationary()
+
+
+@CONTRACT
+def test_kernel_input_type(name):
+    kernel = KERNELS[name]
+    assert not kernel.requires_vector_input
+
+
+@CONTRACT
+def test_compound_kernel_input_type(name):
+    kernel = KERNELS[name]
+    assert not Sum(kernel, ConstantKernel()).requires_vector_input
+    assert not Product(kernel, ConstantKernel()).requires_vector_input
+
+
+@CONTRACT
+def test_kernel_clone(name):
+    kernel = KERNELS[name]
+    kernel_cloned = clone(kernel)
+    assert kernel == kernel_cloned
+    assert id(kernel) != id(kernel_cloned)
+    assert kernel.get_params().keys() == kernel_cloned.get_params().keys()
+    np.testing.assert_allclose(kernel.theta, kernel_cloned.theta)
+    assert kernel.hyperparameters == kernel_cloned.hyperparameters
+
+
+@CONTRACT
+def test_kernel_clone_after_set_params(name):
+    kernel = KERNELS[name]
+    for leaf in _leaf_kernels(kernel):
+        if isinstance(leaf, kg.MarginalizedGraphKernel):
+            kernel_cloned = clone(kernel)
+            params = kernel.get_params()
+            key = next(k for k in params if k == "q" or k.endswith("__q"))
+            kernel_cloned.set_params(**{key: 0.123})
+            assert kernel_cloned.get_params()[key] == pytest.approx(0.123)
+            assert params[key] != 0.123  # the original is untouched
+            kernel_cloned2 = clone(kernel_cloned)
+            assert kernel_cloned2.get_params()[key] == pytest.approx(0.123)
+
+
+@CONTRACT
+def test_set_get_params(name):
+    kernel = clone(KERNELS[name])
+    params = kernel.get_params()
+    index = 0
+    for h in kernel.hyperparameters:
+        if isinstance(h.bounds, str) and h.bounds == "fixed":
+            continue
+        assert np.exp(kernel.theta[index]) == pytest.approx(params[h.name])
+        index += 1
+    index = 0
+    for h in kernel.hyperparameters:
+        if isinstance(h.bounds, str) and h.bounds == "fixed":
+            continue
+        lo, hi = np.exp(kernel.bounds[index])
+        value = float(min(hi, lo * 3))
+        kernel.set_params(**{h.name: value})
+        assert np.exp(kernel.theta[index]) == pytest.approx(value)
+        index += 1
+
+
+@CONTRACT
+def test_repr_kernels(name):
+    repr(KERNELS[name])
+
+
+def test_nested_parameters_through_set_params(mutag):
+    g = mutag.graphs[:4]
+    k = make()
+    p = k.get_params()
+    assert p["node_kernel__h"] == 0.5 and p["node.label.h"] == 0.5 and p["edge.1.label.h"] == 0.8
+    assert p["edge_kernel__a__h"] == 0.5 and p["edge_kernel__b__h_bounds"] == "fixed"
+    k.set_params(node_kernel__h=0.3)
+    assert k.node_kernel.h == 0.3 and getattr(k, "node.label.h") == 0.3
+    k.set_params(**{"edge.0.label.h": 0.4})
+    assert k.edge_kernel.a.h == pytest.approx(0.4)
+    np.testing.assert_allclose(
+        k(g), kg.MarginalizedGraphKernel("delta(label, 0.3)", "delta(label, 0.4) * delta(label, 0.8)", backend="cpu")(g)
+    )
+    prod = ConstantKernel(2.0) * make()
+    assert "k2__node_kernel__h" in prod.get_params() and "k2__node.label.h" in prod.get_params()
+    prod.set_params(k2__node_kernel__h=0.2)
+    assert prod.k2.node_kernel.h == 0.2
+    prod.set_params(**{"k2__node.label.h": 0.25})
+    assert prod.k2.node_kernel.h == pytest.approx(0.25)
+    with pytest.raises(ValueError):
+        k.set_params(node_kernel__nope=1)
+
+
+def test_random_walk_kernel_with_dask_and_gpr(mutag):
+    import kronograph.dask
+
+    g = mutag.graphs[:12]
+    rw = kg.RandomWalkKernel(lam=0.01, normalize=True)
+    K = rw(g)
+    assert np.allclose(np.diag(K), 1) and np.all(K <= 1 + 1e-12)
+    raw = kg.RandomWalkKernel(lam=0.01)(g)
+    np.testing.assert_allclose(K, raw / np.sqrt(np.outer(np.diag(raw), np.diag(raw))), rtol=1e-12)
+    np.testing.assert_allclose(rw(g[:3], g[3:]), K[:3, 3:], rtol=1e-12)
+    import dask
+
+    with dask.config.set(scheduler="synchronous"):
+        Kd = kronograph.dask.gram(rw, g, tile=5).compute()
+    np.testing.assert_allclose(Kd, K, rtol=1e-12)
+    y = np.array([np.mean(x.labels["label"] == 0) for x in g])
+    gpr = GaussianProcessRegressor(kernel=ConstantKernel(1.0) * rw, alpha=1e-2, normalize_y=True).fit(
+        np.array(g, dtype=object), y
+    )
+    assert np.isfinite(gpr.log_marginal_likelihood_value_)
+    with pytest.raises(ValueError, match="lam_bounds"):
+        kg.RandomWalkKernel(lam_bounds=(1e-3, 0.1)).hyperparameters

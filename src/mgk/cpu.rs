@@ -3,7 +3,7 @@
 //! lazy Kronecker product of [`crate::kron`], pairs in parallel (rayon).
 
 use super::engine::{PairEngine, PairOut, Want};
-use super::system::{pair_diagonal, start_product};
+use super::system::{floor_node_kernel, node_kernel_floor, pair_diagonal, start_product};
 use super::{MarginalizedGraphKernel as Mgk, MgkError};
 use crate::backend::Precision;
 use crate::basekernel::{BaseKernel, Hyperparameter};
@@ -160,7 +160,7 @@ fn run<T: KronScalar, N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>>(
                 PairFail::Solver(source) => MgkError::Solver { pair: (a, b), advice: advice(k, &source), source },
                 PairFail::Kernel { kernel, at, value } => MgkError::KernelValue {
                     kernel,
-                    needs: if kernel == "node" { "0 < κv ≤ 1" } else { "0 ≤ κe ≤ 1" },
+                    needs: if kernel == "node" { "0 ≤ κv ≤ 1" } else { "0 ≤ κe ≤ 1" },
                     pair: (a, b),
                     at,
                     value,
@@ -348,6 +348,7 @@ fn pair_gradient<T: KronScalar, N: Label, E: Label, KV: BaseKernel<N>, KE: BaseK
 ) -> Vec<f64> {
     let hv = k.node_kernel().hyperparameters();
     let he = k.edge_kernel().hyperparameters();
+    let floor = node_kernel_floor::<T>();
     let (nv, ne) = (hv.len(), he.len());
     let mut full = vec![0.0; nv + ne + 1];
     let (la, lb) = (a.g.node_labels(), b.g.node_labels());
@@ -358,7 +359,7 @@ fn pair_gradient<T: KronScalar, N: Label, E: Label, KV: BaseKernel<N>, KE: BaseK
         for (i, va) in la.iter().enumerate() {
             for (ip, vb) in lb.iter().enumerate() {
                 let at = i * m + ip;
-                let kv = k.node_kernel().gradient(va, vb, buf);
+                let kv = floor_node_kernel(k.node_kernel().gradient(va, vb, buf), floor);
                 let f = y[at].as_f64() * r[at].as_f64() * dx[at].as_f64() / (kv * kv);
                 let l1 = if k.lmin() == 1 { a.p[i] * b.p[ip] } else { 0.0 };
                 for t in 0..nv {

@@ -90,8 +90,10 @@
 //!   [`MgkError::ZeroNorm`] naming the graph, never NaN.
 //! - What the solvers rely on is checked before solving: `q ≥ 1e-10`
 //!   ([`MgkError::QTooSmall`]; the system's margin of positive definiteness
-//!   is about `2q`), a tolerance the precision can reach, κv positive and
-//!   finite on every pair of labels ([`MgkError::KernelValue`], which also
+//!   is about `2q`), a tolerance the precision can reach, κv finite and
+//!   non-negative on every pair of labels (a κv that underflows towards 0 is
+//!   raised to a tiny floor, [`system::floor_node_kernel`], so that the
+//!   kernel is its limit there; a NaN is [`MgkError::KernelValue`], which also
 //!   names an edge kernel that becomes NaN when a solve fails). Solver
 //!   failures carry advice in the kernel's terms ([`MgkError::Solver`]).
 //! - Directed graphs are solved by BiCGSTAB, which falls back to the Jacobi
@@ -313,9 +315,8 @@ pub enum MgkError {
     /// its declared range is fine: a hyperparameter under- or overflows.
     #[error(
         "the {kernel} kernel is {value} on {kernel} {} of graph {} and {kernel} {} of graph {}; the marginalized \
-         graph kernel needs {needs}: a hyperparameter under- or overflows there (a sqexp or rq length scale too \
-         small for the label distances gives exp(−d²/(2ℓ²)) = 0, or 0/0 = NaN for equal labels); use a larger \
-         length scale or rescale the labels",
+         graph kernel needs {needs}: a hyperparameter under- or overflows there (a sqexp or rq length scale whose \
+         square underflows gives 0/0 = NaN for equal labels); use a larger length scale or rescale the labels",
         at.0, pair.0, at.1, pair.1
     )]
     KernelValue {

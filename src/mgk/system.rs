@@ -47,6 +47,48 @@ pub struct WeightRange {
     pub smallest: f64,
 }
 
+/// The smallest node-kernel value the linear system uses in double
+/// precision, `2⁻⁵¹¹ = √(smallest normal f64)` (see [`floor_node_kernel`]).
+pub const NODE_KERNEL_FLOOR_F64: f64 = 1.4916681462400413e-154;
+/// The same in single precision, `2⁻⁶³ = √(smallest normal f32)` (about).
+pub const NODE_KERNEL_FLOOR_F32: f64 = 1.0842021724855044e-19;
+
+/// The node-kernel floor of the precision `T` is computed in.
+pub fn node_kernel_floor<T: Real>() -> f64 {
+    if T::NAME == "f64" {
+        NODE_KERNEL_FLOOR_F64
+    } else {
+        NODE_KERNEL_FLOOR_F32
+    }
+}
+
+/// `κv` as the linear system uses it: a value in `[0, floor)` is raised to
+/// `floor` (negative, NaN and infinite values are left for the checks).
+///
+/// An exp-type node kernel (sqexp, rq, a Laplacian expression) whose length
+/// scale is small for the label distances underflows: `κv = 0` would put an
+/// infinite `d/κv` on the diagonal. The pair `(i, i')` contributes `O(κv)`
+/// to `K` (its unknown is `r_ii' ≈ κv · (…)/d`), and its gradient term
+/// `y r d κv'/κv²` is `O(κv')` whatever `κv`: raising `κv` to `floor`
+/// changes `K` by `O(floor)` relative to its other terms (`1.5e-154` in
+/// double precision, `1.1e-19` in single, far below each precision's
+/// rounding) and keeps `d/κv`, `r²` and `κv²` finite and normal. So the
+/// kernel is continuous where a hyperparameter makes `κv` underflow (its
+/// limit, the pair removed, to within rounding), and an optimizer that
+/// reaches such a length scale gets a finite value and gradient instead of
+/// an error. A node kernel that is exactly 0 on some pairs (a `delta` with
+/// `h = 0`) gets the same limit. Every backend calls this (the GPU's
+/// generated `kappa_node`, [`crate::mgk::gpu`]'s codegen, emits the same
+/// test with the same constant).
+#[inline]
+pub fn floor_node_kernel(kv: f64, floor: f64) -> f64 {
+    if (0.0..floor).contains(&kv) {
+        floor
+    } else {
+        kv
+    }
+}
+
 /// `x · 2^k`, exact unless the result overflows or is subnormal.
 pub fn scale_pow2(x: f64, k: i32) -> f64 {
     // 2^k for |k| > 1022 is not a normal f64: multiply in steps
@@ -232,9 +274,9 @@ pub fn dx_scale(q: f64) -> f64 {
 /// kernel evaluations, as one [`BaseKernel::table`].
 ///
 /// # Errors
-/// The first `(i, i', κv)` where κv is not positive and finite or the diagonal entry
-/// is not finite in `T` (a hyperparameter that underflows, such as a tiny
-/// length scale, makes κv 0 or NaN although its declared range is fine).
+/// The first `(i, i', κv)` where κv is negative, NaN or infinite, or the
+/// diagonal entry is not finite in `T` (κv in `[0, floor)`, an underflow, is
+/// raised to the floor first: [`floor_node_kernel`]).
 #[allow(clippy::too_many_arguments)]
 pub fn pair_diagonal<T: Real, N, KV: BaseKernel<N>>(
     da: &[f64],
@@ -257,6 +299,8 @@ pub fn pair_diagonal<T: Real, N, KV: BaseKernel<N>>(
     let rb: Vec<&N> = lb.iter().collect();
     let mut kv_table = Vec::new();
     node_kernel.table(&ra, &rb, &mut kv_table);
+    let floor = node_kernel_floor::<T>();
+    kv_table.iter_mut().for_each(|kv| *kv = floor_node_kernel(*kv, floor));
     // the values first (vectorized, the CPU's widest vectors), then the check
     crate::simd::wide(|| {
         for (&a, kr) in da.iter().zip(kv_table.chunks_exact(m.max(1))) {
@@ -298,8 +342,9 @@ pub fn length_one_term<N, KV: BaseKernel<N>>(pa: &[f64], pb: &[f64], la: &[N], l
 /// Checks the base kernels' ranges the system needs to be positive definite:
 /// `0 ≤ κv ≤ 1` (the values themselves must be positive: exp-type kernels
 /// such as `sqexp` or a Laplacian, whose infimum 0 is never reached, are
-/// accepted; a value that underflows to 0 is caught on the pair where it
-/// happens, [`MgkError::KernelValue`]) and `0 ≤ κe ≤ 1`.
+/// accepted; a value that underflows to 0 is raised to a tiny floor,
+/// [`floor_node_kernel`], and a NaN is caught on the pair where it happens,
+/// [`MgkError::KernelValue`]) and `0 ≤ κe ≤ 1`.
 ///
 /// # Errors
 /// [`MgkError::NodeKernelRange`] or [`MgkError::EdgeKernelRange`].

@@ -41,10 +41,7 @@ pub(super) fn lex(spec: &str) -> Result<Vec<Token>, SpecError> {
             } else {
                 Tok::Name(s)
             }
-        } else if c.is_ascii_digit()
-            || c == '.'
-            || (c == '-' && i + 1 < chars.len() && (chars[i + 1].is_ascii_digit() || chars[i + 1] == '.'))
-        {
+        } else if c.is_ascii_digit() || (c == '.' && i + 1 < chars.len() && chars[i + 1].is_ascii_digit()) {
             i += 1;
             while i < chars.len()
                 && (chars[i].is_ascii_alphanumeric()
@@ -68,11 +65,16 @@ pub(super) fn lex(spec: &str) -> Result<Vec<Token>, SpecError> {
             }
             i += 1;
             Tok::Quoted(chars[start + 1..i - 1].iter().collect())
-        } else if "(),*+^[]".contains(c) {
+        } else if "(),*+^[]-/.".contains(c) {
             i += 1;
             Tok::Punct(c)
         } else {
-            return Err(error(spec, start + 1, &format!("`{c}`"), "a kernel, a number or one of ( ) , * + ^ [ ]"));
+            return Err(error(
+                spec,
+                start + 1,
+                &format!("`{c}`"),
+                "a kernel, a number or one of ( ) , * + - / ^ [ ] .",
+            ));
         };
         out.push(Token { tok, text: chars[start..i].iter().collect(), column: start + 1 });
     }

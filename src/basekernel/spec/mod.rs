@@ -5,12 +5,17 @@
 //!
 //! ```text
 //! spec     := sum
-//! sum      := product ( "+" product )*
-//! product  := power ( "*" power )*
-//! power    := atom ( "^" NUMBER )?             k ^ p: power, p > 0 (fixed)
+//! sum      := product ( ("+" | "-") product )*
+//! product  := power ( ("*" | "/") power )*
+//! power    := "-" power                        negation
+//!           | atom ( "^" NUMBER )?             k ^ p: power, p > 0 (fixed)
 //! atom     := NUMBER                           a constant kernel, c > 0
 //!           | "(" sum ")"
 //!           | KERNEL
+//!           | ("x" | "y") "." FIELD            a field of the first / second label (int or float)
+//!           | FUNC "(" sum ")"                 FUNC: exp, ln (or log), abs, sqrt
+//!           | "hyper" "(" FIELD "," value [, BOUNDS] ")"   a named hyperparameter, value > 0
+//!                                              (fixed without BOUNDS)
 //! KERNEL   := "constant" "(" c [, BOUNDS] ")"                         c > 0
 //!           | "delta"    "(" FIELD "," h [, BOUNDS] ")"               0 <= h <= 1
 //!           | "sqexp"    "(" FIELD "," scale [, BOUNDS] ")"           scale > 0
@@ -27,6 +32,13 @@
 //! NUMBER   := decimal or scientific literal (1, 0.5, 1e-3), or "inf"
 //! DEGREE   := integer 0..=64
 //! ```
+//!
+//! The expression forms (`x.f`, `y.f`, `hyper`, `exp`, …, `-`, `/`) write
+//! any formula [`expr`](super::expr) can, so that a kernel such as
+//! GraphDot's Laplacian is a SPEC: `exp(-abs(x.charge - y.charge) /
+//! hyper(h, 1.0, [0.1, 10]))`, hyperparameter path `h`. The kernel's range
+//! (which the graph kernel checks: `0 ≤ κv ≤ 1`) is found by interval
+//! arithmetic over all field values.
 //!
 //! Long names are accepted too: `kroneckerdelta`, `squareexponential`,
 //! `rationalquadratic`, `polynomial`, `compact` (for `wendland`). Spaces are

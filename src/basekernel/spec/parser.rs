@@ -3,7 +3,7 @@
 
 use super::lexer::{error, lex, Tok, Token};
 use super::{is_keyword, SpecError, MAX_DEPTH, MAX_EVALUATIONS, MAX_NODES};
-use crate::basekernel::expr::{self, Bin, Expr, LeafKernel, Node};
+use crate::basekernel::expr::{self, Bin, Expr, LeafKernel, Node, Un};
 use crate::basekernel::hyper::positive;
 use crate::basekernel::{
     Bounds, CompactPolynomial, Constant, ExprKernel, KernelError, KroneckerDelta, Polynomial, RConvolution,
@@ -67,7 +67,8 @@ pub(super) struct Parser<'s> {
     nodes: usize,
 }
 
-const KERNELS: &str = "a number, `(`, or a kernel: constant, delta, sqexp, rq, poly, wendland, normalize, rconv";
+const KERNELS: &str = "a number, `(`, `-`, a kernel (constant, delta, sqexp, rq, poly, wendland, normalize, rconv), \
+                       a field x.NAME or y.NAME, a function (exp, ln, abs, sqrt) or hyper(NAME, value[, BOUNDS])";
 
 impl<'s> Parser<'s> {
     pub(super) fn new(spec: &'s str) -> Result<Self, SpecError> {
@@ -121,25 +122,40 @@ impl<'s> Parser<'s> {
     /// `sum` of record kernels (`fields`) or element kernels.
     pub(super) fn sum(&mut self, fields: bool) -> Result<Expr, SpecError> {
         let mut k = self.product(fields)?;
-        while self.eat('+') {
+        while let Some(op) = self.eat_op(&[('+', Bin::Add), ('-', Bin::Sub)]) {
             let r = self.product(fields)?;
             self.count_node()?;
-            k = combine(Bin::Add, k, r);
+            k = combine(op, k, r);
         }
         Ok(k)
     }
 
     fn product(&mut self, fields: bool) -> Result<Expr, SpecError> {
         let mut k = self.power(fields)?;
-        while self.eat('*') {
+        while let Some(op) = self.eat_op(&[('*', Bin::Mul), ('/', Bin::Div)]) {
             let r = self.power(fields)?;
             self.count_node()?;
-            k = combine(Bin::Mul, k, r);
+            k = combine(op, k, r);
         }
         Ok(k)
     }
 
+    /// The operator of `ops` that comes next, read.
+    fn eat_op(&mut self, ops: &[(char, Bin)]) -> Option<Bin> {
+        let op = ops.iter().find(|(c, _)| self.peek().tok == Tok::Punct(*c)).map(|&(_, op)| op);
+        if op.is_some() {
+            self.next();
+        }
+        op
+    }
+
     fn power(&mut self, fields: bool) -> Result<Expr, SpecError> {
+        if self.eat('-') {
+            // unary minus binds as a power does: -a ^ 2 = -(a ^ 2)
+            let k = self.power(fields)?;
+            self.count_node()?;
+            return Ok(Expr::node(Node::Unary(Un::Neg, k)));
+        }
         let k = self.atom(fields)?;
         if self.eat('^') {
             let p = self.number("an exponent > 0", positive)?;
@@ -150,9 +166,16 @@ impl<'s> Parser<'s> {
     }
 
     fn number(&mut self, expected: &str, valid: impl Fn(f64) -> bool) -> Result<f64, SpecError> {
+        let minus = (self.peek().tok == Tok::Punct('-')).then(|| self.next());
+        let sign = if minus.is_some() { -1.0 } else { 1.0 };
         let t = self.next();
         match t.tok {
-            Tok::Number(x) if valid(x) => Ok(x),
+            Tok::Number(x) if valid(sign * x) => Ok(sign * x),
+            // a negative number is reported as one token, `-1`, at the minus sign
+            Tok::Number(_) if minus.is_some() => {
+                let m = minus.expect("checked");
+                Err(self.err_at(&Token { text: format!("-{}", t.text), ..m }, expected))
+            }
             _ => Err(self.err_at(&t, expected)),
         }
     }
@@ -191,6 +214,20 @@ impl<'s> Parser<'s> {
                 let k = self.sum(fields)?;
                 self.punct(')', "`)`, `+`, `*` or `^`")?;
                 k
+            }
+            Tok::Name(name) if (name == "x" || name == "y") && self.peek().tok == Tok::Punct('.') => {
+                self.next();
+                let f = self.next();
+                let field = match &f.tok {
+                    Tok::Name(n) | Tok::Quoted(n) => n.clone(),
+                    _ => return Err(self.err_at(&f, "a field name after `x.` or `y.`")),
+                };
+                self.count_node()?;
+                if name == "x" {
+                    expr::x(&field)
+                } else {
+                    expr::y(&field)
+                }
             }
             Tok::Name(name) => self.call(&t, &name.to_ascii_lowercase(), fields)?,
             _ => return Err(self.err_at(&t, KERNELS)),
@@ -265,6 +302,8 @@ impl<'s> Parser<'s> {
             "wendland" | "compact" | "compactpolynomial" => "wendland",
             "normalize" => "normalize",
             "rconv" => "rconv",
+            "exp" | "ln" | "log" | "abs" | "sqrt" => return self.function(name, fields),
+            "hyper" => return self.hyper(),
             _ => return Err(self.err_at(name_tok, KERNELS)),
         };
         self.punct('(', &format!("`(` after {canonical}"))?;
@@ -361,6 +400,44 @@ impl<'s> Parser<'s> {
             Some(f) if !matches!(leaf, LeafKernel::Constant(_)) => expr::kernel_on(&f, leaf),
             _ => expr::kernel(leaf),
         })
+    }
+
+    /// `exp(sum)`, `ln(sum)` (or `log`), `abs(sum)`, `sqrt(sum)`.
+    fn function(&mut self, name: &str, fields: bool) -> Result<Expr, SpecError> {
+        self.punct('(', &format!("`(` after {name}"))?;
+        self.count_node()?;
+        let a = self.sum(fields)?;
+        self.close(&format!("{name}("))?;
+        let op = match name {
+            "exp" => Un::Exp,
+            "ln" | "log" => Un::Ln,
+            "abs" => Un::Abs,
+            _ => Un::Sqrt,
+        };
+        Ok(Expr::node(Node::Unary(op, a)))
+    }
+
+    /// `hyper(NAME, value [, BOUNDS])`: a named hyperparameter (fixed
+    /// without BOUNDS); the same name twice in one term is one θ.
+    fn hyper(&mut self) -> Result<Expr, SpecError> {
+        self.punct('(', "`(` after hyper")?;
+        self.count_node()?;
+        let t = self.next();
+        let name = match &t.tok {
+            Tok::Name(n) | Tok::Quoted(n) => n.clone(),
+            _ => return Err(self.err_at(&t, "a hyperparameter name")),
+        };
+        self.punct(',', "`,` and the hyperparameter's value")?;
+        let v = self.number("a finite value > 0 (hyperparameters train in log space)", positive)?;
+        let b = match self.bounds()? {
+            None => Bounds::Fixed,
+            Some((Bounds::Range(lo, hi), t)) if !(0.0 < lo && lo <= v && v <= hi) => {
+                return Err(self.err_at(&t, &format!("bounds [lo, hi] with 0 < lo <= {v} <= hi")))
+            }
+            Some((b, _)) => b,
+        };
+        self.close("hyper(")?;
+        Ok(expr::hyper(&name, v, b))
     }
 
     /// `BOUNDS` right after a `,` that was just read.

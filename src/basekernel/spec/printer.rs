@@ -2,7 +2,7 @@
 //! parses to the same kernel.
 
 use super::is_keyword;
-use crate::basekernel::expr::{Bin, Expr, LeafKernel, Node};
+use crate::basekernel::expr::{Bin, Expr, LeafKernel, Node, Un};
 use crate::basekernel::{
     BaseKernel, Bounds, CompactPolynomial, Constant, Hyperparameter, KroneckerDelta, Polynomial, RationalQuadratic,
     Reduction, SquareExponential,
@@ -16,9 +16,9 @@ pub(super) struct Spec<'a>(pub &'a Expr);
 /// Precedence for printing: 0 sum, 1 product, 2 power, 3 atom.
 fn prec(e: &Expr) -> u8 {
     match &*e.0 {
-        Node::Binary(Bin::Add, ..) => 0,
-        Node::Binary(Bin::Mul, ..) => 1,
-        Node::Binary(Bin::Pow, ..) => 2,
+        Node::Binary(Bin::Add | Bin::Sub, ..) => 0,
+        Node::Binary(Bin::Mul | Bin::Div, ..) => 1,
+        Node::Binary(Bin::Pow, ..) | Node::Unary(Un::Neg, _) => 2,
         _ => 3,
     }
 }
@@ -35,6 +35,32 @@ impl fmt::Display for Spec<'_> {
                 _ => write!(f, "{}", self.0),
             },
             Node::Normalize(k) => write!(f, "normalize({})", Spec(k)),
+            Node::Binary(Bin::Sub, a, b) => fmt_binary(f, a, "-", b, 0),
+            Node::Binary(Bin::Div, a, b) => fmt_binary(f, a, "/", b, 1),
+            Node::Unary(Un::Neg, a) if prec(a) < 2 => write!(f, "-({})", Spec(a)),
+            Node::Unary(Un::Neg, a) => write!(f, "-{}", Spec(a)),
+            Node::Unary(op, a) => {
+                let name = match op {
+                    Un::Exp => "exp",
+                    Un::Ln => "ln",
+                    Un::Abs => "abs",
+                    _ => "sqrt",
+                };
+                write!(f, "{name}({})", Spec(a))
+            }
+            Node::Field { second, name } => {
+                write!(f, "{}.", if *second { "y" } else { "x" })?;
+                fmt_name(f, name)
+            }
+            Node::Hyper { name, value, bounds } => {
+                write!(f, "hyper(")?;
+                fmt_name(f, name)?;
+                write!(f, ", {value}")?;
+                match bounds {
+                    Bounds::Fixed => write!(f, ")"),
+                    Bounds::Range(lo, hi) => write!(f, ", [{lo}, {hi}])"),
+                }
+            }
             _ => write!(f, "{}", self.0),
         }
     }
@@ -64,12 +90,18 @@ fn fmt_bounds(f: &mut fmt::Formatter<'_>, h: &Hyperparameter, default: &Hyperpar
 }
 
 fn fmt_field(f: &mut fmt::Formatter<'_>, name: &str) -> fmt::Result {
+    fmt_name(f, name)?;
+    write!(f, ", ")
+}
+
+/// A field or hyperparameter name, quoted unless it is a plain NAME.
+fn fmt_name(f: &mut fmt::Formatter<'_>, name: &str) -> fmt::Result {
     let plain = name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
         && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
     if plain && !is_keyword(name) {
-        write!(f, "{name}, ")
+        write!(f, "{name}")
     } else {
-        write!(f, "\"{name}\", ")
+        write!(f, "\"{name}\"")
     }
 }
 

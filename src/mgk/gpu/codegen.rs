@@ -278,9 +278,18 @@ fn generate<N: ?Sized, E: ?Sized, KN: BaseKernel<N>, KE: BaseKernel<E>>(
         body.push_str(h);
         body.push('\n');
     }
+    // κv in [0, floor) raised to the floor, as on the CPU (crate::mgk::system::floor_node_kernel)
+    let floor = match precision {
+        Precision::F64 => crate::mgk::system::NODE_KERNEL_FLOOR_F64,
+        Precision::F32 => crate::mgk::system::NODE_KERNEL_FLOOR_F32,
+    };
+    body.push_str(&format!(
+        "static __device__ __forceinline__ real mgk_kv_floor(const real v) {{\n    \
+         return (v >= (real)0 && v < (real){floor:e}) ? (real){floor:e} : v;\n}}\n"
+    ));
     body.push_str(&format!(
         "static __device__ __forceinline__ real kappa_node(const node_label& a, const node_label& b, \
-         const real* __restrict__ theta) {{\n    (void)a; (void)b; (void)theta;\n    return (real)({kv});\n}}\n"
+         const real* __restrict__ theta) {{\n    (void)a; (void)b; (void)theta;\n    return mgk_kv_floor((real)({kv}));\n}}\n"
     ));
     body.push_str(&format!(
         "static __device__ __forceinline__ real kappa_edge(const edge_label& a, const edge_label& b, \
@@ -293,8 +302,11 @@ fn generate<N: ?Sized, E: ?Sized, KN: BaseKernel<N>, KE: BaseKernel<E>>(
             edge_kernel.num_hyperparameters()
         ));
         body.push_str(&format!(
-            "static __device__ __forceinline__ real kappa_node_grad(const node_label& a, const node_label& b, \
-             const real* __restrict__ theta, real* __restrict__ g) {{\n  (void)a; (void)b; (void)theta; (void)g;\n{gv}}}\n"
+            "static __device__ __forceinline__ real kappa_node_grad_raw(const node_label& a, const node_label& b, \
+             const real* __restrict__ theta, real* __restrict__ g) {{\n  (void)a; (void)b; (void)theta; (void)g;\n{gv}}}\n\
+             static __device__ __forceinline__ real kappa_node_grad(const node_label& a, const node_label& b, \
+             const real* __restrict__ theta, real* __restrict__ g) {{\n  \
+             return mgk_kv_floor(kappa_node_grad_raw(a, b, theta, g));\n}}\n"
         ));
         body.push_str(&format!(
             "static __device__ __forceinline__ real kappa_edge_grad(const edge_label& a, const edge_label& b, \
@@ -412,7 +424,7 @@ mod tests {
             !value.source.contains("kappa_node_grad") && !value.source.contains("kg_dual"),
             "value kernels stay lean"
         );
-        let node = src.source.split("kappa_node_grad(").nth(1).unwrap().split("\n}\n").next().unwrap();
+        let node = src.source.split("kappa_node_grad_raw(").nth(1).unwrap().split("\n}\n").next().unwrap();
         let edge = src.source.split("kappa_edge_grad(").nth(1).unwrap().split("\n}\n").next().unwrap();
         assert!(node.contains("g[0] = kg_k.d[0];") && !node.contains("g[1]") && !node.contains("theta[1]"), "{node}");
         assert!(edge.contains("theta[1]") && edge.contains("g[1] = kg_k.d[0];"), "{edge}");

@@ -9,6 +9,7 @@
 use crate::basekernel::BaseKernel;
 use crate::cuda::MgkParams;
 use crate::graph::{Graph, Label};
+use crate::mgk::system::{floor_node_kernel, NODE_KERNEL_FLOOR_F32, NODE_KERNEL_FLOOR_F64};
 use num_traits::Float;
 use rayon::prelude::*;
 
@@ -70,13 +71,14 @@ where
             }
         }
     }
+    let floor = if std::mem::size_of::<T>() == 8 { NODE_KERNEL_FLOOR_F64 } else { NODE_KERNEL_FLOOR_F32 };
     let mut diag = vec![T::zero(); nn];
     let mut minv = vec![T::zero(); nn];
     let mut b = vec![T::zero(); nn];
     for i in 0..n1 {
         for i2 in 0..n2 {
             let d = c(d1[i]) * c(d2[i2]) * dscale;
-            let kv = c(node_kernel.value(&g1.node_labels()[i], &g2.node_labels()[i2]));
+            let kv = c(floor_node_kernel(node_kernel.value(&g1.node_labels()[i], &g2.node_labels()[i2]), floor));
             let dg = d / kv;
             diag[i * n2 + i2] = dg;
             minv[i * n2 + i2] = T::one() / dg;
@@ -162,7 +164,10 @@ where
     for i in 0..n1 {
         for i2 in 0..n2 {
             let d = d1[i] * d2[i2] * dscale;
-            let kv = node_kernel.value(&g1.node_labels()[i], &g2.node_labels()[i2]);
+            let kv = floor_node_kernel(
+                node_kernel.value(&g1.node_labels()[i], &g2.node_labels()[i2]),
+                NODE_KERNEL_FLOOR_F64,
+            );
             let o = i * n2 + i2;
             a[o * nn + o] += d / kv;
             b[o] = d;
