@@ -67,7 +67,7 @@ pub fn run(args: Args) -> kronograph::Result<()> {
     println!("vertices in a match: {count} of {}", hits.hits.len());
     println!("runs: {}", hits.runs);
     println!("false-negative bound per vertex: {:.3e}", hits.false_negative_bound);
-    let backend = hits.device.map_or("cpu".to_string(), |d| format!("cuda:{d}"));
+    let backend = kronograph::backend::backend_of(Some(&hits.devices[..]));
     println!("time: {secs:.3} s ({backend})");
     if args.matches {
         match motif::matches(&g, &colors, &motif, &hits.hits) {
