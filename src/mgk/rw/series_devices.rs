@@ -30,7 +30,9 @@ pub(super) fn series_on(
         return series_gram(devices.first().copied().unwrap_or(0), list, pairs, rule, precision);
     }
     let columns = &list[pairs.y0..pairs.y0 + pairs.ny];
-    let queue = ChunkQueue::new(&vec![1.0; pairs.nx], devices.len(), MIN_ROWS.max(pairs.nx / (8 * devices.len())));
+    // each chunk recomputes the columns' moments: about two chunks per device
+    let queue =
+        ChunkQueue::new(&vec![1.0; pairs.nx], devices.len(), MIN_ROWS.max(pairs.nx.div_ceil(2 * devices.len())));
     // per row: (its values, its graph's exponent and bounds); per chunk also the columns'
     type Row = (Vec<f64>, i32, (f64, f64), Option<(Vec<i32>, Vec<(f64, f64)>)>);
     let rows: Vec<Row> = spread(
