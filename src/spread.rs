@@ -8,7 +8,10 @@
 //! the first chunks are large (few launches) and the last ones small (the
 //! devices finish together even when costs differ by orders of magnitude).
 //! A device that is faster, or drew cheaper chunks, simply comes back for
-//! more: no static split. [`spread`] runs it: per worker a set-up (open the
+//! more: no static split. [`ChunkQueue::mixed`] keeps the guided sizes but
+//! deals every chunk a cross-section of the cost order (the ranks in
+//! bit-reversed order), for kernels whose launches are tuned to a mix of
+//! sizes (the MGK's batched launch). [`spread`] runs it: per worker a set-up (open the
 //! device, upload the inputs once) and then chunk after chunk.
 //!
 //! The scheduler knows nothing of devices; the Gram matrices of the
@@ -45,7 +48,28 @@ impl ChunkQueue {
         ChunkQueue { order, suffix, cursor: Mutex::new(0), workers: workers.max(1), min_items: min_items.max(1) }
     }
 
-    /// The next chunk (item indices, costliest first), or `None` when every
+    /// The queue of [`new`](Self::new) with the items dealt across the cost
+    /// order: item of cost rank `r` (0 the costliest) goes to position
+    /// `bit_reverse(r)` (ranks padded to a power of two), so that every
+    /// aligned run of `2^j` positions holds one item of each `2^j`-th of
+    /// the ranks, and every chunk's mix of costs is the whole set's.
+    pub fn mixed(costs: &[f64], workers: usize, min_items: usize) -> Self {
+        let sorted = Self::new(costs, workers, min_items);
+        let n = sorted.order.len();
+        let bits = n.next_power_of_two().trailing_zeros();
+        let key = |r: usize| if bits == 0 { 0 } else { (r as u64).reverse_bits() >> (64 - bits) };
+        let mut ranks: Vec<usize> = (0..n).collect();
+        ranks.sort_by_key(|&r| key(r));
+        let order: Vec<usize> = ranks.iter().map(|&r| sorted.order[r]).collect();
+        let cost: Vec<f64> = (0..n).map(|r| sorted.suffix[r] - sorted.suffix[r + 1]).collect();
+        let mut suffix = vec![0.0; n + 1];
+        for (i, &r) in ranks.iter().enumerate().rev() {
+            suffix[i] = suffix[i + 1] + cost[r];
+        }
+        ChunkQueue { order, suffix, ..sorted }
+    }
+
+    /// The next chunk (item indices, costliest first with [`new`](Self::new)), or `None` when every
     /// item has been handed out. Safe to call from many threads.
     pub fn next_chunk(&self) -> Option<&[usize]> {
         let mut cursor = self.cursor.lock().unwrap_or_else(|e| e.into_inner());
@@ -173,6 +197,28 @@ mod tests {
     }
 
     #[test]
+    fn mixed_chunks_hold_every_cost_range() {
+        let costs: Vec<f64> = (0..4096).map(|i| (i as f64).powi(2) + 1.0).collect();
+        let q = ChunkQueue::mixed(&costs, 4, 64);
+        let chunks = drain(&q);
+        let mut seen = chunks.concat();
+        seen.sort_unstable();
+        assert_eq!(seen, (0..4096).collect::<Vec<_>>());
+        // every chunk of at least 64 items has items of each quarter of the cost order
+        for c in chunks.iter().filter(|c| c.len() >= 64) {
+            for quarter in 0..4 {
+                assert!(c.iter().any(|&i| i / 1024 == quarter), "a chunk of {} misses quarter {quarter}", c.len());
+            }
+        }
+        // guided: the first chunk carries about an eighth of the cost
+        let cost = |c: &[usize]| c.iter().map(|&i| costs[i]).sum::<f64>();
+        let total: f64 = costs.iter().sum();
+        assert!((cost(&chunks[0]) / total - 0.125).abs() < 0.01, "{}", cost(&chunks[0]) / total);
+        assert_eq!(drain(&ChunkQueue::mixed(&[2.0], 2, 1)), vec![vec![0]]);
+        assert!(ChunkQueue::mixed(&[], 2, 1).next_chunk().is_none());
+    }
+
+    #[test]
     fn empty_and_zero_cost_queues() {
         assert!(ChunkQueue::new(&[], 3, 4).next_chunk().is_none());
         let q = ChunkQueue::new(&[0.0, f64::NAN, -1.0, 0.0, 0.0], 2, 2);
@@ -240,10 +286,11 @@ mod tests {
             workers in 1usize..6,
             min_items in 1usize..40,
         ) {
-            let q = ChunkQueue::new(&costs, workers, min_items);
-            let ids: Vec<usize> = (0..workers).collect();
-            let out = spread(&ids, &q, |&w| Ok::<_, ()>(w), |_, c| Ok(c.to_vec())).unwrap();
-            prop_assert_eq!(out, (0..costs.len()).collect::<Vec<_>>());
+            for q in [ChunkQueue::new(&costs, workers, min_items), ChunkQueue::mixed(&costs, workers, min_items)] {
+                let ids: Vec<usize> = (0..workers).collect();
+                let out = spread(&ids, &q, |&w| Ok::<_, ()>(w), |_, c| Ok(c.to_vec())).unwrap();
+                prop_assert_eq!(out, (0..costs.len()).collect::<Vec<_>>());
+            }
         }
     }
 }

@@ -220,11 +220,13 @@ mod imp {
     impl<N: GpuLabel, E: GpuLabel, KV: BaseKernel<N>, KE: BaseKernel<E>> PairEngine<N, E, KV, KE> for Gpu {
         /// On one device: the graphs uploaded once and the pairs in one
         /// launch (about 20 with a progress callback). On several: the
-        /// graphs uploaded to every device once, then the pairs, sorted by
-        /// estimated cost (product nodes plus products of nonzeros), taken
-        /// by one host thread per device from a shared queue in guided
-        /// chunks ([`crate::spread`]), one launch each; the outputs go back
-        /// to the pairs' order. Each pair is solved by the same kernel source
+        /// graphs uploaded to every device once, then the pairs taken by one
+        /// host thread per device from a shared queue in guided chunks sized
+        /// by estimated cost (product nodes plus products of nonzeros), each
+        /// chunk a cross-section of the cost order ([`ChunkQueue::mixed`]:
+        /// the batched launch's routing and occupancy are tuned to a set's
+        /// mix of sizes; chunks of only the largest pairs ran at low
+        /// occupancy), one launch each; the outputs go back to the pairs' order. Each pair is solved by the same kernel source
         /// on every device; only the launch it shares with other pairs
         /// differs (which can change its placement in shared or global
         /// memory and, as between two one-device calls, the order of the
@@ -292,7 +294,7 @@ mod imp {
             let size = |g: &Graph<N, E>| (g.num_nodes() + g.num_entries()) as f64;
             let yl = ys.as_deref().unwrap_or(&xs);
             let costs: Vec<f64> = pairs.iter().map(|&(a, b)| size(&xs[a]) * size(&yl[b])).collect();
-            let queue = ChunkQueue::new(&costs, self.devices.len(), MIN_CHUNK_PAIRS);
+            let queue = ChunkQueue::mixed(&costs, self.devices.len(), MIN_CHUNK_PAIRS);
             let done = AtomicUsize::new(0);
             spread(
                 &self.devices,

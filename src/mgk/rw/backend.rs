@@ -119,7 +119,7 @@ impl RandomWalkKernel {
         x: &[Graph<N, E>],
         y: Option<&[Graph<N, E>]>,
     ) -> crate::Result<Matrix> {
-        use crate::mgk::gpu::rw_series::{SeriesGraph, SeriesPairs, SeriesRule};
+        use crate::mgk::gpu::rw_series::{series_gram, SeriesGraph, SeriesPairs, SeriesRule};
         let (nx, ny) = (x.len(), y.map_or(x.len(), <[_]>::len));
         if nx == 0 || ny == 0 {
             return Ok(Matrix::zeros(nx, ny));
@@ -135,7 +135,7 @@ impl RandomWalkKernel {
         }
         let rule = SeriesRule { lambda: self.lambda, tail: SERIES_TAIL, max_terms: MAX_TERMS, stride };
         let pairs = SeriesPairs { nx, y0: if y.is_some() { nx } else { 0 }, ny };
-        let out = super::series_devices::series_on(device, &list, pairs, rule, self.precision)
+        let out = series_gram(device[0], &list, pairs, rule, self.precision)
             .map_err(|e| series_error(e, |i| x.iter().chain(y.unwrap_or(&[])).nth(i)))?;
         let scales = series_scales(&out.exp, &out.bounds)?;
         let (sx, sy) = match y {
@@ -290,9 +290,10 @@ impl RandomWalkKernel {
     }
 
     /// Where [`gram_on`](Self::gram_on) runs `x` on `backend`: `Backend::Cpu`,
-    /// `Backend::Cuda(d)` or a device set `Backend::Devices(..)` (the series
-    /// and the PCG spread over it; directed and labeled pairs run on its
-    /// first device).
+    /// `Backend::Cuda(d)` or a device set `Backend::Devices(..)` (the PCG
+    /// spreads over it; the moment series, directed and labeled pairs run on
+    /// its first device: the series of a whole NCI1 Gram takes 0.1 s on one
+    /// GPU and was slower split by rows, docs/PERFORMANCE.md).
     ///
     /// # Errors
     /// As [`gram_on`](Self::gram_on)'s choice of device.

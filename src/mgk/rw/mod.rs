@@ -10,7 +10,6 @@ mod backend;
 mod gpu_pairs;
 mod pairs;
 mod prep;
-mod series_devices;
 
 use pairs::{all, fill, upper, RwFail};
 use prep::{bounds_of, labeled_packs, node_classes, rw_scale, series_terms, RwScale, MAX_TERMS, SERIES_TAIL};
