@@ -231,10 +231,15 @@ mod tests {
         let costs: Vec<f64> = (0..5000).map(|i| ((i * 7919) % 1000) as f64 + 1.0).collect();
         let q = ChunkQueue::new(&costs, 4, 8);
         let taken: Vec<AtomicUsize> = (0..4).map(|_| AtomicUsize::new(0)).collect();
+        // every worker set up before any takes a chunk (as devices opening at once)
+        let ready = std::sync::Barrier::new(4);
         let out = spread(
             &[1u64, 2, 4, 8],
             &q,
-            |&speed| Ok::<_, String>(speed),
+            |&speed| {
+                ready.wait();
+                Ok::<_, String>(speed)
+            },
             |speed, chunk| {
                 let work: f64 = chunk.iter().map(|&i| costs[i]).sum();
                 std::thread::sleep(std::time::Duration::from_micros((work / *speed as f64 / 50.0) as u64));
