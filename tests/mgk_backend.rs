@@ -273,9 +273,8 @@ fn device_sets_beyond_the_machine_are_typed_errors() {
     match mgk.gram_on(set, &x).unwrap_err() {
         kronograph::Error::Cuda(CudaError::NoDevice { requested: 63, .. }) => {}
         kronograph::Error::Cuda(CudaError::NoDevice { requested: 0, available: 0 }) => {}
-        kronograph::Error::Cuda(CudaError::LibraryNotFound { .. }) | kronograph::Error::CudaNotCompiled => {
-            assert!(gpu_or_skip().is_none())
-        }
+        // no usable driver or no `cuda` feature: the machine has no GPU
+        kronograph::Error::Cuda(_) | kronograph::Error::CudaNotCompiled => assert!(gpu_or_skip().is_none()),
         e => panic!("unexpected error {e}"),
     }
     if gpu_or_skip().is_none() {
