@@ -66,6 +66,7 @@ pub mod mgk;
 pub mod motif;
 pub(crate) mod simd;
 pub mod solver;
+pub mod spread;
 
 pub use backend::{Backend, Precision};
 pub use error::{Error, Result};

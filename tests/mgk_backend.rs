@@ -214,3 +214,71 @@ fn gpu_reports_progress_per_launch() {
     let err = max_rel(one.as_slice(), k.as_slice());
     assert!(err <= 1e-12, "gram with progress differs by {err:e}");
 }
+
+/// Every output on a device set (of 1, 2 and 4 devices where they exist)
+/// agrees with one device: the pairs are shared out in chunks (more pairs
+/// than one chunk holds, so that several devices take part), each solved by
+/// the same kernel; only the order of the XMV's floating-point atomic
+/// additions and the shared/global placement, which depends on the launch,
+/// differ (as between two one-device calls), so the values agree to the
+/// solver's rounding: 1e-10 relative in f64 (tolerance 1e-12), 1e-5 in f32.
+#[test]
+fn device_sets_agree_with_one_device() {
+    let Some(device) = gpu_or_skip() else { return };
+    let (x, mgk) = mutag(188); // 17,766 pairs: several chunks
+    for (precision, solve_tol, tol) in [(Precision::F64, 1e-12, 1e-10), (Precision::F32, 1e-6, 1e-5)] {
+        let mgk = mgk.clone().with_precision(precision).with_tolerance(solve_tol).unwrap();
+        let one = Backend::Cuda(device);
+        let k1 = mgk.gram_on(one, &x).unwrap();
+        let xy1 = mgk.gram_xy_on(one, &x[..60], &x[60..]).unwrap();
+        let d1 = mgk.diag_on(one, &x).unwrap();
+        let n1 = mgk.gram_normalized_on(one, &x[..80]).unwrap();
+        let nodal1 = mgk.nodal_on(one, &x[3], &x[7]).unwrap();
+        let (g1, gg1) = mgk.gram_with_gradient_on(one, &x[..72], false).unwrap();
+        for set in mgk_common::device_sets() {
+            let what = |w: &str| format!("{precision:?} on {set}: {w}");
+            let k = mgk.gram_on(set, &x).unwrap();
+            assert!(k.as_slice().iter().all(|v| v.is_finite()), "{}", what("gram finite"));
+            let err = max_rel(k1.as_slice(), k.as_slice());
+            assert!(err <= tol, "{} {err:e}", what("gram"));
+            let err = max_rel(xy1.as_slice(), mgk.gram_xy_on(set, &x[..60], &x[60..]).unwrap().as_slice());
+            assert!(err <= tol, "{} {err:e}", what("gram_xy"));
+            let err = max_rel(&d1, &mgk.diag_on(set, &x).unwrap());
+            assert!(err <= tol, "{} {err:e}", what("diag"));
+            let err = max_rel(n1.as_slice(), mgk.gram_normalized_on(set, &x[..80]).unwrap().as_slice());
+            assert!(err <= tol, "{} {err:e}", what("normalized"));
+            // nodal entries (lmin = 1: differences of two terms) scaled by the largest
+            let nodal = mgk.nodal_on(set, &x[3], &x[7]).unwrap();
+            let scale = nodal1.as_slice().iter().fold(0.0f64, |m, v| m.max(v.abs()));
+            let diff = nodal1.as_slice().iter().zip(nodal.as_slice()).fold(0.0f64, |m, (a, b)| m.max((a - b).abs()));
+            assert!(diff <= tol * scale, "{} {diff:e} of {scale:e}", what("nodal"));
+            let (g, gg) = mgk.gram_with_gradient_on(set, &x[..72], false).unwrap();
+            let err = max_rel(g1.as_slice(), g.as_slice());
+            assert!(err <= tol, "{} {err:e}", what("gram with gradient"));
+            let err = grad_err(&gg, &gg1);
+            assert!(err <= 10.0 * tol, "{} {err:e}", what("gradient"));
+        }
+    }
+}
+
+/// A device set beyond the visible devices is the typed `NoDevice` error
+/// naming the missing ordinal; so is `cuda:all` on a machine without GPU
+/// (or `CudaNotCompiled` without the feature).
+#[test]
+fn device_sets_beyond_the_machine_are_typed_errors() {
+    use kronograph::backend::{Backend, DeviceSet};
+    use kronograph::cuda::CudaError;
+    let (x, mgk) = mutag(4);
+    let set = Backend::Devices(DeviceSet::of(&[0, 63]).unwrap());
+    match mgk.gram_on(set, &x).unwrap_err() {
+        kronograph::Error::Cuda(CudaError::NoDevice { requested: 63, .. }) => {}
+        kronograph::Error::Cuda(CudaError::NoDevice { requested: 0, available: 0 }) => {}
+        // no usable driver or no `cuda` feature: the machine has no GPU
+        kronograph::Error::Cuda(_) | kronograph::Error::CudaNotCompiled => assert!(gpu_or_skip().is_none()),
+        e => panic!("unexpected error {e}"),
+    }
+    if gpu_or_skip().is_none() {
+        let err = mgk.gram_on(Backend::Devices(DeviceSet::All), &x).unwrap_err();
+        assert!(matches!(err, kronograph::Error::Cuda(_) | kronograph::Error::CudaNotCompiled), "{err}");
+    }
+}

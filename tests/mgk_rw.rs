@@ -368,3 +368,32 @@ fn gpu_labeled_and_directed_match_cpu() {
     let err = too_big.gram_labeled_on(Backend::Cuda(device), &dir).unwrap_err();
     assert!(matches!(err, kronograph::Error::Mgk(MgkError::LambdaTooLarge { .. })), "{err}");
 }
+
+/// The random-walk Gram on a device set (of 1, 2 and 4 devices where they
+/// exist) agrees with one device: the series (on the set's first device:
+/// the same computation) and the PCG (pairs shared out as the marginalized
+/// graph kernel's: to the solver's rounding), symmetric and cross.
+#[test]
+fn device_sets_agree_with_one_device() {
+    use kronograph::backend::{Backend, Precision};
+    let Some(device) = gpu_or_skip() else { return };
+    let ds = kronograph::graph::io::load(format!("{}/data/synthetic/NWS96L", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let x = ds.graphs;
+    let rho = x.iter().map(RandomWalkKernel::spectral_radius_bound).fold(0.0, f64::max);
+    let k = RandomWalkKernel::new(0.5 / (rho * rho)).unwrap().with_precision(Precision::F64);
+    for (method, tol) in [(RwMethod::Series, 1e-12), (RwMethod::Solver, 1e-9)] {
+        let k = k.clone().with_method(method);
+        let one = k.gram_on(Backend::Cuda(device), &x).unwrap();
+        let one_xy = k.gram_xy_on(Backend::Cuda(device), &x[..90], &x[90..]).unwrap();
+        for set in device_sets() {
+            let many = k.gram_on(set, &x).unwrap();
+            let err = max_rel(one.as_slice(), many.as_slice());
+            let same = one.as_slice().iter().zip(many.as_slice()).filter(|(a, b)| a.to_bits() == b.to_bits()).count();
+            eprintln!("{method:?} on {set}: max rel {err:e}, {same} of {} values the same bits", many.as_slice().len());
+            assert!(err <= tol, "{method:?} on {set}: {err:e}");
+            let xy = k.gram_xy_on(set, &x[..90], &x[90..]).unwrap();
+            let err = max_rel(one_xy.as_slice(), xy.as_slice());
+            assert!(err <= tol, "{method:?} xy on {set}: {err:e}");
+        }
+    }
+}

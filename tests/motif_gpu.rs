@@ -70,3 +70,51 @@ fn gf64_on_the_gpu_is_refused() {
     assert_eq!(hits.device, None);
     assert_eq!((0..64).filter(|&i| hits.hits[i]).collect::<Vec<_>>(), inst.planted);
 }
+
+/// On a device set (of 1, 2 and 4 devices where they exist) a run's 2^k
+/// points are split over the devices and the partial sums added (XOR in
+/// GF(2^8)): the per-vertex values equal one device's to the bit, and
+/// `localized` with every δ-run (runs spread over the devices) gives the
+/// same hits and run count.
+#[test]
+fn device_sets_equal_one_device() {
+    if !gpu_or_skip() {
+        return;
+    }
+    use kronograph::backend::DeviceSet;
+    let count = device_count().unwrap_or(0);
+    let sets: Vec<Backend> = [1usize, 2, 4]
+        .into_iter()
+        .filter(|&s| s <= count)
+        .map(|s| Backend::Devices(DeviceSet::of(&(0..s).collect::<Vec<_>>()).unwrap()))
+        .collect();
+    for (k, n, d) in [(3, 40, 4), (8, 200, 6), (12, 256, 8), (14, 128, 6)] {
+        let inst = generate::regular_motif(n, d, 2, k, &mut ChaCha8Rng::seed_from_u64(k as u64)).unwrap();
+        let mixed: Vec<u32> = (0..k as u32).map(|i| i % 2).collect();
+        let opts =
+            |backend, early_stop| MotifOptions { backend, seed: 5, prune: false, early_stop, ..Default::default() };
+        for set in &sets {
+            for run in [0, 3] {
+                let one =
+                    motif::sieve_run(&inst.graph, &inst.colors, &mixed, &opts(Backend::Cuda(0), true), run).unwrap();
+                let many = motif::sieve_run(&inst.graph, &inst.colors, &mixed, &opts(*set, true), run).unwrap();
+                assert_eq!(one, many, "k = {k}, run {run} on {set}");
+            }
+            for early_stop in [true, false] {
+                let one =
+                    motif::localized(&inst.graph, &inst.colors, &mixed, &opts(Backend::Cuda(0), early_stop)).unwrap();
+                let many = motif::localized(&inst.graph, &inst.colors, &mixed, &opts(*set, early_stop)).unwrap();
+                assert_eq!((&one.hits, one.runs), (&many.hits, many.runs), "k = {k} on {set}, early stop {early_stop}");
+                assert_eq!(one.false_negative_bound, many.false_negative_bound);
+                assert_eq!(many.device, Some(0));
+                let planted =
+                    motif::localized(&inst.graph, &inst.colors, &inst.motif, &opts(*set, early_stop)).unwrap();
+                let got: Vec<usize> = (0..n).filter(|&i| planted.hits[i]).collect();
+                assert_eq!(got, inst.planted, "k = {k} on {set}");
+                let e1 = motif::exists(&inst.graph, &inst.colors, &mixed, &opts(Backend::Cuda(0), true)).unwrap();
+                let e2 = motif::exists(&inst.graph, &inst.colors, &mixed, &opts(*set, true)).unwrap();
+                assert_eq!(e1, e2, "k = {k} on {set}: exists");
+            }
+        }
+    }
+}

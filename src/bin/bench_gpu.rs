@@ -51,6 +51,15 @@
 //!
 //! `--large` sends every pair to the single-large-pair path (host PCG loop,
 //! one XMV launch per iteration) instead of the batched kernel.
+//!
+//! `--devices LIST` (repeatable: `--devices 0 --devices 0,1 --devices all`)
+//! times the user's call `MarginalizedGraphKernel::gram_on` (or
+//! `gram_with_gradient_on`) on each device set `cuda:LIST` instead: per set
+//! one first call, then `--repeats` rounds that call every set in turn
+//! (medians; uploads and packing included, as a user's call), the speed-up
+//! over the first set, and the largest relative difference of its values
+//! from the first set's and how many are equal to the bit (with the first
+//! set against itself, first call against last: the run-to-run figure).
 
 use kronograph::basekernel::spec::SpecKernel;
 use kronograph::basekernel::BaseKernel;
@@ -75,6 +84,7 @@ struct Args {
     dump: Option<PathBuf>,
     gradient: bool,
     xmv: XmvScheme,
+    devices: Vec<String>,
 }
 
 fn parse() -> Result<Args, String> {
@@ -92,6 +102,7 @@ fn parse() -> Result<Args, String> {
         dump: None,
         gradient: false,
         xmv: XmvScheme::Rows,
+        devices: Vec::new(),
     };
     let mut it = std::env::args().skip(1);
     while let Some(k) = it.next() {
@@ -108,11 +119,12 @@ fn parse() -> Result<Args, String> {
             "--jit-times" => a.jit_times = true,
             "--dump" => a.dump = Some(PathBuf::from(v()?)),
             "--gradient" => a.gradient = true,
+            "--devices" => a.devices.push(v()?),
             "--tol" => a.tol = Some(v()?.parse().map_err(|e| format!("--tol: {e}"))?),
             "--cpu-f32" => a.cpu_f32 = v()?.parse().map_err(|e| format!("--cpu-f32: {e}"))?,
             "-h" | "--help" => {
                 return Err("usage: bench_gpu [--data DIR] [--precision f32|f64] [--repeats N] [--sets A,B] \
-                            [--check K] [--cpu-f32 K] [--tol T] [--reorder natural|rcm|pbr] [--large] [--xmv rows|tiles] [--jit-times] [--dump DIR] [--gradient]"
+                            [--check K] [--cpu-f32 K] [--tol T] [--reorder natural|rcm|pbr] [--large] [--xmv rows|tiles] [--jit-times] [--dump DIR] [--gradient] [--devices LIST]..."
                     .into())
             }
             _ => return Err(format!("unknown argument {k}")),
@@ -239,6 +251,81 @@ fn run<KN: BaseKernel<Record>, KE: BaseKernel<Record>>(
     })
 }
 
+/// `--devices`: `gram_on` on each device set, in rounds (see the module documentation).
+fn device_sets<KN: BaseKernel<Record>, KE: BaseKernel<Record>>(
+    set: &str,
+    graphs: &[Graph<Record, Record>],
+    kn: KN,
+    ke: KE,
+    a: &Args,
+) -> Result<(), String> {
+    use kronograph::backend::Backend;
+    use kronograph::mgk::MarginalizedGraphKernel;
+    let s = |e: kronograph::mgk::MgkError| e.to_string();
+    let mut k = MarginalizedGraphKernel::new(kn, ke, 0.05).map_err(s)?.with_precision(a.precision).with_xmv(a.xmv);
+    k = k.with_reorder(Some(a.reorder));
+    if let Some(t) = a.tol {
+        k = k.with_tolerance(t).map_err(s)?;
+    }
+    let backends = a.devices.iter().map(|d| format!("cuda:{d}").parse::<Backend>()).collect::<Result<Vec<_>, _>>()?;
+    let call = |b: Backend| -> Result<Vec<f64>, String> {
+        let m = if a.gradient { k.gram_with_gradient_on(b, graphs, false).map(|g| g.0) } else { k.gram_on(b, graphs) };
+        m.map(|m| m.into_vec()).map_err(|e| format!("{b}: {e}"))
+    };
+    let mut first = Vec::new();
+    let mut last = Vec::new();
+    for &b in &backends {
+        let t = Instant::now();
+        let v = call(b)?;
+        first.push((t.elapsed().as_secs_f64(), v.clone()));
+        last.push(v);
+    }
+    kronograph::cuda::jit::wait_background();
+    let mut times = vec![Vec::new(); backends.len()];
+    for _ in 0..a.repeats {
+        for (i, &b) in backends.iter().enumerate() {
+            let t = Instant::now();
+            last[i] = call(b)?;
+            times[i].push(t.elapsed().as_secs_f64());
+        }
+    }
+    let median = |t: &mut Vec<f64>| {
+        t.sort_by(f64::total_cmp);
+        t.get(t.len() / 2).copied().unwrap_or(f64::NAN)
+    };
+    let compare = |x: &[f64], y: &[f64]| {
+        let rel = x.iter().zip(y).map(|(a, b)| (a - b).abs() / b.abs().max(f64::MIN_POSITIVE)).fold(0.0, f64::max);
+        let same = x.iter().zip(y).filter(|(a, b)| a.to_bits() == b.to_bits()).count();
+        (rel, same)
+    };
+    let pairs = graphs.len() * (graphs.len() + 1) / 2;
+    let base = median(&mut times[0].clone());
+    println!(
+        "{set}: {} graphs, {pairs} pairs, {:?}, {} rounds{}",
+        graphs.len(),
+        a.precision,
+        a.repeats,
+        if a.gradient { ", with gradient" } else { "" }
+    );
+    println!("backend\tfirst_s\tmedian_s\tpairs_per_s\tspeedup\tmax_rel_diff_vs_first_set\tbit_equal");
+    for (i, b) in backends.iter().enumerate() {
+        let m = median(&mut times[i]);
+        if last[i].iter().any(|v| !v.is_finite()) {
+            return Err(format!("{set} on {b}: non-finite values"));
+        }
+        // the first set against itself: its first call against its last (run to run)
+        let (rel, same) = if i == 0 { compare(&first[0].1, &last[0]) } else { compare(&last[i], &last[0]) };
+        println!(
+            "{b}\t{:.4}\t{m:.4}\t{:.0}\t{:.3}\t{rel:.2e}\t{same}/{}",
+            first[i].0,
+            pairs as f64 / m,
+            base / m,
+            last[i].len()
+        );
+    }
+    Ok(())
+}
+
 /// `--jit-times`: NVRTC start-up and per-source compile times, no cache.
 fn jit_times<KN: BaseKernel<Record>, KE: BaseKernel<Record>>(
     set: &str,
@@ -340,6 +427,9 @@ fn main() -> ExitCode {
         let r = match kernels {
             Ok((kv, ke)) if a.jit_times => jit_times(set, &ds.graphs, &kv, &ke, a.precision, a.xmv, a.dump.as_deref())
                 .and_then(|_| Err("cpu only".to_string())),
+            Ok((kv, ke)) if !a.devices.is_empty() => {
+                device_sets(set, &ds.graphs, kv, ke, &a).and_then(|_| Err("cpu only".to_string()))
+            }
             Ok((kv, ke)) => run(set, &ds.graphs, kv, ke, &a),
             Err(e) => Err(e.to_string()),
         };

@@ -4,7 +4,7 @@
 //! experiments do) and, for comparison, the default pruned search.
 //!
 //! ```text
-//! bench_motif [--backend cpu|cuda|auto] [--n-log2 10,12] [--k 10] [--reps 3] [--seed 1] [--no-pruned] [--localized-only]
+//! bench_motif [--backend cpu|cuda|cuda:0,1|cuda:all|auto] [--n-log2 10,12] [--k 10] [--reps 3] [--seed 1] [--no-pruned] [--localized-only]
 //! ```
 //! (`--localized-only` skips the all-δ-runs columns, printed as NaN/-.)
 //! Each row: runs made by `motif::localized` (it stops early when every
@@ -105,7 +105,7 @@ fn main() {
             let lines = (kf * (kf - 1.0) / 2.0) * (arcs + n as f64) + kf * n as f64;
             let bytes = points * lines * runs;
             let pruned = if prune_too { format!("{:.4}", time(true).0) } else { "-".into() };
-            let dev = out.device.map_or("cpu".to_string(), |d| format!("cuda:{d}"));
+            let dev = kronograph::backend::backend_of(Some(&out.devices));
             println!(
                 "{dev}\t2^{nl}\t{k}\t{arcs}\t{}\t{med:.4}\t{need}\t{full:.4}\t{kernels}\t{:.4}\t{:.1}\t{:.1}\t{pruned}\t{ok}",
                 out.runs,

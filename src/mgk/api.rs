@@ -14,7 +14,7 @@ use super::system::{
     upper_pairs,
 };
 use super::{Gradient, MarginalizedGraphKernel, Matrix, MgkError};
-use crate::backend::{resolve_backend, Backend};
+use crate::backend::{resolve_devices, Backend};
 use crate::basekernel::{BaseKernel, Hyperparameter};
 use crate::cuda::GpuLabel;
 use crate::graph::{Graph, Label};
@@ -337,9 +337,12 @@ impl<N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>> MarginalizedGraph
 /// The same computations on a backend chosen per call.
 ///
 /// `Backend::Cpu` solves on the CPU, `Backend::Cuda(d)` on CUDA device `d`
-/// (an error when there is none), `Backend::Auto` on device 0 when one can be
-/// used, else on the CPU with one log line saying why
-/// ([`resolve_backend`]). Every backend uses this kernel's base kernels, start
+/// (an error when there is none), `Backend::Devices(set)` on every device of
+/// the set (the graphs uploaded to each once, the pairs shared out from one
+/// queue by cost; values equal to one device's to the solver's rounding),
+/// `Backend::Auto` on device 0 (or the set `KRONOGRAPH_DEVICES` names) when
+/// one can be used, else on the CPU with one log line saying why
+/// ([`resolve_devices`](crate::backend::resolve_devices)). Every backend uses this kernel's base kernels, start
 /// probabilities and [`MgkConfig`](super::MgkConfig) (q, lmin, precision,
 /// tolerance, iteration cap, reordering, XMV scheme); the values agree to the
 /// solver tolerance (about `1e-5` relative in `f32`, `1e-10` in `f64`). On
@@ -357,11 +360,11 @@ impl<N: GpuLabel, E: GpuLabel, KV: BaseKernel<N>, KE: BaseKernel<E>> Marginalize
         backend: Backend,
         f: impl FnOnce(Engine<'_, N, E, KV, KE>) -> Result<T, MgkError>,
     ) -> crate::Result<T> {
-        Ok(match resolve_backend(backend)? {
+        Ok(match resolve_devices(backend)? {
             None => f(&Cpu)?,
             // under Auto, a kernel without a CUDA form (a CPU-only user kernel) computes on the CPU
             Some(_) if backend == Backend::Auto && !self.has_cuda_form() => f(&Cpu)?,
-            Some(device) => f(&Gpu::new(device)?)?,
+            Some(devices) => f(&Gpu::on_devices(&devices)?)?,
         })
     }
 

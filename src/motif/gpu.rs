@@ -44,6 +44,14 @@ impl Prepared {
     pub(crate) fn run(&self, _key: u64) -> crate::Result<(Vec<u64>, f64)> {
         Err(crate::Error::CudaNotCompiled)
     }
+
+    pub(crate) fn run_points(&self, _key: u64, _points: std::ops::Range<usize>) -> crate::Result<(Vec<u64>, f64)> {
+        Err(crate::Error::CudaNotCompiled)
+    }
+
+    pub(crate) fn points_per_chunk(&self) -> usize {
+        1
+    }
 }
 
 #[cfg(feature = "cuda")]
@@ -116,14 +124,28 @@ mod imp {
         /// The per-vertex values of the run with key `key`, and the device
         /// time of its kernels in seconds (CUDA events around the launches).
         pub(crate) fn run(&self, key: u64) -> crate::Result<(Vec<u64>, f64)> {
-            let (f, n, k, m, d) = (&self.f, self.n, self.k, self.m, self.d);
+            self.run_points(key, 0..1usize << self.k)
+        }
+
+        /// Points one chunk of a run evaluates on this device (`32 D`).
+        pub(crate) fn points_per_chunk(&self) -> usize {
+            32 * self.d
+        }
+
+        /// The part of the run with key `key` over the evaluation points
+        /// `points` (a range of `0..2^k`; over GF(2^8) the sums of disjoint
+        /// ranges add, i.e. XOR, to the run's sums), and its device time. A
+        /// range shorter than a chunk runs with fewer threads per vertex
+        /// (`len / 32`), so that it costs its share of a run.
+        pub(crate) fn run_points(&self, key: u64, points: std::ops::Range<usize>) -> crate::Result<(Vec<u64>, f64)> {
+            let (f, n, k, m) = (&self.f, self.n, self.k, self.m);
+            let d = self.d.min((points.len() / 32).max(1));
             let (indptr_d, indices_d, first_d, count_d) =
                 (&self.indptr_d, &self.indices_d, &self.first_d, &self.count_d);
             let mut guard = self.bufs.lock().unwrap_or_else(|e| e.into_inner());
             let Buffers { zeta: zeta_d, alpha: alpha_d, p: p_d } = &mut *guard;
             let stream = &self.dev.stream;
             let chunk = 32 * d;
-            let points = 1usize << k;
             // the sums accumulate over chunks from 0
             let mut q_d = check("allocating the per-vertex sums", || stream.alloc_zeros::<u32>(n))?;
             let (n32, k32, d32, m64) = (n as i32, k as i32, d as i32, m as i64);
@@ -142,7 +164,7 @@ mod imp {
                 // SAFETY: as above (motif_alpha).
                 check("launching motif_alpha", || unsafe { lb.launch(grid(m * (k - 1))) })?;
             }
-            for first in (0..points).step_by(chunk) {
+            for first in points.clone().step_by(chunk) {
                 let first64 = first as u64;
                 // (c) label sums: level 1
                 let mut lb = stream.launch_builder(&f[2]);
@@ -157,7 +179,7 @@ mod imp {
                     check("launching motif_level", || unsafe { lb.launch(grid(n * d)) })?;
                 }
                 // (e) per-vertex sums
-                let count = (points - first).min(chunk) as i64;
+                let count = (points.end - first).min(chunk) as i64;
                 let mut lb = stream.launch_builder(&f[4]);
                 lb.arg(&n32).arg(&k32).arg(&d32).arg(&count).arg(&*p_d).arg(&mut q_d);
                 // SAFETY: as above (motif_sum).

@@ -58,7 +58,7 @@ pub mod reference;
 pub use gpu::SOURCE as CUDA_SOURCE;
 pub use instance::MAX_MOTIF_SIZE;
 
-use crate::cuda::{resolve_backend, Backend};
+use crate::backend::{resolve_devices, Backend};
 use crate::graph::{Graph, Label};
 use instance::Instance;
 
@@ -148,8 +148,11 @@ pub struct MotifHits {
     /// The per-vertex false-negative bound reached, (k/2^(b−1))^runs
     /// (0 when the answer is certain, e.g. a motif colour is absent).
     pub false_negative_bound: f64,
-    /// The device the sieve ran on (`None`: the CPU).
+    /// The device the sieve ran on (`None`: the CPU; with a device set, its
+    /// first device).
     pub device: Option<usize>,
+    /// Every device the sieve ran on (empty on the CPU).
+    pub devices: Vec<usize>,
     /// Device time of the runs' kernels in seconds, measured with CUDA
     /// events around each run's launches (`None` on the CPU). It excludes
     /// the upload, the compile and the host's instance checks.
@@ -252,21 +255,33 @@ pub fn localized<N: Label, E: Label>(
     let inst = Instance::new(g, colors, motif, opts.prune)?;
     let mut hits = vec![false; inst.n_input];
     if !inst.feasible {
-        return Ok(MotifHits { hits, runs: 0, false_negative_bound: 0.0, device: None, kernel_seconds: None });
+        let none = Vec::new();
+        return Ok(MotifHits {
+            hits,
+            runs: 0,
+            false_negative_bound: 0.0,
+            device: None,
+            devices: none,
+            kernel_seconds: None,
+        });
     }
-    let device = device_for(opts)?;
-    let engine = Engine::new(&inst, opts.field, device)?;
+    let devices = device_for(opts)?;
+    let engine = Engine::new(&inst, opts.field, devices.as_deref())?;
     let need = runs_needed(opts.field, inst.k, opts.delta);
     let mut local = vec![false; inst.n()];
     let mut runs = 0;
     let mut kernel_seconds = None;
-    for run in 0..need {
-        let (q, secs) = engine.run(&inst, opts.seed, run)?;
-        kernel_seconds = secs.map(|s| s + kernel_seconds.unwrap_or(0.0));
-        runs += 1;
-        local.iter_mut().zip(&q).for_each(|(h, &v)| *h |= v != 0);
-        if opts.early_stop && local.iter().zip(&inst.shade_count).all(|(&h, &c)| h || c == 0) {
-            break; // every vertex that could be in a match is: certain
+    'runs: while runs < need {
+        // the runs of a batch go to the devices together; they count (and
+        // stop early) in order, as one after the other on one device
+        let first = runs;
+        for (q, secs) in engine.runs(&inst, opts.seed, first..first + engine.batch(first, need, opts.early_stop))? {
+            kernel_seconds = secs.map(|s| s + kernel_seconds.unwrap_or(0.0));
+            runs += 1;
+            local.iter_mut().zip(&q).for_each(|(h, &v)| *h |= v != 0);
+            if opts.early_stop && local.iter().zip(&inst.shade_count).all(|(&h, &c)| h || c == 0) {
+                break 'runs; // every vertex that could be in a match is: certain
+            }
         }
     }
     let bound = if local.iter().zip(&inst.shade_count).all(|(&h, &c)| h || c == 0) {
@@ -277,7 +292,8 @@ pub fn localized<N: Label, E: Label>(
     for (&v, &h) in inst.vertices.iter().zip(&local) {
         hits[v as usize] = h;
     }
-    Ok(MotifHits { hits, runs, false_negative_bound: bound, device, kernel_seconds })
+    let devices = devices.unwrap_or_default();
+    Ok(MotifHits { hits, runs, false_negative_bound: bound, device: devices.first().copied(), devices, kernel_seconds })
 }
 
 /// Whether `g` has any match of `motif` (false-negative probability at
@@ -296,11 +312,16 @@ pub fn exists<N: Label, E: Label>(
     if !inst.feasible {
         return Ok(MotifDecision { found: false, runs: 0, false_negative_bound: 0.0 });
     }
-    let engine = Engine::new(&inst, opts.field, device_for(opts)?)?;
+    let engine = Engine::new(&inst, opts.field, device_for(opts)?.as_deref())?;
     let need = runs_needed(opts.field, inst.k, opts.delta);
-    for run in 0..need {
-        if engine.run(&inst, opts.seed, run)?.0.iter().any(|&v| v != 0) {
-            return Ok(MotifDecision { found: true, runs: run + 1, false_negative_bound: 0.0 });
+    let mut run = 0;
+    while run < need {
+        let first = run;
+        for (q, _) in engine.runs(&inst, opts.seed, first..first + engine.batch(first, need, true))? {
+            run += 1;
+            if q.iter().any(|&v| v != 0) {
+                return Ok(MotifDecision { found: true, runs: run, false_negative_bound: 0.0 });
+            }
         }
     }
     Ok(MotifDecision { found: false, runs: need, false_negative_bound: opts.field.run_bound(inst.k).powi(need as i32) })
@@ -370,46 +391,99 @@ pub fn sieve_run<N: Label, E: Label>(
     if !inst.feasible {
         return Ok(out);
     }
-    let (q, _) = Engine::new(&inst, opts.field, device_for(opts)?)?.run(&inst, opts.seed, run)?;
+    let engine = Engine::new(&inst, opts.field, device_for(opts)?.as_deref())?;
+    let (q, _) = engine.runs(&inst, opts.seed, run..run + 1)?.remove(0);
     for (&v, &x) in inst.vertices.iter().zip(&q) {
         out[v as usize] = x;
     }
     Ok(out)
 }
 
-fn device_for(opts: &MotifOptions) -> crate::Result<Option<usize>> {
-    let device = resolve_backend(opts.backend)?;
-    if device.is_some() && opts.field == Field::Gf2p64 {
+fn device_for(opts: &MotifOptions) -> crate::Result<Option<Vec<usize>>> {
+    let devices = resolve_devices(opts.backend)?;
+    if devices.is_some() && opts.field == Field::Gf2p64 {
         if opts.backend == Backend::Auto {
             return Ok(None);
         }
         return Err(MotifError::GpuField.into());
     }
-    Ok(device)
+    Ok(devices)
 }
 
-/// Where the runs of one query go: the CPU, or a device holding the
-/// uploaded instance.
+/// Where the runs of one query go: the CPU, a device holding the uploaded
+/// instance, or several (each holding it).
 enum Engine {
     Cpu(Field),
     Gpu(Box<gpu::Prepared>),
+    Gpus(Vec<gpu::Prepared>),
 }
 
 impl Engine {
-    fn new(inst: &Instance, field: Field, device: Option<usize>) -> crate::Result<Engine> {
-        Ok(match device {
-            None => Engine::Cpu(field),
-            Some(d) => Engine::Gpu(Box::new(gpu::Prepared::new(inst, d)?)),
+    fn new(inst: &Instance, field: Field, devices: Option<&[usize]>) -> crate::Result<Engine> {
+        Ok(match devices {
+            None | Some([]) => Engine::Cpu(field),
+            Some(&[d]) => Engine::Gpu(Box::new(gpu::Prepared::new(inst, d)?)),
+            // uploaded to every device at once, one host thread each
+            Some(list) => Engine::Gpus(std::thread::scope(|s| {
+                let up: Vec<_> = list.iter().map(|&d| s.spawn(move || gpu::Prepared::new(inst, d))).collect();
+                up.into_iter()
+                    .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+                    .collect::<crate::Result<Vec<_>>>()
+            })?),
         })
     }
 
-    /// The per-vertex values of run `run`, and its kernels' device time
-    /// (`None` on the CPU).
-    fn run(&self, inst: &Instance, seed: u64, run: u32) -> crate::Result<(Vec<u64>, Option<f64>)> {
-        let key = random::run_key(seed, run);
+    /// How many runs from `first` (of `need`) to make together: one at a
+    /// time on one device; on several, all that are left, or (stopping
+    /// early) the first run alone, split over the devices, then as many
+    /// runs as devices.
+    fn batch(&self, first: u32, need: u32, early_stop: bool) -> u32 {
+        let left = need - first;
         match self {
-            Engine::Cpu(field) => Ok((cpu::sieve(inst, *field, key), None)),
-            Engine::Gpu(g) => g.run(key).map(|(q, s)| (q, Some(s))),
+            Engine::Gpus(_) if !early_stop => left,
+            Engine::Gpus(list) if first > 0 => left.min(list.len() as u32),
+            _ => left.min(1),
         }
+    }
+
+    /// The per-vertex values of runs `runs`, and their kernels' device time
+    /// (`None` on the CPU). On several devices the runs' 2^k evaluation
+    /// points are cut into aligned ranges of a power-of-two size (at least
+    /// as many ranges as devices, none larger than a device's chunk), taken
+    /// by the devices from one queue ([`crate::spread`]), and each run's
+    /// range sums added (XOR in GF(2^8)): the same values as one device.
+    fn runs(
+        &self,
+        inst: &Instance,
+        seed: u64,
+        runs: std::ops::Range<u32>,
+    ) -> crate::Result<Vec<(Vec<u64>, Option<f64>)>> {
+        let key = |run: u32| random::run_key(seed, run);
+        let list = match self {
+            Engine::Cpu(field) => return Ok(runs.map(|r| (cpu::sieve(inst, *field, key(r)), None)).collect()),
+            Engine::Gpu(g) => return runs.map(|r| g.run(key(r)).map(|(q, s)| (q, Some(s)))).collect(),
+            Engine::Gpus(list) => list,
+        };
+        let points = 1usize << inst.k;
+        let chunk = list.iter().map(gpu::Prepared::points_per_chunk).max().unwrap_or(points);
+        let parts = points.div_ceil(chunk).max(list.len()).next_power_of_two().min((points / 32).max(1));
+        let len = points / parts;
+        let items: Vec<(u32, std::ops::Range<usize>)> =
+            runs.clone().flat_map(|r| (0..parts).map(move |p| (r, p * len..(p + 1) * len))).collect();
+        let queue = crate::spread::ChunkQueue::new(&vec![1.0; items.len()], list.len(), 1);
+        let workers: Vec<usize> = (0..list.len()).collect();
+        let parts_out = crate::spread::spread(
+            &workers,
+            &queue,
+            |&w| Ok(&list[w]),
+            |g, chunk| chunk.iter().map(|&i| g.run_points(key(items[i].0), items[i].1.clone())).collect(),
+        )?;
+        let mut out: Vec<(Vec<u64>, Option<f64>)> = runs.map(|_| (vec![0; inst.n()], Some(0.0))).collect();
+        for ((run, _), (q, secs)) in items.iter().zip(parts_out) {
+            let (sum, time) = &mut out[(*run - items[0].0) as usize];
+            sum.iter_mut().zip(&q).for_each(|(s, &v)| *s ^= v);
+            *time = time.map(|t| t + secs);
+        }
+        Ok(out)
     }
 }

@@ -216,3 +216,16 @@ pub fn gpu_or_skip() -> Option<usize> {
         }
     }
 }
+
+/// The device sets a GPU test runs with: `{0}` (a set of one device, which
+/// must behave as `cuda:0`) on every GPU machine, `{0, 1}` and `{0, 1, 2, 3}`
+/// where that many devices exist; empty without a GPU.
+pub fn device_sets() -> Vec<kronograph::backend::Backend> {
+    use kronograph::backend::{Backend, DeviceSet};
+    let n = kronograph::cuda::device_count().unwrap_or(0);
+    [1usize, 2, 4]
+        .into_iter()
+        .filter(|&s| s <= n)
+        .map(|s| Backend::Devices(DeviceSet::of(&(0..s).collect::<Vec<_>>()).unwrap()))
+        .collect()
+}

@@ -1,7 +1,7 @@
 //! `kronograph gram DATASET`: the marginalized graph kernel's Gram matrix.
 
 use super::progress::Bar;
-use kronograph::backend::{resolve_backend, Backend, Precision};
+use kronograph::backend::{backend_of, resolve_devices, Backend, Precision};
 use kronograph::basekernel::spec::SpecKernel;
 use kronograph::graph::reorder::Method;
 use kronograph::graph::{io, Dataset, Schema};
@@ -118,8 +118,8 @@ pub fn setup(args: &Args, ds: &Dataset, bar: &Bar) -> kronograph::Result<Setup> 
     }
     let single = args.f32 || args.precision == Some(Precision::F32);
     let precision = if single { Precision::F32 } else { Precision::F64 };
-    let device = resolve_backend(args.backend)?;
-    let backend = device.map_or(Backend::Cpu, Backend::Cuda);
+    // a device set stays a set (the Gram spreads over it); one device is cuda:N
+    let backend = backend_of(resolve_devices(args.backend)?.as_deref());
     let mut mgk = MarginalizedGraphKernel::new(kv, ke, args.q)?
         .with_lmin(u32::from(args.lmin1))?
         .with_precision(precision)

@@ -67,7 +67,7 @@ pub fn run(args: Args) -> kronograph::Result<()> {
     crate::outln!("vertices in a match: {count} of {}", hits.hits.len());
     crate::outln!("runs: {}", hits.runs);
     crate::outln!("false-negative bound per vertex: {:.3e}", hits.false_negative_bound);
-    let backend = hits.device.map_or("cpu".to_string(), |d| format!("cuda:{d}"));
+    let backend = kronograph::backend::backend_of(Some(&hits.devices[..]));
     crate::outln!("time: {secs:.3} s ({backend})");
     if args.matches {
         match motif::matches(&g, &colors, &motif, &hits.hits) {

@@ -112,7 +112,7 @@ pub(crate) enum Gpu {}
 #[cfg(not(feature = "cuda"))]
 impl Gpu {
     /// Always [`CudaError::NotCompiled`](crate::cuda::CudaError::NotCompiled).
-    pub(crate) fn new(_device: usize) -> Result<Self, MgkError> {
+    pub(crate) fn on_devices(_devices: &[usize]) -> Result<Self, MgkError> {
         Err(crate::cuda::CudaError::NotCompiled.into())
     }
 }
@@ -133,19 +133,31 @@ impl<N: GpuLabel, E: GpuLabel, KV: BaseKernel<N>, KE: BaseKernel<E>> PairEngine<
 
 #[cfg(feature = "cuda")]
 mod imp {
+    use super::upload::GpuGraphs;
     use super::GpuGram;
     use super::*;
+    use crate::spread::{spread, ChunkQueue};
+    use std::sync::atomic::{AtomicUsize, Ordering};
 
-    /// The engine of CUDA device `device`.
-    #[derive(Clone, Copy, Debug)]
+    /// The engine of a set of CUDA devices (one, or several: see
+    /// [`solve_pairs`](PairEngine::solve_pairs)).
+    #[derive(Clone, Debug)]
     pub(crate) struct Gpu {
-        device: usize,
+        devices: Vec<usize>,
     }
 
+    /// Pairs per chunk of a multi-device call at least (a launch that
+    /// fills an H100's 132 multiprocessors several times over).
+    const MIN_CHUNK_PAIRS: usize = 2048;
+
     impl Gpu {
-        /// The engine of device `device` (opened on first use).
-        pub(crate) fn new(device: usize) -> Result<Self, MgkError> {
-            Ok(Gpu { device })
+        /// The engine of the devices `devices` (not empty; opened on first
+        /// use; one device runs exactly as before device sets existed).
+        pub(crate) fn on_devices(devices: &[usize]) -> Result<Self, MgkError> {
+            if devices.is_empty() {
+                return Err(MgkError::InvalidParameter("an empty device set".into()));
+            }
+            Ok(Gpu { devices: devices.to_vec() })
         }
     }
 
@@ -164,7 +176,62 @@ mod imp {
             .collect()
     }
 
+    /// The values (and gradients) of the pairs `part` of uploaded graphs in
+    /// one launch: the one place both the single- and the multi-device
+    /// calls solve pairs.
+    fn solve_part<N: GpuLabel, E: GpuLabel, KV: BaseKernel<N>, KE: BaseKernel<E>>(
+        gpu: &GpuGram<N, E, KV, KE>,
+        (a, b): (&GpuGraphs, &GpuGraphs),
+        part: &[(usize, usize)],
+        gradient: bool,
+        active: &[bool],
+    ) -> Result<Vec<PairOut>, MgkError> {
+        if gradient {
+            let r = gpu.run_gradient(a, b, part)?;
+            let slots = r.slots.max(1);
+            Ok(r.values
+                .iter()
+                .zip(r.gradient.chunks(slots))
+                .map(|(&value, cell)| PairOut {
+                    value,
+                    grad: cell.iter().zip(active).filter(|(_, &a)| a).map(|(&g, _)| g).collect(),
+                    ..PairOut::default()
+                })
+                .collect())
+        } else {
+            let r = gpu.run(a, b, part, false)?;
+            Ok(r.values.into_iter().map(|value| PairOut { value, ..PairOut::default() }).collect())
+        }
+    }
+
+    /// The nodal outputs of `pairs` of one list of graphs.
+    fn nodal_part<N: GpuLabel, E: GpuLabel, KV: BaseKernel<N>, KE: BaseKernel<E>>(
+        gpu: &GpuGram<N, E, KV, KE>,
+        graphs: &[Graph<N, E>],
+        pairs: &[(usize, usize)],
+    ) -> Result<Vec<PairOut>, MgkError> {
+        Ok(gpu
+            .nodal_pairs(graphs, pairs)?
+            .into_iter()
+            .map(|o| PairOut { value: o.value, nodal: Some(o.values), ..PairOut::default() })
+            .collect())
+    }
+
     impl<N: GpuLabel, E: GpuLabel, KV: BaseKernel<N>, KE: BaseKernel<E>> PairEngine<N, E, KV, KE> for Gpu {
+        /// On one device: the graphs uploaded once and the pairs in one
+        /// launch (about 20 with a progress callback). On several: the
+        /// graphs uploaded to every device once, then the pairs taken by one
+        /// host thread per device from a shared queue in guided chunks sized
+        /// by estimated cost (product nodes plus products of nonzeros), each
+        /// chunk a cross-section of the cost order ([`ChunkQueue::mixed`]:
+        /// the batched launch's routing and occupancy are tuned to a set's
+        /// mix of sizes; chunks of only the largest pairs ran at low
+        /// occupancy), one launch each; the outputs go back to the pairs' order. Each pair is solved by the same kernel source
+        /// on every device; only the launch it shares with other pairs
+        /// differs (which can change its placement in shared or global
+        /// memory and, as between two one-device calls, the order of the
+        /// XMV's floating-point atomic additions), so the values agree with
+        /// one device's to the solver's rounding, not necessarily to the bit.
         fn solve_pairs(
             &self,
             k: &MarginalizedGraphKernel<N, E, KV, KE>,
@@ -173,9 +240,10 @@ mod imp {
             pairs: &[(usize, usize)],
             want: Want,
         ) -> Result<Vec<PairOut>, MgkError> {
-            let gpu = GpuGram::new(self.device, k.node_kernel().clone(), k.edge_kernel().clone(), *k.config())?;
+            let new_gram = |d: usize| GpuGram::new(d, k.node_kernel().clone(), k.edge_kernel().clone(), *k.config());
             let xs = with_starts(k, x)?;
             let ys = y.map(|y| with_starts(k, y)).transpose()?;
+            let active: Vec<bool> = k.hyperparameters().iter().map(|h| h.is_active()).collect();
             if want.nodal {
                 // one list, pairs across it
                 let off = xs.len();
@@ -184,44 +252,69 @@ mod imp {
                     None => pairs.to_vec(),
                 };
                 let graphs: Vec<Graph<N, E>> = xs.into_iter().chain(ys.unwrap_or_default()).collect();
-                let out = gpu.nodal_pairs(&graphs, &jobs)?;
+                let out = if self.devices.len() == 1 {
+                    nodal_part(&new_gram(self.devices[0])?, &graphs, &jobs)?
+                } else {
+                    let queue = ChunkQueue::new(&vec![1.0; jobs.len()], self.devices.len(), 1);
+                    spread(
+                        &self.devices,
+                        &queue,
+                        |&d| Ok(new_gram(d)?),
+                        |gpu, chunk| {
+                            let part: Vec<(usize, usize)> = chunk.iter().map(|&i| jobs[i]).collect();
+                            nodal_part(gpu, &graphs, &part)
+                        },
+                    )?
+                };
                 if let Some(p) = k.progress() {
                     p(pairs.len(), pairs.len());
                 }
-                return Ok(out
-                    .into_iter()
-                    .map(|o| PairOut { value: o.value, nodal: Some(o.values), ..PairOut::default() })
-                    .collect());
+                return Ok(out);
             }
-            let ux = gpu.upload(&xs)?;
-            let uy = ys.as_deref().map(|ys| gpu.upload(ys)).transpose()?;
-            let b = uy.as_ref().unwrap_or(&ux);
-            // with a progress callback, the pairs go in about 20 launches and
-            // each reports when it is done; without one, in a single launch
-            let chunk = match k.progress() {
-                Some(_) => pairs.len().div_ceil(20).max(4096),
-                None => pairs.len().max(1),
-            };
-            let active: Vec<bool> = k.hyperparameters().iter().map(|h| h.is_active()).collect();
-            let mut out = Vec::with_capacity(pairs.len());
-            for part in pairs.chunks(chunk) {
-                if want.gradient {
-                    let r = gpu.run_gradient(&ux, b, part)?;
-                    let slots = r.slots.max(1);
-                    out.extend(r.values.iter().zip(r.gradient.chunks(slots)).map(|(&value, cell)| PairOut {
-                        value,
-                        grad: cell.iter().zip(&active).filter(|(_, &a)| a).map(|(&g, _)| g).collect(),
-                        ..PairOut::default()
-                    }));
-                } else {
-                    let r = gpu.run(&ux, b, part, false)?;
-                    out.extend(r.values.into_iter().map(|value| PairOut { value, ..PairOut::default() }));
+            if let [device] = self.devices[..] {
+                let gpu = new_gram(device)?;
+                let ux = gpu.upload(&xs)?;
+                let uy = ys.as_deref().map(|ys| gpu.upload(ys)).transpose()?;
+                let b = uy.as_ref().unwrap_or(&ux);
+                // with a progress callback, the pairs go in about 20 launches and
+                // each reports when it is done; without one, in a single launch
+                let chunk = match k.progress() {
+                    Some(_) => pairs.len().div_ceil(20).max(4096),
+                    None => pairs.len().max(1),
+                };
+                let mut out = Vec::with_capacity(pairs.len());
+                for part in pairs.chunks(chunk) {
+                    out.extend(solve_part(&gpu, (&ux, b), part, want.gradient, &active)?);
+                    if let Some(p) = k.progress() {
+                        p(out.len(), pairs.len());
+                    }
                 }
-                if let Some(p) = k.progress() {
-                    p(out.len(), pairs.len());
-                }
+                return Ok(out);
             }
-            Ok(out)
+            let size = |g: &Graph<N, E>| (g.num_nodes() + g.num_entries()) as f64;
+            let yl = ys.as_deref().unwrap_or(&xs);
+            let costs: Vec<f64> = pairs.iter().map(|&(a, b)| size(&xs[a]) * size(&yl[b])).collect();
+            let queue = ChunkQueue::mixed(&costs, self.devices.len(), MIN_CHUNK_PAIRS);
+            let done = AtomicUsize::new(0);
+            spread(
+                &self.devices,
+                &queue,
+                |&d| {
+                    let gpu = new_gram(d)?;
+                    let ux = gpu.upload(&xs)?;
+                    let uy = ys.as_deref().map(|ys| gpu.upload(ys)).transpose()?;
+                    Ok((gpu, ux, uy))
+                },
+                |(gpu, ux, uy), chunk| {
+                    let part: Vec<(usize, usize)> = chunk.iter().map(|&i| pairs[i]).collect();
+                    let out = solve_part(gpu, (ux, uy.as_ref().unwrap_or(ux)), &part, want.gradient, &active)?;
+                    let now = done.fetch_add(part.len(), Ordering::Relaxed) + part.len();
+                    if let Some(p) = k.progress() {
+                        p(now, pairs.len());
+                    }
+                    Ok(out)
+                },
+            )
         }
     }
 }

@@ -7,7 +7,7 @@
 use super::super::system::{scale_pow2, unit_weights};
 use super::super::{KronSystem, MarginalizedGraphKernel, Matrix, MgkError};
 use super::{series_terms, RandomWalkKernel, RwScale, MAX_TERMS, SERIES_TAIL};
-use crate::backend::{resolve_backend, Backend};
+use crate::backend::{backend_of, resolve_devices, Backend};
 use crate::basekernel::Constant;
 use crate::cuda::GpuLabel;
 use crate::graph::{Graph, Label};
@@ -43,13 +43,13 @@ impl RandomWalkKernel {
     /// # Errors
     /// See the `_on` methods above.
     pub fn gram_on<N: GpuLabel, E: GpuLabel>(&self, backend: Backend, x: &[Graph<N, E>]) -> crate::Result<Matrix> {
-        match resolve_backend(backend)? {
+        match resolve_devices(backend)? {
             None => Ok(self.gram(x)?),
-            Some(d) if x.iter().any(Graph::is_directed) => self.plain_pairs_gpu(d, x, None),
-            Some(d) if self.use_series() => self.series_gpu(d, x, None),
+            Some(d) if x.iter().any(Graph::is_directed) => self.plain_pairs_gpu(d[0], x, None),
+            Some(d) if self.use_series() => self.series_gpu(&d, x, None),
             Some(d) => {
                 self.check_gpu_lambda(x, x)?;
-                self.as_system()?.gram_on(Backend::Cuda(d), x)
+                self.as_system()?.gram_on(backend_of(Some(&d)), x)
             }
         }
     }
@@ -64,13 +64,13 @@ impl RandomWalkKernel {
         x: &[Graph<N, E>],
         y: &[Graph<N, E>],
     ) -> crate::Result<Matrix> {
-        match resolve_backend(backend)? {
+        match resolve_devices(backend)? {
             None => Ok(self.gram_xy(x, y)?),
-            Some(d) if x.iter().chain(y).any(Graph::is_directed) => self.plain_pairs_gpu(d, x, Some(y)),
-            Some(d) if self.use_series() => self.series_gpu(d, x, Some(y)),
+            Some(d) if x.iter().chain(y).any(Graph::is_directed) => self.plain_pairs_gpu(d[0], x, Some(y)),
+            Some(d) if self.use_series() => self.series_gpu(&d, x, Some(y)),
             Some(d) => {
                 self.check_gpu_lambda(x, y)?;
-                self.as_system()?.gram_xy_on(Backend::Cuda(d), x, y)
+                self.as_system()?.gram_xy_on(backend_of(Some(&d)), x, y)
             }
         }
     }
@@ -86,9 +86,9 @@ impl RandomWalkKernel {
         backend: Backend,
         x: &[Graph<N, E>],
     ) -> crate::Result<Matrix> {
-        match resolve_backend(backend)? {
+        match resolve_devices(backend)? {
             None => Ok(self.gram_labeled(x)?),
-            Some(d) => self.labeled_pairs_gpu(d, x, None),
+            Some(d) => self.labeled_pairs_gpu(d[0], x, None),
         }
     }
 
@@ -102,9 +102,9 @@ impl RandomWalkKernel {
         x: &[Graph<N, E>],
         y: &[Graph<N, E>],
     ) -> crate::Result<Matrix> {
-        match resolve_backend(backend)? {
+        match resolve_devices(backend)? {
             None => Ok(self.gram_xy_labeled(x, y)?),
-            Some(d) => self.labeled_pairs_gpu(d, x, Some(y)),
+            Some(d) => self.labeled_pairs_gpu(d[0], x, Some(y)),
         }
     }
 
@@ -115,7 +115,7 @@ impl RandomWalkKernel {
     /// the symmetric Gram of `x` (pairs `a ≤ b`, mirrored, as on the CPU).
     fn series_gpu<N: GpuLabel, E: GpuLabel>(
         &self,
-        device: usize,
+        device: &[usize],
         x: &[Graph<N, E>],
         y: Option<&[Graph<N, E>]>,
     ) -> crate::Result<Matrix> {
@@ -135,7 +135,7 @@ impl RandomWalkKernel {
         }
         let rule = SeriesRule { lambda: self.lambda, tail: SERIES_TAIL, max_terms: MAX_TERMS, stride };
         let pairs = SeriesPairs { nx, y0: if y.is_some() { nx } else { 0 }, ny };
-        let out = series_gram(device, &list, pairs, rule, self.precision)
+        let out = series_gram(device[0], &list, pairs, rule, self.precision)
             .map_err(|e| series_error(e, |i| x.iter().chain(y.unwrap_or(&[])).nth(i)))?;
         let scales = series_scales(&out.exp, &out.bounds)?;
         let (sx, sy) = match y {
@@ -192,7 +192,7 @@ impl RandomWalkKernel {
     /// `2^−e`, λ by `2^(e + e')`: one solve per distinct `e + e'`).
     fn solve_left<N: GpuLabel, E: GpuLabel>(
         &self,
-        device: usize,
+        device: &[usize],
         (x, sx): (&[Graph<N, E>], &[RwScale]),
         (y, sy): (&[Graph<N, E>], &[RwScale]),
         left: &[(usize, usize)],
@@ -225,7 +225,7 @@ impl RandomWalkKernel {
                 e => e,
             };
             kernel.check_gpu_lambda(&gx, &gy).map_err(|e| remap(e.into()))?;
-            let solved = kernel.as_system()?.gram_xy_on(Backend::Cuda(device), &gx, &gy).map_err(remap)?;
+            let solved = kernel.as_system()?.gram_xy_on(backend_of(Some(device)), &gx, &gy).map_err(remap)?;
             for &(a, b) in &pairs {
                 let (i, j) = (ia.binary_search(&a).unwrap_or(0), ib.binary_search(&b).unwrap_or(0));
                 let value = Self::checked(solved.get(i, j)).map_err(|e| self.map_error(a, b, e))?;
@@ -289,14 +289,16 @@ impl RandomWalkKernel {
             .map(|k| k.with_max_iters(self.max_iters))
     }
 
-    /// Where [`gram_on`](Self::gram_on) runs `x` on `backend`: `Backend::Cpu`
-    /// or `Backend::Cuda(d)` (directed graphs included: the GPU runs their
-    /// fixed-point iteration).
+    /// Where [`gram_on`](Self::gram_on) runs `x` on `backend`: `Backend::Cpu`,
+    /// `Backend::Cuda(d)` or a device set `Backend::Devices(..)` (the PCG
+    /// spreads over it; the moment series, directed and labeled pairs run on
+    /// its first device: the series of a whole NCI1 Gram takes 0.1 s on one
+    /// GPU and was slower split by rows, docs/PERFORMANCE.md).
     ///
     /// # Errors
     /// As [`gram_on`](Self::gram_on)'s choice of device.
     pub fn resolved_backend<N: Label, E: Label>(&self, backend: Backend, _x: &[Graph<N, E>]) -> crate::Result<Backend> {
-        Ok(resolve_backend(backend)?.map_or(Backend::Cpu, Backend::Cuda))
+        Ok(backend_of(resolve_devices(backend)?.as_deref()))
     }
 
     /// Rejects a λ for which some pair's system may not be positive definite
