@@ -42,7 +42,7 @@ pub fn run(args: Args) -> kronograph::Result<()> {
     } else {
         binary::write(&args.out, &g)?;
     }
-    println!(
+    crate::outln!(
         "wrote {} ({}): {} nodes, {} {} (read {read:.3} s, write {:.3} s)",
         args.out.display(),
         if as_mtx { "Matrix Market" } else { "binary graph" },
