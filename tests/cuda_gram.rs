@@ -3,7 +3,7 @@
 //! Skips (passing, with a message) when no CUDA device can be used; fails
 //! instead when `KRONOGRAPH_REQUIRE_GPU=1`.
 #![cfg(feature = "cuda")]
-mod mgk_common;
+use crate::mgk_common;
 use mgk_common::gpu_or_skip;
 
 use kronograph::basekernel::BaseKernel;

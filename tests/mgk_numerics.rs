@@ -6,7 +6,7 @@
 //! The GPU part skips without a GPU and fails when `KRONOGRAPH_REQUIRE_GPU=1`.
 #![allow(clippy::needless_range_loop)]
 
-mod mgk_common;
+use crate::mgk_common;
 
 use kronograph::basekernel::spec::SpecKernel;
 use kronograph::cuda::Backend;
