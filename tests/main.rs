@@ -3,6 +3,7 @@
 //! line here; helpers shared between modules live in `tests/*_common/` and are used as
 //! `crate::NAME_common`.
 
+mod device_common;
 mod mgk_common;
 #[cfg(feature = "cuda")]
 mod nvrtc_common;

@@ -6,5 +6,6 @@
 //! the CPU's answer. The modules are those of the main suite (tests/main.rs).
 #![cfg(not(feature = "cuda"))]
 
+mod device_common;
 mod mgk_backend;
 mod mgk_common;
