@@ -22,6 +22,10 @@ phase() {  # phase NAME: ends the previous phase (printing its time), starts NAM
   [ -n "$phase_name" ] && echo "== $phase_name" || true
 }
 
+# the layout claims of docs/ARCHITECTURE.md (file sizes, cuda/ at the bottom)
+phase "architecture check"
+python3 scripts/check_architecture.py
+
 phase "NVRTC from PyPI"
 python3 -m pip install --quiet --disable-pip-version-check nvidia-cuda-nvrtc==13.0.88
 nvrtc_lib=$(python3 -c 'import nvidia, os; print(os.path.join(list(nvidia.__path__)[0], "cu13", "lib"))')

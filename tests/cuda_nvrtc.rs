@@ -9,14 +9,15 @@ use crate::nvrtc_common;
 
 use kronograph::basekernel::BaseKernel;
 use kronograph::basekernel::{product, Constant, Field, KroneckerDelta, SquareExponential};
-use kronograph::cuda::codegen::{
+use kronograph::cuda::jit::{compile, nvrtc_version, options};
+use kronograph::cuda::label::{CType, LabelLayout};
+use kronograph::cuda::{CudaError, Precision};
+use kronograph::graph::Record;
+use kronograph::mgk::codegen::{
     mgk_grad_source, mgk_grad_source_placed, mgk_large_source, mgk_source, mgk_source_placed, mgk_source_with,
     VectorPlacement,
 };
-use kronograph::cuda::jit::{compile, nvrtc_version, options};
-use kronograph::cuda::label::{CType, LabelLayout};
-use kronograph::cuda::{CudaError, Precision, XmvScheme};
-use kronograph::graph::Record;
+use kronograph::mgk::XmvScheme;
 use nvrtc_common::nvrtc_or_skip;
 
 /// The batched kernel (both XMV schemes, both vector placements), the gradient kernel and the

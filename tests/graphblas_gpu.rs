@@ -357,8 +357,8 @@ fn check_bfs(g: &kronograph::graph::Graph<(), ()>, source: usize, what: &str, iw
     let what = &format!("{what} ({iw:?})");
     for direction in [BfsDirection::Push, BfsDirection::Pull, BfsDirection::Auto { alpha: 14.0, beta: 24.0 }] {
         for strategy in STRATEGIES {
-            let opts = GpuBfsOptions { direction, strategy };
-            let (r, _) = agpu::bfs_device(&da, source, &opts).unwrap();
+            let opts = GpuBfsOptions { direction };
+            let (r, _) = agpu::bfs_device(&da, source, &opts, strategy).unwrap();
             let w = format!("{what}: {direction:?} {strategy:?}");
             assert_bfs_tree(&a, source, &r, &cpu, &w);
         }
