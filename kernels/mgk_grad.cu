@@ -1,6 +1,6 @@
 // Batched marginalized graph kernel with hyperparameter gradients: two PCG solves per pair.
 //
-// Appended after kernels/mgk_common.cu and kernels/mgk_pcg.cu (with MGK_GRAD defined, so the
+// Appended after kernels/mgk_common.cu, mgk_xmv.cu and mgk_pcg.cu (with MGK_GRAD defined, so the
 // value-only kernel is left out). Expects, besides the preface of mgk_pcg.cu,
 //   kappa_node_grad(a, b, theta, g), kappa_edge_grad(a, b, theta, g): the value, and into g
 //     (indexed like theta) d kappa / d log theta_k for the kernel's own slots,

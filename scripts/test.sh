@@ -4,9 +4,29 @@
 # It installs NVRTC 13.0 from PyPI (no GPU needed) so that the tests compile
 # every generated CUDA kernel even where no GPU is present; GPU tests skip
 # without a GPU and fail instead when KRONOGRAPH_REQUIRE_GPU=1.
+#
+# Every phase reuses what the first one compiled: one release build of the
+# library with the features the tests use (`cuda` + `testing`), one
+# integration-test binary (tests/main.rs), and the wheel and the CLI of the
+# Python tests built with the same features. Each phase prints its time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+start=$SECONDS
+phase_start=$SECONDS
+phase() {  # phase NAME: ends the previous phase (printing its time), starts NAME
+  local now=$SECONDS
+  [ -n "${phase_name:-}" ] && printf '== %s: %d min %02d s\n' "$phase_name" $(((now - phase_start) / 60)) $(((now - phase_start) % 60))
+  phase_name=${1:-}
+  phase_start=$now
+  [ -n "$phase_name" ] && echo "== $phase_name" || true
+}
+
+# the layout claims of docs/ARCHITECTURE.md (file sizes, cuda/ at the bottom)
+phase "architecture check"
+python3 scripts/check_architecture.py
+
+phase "NVRTC from PyPI"
 python3 -m pip install --quiet --disable-pip-version-check nvidia-cuda-nvrtc==13.0.88
 nvrtc_lib=$(python3 -c 'import nvidia, os; print(os.path.join(list(nvidia.__path__)[0], "cu13", "lib"))')
 if [ -e "$nvrtc_lib/libnvrtc.so.13" ]; then
@@ -17,20 +37,29 @@ else
   echo "warning: libnvrtc.so.13 not found under $nvrtc_lib; CUDA compile tests will skip" >&2
 fi
 
+phase "cargo test --release --workspace (unit, integration, doc tests; builds the examples)"
 cargo test --release --workspace
 
 # the build without the `cuda` feature: every CUDA request must come back as a
 # typed `CudaNotCompiled` error and every CPU test must still pass. Only the
-# root package: the Python crate enables `cuda` and would unify it back on.
-cargo test --release --no-default-features
+# root package (the Python crate enables `cuda` and would unify it back on),
+# and only what the feature changes: the library's unit tests and the
+# integration tests of the backend choice (tests/no_cuda.rs).
+phase "cargo test --release --no-default-features --lib --test no_cuda"
+cargo test --release --no-default-features --lib --test no_cuda
 
-# every example must run, not only compile
+# every example must run, not only compile (built by the first phase)
+phase "examples"
 for ex in examples/*.rs; do
   [ -e "$ex" ] || continue
   name=$(basename "$ex" .rs)
-  echo "== example $name"
+  echo "example $name"
   cargo run --release --quiet --example "$name" >/dev/null
 done
 
 # the Python package: wheel into a fresh virtual environment, then pytest
+phase "Python: wheel and pytest"
 bash scripts/test_python.sh
+
+phase
+printf '== all tests passed in %d min %02d s\n' $(((SECONDS - start) / 60)) $(((SECONDS - start) % 60))

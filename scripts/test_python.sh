@@ -13,14 +13,17 @@ python3 -m venv "$venv"
 py="$venv/bin/python"
 "$py" -m pip install --quiet --disable-pip-version-check --upgrade pip
 "$py" -m pip install --quiet --disable-pip-version-check "maturin>=1.5,<2"
-"$venv/bin/maturin" build --release --quiet -m python/Cargo.toml -o "$wheels"
+# The wheel's library with the features the Rust tests built it with (`cuda` and
+# the crate's `testing`), so that scripts/test.sh compiles the library once.
+"$venv/bin/maturin" build --release --quiet -m python/Cargo.toml --features kronograph/testing -o "$wheels"
 wheel=$(ls "$wheels"/kronograph-*.whl)
 # the [cuda] extra: NVRTC from PyPI, found at import (tests/test_algorithms.py checks it)
 # matplotlib: tests/test_examples.py runs the picture example
 "$py" -m pip install --quiet --disable-pip-version-check "$wheel[cuda]" pytest networkx "dask[array,distributed]" matplotlib
 
 # the CLI whose results the Python ones must equal
-cargo build --release --quiet --bin kronograph
+# (with `testing` like the test build, so that it is not compiled a second time)
+cargo build --release --quiet --features testing --bin kronograph
 export KRONOGRAPH_CLI="$PWD/target/release/kronograph"
 # run from python/tests so that `import kronograph` is the installed wheel, not python/kronograph/
 (cd python/tests && "../../$py" -m pytest -q -p no:cacheprovider .)

@@ -53,6 +53,20 @@
 
 #![warn(missing_docs)]
 
+/// `pub_for_testing! { /// docs
+/// pub ITEM }`: one item (a `use`, `const` or `fn`) that is public with
+/// the `testing` feature (the tests and benchmark binaries use it) and
+/// crate-private without, so that internals stay out of the public API.
+macro_rules! pub_for_testing {
+    ($(#[$m:meta])* pub $($item:tt)*) => {
+        #[cfg(feature = "testing")]
+        $(#[$m])* pub $($item)*
+        #[cfg(not(feature = "testing"))]
+        #[allow(dead_code, unused_imports)]
+        $(#[$m])* pub(crate) $($item)*
+    };
+}
+
 pub mod algorithms;
 pub mod backend;
 pub mod basekernel;

@@ -3,14 +3,15 @@
 //! Skips (passing, with a message) when no CUDA device can be used; fails
 //! instead when `KRONOGRAPH_REQUIRE_GPU=1`.
 #![cfg(feature = "cuda")]
-mod mgk_common;
+use crate::mgk_common;
 use mgk_common::gpu_or_skip;
 
 use kronograph::basekernel::BaseKernel;
 use kronograph::basekernel::{product, Constant, Field, KroneckerDelta, Product, SquareExponential};
-use kronograph::cuda::reference::mgk_pair;
-use kronograph::cuda::{device_count, resolve_backend, Backend, CudaError, GpuGram, MgkParams, Precision, XmvScheme};
+use kronograph::cuda::{device_count, resolve_backend, Backend, CudaError, Precision};
 use kronograph::graph::{Direction, FieldKind, Graph, GraphBuilder, Record, Schema, Value};
+use kronograph::mgk::reference::mgk_pair;
+use kronograph::mgk::{GpuGram, MgkConfig, XmvScheme};
 use rand::{Rng, SeedableRng};
 use std::path::Path;
 use std::sync::Arc;
@@ -57,7 +58,7 @@ fn compare<KN: BaseKernel<Record>, KE: BaseKernel<Record>>(
     graphs: &[G],
     kn: &KN,
     ke: &KE,
-    params: MgkParams,
+    params: MgkConfig,
     bound: f64,
     what: &str,
 ) {
@@ -66,7 +67,7 @@ fn compare<KN: BaseKernel<Record>, KE: BaseKernel<Record>>(
     let out = gpu.gram(&up).unwrap();
     let m = graphs.len();
     assert_eq!((out.rows, out.cols), (m, m));
-    let ref_params = MgkParams { precision: Precision::F64, tol: Some(1e-13), ..params };
+    let ref_params = MgkConfig { precision: Precision::F64, tol: Some(1e-13), ..params };
     let mut worst = 0.0f64;
     for i in 0..m {
         for j in i..m {
@@ -77,7 +78,7 @@ fn compare<KN: BaseKernel<Record>, KE: BaseKernel<Record>>(
             // With lmin = 1, K is a difference that can cancel to ~0 (a graph without edges
             // gives exactly 0); its error is measured against the full kernel's magnitude.
             let scale = if params.lmin == 1 {
-                let full = MgkParams { lmin: 0, ..ref_params };
+                let full = MgkConfig { lmin: 0, ..ref_params };
                 mgk_pair::<f64, _, _, _, _>(&graphs[i], &graphs[j], kn, ke, &full).value.abs()
             } else {
                 0.0
@@ -110,7 +111,7 @@ fn no_gpu_is_a_clean_error_or_fallback() {
             assert_eq!(resolve_backend(Backend::Auto).unwrap(), None);
             assert!(resolve_backend(Backend::Cuda(0)).is_err());
             let (kn, ke) = labeled_kernels();
-            let err = GpuGram::<Record, Record, _, _>::new(0, kn, ke, MgkParams::default()).unwrap_err();
+            let err = GpuGram::<Record, Record, _, _>::new(0, kn, ke, MgkConfig::default()).unwrap_err();
             assert!(!err.to_string().is_empty());
         }
     }
@@ -124,7 +125,7 @@ fn random_labeled_weighted_graphs_f32_and_f64() {
     for (seed, precision, bound) in [(1u64, Precision::F32, 1e-5), (2, Precision::F64, 1e-10)] {
         let graphs = tile_boundary_graphs(seed, 0.5, seed == 2);
         for lmin in [0, 1] {
-            let params = MgkParams { precision, lmin, ..Default::default() };
+            let params = MgkConfig { precision, lmin, ..Default::default() };
             compare(dev, &graphs, &kn, &ke, params, bound, &format!("random {precision:?} lmin={lmin}"));
         }
     }
@@ -136,7 +137,7 @@ fn hyperparameter_change_reuses_the_kernel() {
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
     let graphs: Vec<G> = (0..6).map(|k| random_graph(5 + 3 * k, 0.3, false, &mut rng)).collect();
     let (kn, ke) = labeled_kernels();
-    let params = MgkParams { precision: Precision::F64, ..Default::default() };
+    let params = MgkConfig { precision: Precision::F64, ..Default::default() };
     let mut gpu = GpuGram::new(dev, kn, ke, params).unwrap();
     let up = gpu.upload(&graphs).unwrap();
     // the full-tier kernel, compiled in the background since the upload
@@ -151,7 +152,7 @@ fn hyperparameter_change_reuses_the_kernel() {
     assert_eq!(second.kernel.1, kronograph::cuda::jit::Origin::Memory);
     let (kn2, ke2) = gpu.kernels_mut();
     let (kn2, ke2) = (kn2.clone(), ke2.clone());
-    let ref_params = MgkParams { tol: Some(1e-13), ..params };
+    let ref_params = MgkConfig { tol: Some(1e-13), ..params };
     let m = graphs.len();
     for i in 0..m {
         for j in 0..m {
@@ -190,8 +191,8 @@ fn mutag_matches_the_reference() {
     let graphs = &graphs[..60];
     let kn = Field::new("label", KroneckerDelta::new(0.5));
     let ke = Field::new("label", KroneckerDelta::new(0.5));
-    compare(dev, graphs, &kn, &ke, MgkParams::default(), 1e-5, "MUTAG f32");
-    compare(dev, graphs, &kn, &ke, MgkParams { precision: Precision::F64, ..Default::default() }, 1e-10, "MUTAG f64");
+    compare(dev, graphs, &kn, &ke, MgkConfig::default(), 1e-5, "MUTAG f32");
+    compare(dev, graphs, &kn, &ke, MgkConfig { precision: Precision::F64, ..Default::default() }, 1e-10, "MUTAG f64");
 }
 
 #[test]
@@ -204,7 +205,7 @@ fn library_spec_kernels_on_labeled_synthetic_data() {
     let ke = SpecKernel::parse_for("delta(label, 0.5) * sqexp(attr1, 0.1)", &ds.edge_schema).unwrap();
     let graphs = &ds.graphs[..8];
     for (precision, bound) in [(Precision::F32, 1e-5), (Precision::F64, 1e-10)] {
-        let params = MgkParams { precision, ..Default::default() };
+        let params = MgkConfig { precision, ..Default::default() };
         compare(dev, graphs, &kn, &ke, params, bound, &format!("NWS96L SpecKernel {precision:?}"));
     }
 }
@@ -218,7 +219,7 @@ fn synthetic_sets_match_the_reference() {
         let graphs = dataset(name, labeled);
         let graphs = &graphs[..6];
         for (precision, bound) in [(Precision::F32, 1e-5), (Precision::F64, 1e-10)] {
-            let params = MgkParams { precision, ..Default::default() };
+            let params = MgkConfig { precision, ..Default::default() };
             let what = format!("{name} {precision:?}");
             if labeled {
                 let (kn, ke) = labeled_kernels();
@@ -236,17 +237,17 @@ fn compare_large<KN: BaseKernel<Record>, KE: BaseKernel<Record>>(
     graphs: &[G],
     kn: &KN,
     ke: &KE,
-    params: MgkParams,
+    params: MgkConfig,
     bound: f64,
     what: &str,
 ) {
     let mut gpu = GpuGram::new(dev, kn.clone(), ke.clone(), params).unwrap();
-    gpu.set_large_pair_path(true);
+    gpu.gram_params_mut().large_pair_path = true;
     let up = gpu.upload(graphs).unwrap();
     let out = gpu.gram(&up).unwrap();
     let m = graphs.len();
-    let ref_params = MgkParams { precision: Precision::F64, tol: Some(1e-13), ..params };
-    let full = MgkParams { lmin: 0, ..ref_params };
+    let ref_params = MgkConfig { precision: Precision::F64, tol: Some(1e-13), ..params };
+    let full = MgkConfig { lmin: 0, ..ref_params };
     let mut worst = 0.0f64;
     for i in 0..m {
         for j in i..m {
@@ -268,7 +269,7 @@ fn large_pair_path_forced_matches_the_reference() {
     let graphs = dataset("MUTAG", false);
     let kn = Field::new("label", KroneckerDelta::new(0.5));
     for (precision, bound) in [(Precision::F32, 1e-5), (Precision::F64, 1e-10)] {
-        let params = MgkParams { precision, ..Default::default() };
+        let params = MgkConfig { precision, ..Default::default() };
         compare_large(dev, &graphs[..8], &kn, &kn, params, bound, &format!("large path MUTAG {precision:?}"));
     }
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
@@ -276,7 +277,7 @@ fn large_pair_path_forced_matches_the_reference() {
     let (kn, ke) = labeled_kernels();
     for (precision, bound) in [(Precision::F32, 1e-5), (Precision::F64, 1e-10)] {
         for lmin in [0, 1] {
-            let params = MgkParams { precision, lmin, ..Default::default() };
+            let params = MgkConfig { precision, lmin, ..Default::default() };
             compare_large(
                 dev,
                 &graphs,
@@ -298,13 +299,13 @@ fn generated_pair_of_thousands_of_nodes() {
     let graphs = [random_graph(2000, 1.5 / 2000.0, true, &mut rng), random_graph(1500, 1.5 / 1500.0, false, &mut rng)];
     let (kn, ke) = labeled_kernels();
     for (precision, bound) in [(Precision::F32, 1e-5), (Precision::F64, 1e-10)] {
-        let params = MgkParams { precision, ..Default::default() };
+        let params = MgkConfig { precision, ..Default::default() };
         let gpu = GpuGram::new(dev, kn.clone(), ke.clone(), params).unwrap();
         let x = gpu.upload(&graphs[..1]).unwrap();
         let y = gpu.upload(&graphs[1..]).unwrap();
         // routed automatically: this pair does not fit in shared memory
         let out = gpu.gram_xy(&x, &y).unwrap();
-        let ref_params = MgkParams { precision: Precision::F64, tol: Some(1e-13), ..params };
+        let ref_params = MgkConfig { precision: Precision::F64, tol: Some(1e-13), ..params };
         let r = mgk_pair::<f64, _, _, _, _>(&graphs[0], &graphs[1], &kn, &ke, &ref_params);
         let err = rel_err(out.values[0], r.value);
         eprintln!(
@@ -328,12 +329,12 @@ fn proteins_with_its_largest_graphs() {
     let kn = Field::new("label", KroneckerDelta::new(0.5));
     let ke = Constant::new(1.0);
     for (precision, bound) in [(Precision::F32, 1e-5), (Precision::F64, 1e-10)] {
-        let params = MgkParams { precision, ..Default::default() };
+        let params = MgkConfig { precision, ..Default::default() };
         let gpu = GpuGram::new(dev, kn.clone(), ke, params).unwrap();
         let up = gpu.upload(&graphs).unwrap();
         let gram = gpu.gram(&up).unwrap();
         let diag = gpu.diag(&up).unwrap();
-        let ref_params = MgkParams { precision: Precision::F64, tol: Some(1e-13), ..params };
+        let ref_params = MgkConfig { precision: Precision::F64, tol: Some(1e-13), ..params };
         let m = graphs.len();
         let mut worst = 0.0f64;
         for i in 0..m {
@@ -376,7 +377,7 @@ fn nodal_matches_the_cpu_kernel() {
         let cpu = cpu_kernel(lmin);
         for (precision, bound) in [(Precision::F32, 1e-5), (Precision::F64, 1e-10)] {
             let params =
-                MgkParams { precision, lmin, reorder: kronograph::graph::reorder::Method::Pbr, ..Default::default() };
+                MgkConfig { precision, lmin, reorder: kronograph::graph::reorder::Method::Pbr, ..Default::default() };
             let gpu = GpuGram::new(dev, kn.clone(), ke.clone(), params).unwrap();
             let all = gpu.nodal_all(&graphs).unwrap();
             let mut k = 0;
@@ -412,12 +413,12 @@ fn compare_schemes<KN: BaseKernel<Record>, KE: BaseKernel<Record>>(
     graphs: &[G],
     kn: &KN,
     ke: &KE,
-    params: MgkParams,
+    params: MgkConfig,
     bound: f64,
     what: &str,
 ) {
     let run = |xmv| {
-        let gpu = GpuGram::new(dev, kn.clone(), ke.clone(), MgkParams { xmv, ..params }).unwrap();
+        let gpu = GpuGram::new(dev, kn.clone(), ke.clone(), MgkConfig { xmv, ..params }).unwrap();
         let up = gpu.upload(graphs).unwrap();
         gpu.gram(&up).unwrap()
     };
@@ -436,7 +437,7 @@ fn compare_schemes<KN: BaseKernel<Record>, KE: BaseKernel<Record>>(
 #[test]
 fn tile_pair_xmv_matches_the_reference_and_the_row_scheme() {
     let Some(dev) = gpu_or_skip() else { return };
-    let tiles = |precision, lmin| MgkParams { precision, lmin, xmv: XmvScheme::TilePairs, ..Default::default() };
+    let tiles = |precision, lmin| MgkConfig { precision, lmin, xmv: XmvScheme::TilePairs, ..Default::default() };
     // random labeled weighted graphs: sizes across tile boundaries, sparse to dense (both primitives)
     let (kn, ke) = labeled_kernels();
     for (seed, precision, bound) in [(31u64, Precision::F32, 1e-5), (32, Precision::F64, 1e-10)] {
@@ -474,7 +475,7 @@ fn tile_pair_xmv_nodal_matches_the_row_scheme() {
     let (kn, ke) = labeled_kernels();
     for (precision, bound) in [(Precision::F32, 2e-5), (Precision::F64, 2e-10)] {
         let nodal = |xmv| {
-            let params = MgkParams { precision, xmv, ..Default::default() };
+            let params = MgkConfig { precision, xmv, ..Default::default() };
             GpuGram::new(dev, kn.clone(), ke.clone(), params).unwrap().nodal_all(&graphs).unwrap()
         };
         let (rows, tiles) = (nodal(XmvScheme::Rows), nodal(XmvScheme::TilePairs));
@@ -503,17 +504,17 @@ fn mid_size_path_on_a_mixed_set_matches_the_reference() {
     let (kn, ke) = labeled_kernels();
     for (precision, bound) in [(Precision::F32, 1e-5), (Precision::F64, 1e-10)] {
         for lmin in [0, 1] {
-            let params = MgkParams { precision, lmin, ..Default::default() };
+            let params = MgkConfig { precision, lmin, ..Default::default() };
             let mut gpu = GpuGram::new(dev, kn.clone(), ke.clone(), params).unwrap();
-            gpu.set_shared_vector_limit(Some(usize::MAX));
+            gpu.gram_params_mut().shared_vector_limit = Some(usize::MAX);
             let shared = gpu.nodal_all(&graphs).unwrap();
-            gpu.set_shared_vector_limit(Some(400));
-            gpu.set_global_staging(lmin == 1);
+            gpu.gram_params_mut().shared_vector_limit = Some(400);
+            gpu.gram_params_mut().global_staging = lmin == 1;
             let up = gpu.upload(&graphs).unwrap();
             let out = gpu.gram(&up).unwrap();
             let global = gpu.nodal_all(&graphs).unwrap();
-            let ref_params = MgkParams { precision: Precision::F64, tol: Some(1e-13), ..params };
-            let full = MgkParams { lmin: 0, ..ref_params };
+            let ref_params = MgkConfig { precision: Precision::F64, tol: Some(1e-13), ..params };
+            let full = MgkConfig { lmin: 0, ..ref_params };
             let m = graphs.len();
             let (mut worst, mut worst_nodal, mut mid) = (0.0f64, 0.0f64, 0);
             let mut k = 0;
@@ -572,12 +573,12 @@ fn mid_size_path_with_hubs_matches_the_reference() {
         .collect();
     let (kn, ke) = labeled_kernels();
     for (precision, bound) in [(Precision::F32, 1e-5), (Precision::F64, 1e-10)] {
-        let params = MgkParams { precision, ..Default::default() };
+        let params = MgkConfig { precision, ..Default::default() };
         let mut gpu = GpuGram::new(dev, kn.clone(), ke.clone(), params).unwrap();
-        gpu.set_shared_vector_limit(Some(0));
+        gpu.gram_params_mut().shared_vector_limit = Some(0);
         let up = gpu.upload(&graphs).unwrap();
         let out = gpu.gram(&up).unwrap();
-        let ref_params = MgkParams { precision: Precision::F64, tol: Some(1e-13), ..params };
+        let ref_params = MgkConfig { precision: Precision::F64, tol: Some(1e-13), ..params };
         let m = graphs.len();
         let mut worst = 0.0f64;
         for i in 0..m {
@@ -616,10 +617,10 @@ fn gradients_of_pairs_with_vectors_in_global_memory_match_the_cpu() {
             [(Precision::F64, 1e-12, 1e-10, 1e-10), (Precision::F32, 1e-6, 1e-5, 1e-4)]
         {
             for (cap, global_stage) in [(None, false), (Some(200), false), (Some(0), true)] {
-                let params = MgkParams { precision, lmin, tol: Some(tol), ..Default::default() };
+                let params = MgkConfig { precision, lmin, tol: Some(tol), ..Default::default() };
                 let mut gpu = GpuGram::new(dev, kn.clone(), ke.clone(), params).unwrap();
-                gpu.set_shared_vector_limit(cap);
-                gpu.set_global_staging(global_stage);
+                gpu.gram_params_mut().shared_vector_limit = cap;
+                gpu.gram_params_mut().global_staging = global_stage;
                 let up = gpu.upload(&graphs).unwrap();
                 let out = gpu.gram_with_gradient(&up).unwrap();
                 let what = format!("lmin {lmin} {precision:?} cap {cap:?} global staging {global_stage}");

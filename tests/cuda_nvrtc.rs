@@ -5,18 +5,19 @@
 //! unless `KRONOGRAPH_REQUIRE_NVRTC=1` or `KRONOGRAPH_REQUIRE_GPU=1`.
 #![cfg(feature = "cuda")]
 
-mod nvrtc_common;
+use crate::nvrtc_common;
 
 use kronograph::basekernel::BaseKernel;
 use kronograph::basekernel::{product, Constant, Field, KroneckerDelta, SquareExponential};
-use kronograph::cuda::codegen::{
+use kronograph::cuda::jit::{compile, nvrtc_version, options};
+use kronograph::cuda::label::{CType, LabelLayout};
+use kronograph::cuda::{CudaError, Precision};
+use kronograph::graph::Record;
+use kronograph::mgk::codegen::{
     mgk_grad_source, mgk_grad_source_placed, mgk_large_source, mgk_source, mgk_source_placed, mgk_source_with,
     VectorPlacement,
 };
-use kronograph::cuda::jit::{compile, nvrtc_version, options};
-use kronograph::cuda::label::{CType, LabelLayout};
-use kronograph::cuda::{CudaError, Precision, XmvScheme};
-use kronograph::graph::Record;
+use kronograph::mgk::XmvScheme;
 use nvrtc_common::nvrtc_or_skip;
 
 /// The batched kernel (both XMV schemes, both vector placements), the gradient kernel and the
@@ -147,10 +148,27 @@ fn tiered_compile_runs_the_fast_image_until_the_full_one_is_ready() {
         Precision::F32,
     )
     .unwrap();
-    // a disk cache of its own (the only test of this binary that uses the caches), and a
-    // source no cache has seen
-    let dir = tempfile::tempdir().unwrap();
-    std::env::set_var("KRONOGRAPH_CACHE_DIR", dir.path());
+    // a disk cache of its own, and a source no cache has seen. The cache folder is read from
+    // the environment, which the other tests of this process share: the test runs again in a
+    // child process of this test binary with `KRONOGRAPH_CACHE_DIR` set from its start.
+    const CHILD: &str = "KRONOGRAPH_TEST_TIERED_CHILD";
+    if std::env::var_os(CHILD).is_none() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", "--nocapture", "--test-threads=1"])
+            .arg(format!(
+                "{}::tiered_compile_runs_the_fast_image_until_the_full_one_is_ready",
+                module_path!().split_once("::").map_or("", |(_, m)| m)
+            ))
+            .env(CHILD, "1")
+            .env("KRONOGRAPH_CACHE_DIR", dir.path())
+            .output()
+            .unwrap();
+        let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        assert!(out.status.success(), "the child run failed:\n{text}");
+        assert!(text.contains("1 passed"), "the child ran no test:\n{text}");
+        return;
+    }
     let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos();
     let source = format!("// tiered compile test {nanos} {}\n{}", std::process::id(), src.source);
     let arch = (9, 0);

@@ -15,7 +15,7 @@
 
 use kronograph::algorithms::gpu::{self as agpu, GpuBfsOptions};
 use kronograph::algorithms::{bfs, connected_components, triangle_count, BfsDirection, BfsOptions};
-use kronograph::cuda::{device_count, GpuDevice};
+use kronograph::cuda::GpuDevice;
 use kronograph::graph::generate::{erdos_renyi_gnm, rmat, RmatParams};
 use kronograph::graph::io::mtx;
 use kronograph::matrix::gpu::{
@@ -34,19 +34,10 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::sync::OnceLock;
 
-fn env_is(v: &str) -> bool {
-    std::env::var(v).is_ok_and(|s| s == "1")
-}
-
 fn device() -> Option<GpuDevice> {
     static DEV: OnceLock<Option<GpuDevice>> = OnceLock::new();
     DEV.get_or_init(|| {
-        if device_count().is_ok_and(|n| n > 0) {
-            return Some(GpuDevice::open(0).expect("opening CUDA device 0"));
-        }
-        assert!(!env_is("KRONOGRAPH_REQUIRE_GPU"), "KRONOGRAPH_REQUIRE_GPU=1 but no CUDA device is usable");
-        eprintln!("skipping: no CUDA device");
-        None
+        crate::device_common::gpu_or_skip().map(|d| GpuDevice::open(d).expect("opening the CUDA device"))
     })
     .clone()
 }
@@ -366,8 +357,8 @@ fn check_bfs(g: &kronograph::graph::Graph<(), ()>, source: usize, what: &str, iw
     let what = &format!("{what} ({iw:?})");
     for direction in [BfsDirection::Push, BfsDirection::Pull, BfsDirection::Auto { alpha: 14.0, beta: 24.0 }] {
         for strategy in STRATEGIES {
-            let opts = GpuBfsOptions { direction, strategy };
-            let (r, _) = agpu::bfs_device(&da, source, &opts).unwrap();
+            let opts = GpuBfsOptions { direction };
+            let (r, _) = agpu::bfs_device(&da, source, &opts, strategy).unwrap();
             let w = format!("{what}: {direction:?} {strategy:?}");
             assert_bfs_tree(&a, source, &r, &cpu, &w);
         }

@@ -11,7 +11,7 @@
 //! GPU unless `KRONOGRAPH_REQUIRE_GPU=1`.
 #![cfg(feature = "cuda")]
 
-use kronograph::cuda::{device_count, GpuDevice};
+use kronograph::cuda::GpuDevice;
 use kronograph::matrix::gpu::{
     self as mg, DeviceDenseVector, DeviceMask, DeviceMatrix, DeviceMatrixMask, DeviceSparseVector, GpuBinaryOp,
     GpuElement, GpuSelectOp, GpuUnaryOp, SelectForm, UnaryForm,
@@ -32,13 +32,7 @@ use std::sync::OnceLock;
 fn device() -> Option<GpuDevice> {
     static DEV: OnceLock<Option<GpuDevice>> = OnceLock::new();
     DEV.get_or_init(|| {
-        if device_count().is_ok_and(|n| n > 0) {
-            return Some(GpuDevice::open(0).expect("opening CUDA device 0"));
-        }
-        let required = std::env::var("KRONOGRAPH_REQUIRE_GPU").is_ok_and(|s| s == "1");
-        assert!(!required, "KRONOGRAPH_REQUIRE_GPU=1 but no CUDA device is usable");
-        eprintln!("skipping: no CUDA device");
-        None
+        crate::device_common::gpu_or_skip().map(|d| GpuDevice::open(d).expect("opening the CUDA device"))
     })
     .clone()
 }

@@ -12,7 +12,7 @@
 //! or `KRONOGRAPH_REQUIRE_GPU=1`.
 #![cfg(feature = "cuda")]
 
-mod nvrtc_common;
+use crate::nvrtc_common;
 
 use kronograph::matrix::gpu::{hash_source_for, source_for, util_source, IndexWidth};
 use nvrtc_common::{builtin_forms, nvrtc_or_skip, ptx};

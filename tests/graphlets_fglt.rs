@@ -1,6 +1,8 @@
 //! The graphlet transform against brute-force enumeration (raw and net,
-//! every orbit), on the SNAP graphs, and on edge cases.
+//! every orbit), on the SNAP graphs, and on edge cases; the brute-force and
+//! SNAP checks on the CPU and on every GPU present.
 
+use crate::device_common::test_device;
 use kronograph::cuda::Backend;
 use kronograph::graph::generate::{erdos_renyi_gnp, rmat, RmatParams};
 use kronograph::graph::io::mtx;
@@ -109,7 +111,7 @@ fn graph_of(n: usize, edges: &[(usize, usize)]) -> Graph {
     b.build().unwrap()
 }
 
-fn check_against_brute_force(n: usize, edges: &[(usize, usize)]) {
+fn check_against_brute_force(backend: Backend, n: usize, edges: &[(usize, usize)]) {
     let g = graph_of(n, edges);
     let mut adj = vec![vec![false; n]; n];
     for &(u, v) in edges {
@@ -119,7 +121,7 @@ fn check_against_brute_force(n: usize, edges: &[(usize, usize)]) {
         }
     }
     let (raw, net) = brute_force(n, &adj);
-    let t = fglt(&g, Backend::Cpu).unwrap();
+    let t = fglt(&g, backend).unwrap();
     for i in 0..n {
         assert_eq!(t.raw.row(i), &raw[i], "raw at vertex {i} of {edges:?}");
         assert_eq!(t.net.row(i), &net[i], "net at vertex {i} of {edges:?}");
@@ -132,19 +134,20 @@ proptest! {
     #[test]
     fn every_orbit_matches_brute_force(n in 1usize..10, edges in proptest::collection::vec((0usize..10, 0usize..10), 0..30)) {
         let edges: Vec<(usize, usize)> = edges.into_iter().map(|(u, v)| (u % n, v % n)).collect();
-        check_against_brute_force(n, &edges);
+        check_against_brute_force(Backend::Cpu, n, &edges);
     }
 }
 
-#[test]
-fn dense_random_graphs_match_brute_force() {
+test_device!(dense_random_graphs, dense_random_graphs_match_brute_force, dense_random_graphs_match_brute_force_on_gpus);
+
+fn dense_random_graphs(backend: Backend) {
     // denser than the proptest graphs: many diamonds and 4-cliques
     for seed in 0..6 {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
         let g = erdos_renyi_gnp(11, 0.3 + 0.1 * seed as f64, &mut rng).unwrap();
         let edges: Vec<(usize, usize)> =
             (0..11).flat_map(|u| g.neighbors(u).iter().filter(move |&&v| v > u).map(move |&v| (u, v))).collect();
-        check_against_brute_force(11, &edges);
+        check_against_brute_force(backend, 11, &edges);
     }
 }
 
@@ -156,10 +159,11 @@ fn consistent(t: &Fglt) {
     }
 }
 
-#[test]
-fn facebook_triangles_and_consistency() {
+test_device!(facebook, facebook_triangles_and_consistency, facebook_triangles_and_consistency_on_gpus);
+
+fn facebook(backend: Backend) {
     let g = mtx::read(concat!(env!("CARGO_MANIFEST_DIR"), "/data/snap/facebook_combined.mtx")).unwrap();
-    let t = fglt(&g, Backend::Cpu).unwrap();
+    let t = fglt(&g, backend).unwrap();
     assert_eq!(t.raw.n, 4039);
     let tri: u64 = t.raw.column(4).iter().sum();
     assert_eq!(tri / 3, 1_612_010);

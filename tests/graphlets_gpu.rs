@@ -6,37 +6,17 @@
 //! `KRONOGRAPH_REQUIRE_GPU=1`.
 #![cfg(feature = "cuda")]
 
-use kronograph::cuda::jit::{compile, nvrtc_available, options};
-use kronograph::cuda::{device_count, Backend};
+use crate::nvrtc_common::nvrtc_or_skip;
+use kronograph::cuda::jit::{compile, options};
+use kronograph::cuda::Backend;
 use kronograph::graph::generate::{erdos_renyi_gnm, rmat, RmatParams};
 use kronograph::graph::io::mtx;
 use kronograph::graph::{Direction, Graph, GraphBuilder};
 use kronograph::graphlets::{fglt, gpu};
 use rand::SeedableRng;
 
-fn env_is(v: &str) -> bool {
-    std::env::var(v).is_ok_and(|s| s == "1")
-}
-
-fn nvrtc_or_skip() -> bool {
-    if nvrtc_available() {
-        return true;
-    }
-    assert!(
-        !(env_is("KRONOGRAPH_REQUIRE_NVRTC") || env_is("KRONOGRAPH_REQUIRE_GPU")),
-        "libnvrtc is required (KRONOGRAPH_REQUIRE_NVRTC/GPU=1) but could not be loaded"
-    );
-    eprintln!("skipping: libnvrtc not found");
-    false
-}
-
 fn gpu_or_skip() -> bool {
-    if device_count().is_ok_and(|n| n > 0) {
-        return true;
-    }
-    assert!(!env_is("KRONOGRAPH_REQUIRE_GPU"), "KRONOGRAPH_REQUIRE_GPU=1 but no CUDA device is usable");
-    eprintln!("skipping: no CUDA device");
-    false
+    crate::device_common::gpu_or_skip().is_some()
 }
 
 #[test]

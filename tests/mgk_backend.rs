@@ -3,7 +3,7 @@
 //! GPU part skips without a GPU and fails instead when
 //! `KRONOGRAPH_REQUIRE_GPU=1`.
 
-mod mgk_common;
+use crate::mgk_common;
 use mgk_common::{gpu_or_skip, max_rel};
 
 use kronograph::basekernel::spec::SpecKernel;

@@ -6,7 +6,7 @@
 //! The GPU part skips without a GPU and fails when `KRONOGRAPH_REQUIRE_GPU=1`.
 #![allow(clippy::needless_range_loop)]
 
-mod mgk_common;
+use crate::mgk_common;
 
 use kronograph::basekernel::spec::SpecKernel;
 use kronograph::cuda::Backend;
@@ -429,8 +429,8 @@ fn mutag_kernel() -> MarginalizedGraphKernel<Record, Record, SpecKernel, SpecKer
 
 #[test]
 fn gpu_packing_gets_the_same_scaling() {
-    use kronograph::cuda::pack::pack_graphs;
     use kronograph::cuda::Precision as P;
+    use kronograph::mgk::pack::pack_graphs;
     let x = weighted_mutag(4);
     // a power of two: the scaled graphs pack to exactly the unscaled ones
     let big: Vec<_> = x.iter().map(|g| scaled(g, 2f64.powi(400))).collect();

@@ -2,7 +2,7 @@
 //! kernel's algebraic properties.
 #![allow(clippy::needless_range_loop)]
 
-mod mgk_common;
+use crate::mgk_common;
 
 use kronograph::graph::{Direction, Graph};
 use kronograph::mgk::{MarginalizedGraphKernel, MgkError, Precision, StartProbability};

@@ -2,7 +2,7 @@
 //! values must not change when the graphs are reordered by RCM or PBR, and
 //! nodal outputs come back in the original node order.
 
-mod mgk_common;
+use crate::mgk_common;
 use mgk_common::max_rel;
 
 use kronograph::basekernel::spec::SpecKernel;

@@ -1,9 +1,9 @@
 //! Geometric random-walk kernels against dense inverses.
 #![allow(clippy::needless_range_loop)]
 
-mod mgk_common;
+use crate::mgk_common;
 #[cfg(feature = "cuda")]
-mod nvrtc_common;
+use crate::nvrtc_common;
 
 use kronograph::graph::{Direction, Graph};
 use kronograph::mgk::{MgkError, RandomWalkKernel, RwMethod};

@@ -2,19 +2,14 @@
 //!
 //! Skips without a usable GPU; fails then when `KRONOGRAPH_REQUIRE_GPU=1`.
 
-use kronograph::cuda::{device_count, Backend};
+use kronograph::cuda::Backend;
 use kronograph::graph::generate;
 use kronograph::motif::{self, MotifOptions};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 fn gpu_or_skip() -> bool {
-    if device_count().is_ok_and(|c| c > 0) {
-        return true;
-    }
-    assert!(std::env::var("KRONOGRAPH_REQUIRE_GPU").as_deref() != Ok("1"), "KRONOGRAPH_REQUIRE_GPU=1 but no GPU");
-    eprintln!("skipping: no CUDA device");
-    false
+    crate::device_common::gpu_or_skip().is_some()
 }
 
 /// Same per-vertex values Q_i, run by run, on instances with k = 1..12

@@ -4,7 +4,7 @@
 //! `KRONOGRAPH_REQUIRE_GPU=1`.
 #![cfg(feature = "cuda")]
 
-mod nvrtc_common;
+use crate::nvrtc_common;
 
 use kronograph::cuda::jit::{compile, options};
 use kronograph::motif::CUDA_SOURCE;

@@ -10,7 +10,7 @@
 //! absent, unless `KRONOGRAPH_REQUIRE_NVRTC=1` or `KRONOGRAPH_REQUIRE_GPU=1`.
 #![cfg(feature = "cuda")]
 
-mod nvrtc_common;
+use crate::nvrtc_common;
 
 use kronograph::semirings::{CudaSemiring, Gf256, Gf2p64, Semiring};
 use nvrtc_common::{builtin_forms, nvrtc_or_skip, ptx};

@@ -41,7 +41,7 @@
 //! gradient sums; `iters` then counts both solves) instead of `gram`.
 //!
 //! `--xmv rows|tiles` picks the batched value kernel's XMV scheme
-//! ([`XmvScheme`](kronograph::cuda::XmvScheme)): `rows` (the default: a row
+//! ([`XmvScheme`](kronograph::mgk::XmvScheme)): `rows` (the default: a row
 //! of G × a chunk of G′'s nonzeros per warp) or `tiles` (the tile-pair
 //! design: octile pairs shared out among the warps, a row-structured or a
 //! sparse primitive per tile pair by nonzero products ≥
@@ -63,9 +63,10 @@
 
 use kronograph::basekernel::spec::SpecKernel;
 use kronograph::basekernel::BaseKernel;
-use kronograph::cuda::reference::mgk_pair;
-use kronograph::cuda::{GpuGram, MgkParams, Precision, XmvScheme};
+use kronograph::cuda::Precision;
 use kronograph::graph::{io, Graph, Record};
+use kronograph::mgk::reference::mgk_pair;
+use kronograph::mgk::{GpuGram, MgkConfig, XmvScheme};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
@@ -96,7 +97,7 @@ fn parse() -> Result<Args, String> {
         check: 0,
         cpu_f32: 0,
         tol: None,
-        reorder: MgkParams::default().reorder,
+        reorder: MgkConfig::default().reorder,
         large: false,
         jit_times: false,
         dump: None,
@@ -163,10 +164,10 @@ fn run<KN: BaseKernel<Record>, KE: BaseKernel<Record>>(
     ke: KE,
     a: &Args,
 ) -> Result<Row, String> {
-    let params = MgkParams { precision: a.precision, tol: a.tol, reorder: a.reorder, xmv: a.xmv, ..Default::default() };
+    let params = MgkConfig { precision: a.precision, tol: a.tol, reorder: a.reorder, xmv: a.xmv, ..Default::default() };
     if a.cpu_f32 > 0 {
         let k = a.cpu_f32.min(graphs.len());
-        let p64 = MgkParams { precision: Precision::F64, tol: Some(1e-13), ..params };
+        let p64 = MgkConfig { precision: Precision::F64, tol: Some(1e-13), ..params };
         let mut worst = 0.0f64;
         let mut its = 0.0;
         for i in 0..k {
@@ -186,12 +187,12 @@ fn run<KN: BaseKernel<Record>, KE: BaseKernel<Record>>(
     let t = Instant::now();
     let mut gpu = GpuGram::new(0, kn.clone(), ke.clone(), params).map_err(|e| e.to_string())?;
     let open = t.elapsed().as_secs_f64();
-    gpu.set_large_pair_path(a.large);
+    gpu.gram_params_mut().large_pair_path = a.large;
     let t = Instant::now();
     let up = gpu.upload(graphs).map_err(|e| e.to_string())?;
     let upload = t.elapsed().as_secs_f64();
     let t = Instant::now();
-    let call = |gpu: &GpuGram<Record, Record, KN, KE>| -> Result<kronograph::cuda::GramOutput, String> {
+    let call = |gpu: &GpuGram<Record, Record, KN, KE>| -> Result<kronograph::mgk::GramOutput, String> {
         if a.gradient {
             gpu.gram_with_gradient(&up).map(|g| g.gram).map_err(|e| e.to_string())
         } else {
@@ -218,7 +219,7 @@ fn run<KN: BaseKernel<Record>, KE: BaseKernel<Record>>(
     let m = graphs.len();
     let check = (a.check > 0).then(|| {
         let k = a.check.min(m);
-        let p64 = MgkParams { precision: Precision::F64, tol: Some(1e-13), ..params };
+        let p64 = MgkConfig { precision: Precision::F64, tol: Some(1e-13), ..params };
         let mut worst = 0.0f64;
         for i in 0..k {
             for j in i..k {
@@ -336,9 +337,9 @@ fn jit_times<KN: BaseKernel<Record>, KE: BaseKernel<Record>>(
     xmv: XmvScheme,
     dump: Option<&Path>,
 ) -> Result<(), String> {
-    use kronograph::cuda::codegen::{mgk_source_placed, VectorPlacement};
     use kronograph::cuda::jit::{compile, options_for, Tier};
     use kronograph::cuda::label::GpuLabel;
+    use kronograph::mgk::codegen::{mgk_source_placed, VectorPlacement};
     let e = |e: kronograph::cuda::CudaError| e.to_string();
     let g = graphs.iter().find(|g| g.num_entries() > 0).ok_or("no graph with edges")?;
     let nl = Record::layout(g.node_labels(), precision).map_err(e)?;

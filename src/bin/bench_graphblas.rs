@@ -131,7 +131,7 @@ fn strategy_sweep(
     for (dname, direction) in [("do", BfsDirection::Auto { alpha: 14.0, beta: 24.0 }), ("push", BfsDirection::Push)] {
         for &st in strategies {
             // warm-up (JIT, allocator)
-            let _ = bfs_device(da, sources[0], &GpuBfsOptions { direction, strategy: st }).unwrap();
+            let _ = bfs_device(da, sources[0], &GpuBfsOptions { direction }, st).unwrap();
         }
         let mut gteps = vec![Vec::new(); strategies.len()];
         // per strategy, source and level: the level's seconds over the rounds
@@ -140,10 +140,10 @@ fn strategy_sweep(
         let mut pushes: Vec<Vec<bool>> = vec![Vec::new(); sources.len()];
         for _ in 0..repeats.max(1) {
             for (si, &st) in strategies.iter().enumerate() {
-                let opts = GpuBfsOptions { direction, strategy: st };
+                let opts = GpuBfsOptions { direction };
                 let mut teps = Vec::new();
                 for (i, &s) in sources.iter().enumerate() {
-                    let (r, run) = bfs_device(da, s, &opts).unwrap();
+                    let (r, run) = bfs_device(da, s, &opts, st).unwrap();
                     ok &= r.levels == cpu[i].levels;
                     teps.push((r.arcs_in_component / 2) as f64 / run.seconds);
                     if !auto_only && si < 3 {

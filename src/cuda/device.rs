@@ -1,7 +1,7 @@
 //! Device discovery at run time and the per-device state (context, stream,
 //! loaded kernels).
 
-use super::{CudaError, DeviceInfo};
+use super::{panic_message, CudaError, DeviceInfo};
 use cudarc::driver::{sys, CudaContext, CudaFunction, CudaStream, DriverError};
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -15,10 +15,6 @@ pub(crate) fn check<T>(context: &str, f: impl FnOnce() -> Result<T, DriverError>
         Ok(Err(e)) => Err(CudaError::Driver { context: context.to_string(), message: e.to_string() }),
         Err(panic) => Err(CudaError::LibraryNotFound { library: "libcuda", detail: panic_message(&panic) }),
     }
-}
-
-pub(crate) fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
-    p.downcast_ref::<String>().cloned().or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_default()
 }
 
 /// Whether the driver library (libcuda) can be loaded.

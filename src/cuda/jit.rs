@@ -11,8 +11,8 @@
 //!   published by writing a temporary file in the same folder and renaming
 //!   it, so concurrent processes never read half a file.
 
-use super::device::panic_message;
 use super::hash_hex;
+use super::panic_message;
 use super::CudaError;
 pub use super::Origin;
 use cudarc::nvrtc::{result, sys};
@@ -117,7 +117,7 @@ pub struct Compiled {
     /// The CUBIN.
     pub image: Arc<Vec<u8>>,
     /// Where it came from, for this call: [`Origin::Prefetched`] when a
-    /// [`prefetch`] got it (or is getting it) in the background.
+    /// `prefetch` got it (or is getting it) in the background.
     pub origin: Origin,
 }
 
@@ -125,9 +125,12 @@ pub struct Compiled {
 #[derive(Clone, Debug)]
 struct Entry {
     image: Arc<Vec<u8>>,
-    /// [`Origin::Compiled`] or [`Origin::Disk`].
+    /// [`Origin::Compiled`] or [`Origin::Disk`] (read by `production`,
+    /// feature `testing`).
+    #[cfg_attr(not(feature = "testing"), allow(dead_code))]
     produced: Origin,
     /// Seconds the compile (or disk read) took.
+    #[cfg_attr(not(feature = "testing"), allow(dead_code))]
     seconds: f64,
     /// Produced by a prefetch and not yet handed to a foreground call.
     ahead: bool,
@@ -149,7 +152,9 @@ fn key_lock(key: &str) -> Arc<Mutex<()>> {
 /// How the `tier` image of kernel `name` (any architecture) was produced
 /// in this process: [`Origin::Compiled`] or [`Origin::Disk`], and the
 /// seconds that took (wherever it ran, a background compile included).
-/// `None` when it is not in the memory cache.
+/// `None` when it is not in the memory cache. For the tests and benchmark
+/// binaries (feature `testing`).
+#[cfg(feature = "testing")]
 pub fn production(name: &str, tier: Tier) -> Option<(Origin, f64)> {
     let prefix = format!("name={name}\n");
     let fast = options_for((0, 0), Tier::Fast).pop().unwrap_or_default();
@@ -176,7 +181,7 @@ pub fn production(name: &str, tier: Tier) -> Option<(Origin, f64)> {
 /// NVRTC's teardown (SIGSEGV; seen on Linux with NVRTC 13.0, and not
 /// preventable by an `atexit` hook, because NVRTC registers its own teardown
 /// during the compile).
-pub fn prefetch(source: String, name: String, arch: (i32, i32)) {
+pub(crate) fn prefetch(source: String, name: String, arch: (i32, i32)) {
     if !nvrtc_available() {
         return;
     }
@@ -207,8 +212,8 @@ fn background_threads() -> &'static Mutex<Vec<std::thread::JoinHandle<()>>> {
     THREADS.get_or_init(Default::default)
 }
 
-/// Waits until every background compile started so far (by [`prefetch`],
-/// [`compile_tiered`] or [`warm_up`]) has finished, e.g. before timing
+/// Waits until every background compile started so far (by `prefetch`,
+/// [`compile_tiered`] or `warm_up`) has finished, e.g. before timing
 /// steady-state calls. Dropping a `GpuGram` calls it: a process must not
 /// exit while a thread is inside NVRTC (its teardown would crash the
 /// process), and a finished full image reaches the disk cache.
@@ -246,7 +251,7 @@ fn ready_for(source: &str, name: &str, arch: (i32, i32), ahead: bool) -> Option<
 
 /// The image a call should run now, and its tier: the full image when it
 /// is ready ([`ready`]); else, with [`fast_tier_available`], the fast-tier
-/// image (compiled now, or by a [`prefetch`] under way) while the full one
+/// image (compiled now, or by a `prefetch` under way) while the full one
 /// compiles in the background for later calls; else the full image,
 /// compiled now.
 ///
@@ -279,7 +284,7 @@ fn started() -> &'static Mutex<std::collections::HashSet<String>> {
 /// background thread, so that NVRTC's one-time start-up (loading its
 /// builtins library, 0.1–0.3 s) overlaps other work such as creating the
 /// device context.
-pub fn warm_up() {
+pub(crate) fn warm_up() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
         if nvrtc_available() {
@@ -325,7 +330,7 @@ fn lookup(key: &str, ahead: bool) -> Option<Compiled> {
 }
 
 /// Compiles `source` (whose kernel is `name`) for `arch` at the full tier,
-/// through the caches. Waits for a [`prefetch`] of the same source still
+/// through the caches. Waits for a `prefetch` of the same source still
 /// running.
 ///
 /// # Errors

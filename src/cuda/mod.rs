@@ -1,16 +1,12 @@
-//! The CUDA layer every GPU algorithm uses: devices, buffers, NVRTC JIT,
-//! label layouts and the octile packer.
+//! The CUDA layer every GPU algorithm uses: devices, buffers, NVRTC JIT and
+//! label layouts. The bottom layer: it imports nothing from `mgk`, `matrix`
+//! or `algorithms` (scripts/check_architecture.py checks it).
 //!
 //! # What is here
 //! - [`Backend`]: `Auto | Cpu | Cuda(ordinal)`, resolved at run time by
 //!   [`resolve_backend`]. With no driver library or no device, `Auto` falls
 //!   back to the CPU with one log line on standard error; an explicit
 //!   `Cuda(i)` gives a typed [`CudaError`].
-//! - `pack`: batches of graphs in octile form (the library's one octile
-//!   packing, [`crate::kron::OctileLayout`]: 8×8 tiles, non-empty tiles only,
-//!   a 64-bit nonzero bitmap per tile, nonzeros in bitmap order) laid out in
-//!   flat structure-of-arrays buffers, pure CPU; public only with the
-//!   `testing` feature.
 //! - [`label`]: how node and edge labels are laid out on the device.
 //! - [`jit`] (feature `cuda`): NVRTC compilation for the device's architecture,
 //!   cached in memory and on disk (see [`jit::cache_dir`]), started in the
@@ -19,13 +15,13 @@
 //!   fully optimized one compiles in the background ([`jit::compile_tiered`]).
 //! - devices, streams and checked driver calls (`device`, crate-private).
 //!
-//! The marginalized graph kernel's GPU code (code generation, the batched and
-//! large-pair launches, gradients, the CPU reference of the GPU algorithm)
-//! lives with the MGK in `src/mgk/gpu/`; [`GpuGram`], [`GpuGraphs`] and the
-//! output types are re-exported here, and with the `testing` feature (for
-//! tests and benchmarks only) its `codegen` and `reference` modules.
+//! The marginalized graph kernel's GPU code (code generation, the octile
+//! batch packer, the batched and large-pair launches, gradients, the CPU
+//! reference of the GPU algorithm) lives with the MGK in `src/mgk/gpu/`; its
+//! public items are in [`crate::mgk`] (`GpuGram`, `GpuGraphs`, the output
+//! types, and with the `testing` feature `codegen`, `pack` and `reference`).
 //!
-//! With the `cuda` feature off, [`GpuGram`] and [`GpuGraphs`] do not exist;
+//! With the `cuda` feature off, `GpuGram` and `GpuGraphs` do not exist;
 //! the backend-neutral API (the `_on` methods of
 //! [`MarginalizedGraphKernel`](crate::mgk::MarginalizedGraphKernel),
 //! [`resolve_backend`], [`device_count`]) stays, and a CUDA request returns
@@ -36,29 +32,23 @@
 pub(crate) mod blob;
 mod handle;
 pub mod label;
-#[cfg(all(feature = "cuda", not(feature = "testing")))]
-pub(crate) mod pack;
-#[cfg(feature = "testing")]
-pub mod pack;
 
 #[cfg(feature = "cuda")]
 pub(crate) mod device;
 #[cfg(feature = "cuda")]
 pub mod jit;
 
-// The marginalized graph kernel's GPU code lives with the MGK (`src/mgk/gpu/`);
-// its public items stay reachable here (its code generation and CPU reference
-// only for tests and benchmarks, with the `testing` feature).
-pub use crate::mgk::gpu::output::{GramGradient, GramOutput, NodalOutput};
-#[cfg(feature = "testing")]
-pub use crate::mgk::gpu::{codegen, reference};
-
 #[cfg(feature = "cuda")]
 pub use self::device::device_count;
 #[cfg(feature = "cuda")]
 pub(crate) use self::device::probe_device;
+
+/// The message of a caught panic (the loaders of libcuda and libnvrtc panic
+/// when a library is missing).
 #[cfg(feature = "cuda")]
-pub use crate::mgk::gpu::{GpuGram, GpuGraphs};
+pub(crate) fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
+    p.downcast_ref::<String>().cloned().or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_default()
+}
 
 /// Number of CUDA devices.
 ///
@@ -123,7 +113,7 @@ pub enum Origin {
     Compiled,
     /// Compiled (or read from disk) by a background prefetch started when
     /// the graphs were uploaded; the call waited only for what was left.
-    /// [`jit::production`] tells how long the compile itself took.
+    /// `jit::production` (feature `testing`) tells how long the compile itself took.
     Prefetched,
     /// The fast-tier image ([`jit::Tier::Fast`]), run while the fully
     /// optimized one compiles in the background; later calls switch to the
@@ -132,8 +122,6 @@ pub enum Origin {
 }
 
 pub use crate::backend::{resolve_backend, Backend, Precision};
-
-pub use crate::mgk::{MgkConfig as MgkParams, XmvScheme};
 
 /// Errors of the CUDA backend.
 #[derive(Debug, thiserror::Error)]

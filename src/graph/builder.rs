@@ -1,6 +1,6 @@
 //! [`GraphBuilder`]: validated construction of a [`Graph`].
 
-use super::core::{Direction, Graph};
+use super::core::{check_start, Direction, Graph};
 use super::label::Label;
 use super::GraphError;
 use sprs::CsMat;
@@ -238,29 +238,6 @@ fn check_symmetric<N: Label, E: Label>(g: &Graph<N, E>, same: &impl Fn(&E, &E) -
                     what: "the two directions have different labels",
                 });
             }
-        }
-    }
-    Ok(())
-}
-
-pub(super) fn check_start(p: &[f64], n: usize) -> Result<(), GraphError> {
-    if p.len() != n {
-        return Err(GraphError::LengthMismatch { what: "start probabilities", expected: n, found: p.len() });
-    }
-    if let Some((i, &v)) = p.iter().enumerate().find(|(_, v)| !(v.is_finite() && **v >= 0.0)) {
-        return Err(GraphError::InvalidStartProbability { node: i, value: v });
-    }
-    Ok(())
-}
-
-pub(super) fn check_permutation(perm: &[usize], n: usize) -> Result<(), GraphError> {
-    if perm.len() != n {
-        return Err(GraphError::InvalidPermutation { reason: format!("length {} for {} nodes", perm.len(), n) });
-    }
-    let mut seen = vec![false; n];
-    for &p in perm {
-        if p >= n || std::mem::replace(&mut seen[p], true) {
-            return Err(GraphError::InvalidPermutation { reason: format!("{p} is out of range or repeated") });
         }
     }
     Ok(())

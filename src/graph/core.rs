@@ -278,7 +278,7 @@ impl<N: Label, E: Label> Graph<N, E> {
     /// [`GraphError::LengthMismatch`] for a wrong length,
     /// [`GraphError::InvalidStartProbability`] for a negative or non-finite value.
     pub fn with_start_probabilities(mut self, p: Vec<f64>) -> Result<Self, GraphError> {
-        super::builder::check_start(&p, self.num_nodes())?;
+        check_start(&p, self.num_nodes())?;
         self.start = Some(p);
         Ok(self)
     }
@@ -290,7 +290,7 @@ impl<N: Label, E: Label> Graph<N, E> {
     /// [`GraphError::InvalidPermutation`] if `perm` is not a permutation of `0..n`.
     pub fn permute(&self, perm: &[usize]) -> Result<Self, GraphError> {
         let n = self.num_nodes();
-        super::builder::check_permutation(perm, n)?;
+        check_permutation(perm, n)?;
         let mut inv = vec![0usize; n];
         for (i, &p) in perm.iter().enumerate() {
             inv[p] = i;
@@ -334,4 +334,29 @@ impl<N: Label, E: Label> Graph<N, E> {
         }
         d
     }
+}
+
+/// Start probabilities of `n` nodes: `n` finite values ≥ 0.
+pub(super) fn check_start(p: &[f64], n: usize) -> Result<(), GraphError> {
+    if p.len() != n {
+        return Err(GraphError::LengthMismatch { what: "start probabilities", expected: n, found: p.len() });
+    }
+    if let Some((i, &v)) = p.iter().enumerate().find(|(_, v)| !(v.is_finite() && **v >= 0.0)) {
+        return Err(GraphError::InvalidStartProbability { node: i, value: v });
+    }
+    Ok(())
+}
+
+/// A permutation of `0..n`.
+pub(super) fn check_permutation(perm: &[usize], n: usize) -> Result<(), GraphError> {
+    if perm.len() != n {
+        return Err(GraphError::InvalidPermutation { reason: format!("length {} for {} nodes", perm.len(), n) });
+    }
+    let mut seen = vec![false; n];
+    for &p in perm {
+        if p >= n || std::mem::replace(&mut seen[p], true) {
+            return Err(GraphError::InvalidPermutation { reason: format!("{p} is out of range or repeated") });
+        }
+    }
+    Ok(())
 }

@@ -18,15 +18,21 @@ use super::transform::Primitives;
 use crate::cuda::CudaError;
 use std::time::Duration;
 
-/// The CUDA C++ source of the FGLT kernels.
-pub const SOURCE: &str = include_str!("../../kernels/fglt.cu");
+pub_for_testing! {
+    /// The CUDA C++ source of the FGLT kernels (public with `testing`, for the NVRTC tests).
+    pub const SOURCE: &str = include_str!("../../kernels/fglt.cu");
+}
 
-/// The name the source is compiled (and cached) under.
-pub const MODULE: &str = "fglt";
+pub_for_testing! {
+    /// The name the source is compiled (and cached) under.
+    pub const MODULE: &str = "fglt";
+}
 
-/// The kernels of [`SOURCE`], in launch order.
-pub const KERNELS: [&str; 8] =
-    ["fglt_fill", "fglt_degrees", "fglt_spmv", "fglt_w", "fglt_w_sums", "fglt_aba", "fglt_c4", "fglt_k4"];
+pub_for_testing! {
+    /// The kernels of [`SOURCE`], in launch order.
+    pub const KERNELS: [&str; 8] =
+        ["fglt_fill", "fglt_degrees", "fglt_spmv", "fglt_w", "fglt_w_sums", "fglt_aba", "fglt_c4", "fglt_k4"];
+}
 
 /// The primitives of `p` on CUDA device `ordinal`, with the time of each
 /// stage (wall time, the stream synchronized after each); `stage` is called
@@ -51,13 +57,15 @@ pub fn primitives(
 ///
 /// # Errors
 /// As [`primitives`].
-#[cfg(not(feature = "cuda"))]
+#[cfg(all(not(feature = "cuda"), feature = "testing"))]
 pub fn timed_primitives(_p: &Pattern, _ordinal: usize) -> Result<(Primitives, f64), CudaError> {
     Err(CudaError::NotCompiled)
 }
 
 #[cfg(feature = "cuda")]
-pub use self::imp::{primitives, timed_primitives};
+pub use self::imp::primitives;
+#[cfg(all(feature = "cuda", feature = "testing"))]
+pub use self::imp::timed_primitives;
 
 #[cfg(feature = "cuda")]
 mod imp {
@@ -95,6 +103,7 @@ mod imp {
     ///
     /// # Errors
     /// As [`primitives`].
+    #[cfg(feature = "testing")]
     pub fn timed_primitives(p: &Pattern, ordinal: usize) -> Result<(Primitives, f64), CudaError> {
         run(p, ordinal, &mut |_| {}, &mut Vec::new(), true)
     }

@@ -5,7 +5,7 @@ use crate::solver::Real;
 
 /// The side of an octile (8): the one tile size of the library, shared by
 /// the reordering's tile statistics, this packer and the GPU's
-/// ([`crate::cuda::pack`]).
+/// (`mgk::gpu::pack`).
 pub use crate::graph::reorder::TILE;
 
 // a tile's occupancy is one 64-bit bitmap
@@ -13,7 +13,7 @@ const _: () = assert!(TILE * TILE == 64);
 
 /// One non-empty 8×8 tile of an adjacency matrix: the one tile struct of the
 /// library, used by [`Octiles`] and by the GPU's batch layout
-/// ([`crate::cuda::pack`]).
+/// (`mgk::gpu::pack`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Tile {
     /// Row block: the tile covers rows `8·bi .. 8·bi + 8`.
@@ -29,7 +29,7 @@ pub struct Tile {
 }
 
 /// The octile packing of one graph's stored entries, the one packing both
-/// [`Octiles`] and the GPU batches ([`crate::cuda::pack`]) are built from:
+/// [`Octiles`] and the GPU batches (`mgk::gpu::pack`) are built from:
 /// the non-empty tiles sorted row-major over tiles, and the entries in tile
 /// order (inside a tile, in the order of the bitmap's bits, i.e. row-major).
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -64,8 +64,9 @@ pub use ops_mat::{
     apply, assign, ewise_add, ewise_mult, extract, kronecker, mxm, reduce_rows, reduce_scalar, select, transpose,
     MxmMethod,
 };
-pub use ops_vec::{mxv, mxv_sparse, vxm, vxm_sparse, MergeStrategy, PushPull, SpmspvOptions};
+pub use ops_vec::{mxv, mxv_sparse, vxm, vxm_sparse};
 pub use sparse::SparseMatrix;
+pub use vec_kernels::{MergeStrategy, PushPull, SpmspvOptions};
 pub use vector::{DenseVector, SparseVector};
 
 use std::fmt::Debug;

@@ -4,65 +4,10 @@
 
 use super::mask::{allows, write_rule, Accum, Descriptor, Mask};
 use super::merge::merge_sorted;
-use super::vec_kernels::{product_sparse, pull, Rows};
+use super::vec_kernels::{product_sparse, pull, Rows, SpmspvOptions};
 use super::{check_dim, DenseVector, Element, MatrixError, SparseMatrix, SparseVector};
 use crate::semirings::{Position, Semiring};
 use rayon::prelude::*;
-
-/// How SpMSpV (push) merges the terms `x(k) ⊗ M(k, j)` that land on the same `j`.
-///
-/// The output range is split into buckets processed in parallel; each
-/// bucket reads, for every `k` of `x` in increasing order, the part of row
-/// `k` that falls in its range (found by binary search), so terms reach a
-/// bucket in increasing `k` and every strategy folds them in that order.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum MergeStrategy {
-    /// Sparse accumulator (SPA): a slot array over the bucket's range
-    /// scatters terms without sorting them; the output is ordered by a scan
-    /// of the slots, or (when very sparse) by sorting the bare touched
-    /// indices. With a terminal-aware monoid (ANY) later terms are skipped
-    /// before they are multiplied. The SpMSpV paper restricts unsynchronized
-    /// scatter to idempotent ⊕ (or atomics); bucketing by output range
-    /// removes that restriction here.
-    #[default]
-    Scatter,
-    /// Collect `(j, term)` pairs and merge-sort them by `j` (stable), then
-    /// fold runs.
-    MergeSort,
-    /// Collect `(j, term)` pairs and LSD radix-sort them by `j` (stable, 8-bit
-    /// digits), then fold runs.
-    RadixSort,
-}
-
-/// Push (SpMSpV over the rows of the frontier) or pull (SpMV over the output
-/// rows, reading the vector as a bitmap), or a switch on the vector's density.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum PushPull {
-    /// Always SpMSpV.
-    Push,
-    /// Always SpMV with the vector as a bitmap (`O(n)` conversion).
-    Pull,
-    /// Pull when `nnz(x) > pull_density · n`, else push.
-    Auto {
-        /// Density threshold.
-        pull_density: f64,
-    },
-}
-
-impl Default for PushPull {
-    fn default() -> Self {
-        PushPull::Auto { pull_density: 0.05 }
-    }
-}
-
-/// Options of sparse-vector products.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct SpmspvOptions {
-    /// Merge strategy of the push kernel.
-    pub strategy: MergeStrategy,
-    /// Push, pull or automatic.
-    pub direction: PushPull,
-}
 
 // ------------------------------------------------------------------ write-back
 

@@ -1,13 +1,68 @@
 //! The vector-product kernels on the CPU: pull (one output row at a time,
 //! early exit at the monoid's terminal value), push (SpMSpV with the three
-//! merge strategies), and the choice between them for sparse vectors.
+//! merge strategies), the choice between them for sparse vectors, and their
+//! options ([`SpmspvOptions`]).
 
 use super::mask::{allows, Mask};
-use super::ops_vec::{MergeStrategy, PushPull, SpmspvOptions};
 use super::{DenseVector, Element, SparseVector};
 use crate::semirings::Monoid;
 use rayon::prelude::*;
 use sprs::CsMat;
+
+/// How SpMSpV (push) merges the terms `x(k) ⊗ M(k, j)` that land on the same `j`.
+///
+/// The output range is split into buckets processed in parallel; each
+/// bucket reads, for every `k` of `x` in increasing order, the part of row
+/// `k` that falls in its range (found by binary search), so terms reach a
+/// bucket in increasing `k` and every strategy folds them in that order.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum MergeStrategy {
+    /// Sparse accumulator (SPA): a slot array over the bucket's range
+    /// scatters terms without sorting them; the output is ordered by a scan
+    /// of the slots, or (when very sparse) by sorting the bare touched
+    /// indices. With a terminal-aware monoid (ANY) later terms are skipped
+    /// before they are multiplied. The SpMSpV paper restricts unsynchronized
+    /// scatter to idempotent ⊕ (or atomics); bucketing by output range
+    /// removes that restriction here.
+    #[default]
+    Scatter,
+    /// Collect `(j, term)` pairs and merge-sort them by `j` (stable), then
+    /// fold runs.
+    MergeSort,
+    /// Collect `(j, term)` pairs and LSD radix-sort them by `j` (stable, 8-bit
+    /// digits), then fold runs.
+    RadixSort,
+}
+
+/// Push (SpMSpV over the rows of the frontier) or pull (SpMV over the output
+/// rows, reading the vector as a bitmap), or a switch on the vector's density.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum PushPull {
+    /// Always SpMSpV.
+    Push,
+    /// Always SpMV with the vector as a bitmap (`O(n)` conversion).
+    Pull,
+    /// Pull when `nnz(x) > pull_density · n`, else push.
+    Auto {
+        /// Density threshold.
+        pull_density: f64,
+    },
+}
+
+impl Default for PushPull {
+    fn default() -> Self {
+        PushPull::Auto { pull_density: 0.05 }
+    }
+}
+
+/// Options of sparse-vector products.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SpmspvOptions {
+    /// Merge strategy of the push kernel.
+    pub strategy: MergeStrategy,
+    /// Push, pull or automatic.
+    pub direction: PushPull,
+}
 
 /// Borrowed CSR arrays.
 #[derive(Clone, Copy)]

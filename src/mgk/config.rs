@@ -79,8 +79,7 @@ impl std::str::FromStr for XmvScheme {
 ///
 /// [`MarginalizedGraphKernel`](super::MarginalizedGraphKernel) holds one
 /// (its builder methods set the fields); the GPU's
-/// [`GpuGram`](crate::cuda::GpuGram) takes one directly (under its older
-/// name `cuda::MgkParams`).
+/// `GpuGram` (feature `cuda`) takes one directly.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct MgkConfig {
     /// Stop probability q ∈ (0, 1) (default 0.05).
@@ -183,10 +182,53 @@ impl MgkConfig {
     }
 }
 
-/// The GPU kernels' tuning knobs, read from the environment in this one
-/// place ([`from_env`](Self::from_env)). They change speed, never values.
+/// Which path each pair of a GPU Gram call takes, for tests and
+/// comparisons: the paths change speed, never values (beyond rounding).
+/// `GpuGram::gram_params_mut` sets them; `GpuGram::new` starts from
+/// [`GpuGramParams::default`] with `KRONOGRAPH_MGK_SHARED_N` and
+/// `KRONOGRAPH_MGK_PLACEMENT=any` applied (the benchmarks' switches).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct GpuGramParams {
+    /// Every pair goes to the single-large-pair path (a host PCG loop over
+    /// device vectors, one XMV launch over all tile pairs per iteration),
+    /// not only the pairs too large for the batched kernel. Default `false`.
+    pub large_pair_path: bool,
+    /// Pairs of more than this many product nodes keep the PCG vectors p
+    /// and y in global memory (the mid-size path) even where they would fit
+    /// in shared memory. Default `None`: only the pairs whose vectors do not
+    /// fit (and, when at most a quarter of a call's pairs have over 32 KiB
+    /// of vectors, those).
+    pub shared_vector_limit: Option<usize>,
+    /// The pairs that keep their vectors in global memory stage their
+    /// graphs in global memory too, as pairs whose graphs do not fit in
+    /// shared memory always do. Default `false`.
+    pub global_staging: bool,
+    /// Every batched value launch runs the kernel with all vector
+    /// placements, even when every pair keeps its vectors in shared memory
+    /// (for comparing the two kernels). Default `false`.
+    pub any_placement: bool,
+}
+
+impl GpuGramParams {
+    /// The defaults with the environment's switches applied
+    /// (`KRONOGRAPH_MGK_SHARED_N`, `KRONOGRAPH_MGK_PLACEMENT=any`).
+    #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
+    pub(crate) fn from_env() -> Self {
+        GpuGramParams {
+            shared_vector_limit: std::env::var("KRONOGRAPH_MGK_SHARED_N").ok().and_then(|v| v.parse().ok()),
+            any_placement: std::env::var("KRONOGRAPH_MGK_PLACEMENT").is_ok_and(|v| v == "any"),
+            ..Default::default()
+        }
+    }
+}
+
+/// The GPU kernels' code-generation knobs, read from the environment in
+/// this one place ([`from_env`](Self::from_env)). They change speed, never
+/// values.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Tuning {
+#[cfg_attr(not(feature = "cuda"), allow(dead_code))]
+pub(crate) struct Tuning {
     /// Nonzeros of the second graph each lane holds in the batched XMV
     /// (`KRONOGRAPH_MGK_LANE_NZ`, 1 to 4); `None`: 4 in `f32`, 2 in `f64`.
     pub lane_nz: Option<u32>,
@@ -197,23 +239,15 @@ pub struct Tuning {
     /// Threads per block of the batched kernels (`KRONOGRAPH_MGK_BLOCK`, a
     /// multiple of 32 up to 1024); `None`: by the mean pair size.
     pub block: Option<u32>,
-    /// Largest pair (product nodes n·n′) whose PCG vectors p and y the
-    /// batched kernel keeps in shared memory (`KRONOGRAPH_MGK_SHARED_N`);
-    /// larger pairs keep them in global memory (the mid-size path). `None`:
-    /// every pair whose vectors fit.
-    pub shared_n: Option<u32>,
     /// Copies of the global-vector PCG in the batched value kernel
     /// (`KRONOGRAPH_MGK_GLOBAL_COPIES`, 1 or 2; default 1): 2 inlines one copy
     /// for graphs staged in shared memory and one for graphs staged in
     /// global memory; 1 has one copy for both (generic loads of the graphs,
     /// less to compile).
     pub global_copies: u32,
-    /// Run every batched value launch on the kernel with all vector
-    /// placements, even when every pair keeps its vectors in shared memory
-    /// (`KRONOGRAPH_MGK_PLACEMENT=any`; for comparing the two kernels).
-    pub any_placement: bool,
 }
 
+#[cfg_attr(not(feature = "cuda"), allow(dead_code))]
 impl Tuning {
     /// The knobs from the environment; unset or invalid values give the
     /// defaults.
@@ -223,9 +257,7 @@ impl Tuning {
             lane_nz: var("KRONOGRAPH_MGK_LANE_NZ").filter(|k| (1..=4).contains(k)),
             dense_min: var("KRONOGRAPH_MGK_DENSE_MIN").unwrap_or(64),
             block: var("KRONOGRAPH_MGK_BLOCK").filter(|&b| (32..=1024).contains(&b) && b % 32 == 0),
-            shared_n: var("KRONOGRAPH_MGK_SHARED_N"),
             global_copies: var("KRONOGRAPH_MGK_GLOBAL_COPIES").filter(|c| (1..=2).contains(c)).unwrap_or(1),
-            any_placement: std::env::var("KRONOGRAPH_MGK_PLACEMENT").is_ok_and(|v| v == "any"),
         }
     }
 

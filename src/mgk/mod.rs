@@ -114,19 +114,33 @@ mod kernel;
 mod rw;
 pub mod system;
 
-pub use self::config::{min_tolerance, MgkConfig, Tuning, XmvScheme, MIN_Q};
+#[cfg_attr(not(feature = "cuda"), allow(unused_imports))]
+pub(crate) use self::config::Tuning;
+pub use self::config::{min_tolerance, GpuGramParams, MgkConfig, XmvScheme, MIN_Q};
 pub use self::kernel::{MarginalizedGraphKernel, StartProbability};
 pub use self::rw::{RandomWalkKernel, RwMethod};
 /// The CUDA C++ source of the random-walk kernel's moment series on the GPU
-/// (compiled by NVRTC at first use; exported for compile checks).
+/// (compiled by NVRTC at first use), for tests that compile it with NVRTC
+/// (feature `testing`).
+#[cfg(feature = "testing")]
 pub const RW_SERIES_CUDA_SOURCE: &str = self::gpu::rw_series::SOURCE;
 /// The CUDA C++ source of the random-walk kernel's fixed-point iteration
 /// (directed graphs, plain and node-labeled; `kernels/rw_fixed.cu`), for
-/// tests that compile it with NVRTC.
+/// tests that compile it with NVRTC (feature `testing`).
+#[cfg(feature = "testing")]
 pub const RW_FIXED_CUDA_SOURCE: &str = self::gpu::rw_fixed::SOURCE;
 pub use self::system::{check_values, normalize_gram};
 pub use self::system::{DegreeRule, KronSystem};
 pub use crate::backend::Precision;
+
+// The GPU Gram and its outputs (the GPU code lives in `gpu/`), and for tests
+// and benchmarks (feature `testing`) its code generation, batch packer and
+// CPU reference.
+pub use self::gpu::output::{GramGradient, GramOutput, NodalOutput};
+#[cfg(feature = "testing")]
+pub use self::gpu::{codegen, pack, reference};
+#[cfg(feature = "cuda")]
+pub use self::gpu::{GpuGram, GpuGraphs};
 
 use crate::basekernel::KernelError;
 use crate::solver::SolverError;

@@ -362,17 +362,17 @@ pub fn check_ranges<N, E, KV: BaseKernel<N>, KE: BaseKernel<E>>(kv: &KV, ke: &KE
 
 /// The pairs of a symmetric Gram matrix of `n` graphs: `(a, b)` with
 /// `a ≤ b < n`, row by row (each pair solved once).
-pub fn upper_pairs(n: usize) -> Vec<(usize, usize)> {
+pub(crate) fn upper_pairs(n: usize) -> Vec<(usize, usize)> {
     (0..n).flat_map(|a| (a..n).map(move |b| (a, b))).collect()
 }
 
 /// The pairs of an `n × m` cross Gram matrix, row-major.
-pub fn cross_pairs(n: usize, m: usize) -> Vec<(usize, usize)> {
+pub(crate) fn cross_pairs(n: usize, m: usize) -> Vec<(usize, usize)> {
     (0..n).flat_map(|a| (0..m).map(move |b| (a, b))).collect()
 }
 
 /// The pairs `(a, a)` of a diagonal.
-pub fn diagonal_pairs(n: usize) -> Vec<(usize, usize)> {
+pub(crate) fn diagonal_pairs(n: usize) -> Vec<(usize, usize)> {
     (0..n).map(|a| (a, a)).collect()
 }
 

@@ -203,19 +203,7 @@ pub fn max_rel(a: &[f64], b: &[f64]) -> f64 {
     a.iter().zip(b).map(|(x, y)| (x - y).abs() / x.abs().max(y.abs()).max(f64::MIN_POSITIVE)).fold(0.0, f64::max)
 }
 
-/// Device 0 when a CUDA GPU can be used; `None` (the test skips) otherwise,
-/// and a failure instead when `KRONOGRAPH_REQUIRE_GPU=1`.
-pub fn gpu_or_skip() -> Option<usize> {
-    let required = std::env::var("KRONOGRAPH_REQUIRE_GPU").is_ok_and(|v| v == "1");
-    match kronograph::cuda::device_count() {
-        Ok(n) if n > 0 => Some(0),
-        other => {
-            assert!(!required, "KRONOGRAPH_REQUIRE_GPU=1 but no usable GPU: {other:?}");
-            eprintln!("skipping: no usable CUDA device ({other:?})");
-            None
-        }
-    }
-}
+pub use crate::device_common::gpu_or_skip;
 
 /// The device sets a GPU test runs with: `{0}` (a set of one device, which
 /// must behave as `cuda:0`) on every GPU machine, `{0, 1}` and `{0, 1, 2, 3}`

@@ -60,7 +60,7 @@ fn sync(dev: &Device) -> Result<(), CudaError> {
 ///
 /// Each level computes the next frontier `q'⟨¬visited, replace⟩ = qᵀ A` over
 /// `(any, secondi)`: by push (SpMSpV over the frontier's rows with
-/// `opts.strategy`) or pull (every unvisited node scans its in-arcs, the
+/// `strategy`) or pull (every unvisited node scans its in-arcs, the
 /// CSC of `A`, and stops at the first in the frontier), switching as
 /// `opts.direction` says; then the new nodes get their level and parent.
 /// One host synchronization per level reads the frontier's size and arcs.
@@ -71,6 +71,7 @@ pub fn bfs_device<T: GpuElement>(
     a: &DeviceMatrix<T>,
     source: usize,
     opts: &GpuBfsOptions,
+    strategy: GpuMergeStrategy,
 ) -> crate::Result<(BfsResult, GpuBfsRun)> {
     let n = square("BFS", a)?;
     source_in(source, n)?;
@@ -142,18 +143,8 @@ pub fn bfs_device<T: GpuElement>(
             (nidx, nval, nf)
         } else {
             let u = DeviceSparseVector { dev: a.dev.clone(), n, nnz: f, idx: fidx, val: fval };
-            let (nidx, nval, nf, st) = spmspv::<u64, T, u64>(
-                dev,
-                &k,
-                &util,
-                0,
-                &a.csr,
-                n,
-                &u,
-                Some(&visited),
-                opts.strategy,
-                Some((off, mf)),
-            )?;
+            let (nidx, nval, nf, st) =
+                spmspv::<u64, T, u64>(dev, &k, &util, 0, &a.csr, n, &u, Some(&visited), strategy, Some((off, mf)))?;
             ran.push(Some(st));
             (nidx, nval, nf)
         };

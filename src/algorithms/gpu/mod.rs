@@ -19,7 +19,6 @@ use super::components::Components;
 use super::sssp::SsspResult;
 use crate::cuda::GpuDevice;
 use crate::graph::{Graph, Label};
-use crate::matrix::gpu::GpuMergeStrategy;
 
 #[cfg(feature = "cuda")]
 mod fused_bfs;
@@ -102,25 +101,24 @@ pub const FRONTIER_KERNELS: [&str; 9] = [
     "kgs_split",
 ];
 
-/// Options of the GPU [`bfs()`].
+/// Options of the GPU [`bfs()`] and [`bfs_device`] (whose push levels also
+/// take a merge strategy, as [`sssp_device`] and [`components_device`] do).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct GpuBfsOptions {
     /// Direction policy (as the CPU's; `Auto` is Beamer's switch on the
     /// frontier's out-arcs against the unexplored arcs).
     pub direction: BfsDirection,
-    /// Merge strategy of the push levels.
-    pub strategy: GpuMergeStrategy,
 }
 
 impl Default for GpuBfsOptions {
     fn default() -> Self {
-        GpuBfsOptions { direction: BfsDirection::Auto { alpha: 14.0, beta: 24.0 }, strategy: GpuMergeStrategy::Auto }
+        GpuBfsOptions { direction: BfsDirection::Auto { alpha: 14.0, beta: 24.0 } }
     }
 }
 
 /// BFS from `source` on device `dev` (the graph's adjacency uploaded
 /// first), by the fused direction-optimizing [`GpuBfs`] with
-/// `opts.direction` (`opts.strategy` is for the SpMSpV form, [`bfs_device`]):
+/// `opts.direction`:
 /// levels equal the CPU's; each parent is a frontier neighbour one level up.
 ///
 /// # Errors
@@ -206,7 +204,7 @@ pub fn components<N: Label, E: Label>(g: &Graph<N, E>, dev: &GpuDevice) -> crate
     {
         let a = crate::matrix::SparseMatrix::from_graph(g).map(|_| 0u64);
         let d = crate::matrix::gpu::DeviceMatrix::upload(dev, &a)?;
-        components_device(&d, GpuMergeStrategy::Auto)
+        components_device(&d, crate::matrix::gpu::GpuMergeStrategy::Auto)
     }
     #[cfg(not(feature = "cuda"))]
     {

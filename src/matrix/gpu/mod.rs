@@ -55,6 +55,8 @@ mod device_index;
 #[cfg(feature = "cuda")]
 mod element_ops;
 mod index;
+// the generators and templates serve the device code (and, with `testing`, the NVRTC tests)
+#[cfg_attr(not(feature = "cuda"), allow(dead_code))]
 mod kernels;
 #[cfg(feature = "cuda")]
 mod mxm_hash;
@@ -75,14 +77,24 @@ mod strategy;
 #[cfg(feature = "cuda")]
 pub(crate) use device_index::Idx;
 #[cfg(feature = "cuda")]
-pub use element_ops::{
-    convert_source, ElementKey, ElementOp, GpuBinaryOp, GpuSelectOp, GpuUnaryOp, MaskKind, SelectForm, UnaryForm,
-    CONVERT_KERNELS, CONVERT_TEMPLATE, EWISE_KERNELS, EWISE_TEMPLATE,
-};
+pub use element_ops::{ElementKey, ElementOp, GpuBinaryOp, GpuSelectOp, GpuUnaryOp, MaskKind, SelectForm, UnaryForm};
 pub use index::{IndexWidth, MAX_INDEX};
-pub use kernels::util_source;
-pub use kernels::{hash_source_for, HASH_KERNELS, HASH_TEMPLATE};
-pub use kernels::{source, source_for, KernelKey, KERNELS, TEMPLATE, UTIL_KERNELS, UTIL_MODULE, UTIL_SOURCE};
+// The CUDA templates and kernel lists are crate-private; the source generators
+// are public with `testing` only (the NVRTC tests compile every generated module).
+#[cfg(feature = "cuda")]
+#[allow(unused_imports)]
+pub(crate) use element_ops::{CONVERT_KERNELS, CONVERT_TEMPLATE, EWISE_KERNELS, EWISE_TEMPLATE};
+#[allow(unused_imports)]
+pub(crate) use kernels::{
+    KernelKey, HASH_KERNELS, HASH_TEMPLATE, KERNELS, TEMPLATE, UTIL_KERNELS, UTIL_MODULE, UTIL_SOURCE,
+};
+#[cfg(feature = "cuda")]
+pub_for_testing! {
+    pub use element_ops::convert_source;
+}
+pub_for_testing! {
+    pub use kernels::{hash_source_for, source, source_for, util_source};
+}
 #[cfg(feature = "cuda")]
 pub use mxm_hash::{mxm_masked, mxm_masked_costs, prepare_mxm, reduce_mxm_masked};
 #[cfg(feature = "cuda")]

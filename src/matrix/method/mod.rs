@@ -19,7 +19,7 @@
 //! [`SparseMatrix::mxm_in_place_right`](super::SparseMatrix::mxm_in_place_right): `C⟨mask⟩ = accum(C, C B)`).
 
 use super::mask::{Accum, Descriptor, Mask};
-use super::ops_vec::SpmspvOptions;
+use super::vec_kernels::SpmspvOptions;
 use super::{DenseVector, SparseVector};
 
 /// An accumulator as the builders hold it.

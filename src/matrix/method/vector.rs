@@ -2,7 +2,7 @@
 //! sparse vector ([`ProductVector`]).
 
 use super::super::mask::{Descriptor, Mask};
-use super::super::ops_vec::SpmspvOptions;
+use super::super::vec_kernels::SpmspvOptions;
 use super::super::{mxv, mxv_sparse, vxm, vxm_sparse, DenseVector, Element, MatrixError, SparseMatrix, SparseVector};
 use super::{private, VecOpts};
 use crate::semirings::Semiring;
@@ -100,11 +100,9 @@ pub trait ProductVector<T>: private::Sealed + Sized {
     type Out<C: Element>;
 
     /// An empty output of length `n`.
-    #[doc(hidden)]
     fn new_out<C: Element>(n: usize) -> Self::Out<C>;
 
     /// `w⟨mask⟩ = accum(w, A u)`.
-    #[doc(hidden)]
     fn mxv<S>(op: Mxv<'_, S, Self>, w: &mut Self::Out<S::C>) -> Result<(), MatrixError>
     where
         S: Semiring<B = T>,
@@ -112,7 +110,6 @@ pub trait ProductVector<T>: private::Sealed + Sized {
         S::C: Element;
 
     /// `wᵀ⟨mask⟩ = accum(wᵀ, uᵀ A)`.
-    #[doc(hidden)]
     fn vxm<S>(op: Vxm<'_, S, Self>, w: &mut Self::Out<S::C>) -> Result<(), MatrixError>
     where
         S: Semiring<A = T>,

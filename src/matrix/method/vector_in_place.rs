@@ -2,7 +2,8 @@
 //! ([`MxvInPlace`], [`VxmInPlace`], [`InPlaceVector`]).
 
 use super::super::mask::{Descriptor, Mask};
-use super::super::ops_vec::{mxv_sparse_t, mxv_t, vxm_sparse_t, vxm_t, write_dense, write_sparse, SpmspvOptions};
+use super::super::ops_vec::{mxv_sparse_t, mxv_t, vxm_sparse_t, vxm_t, write_dense, write_sparse};
+use super::super::vec_kernels::SpmspvOptions;
 use super::super::{DenseVector, Element, MatrixError, SparseMatrix, SparseVector};
 use super::{private, VecOpts};
 use crate::semirings::Semiring;
@@ -38,14 +39,12 @@ impl<'a, S: Semiring> VxmInPlace<'a, S> {
 /// A vector that an in-place product reads and then overwrites.
 pub trait InPlaceVector<T>: private::Sealed {
     /// `w⟨mask⟩ = accum(w, A w)`.
-    #[doc(hidden)]
     fn mxv_in_place<S>(&mut self, op: MxvInPlace<'_, S>) -> Result<(), MatrixError>
     where
         S: Semiring<B = T, C = T>,
         S::A: Element;
 
     /// `wᵀ⟨mask⟩ = accum(wᵀ, wᵀ A)`.
-    #[doc(hidden)]
     fn vxm_in_place<S>(&mut self, op: VxmInPlace<'_, S>) -> Result<(), MatrixError>
     where
         S: Semiring<A = T, C = T>,

@@ -7,7 +7,8 @@ use crate::basekernel::BaseKernel;
 use crate::cuda::device::{check, FunctionKey};
 use crate::cuda::jit::{compile_tiered, Tier};
 use crate::cuda::label::GpuLabel;
-use crate::cuda::{CudaError, Origin, Precision, XmvScheme};
+use crate::cuda::{CudaError, Origin, Precision};
+use crate::mgk::XmvScheme;
 use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
 
 /// Vectors (p and y) of a pair above this size go to global memory when only
@@ -136,11 +137,11 @@ where
     /// where they fit, else in global memory too (the mid-size and large
     /// paths); all go to the one batched launch (`batched`, job indices).
     /// Pairs of more than 2³¹ − 1 product nodes (or all, with
-    /// [`set_large_pair_path`](Self::set_large_pair_path)) go to the
+    /// [`GpuGramParams::large_pair_path`](crate::mgk::GpuGramParams::large_pair_path)) go to the
     /// single-large-pair path (`large`). `shared_n` is the largest N such
     /// that every job of at most N product nodes fits with its vectors,
-    /// capped by [`set_shared_vector_limit`](Self::set_shared_vector_limit) or
-    /// [`Tuning::shared_n`](crate::mgk::Tuning::shared_n) when given, else,
+    /// capped by [`GpuGramParams::shared_vector_limit`](crate::mgk::GpuGramParams::shared_vector_limit)
+    /// when given, else,
     /// when at most a quarter of the jobs have more than 32 KiB of vectors, at
     /// that size.
     fn route(&self, a: &GpuGraphs, b: &GpuGraphs, jobs: &[(usize, usize)]) -> (usize, Vec<usize>, Vec<usize>) {
@@ -154,15 +155,15 @@ where
         if self.vector_cap().is_none() && 4 * over <= jobs.len() {
             shared_n = shared_n.min(occupancy_n);
         }
-        let (batched, large) = (0..jobs.len()).partition(|&k| !self.force_large && nn(k) <= i32::MAX as usize);
+        let (batched, large) =
+            (0..jobs.len()).partition(|&k| !self.gram_params.large_pair_path && nn(k) <= i32::MAX as usize);
         (shared_n, batched, large)
     }
 
     /// The largest N such that every job of at most N product nodes fits in
     /// shared memory with its vectors (p, y) and graphs under the XMV scheme
     /// `xmv` (the smallest misfit's N − 1; `usize::MAX` when all fit), capped
-    /// by [`set_shared_vector_limit`](Self::set_shared_vector_limit) or
-    /// [`Tuning::shared_n`](crate::mgk::Tuning::shared_n) when given.
+    /// by [`GpuGramParams::shared_vector_limit`](crate::mgk::GpuGramParams::shared_vector_limit) when given.
     pub(super) fn fitting_n(&self, a: &GpuGraphs, b: &GpuGraphs, jobs: &[(usize, usize)], xmv: XmvScheme) -> usize {
         let limit = self.smem_limit();
         let misfit = jobs
@@ -176,7 +177,7 @@ where
 
     /// The explicit cap on product nodes with vectors in shared memory, if any.
     fn vector_cap(&self) -> Option<usize> {
-        self.shared_n_cap.or(crate::mgk::Tuning::from_env().shared_n.map(|c| c as usize))
+        self.gram_params.shared_vector_limit
     }
 
     /// Device buffers for the global staging of a plan: the per-job flags
@@ -202,7 +203,7 @@ where
     /// Runs the jobs: those whose graphs fit in shared memory by the batched
     /// kernel (their vectors in shared or global memory, see
     /// [`route`](Self::route)), the others (or all, with
-    /// [`set_large_pair_path`](Self::set_large_pair_path)) one by one by the
+    /// [`GpuGramParams::large_pair_path`](crate::mgk::GpuGramParams::large_pair_path)) one by one by the
     /// single-large-pair path. With `nodal`, also returns each job's nodal
     /// similarity (in the uploaded node order).
     pub(crate) fn run(
@@ -287,7 +288,7 @@ where
         for (k, &(i, j)) in jobs.iter().enumerate() {
             let vectors_shared = a.num_nodes[i] * b.num_nodes[j] <= shared_n;
             let mut bytes = Self::batched_smem(a, i, b, j, xmv, vectors_shared);
-            if !vectors_shared && (bytes > limit || self.force_global_stage) {
+            if !vectors_shared && (bytes > limit || self.gram_params.global_staging) {
                 // graphs staged in global memory
                 staged_global[k] = true;
                 stage_bytes = stage_bytes.max(bytes.div_ceil(256) * 256);
@@ -403,11 +404,8 @@ where
         let precision = self.params.precision;
         let rs = precision.size();
         let any_global = jobs.iter().any(|&(i, j)| a.num_nodes[i] * b.num_nodes[j] > shared_n);
-        let placement = if any_global || crate::mgk::Tuning::from_env().any_placement {
-            VectorPlacement::Any
-        } else {
-            VectorPlacement::Shared
-        };
+        let placement =
+            if any_global || self.gram_params.any_placement { VectorPlacement::Any } else { VectorPlacement::Shared };
         let src = self.batched_source(a, placement)?;
         let t_jit = std::time::Instant::now();
         let (func, origin) = self.function(&src.name, &src.source)?;

@@ -1,7 +1,7 @@
 //! CUDA C++ source generation for the batched marginalized-graph-kernel PCG.
 //!
 //! The source of a kernel is a generated *preface* followed by the template
-//! `kernels/mgk_pcg.cu` (included at build time). The preface defines
+//! `kernels/mgk_xmv.cu` + `kernels/mgk_pcg.cu` (included at build time). The preface defines
 //! - `real` (`float` or `double`),
 //! - `node_label` and `edge_label` (see [`LabelLayout`]),
 //! - `kappa_node(a, b, theta)` and `kappa_edge(a, b, theta)`, `__device__`
@@ -29,15 +29,19 @@
 use crate::basekernel::{cuda_gradient_body, cuda_preamble, BaseKernel, CudaGen};
 pub use crate::cuda::hash_hex;
 use crate::cuda::label::LabelLayout;
-use crate::cuda::{CudaError, Precision, XmvScheme};
+use crate::cuda::{CudaError, Precision};
+use crate::mgk::XmvScheme;
 
 /// Device code shared by both kernel families: the packed graph set and
 /// block reductions.
 pub const MGK_COMMON_TEMPLATE: &str = include_str!("../../../kernels/mgk_common.cu");
 
 /// The kernel template: batched PCG over graph pairs (appended after
-/// [`MGK_COMMON_TEMPLATE`]).
-pub const MGK_PCG_TEMPLATE: &str = include_str!("../../../kernels/mgk_pcg.cu");
+/// [`MGK_COMMON_TEMPLATE`]): `kernels/mgk_xmv.cu` (the staging of a pair and
+/// its product in each scheme) then `kernels/mgk_pcg.cu` (the PCG and the
+/// value kernel).
+pub const MGK_PCG_TEMPLATE: &str =
+    concat!(include_str!("../../../kernels/mgk_xmv.cu"), include_str!("../../../kernels/mgk_pcg.cu"));
 
 /// The kernels of the single-large-pair path (appended after
 /// [`MGK_COMMON_TEMPLATE`]): PCG set-up, the on-the-fly XMV over all tile

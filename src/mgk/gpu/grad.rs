@@ -12,7 +12,8 @@ use super::upload::GpuGraphs;
 use crate::basekernel::BaseKernel;
 use crate::cuda::device::check;
 use crate::cuda::label::GpuLabel;
-use crate::cuda::{CudaError, Precision, XmvScheme};
+use crate::cuda::{CudaError, Precision};
+use crate::mgk::XmvScheme;
 use cudarc::driver::{LaunchConfig, PushKernelArg};
 
 impl<N, E, KN, KE> GpuGram<N, E, KN, KE>
@@ -124,7 +125,7 @@ where
         check_ranges(&self.node_kernel, &self.edge_kernel)?;
         if self.params.system.is_some() {
             return Err(CudaError::InvalidParameter(
-                "gradients are defined for the marginalized graph kernel's own system only (MgkParams::system = None)"
+                "gradients are defined for the marginalized graph kernel's own system only (MgkConfig::system = None)"
                     .into(),
             ));
         }
@@ -134,7 +135,7 @@ where
         let rs = precision.size();
         let slots = self.node_kernel.num_hyperparameters() + self.edge_kernel.num_hyperparameters() + 1;
         // pairs that do not fit in shared memory with their vectors (or, with
-        // `set_shared_vector_limit`, are over the cap) keep p and y in global memory
+        // `GpuGramParams::shared_vector_limit`, are over the cap) keep p and y in global memory
         let shared_n = self.fitting_n(a, b, jobs, XmvScheme::Rows);
         let any_global = jobs.iter().any(|&(i, j)| a.num_nodes[i] * b.num_nodes[j] > shared_n);
         let placement = if any_global { VectorPlacement::Any } else { VectorPlacement::Shared };

@@ -6,9 +6,10 @@ use super::upload::GpuGraphs;
 use crate::basekernel::BaseKernel;
 use crate::cuda::device::{device, Device};
 use crate::cuda::label::{GpuLabel, LabelLayout};
-use crate::cuda::{CudaError, DeviceInfo, MgkParams};
+use crate::cuda::{CudaError, DeviceInfo};
 use crate::graph::Graph;
 use crate::mgk::system::{cross_pairs, diagonal_pairs, upper_pairs};
+use crate::mgk::{GpuGramParams, MgkConfig};
 use cudarc::driver::CudaSlice;
 use std::marker::PhantomData;
 use std::sync::{Arc, Mutex};
@@ -24,11 +25,9 @@ pub struct GpuGram<N, E, KN, KE> {
     pub(super) dev: Arc<Device>,
     pub(super) node_kernel: KN,
     pub(super) edge_kernel: KE,
-    pub(super) params: MgkParams,
+    pub(super) params: MgkConfig,
     pub(super) scratch: Mutex<Option<CudaSlice<u8>>>,
-    pub(super) force_large: bool,
-    pub(super) shared_n_cap: Option<usize>,
-    pub(super) force_global_stage: bool,
+    pub(super) gram_params: GpuGramParams,
     _labels: PhantomData<fn(&N, &E)>,
 }
 
@@ -64,7 +63,7 @@ where
     /// [`CudaError::KernelRange`] when κv is not within (0, 1] or κe not
     /// within [0, 1] (the system would not be positive definite);
     /// device errors from opening the device.
-    pub fn new(ordinal: usize, node_kernel: KN, edge_kernel: KE, params: MgkParams) -> Result<Self, CudaError> {
+    pub fn new(ordinal: usize, node_kernel: KN, edge_kernel: KE, params: MgkConfig) -> Result<Self, CudaError> {
         params.validate().map_err(|e| CudaError::InvalidParameter(e.to_string()))?;
         check_ranges(&node_kernel, &edge_kernel)?;
         // NVRTC's start-up overlaps opening the device; without a device no
@@ -78,9 +77,7 @@ where
             edge_kernel,
             params,
             scratch: Mutex::new(None),
-            force_large: false,
-            shared_n_cap: None,
-            force_global_stage: false,
+            gram_params: GpuGramParams::from_env(),
             _labels: PhantomData,
         })
     }
@@ -91,33 +88,20 @@ where
     }
 
     /// The parameters.
-    pub fn params(&self) -> &MgkParams {
+    pub fn params(&self) -> &MgkConfig {
         &self.params
     }
 
-    /// With `true`, every pair goes to the single-large-pair path (a host PCG
-    /// loop over device vectors, one XMV launch over all tile pairs per
-    /// iteration), not only the pairs too large for the batched kernel's
-    /// shared memory. For testing and comparison; default `false`.
-    pub fn set_large_pair_path(&mut self, force: bool) {
-        self.force_large = force;
+    /// Which path each pair takes ([`GpuGramParams`]).
+    pub fn gram_params(&self) -> &GpuGramParams {
+        &self.gram_params
     }
 
-    /// Pairs of more than `n` product nodes keep the PCG vectors p and y in
-    /// global memory (the mid-size path) even where they would fit in shared
-    /// memory; `None` (the default): `KRONOGRAPH_MGK_SHARED_N` if set, else
-    /// only the pairs whose vectors do not fit. For testing and tuning; the
-    /// values do not depend on it.
-    pub fn set_shared_vector_limit(&mut self, n: Option<usize>) {
-        self.shared_n_cap = n;
-    }
-
-    /// With `true`, the pairs that keep their vectors in global memory (see
-    /// [`set_shared_vector_limit`](Self::set_shared_vector_limit)) stage
-    /// their graphs in global memory too, as pairs whose graphs do not fit in
-    /// shared memory always do. For testing; default `false`.
-    pub fn set_global_staging(&mut self, force: bool) {
-        self.force_global_stage = force;
+    /// Sets which path each pair takes, e.g.
+    /// `gpu.gram_params_mut().large_pair_path = true` (for tests and
+    /// comparisons; the values do not depend on it).
+    pub fn gram_params_mut(&mut self) -> &mut GpuGramParams {
+        &mut self.gram_params
     }
 
     /// The nodal similarity of one pair on the GPU: the `n × n′` row-major

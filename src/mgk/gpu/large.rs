@@ -2,7 +2,7 @@
 //! vectors with one on-the-fly XMV launch per iteration
 //! (`kernels/mgk_large.cu`). Since the batched kernel keeps large pairs'
 //! vectors and graphs in global memory, it runs only when forced
-//! ([`GpuGram::set_large_pair_path`]), as a comparison path.
+//! ([`GpuGramParams::large_pair_path`](crate::mgk::GpuGramParams::large_pair_path)), as a comparison path.
 //!
 //! Per iteration: `y = diag ⊙ p` and `y −= ((W ⊗ W′) ⊙ E×) p` (many blocks,
 //! one warp per pair of non-empty octiles, global atomics), `pᵀy` (one

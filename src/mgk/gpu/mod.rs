@@ -1,7 +1,7 @@
 //! The CUDA backend of the marginalized graph kernel, as a [`PairEngine`]:
 //! the graphs (with this kernel's start probabilities) are reordered,
 //! packed into octiles and uploaded, and the pairs solved by the batched
-//! device kernels of [`crate::cuda::GpuGram`].
+//! device kernels of [`crate::mgk::GpuGram`].
 //!
 //! # Layout
 //! - `gram`: [`GpuGram`], its public calls and nodal similarities;
@@ -48,7 +48,7 @@
 //!   with the shared-memory copy only ([`codegen::VectorPlacement`]), a
 //!   third of the code to compile on a cold start. The single-large-pair path (a host PCG loop, one XMV launch per
 //!   iteration, `kernels/mgk_large.cu`; values and nodal output, no
-//!   gradients) runs only when forced (`GpuGram::set_large_pair_path`).
+//!   gradients) runs only when forced (`GpuGramParams::large_pair_path`).
 //! - [`reference`](mod@reference): a CPU implementation of exactly the algorithm the GPU runs
 //!   (same start vector, same preconditioner, same stopping rule), in f64 or
 //!   f32, used to check the GPU and as an executable specification.
@@ -80,6 +80,11 @@ use crate::graph::Graph;
 #[cfg(any(feature = "cuda", feature = "testing"))]
 pub mod codegen;
 pub(crate) mod output;
+// The octile batch packer (pure CPU): public only with `testing`.
+#[cfg(all(feature = "cuda", not(feature = "testing")))]
+pub(crate) mod pack;
+#[cfg(feature = "testing")]
+pub mod pack;
 #[cfg(feature = "testing")]
 pub mod reference;
 pub(crate) mod rw_fixed;

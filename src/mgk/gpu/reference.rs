@@ -7,9 +7,9 @@
 //! same system by dense Cholesky factorization, the check of the check.
 
 use crate::basekernel::BaseKernel;
-use crate::cuda::MgkParams;
 use crate::graph::{Graph, Label};
 use crate::mgk::system::{floor_node_kernel, NODE_KERNEL_FLOOR_F32, NODE_KERNEL_FLOOR_F64};
+use crate::mgk::MgkConfig;
 use num_traits::Float;
 use rayon::prelude::*;
 
@@ -37,7 +37,7 @@ pub fn mgk_pair<T, N, E, KN, KE>(
     g2: &Graph<N, E>,
     node_kernel: &KN,
     edge_kernel: &KE,
-    params: &MgkParams,
+    params: &MgkConfig,
 ) -> PairResult
 where
     T: Float + std::iter::Sum,
@@ -146,7 +146,7 @@ pub fn mgk_pair_dense<N, E, KN, KE>(
     g2: &Graph<N, E>,
     node_kernel: &KN,
     edge_kernel: &KE,
-    params: &MgkParams,
+    params: &MgkConfig,
 ) -> Option<f64>
 where
     N: Label,
@@ -235,7 +235,7 @@ where
 
 /// The Gram matrix (row-major, `len × len`) by [`mgk_pair`] in f64, pairs
 /// in parallel (rayon).
-pub fn gram<N, E, KN, KE>(graphs: &[Graph<N, E>], node_kernel: &KN, edge_kernel: &KE, params: &MgkParams) -> Vec<f64>
+pub fn gram<N, E, KN, KE>(graphs: &[Graph<N, E>], node_kernel: &KN, edge_kernel: &KE, params: &MgkConfig) -> Vec<f64>
 where
     N: Label,
     E: Label,
@@ -291,7 +291,7 @@ mod tests {
         let ke =
             product(Field::new("label", KroneckerDelta::new(0.5)), Field::new("length", SquareExponential::new(0.3)));
         for lmin in [0, 1] {
-            let params = MgkParams { lmin, tol: Some(1e-13), ..Default::default() };
+            let params = MgkConfig { lmin, tol: Some(1e-13), ..Default::default() };
             for _ in 0..4 {
                 let n1 = rng.random_range(1..9);
                 let n2 = rng.random_range(1..9);
@@ -301,7 +301,7 @@ mod tests {
                 let pcg = mgk_pair::<f64, _, _, _, _>(&g1, &g2, &kn, &ke, &params);
                 assert!(pcg.converged);
                 assert!((pcg.value - dense).abs() <= 1e-10 * dense.abs().max(1.0), "{} vs {dense}", pcg.value);
-                let single = mgk_pair::<f32, _, _, _, _>(&g1, &g2, &kn, &ke, &MgkParams { tol: None, ..params });
+                let single = mgk_pair::<f32, _, _, _, _>(&g1, &g2, &kn, &ke, &MgkConfig { tol: None, ..params });
                 assert!((single.value - dense).abs() <= 1e-5 * dense.abs().max(1.0), "{} vs {dense}", single.value);
             }
         }
@@ -314,7 +314,7 @@ mod tests {
         // s = 1/(1-q)², over 4 unknowns coupled in two pairs → K = 4 s/(s-1).
         let g: Graph<(), ()> =
             GraphBuilder::new(2, Direction::Undirected).default_node_labels().edge(0, 1, 1.0, ()).build().unwrap();
-        let params = MgkParams { tol: Some(1e-14), ..Default::default() };
+        let params = MgkConfig { tol: Some(1e-14), ..Default::default() };
         let v = mgk_pair::<f64, _, _, _, _>(&g, &g, &Constant::new(1.0), &Constant::new(1.0), &params).value;
         let s = 1.0 / (0.95f64 * 0.95);
         assert!((v - 4.0 * s / (s - 1.0)).abs() < 1e-9, "{v}");

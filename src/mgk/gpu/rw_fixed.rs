@@ -18,6 +18,7 @@ use crate::backend::Precision;
 use crate::cuda::CudaError;
 
 /// The CUDA C++ source of the fixed-point kernels.
+#[cfg_attr(not(feature = "cuda"), allow(dead_code))]
 pub const SOURCE: &str = include_str!("../../../kernels/rw_fixed.cu");
 
 /// The outcome of one pair's iteration.

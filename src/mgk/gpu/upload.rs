@@ -3,10 +3,10 @@
 
 use super::codegen::mgk_source_placed;
 use super::gram::GpuGram;
+use super::pack::{pack_graphs_for, PackedBatch};
 use crate::basekernel::BaseKernel;
 use crate::cuda::device::{check, Device, FunctionKey};
 use crate::cuda::label::{GpuLabel, LabelLayout};
-use crate::cuda::pack::{pack_graphs_for, PackedBatch};
 use crate::cuda::{CudaError, Precision};
 use crate::graph::Graph;
 use cudarc::driver::{CudaSlice, DevicePtr, DeviceRepr};
@@ -102,7 +102,7 @@ where
     KN: BaseKernel<N>,
     KE: BaseKernel<E>,
 {
-    /// Reorders each graph (by [`MgkParams::reorder`], in parallel), packs
+    /// Reorders each graph (by [`MgkConfig::reorder`], in parallel), packs
     /// the graphs into octiles and uploads them for this kernel's precision.
     /// Starts compiling the batched kernel for these labels in the
     /// background (see [`jit::prefetch`](crate::cuda::jit::prefetch)), so that the
@@ -126,7 +126,7 @@ where
     }
 
     /// Starts compiling the batched kernel for the labels of `graphs` (with
-    /// [`MgkParams::xmv`]'s scheme, as the calls will, and the vector
+    /// [`MgkConfig::xmv`]'s scheme, as the calls will, and the vector
     /// placements their Gram matrix likely needs) in the background,
     /// unless it is loaded already. Label layouts come from the
     /// first graph with nodes (edges), as in packing.
@@ -148,7 +148,7 @@ where
     }
 
     /// Packs `graphs` for this kernel's precision, with the degrees of its
-    /// system ([`MgkParams::system`]).
+    /// system ([`MgkConfig::system`]).
     pub(super) fn pack(&self, graphs: &[Graph<N, E>]) -> Result<PackedBatch, CudaError> {
         pack_graphs_for(graphs, self.params.precision, &self.params.system())
     }

@@ -1,5 +1,5 @@
 //! [`RandomWalkKernel`] on a backend chosen per call: the CPU, or a CUDA
-//! device (the moment series of `gpu/rw_series.rs`, the batched PCG of the
+//! device (the moment series of `gpu/rw_series/`, the batched PCG of the
 //! marginalized graph kernel's engine, and for directed graphs the
 //! fixed-point iteration of `gpu/rw_fixed.rs`; labeled and directed pairs in
 //! `gpu_pairs.rs`).
@@ -246,7 +246,6 @@ impl RandomWalkKernel {
     /// # Errors
     /// As [`gram_on`](Self::gram_on) on a CUDA device.
     #[cfg(any(test, feature = "testing"))]
-    #[doc(hidden)]
     pub fn gpu_spectral_radius_bounds<N: Label, E: Label>(
         device: usize,
         x: &[Graph<N, E>],
@@ -261,14 +260,13 @@ impl RandomWalkKernel {
 
     /// Writes the upload of a GPU series call for `x` (the host's per-call
     /// work before the copy: the unit-weight check, the weight scaling and
-    /// the 32-bit CSR, `mgk/gpu/rw_series.rs`'s `pack`) into `buf`, grown as
+    /// the 32-bit CSR, `mgk/gpu/rw_series/layout.rs`'s `pack`) into `buf`, grown as
     /// needed, and returns the bytes a call would upload; for the benchmark
     /// of that work (`benches/rw_pack.rs`), which needs no GPU.
     ///
     /// # Errors
     /// [`MgkError::WeightRange`] as a series call.
     #[cfg(any(test, feature = "testing"))]
-    #[doc(hidden)]
     pub fn gpu_series_pack<N: Label, E: Label>(x: &[Graph<N, E>], buf: &mut Vec<u64>) -> crate::Result<usize> {
         use crate::mgk::gpu::rw_series::{pack, SeriesError, SeriesGraph, SeriesLayout};
         let list: Vec<SeriesGraph<'_>> = x.iter().map(SeriesGraph::of).collect();

@@ -14,8 +14,8 @@
 //! from two integers. Packing is O(nnz + n) per graph (plus a sort of the
 //! tiles).
 
-use super::label::{GpuLabel, LabelLayout};
-use super::{CudaError, Precision};
+use crate::cuda::label::{GpuLabel, LabelLayout};
+use crate::cuda::{CudaError, Precision};
 use crate::graph::Graph;
 use crate::kron::{OctileLayout, TILE};
 use crate::mgk::system::KronSystem;
