@@ -108,12 +108,25 @@ pub struct ShiftedKron<'a, T, K> {
 impl<'a, T: Real, K: KronApply<T>> ShiftedKron<'a, T, K> {
     /// `diag − scale·kron`.
     ///
-    /// # Panics
-    /// If a [`Diag::Vec`] does not have `kron.dim()` entries.
-    pub fn new(diag: Diag<'a, T>, scale: T, kron: &'a K) -> Self {
+    /// # Errors
+    /// [`SolverError::DimensionMismatch`] if a [`Diag::Vec`] does not have
+    /// `kron.dim()` entries (one per product node).
+    pub fn new(diag: Diag<'a, T>, scale: T, kron: &'a K) -> Result<Self, SolverError> {
         if let Diag::Vec(d) = diag {
-            assert_eq!(d.len(), kron.dim(), "ShiftedKron: diagonal length");
+            if d.len() != kron.dim() {
+                return Err(SolverError::DimensionMismatch {
+                    what: "ShiftedKron diagonal",
+                    expected: kron.dim(),
+                    found: d.len(),
+                });
+            }
         }
+        Ok(ShiftedKron { diag, scale, kron })
+    }
+
+    /// [`new`](Self::new) where the length is right by construction.
+    pub(crate) fn of(diag: Diag<'a, T>, scale: T, kron: &'a K) -> Self {
+        debug_assert!(matches!(diag, Diag::Const(_)) || matches!(diag, Diag::Vec(d) if d.len() == kron.dim()));
         ShiftedKron { diag, scale, kron }
     }
 }
