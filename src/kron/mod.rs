@@ -28,6 +28,7 @@ mod edgepair;
 mod lowrank;
 mod matched;
 mod octile;
+mod pair_system;
 mod product;
 mod sell;
 
@@ -35,6 +36,7 @@ pub use self::edgepair::EdgePairKron;
 pub use self::lowrank::LowRankKron;
 pub use self::matched::{ClassPacking, MatchedKron};
 pub use self::octile::{OctileLayout, Octiles, Tile, TileEntry, TILE};
+pub use self::pair_system::{solve_pairs, PairSolution, PairSolve, PairSystem, PairSystemError};
 pub use self::product::{CachedKron, KronProduct, KronScalar, Unlabeled};
 pub use self::sell::{SellKron, SellPattern};
 
