@@ -57,6 +57,7 @@ pub mod algorithms;
 pub mod backend;
 pub mod basekernel;
 pub mod cuda;
+pub mod datasets;
 pub mod error;
 pub mod graph;
 pub mod graphlets;
@@ -76,6 +77,13 @@ pub use kronograph_semirings as semirings;
 /// ([`graph::Graph::from_petgraph`]): use it to build graphs, so that the
 /// versions always match.
 pub use petgraph;
+/// The [`rand`](https://docs.rs/rand) the random graph generators
+/// ([`graph::generate`]) take their `Rng` from: `kronograph::rand::SeedableRng`
+/// without adding the crate yourself.
+pub use rand;
+/// The seedable generator the examples and tests use
+/// (`kronograph::rand_chacha::ChaCha8Rng`).
+pub use rand_chacha;
 
 /// The README's examples, compiled and run as doc tests.
 #[doc = include_str!("../README.md")]
