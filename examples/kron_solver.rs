@@ -16,12 +16,11 @@
 //! Run: `cargo run --release --example kron_solver`.
 
 use kronograph::basekernel::spec::SpecKernel;
-use kronograph::graph::io;
 use kronograph::kron::{Diag, KronProduct, Octiles, ShiftedKron};
 use kronograph::solver::{cg, dense_solve, CgParams, Precond, Workspace};
 
 fn main() -> kronograph::Result<()> {
-    let ds = io::load(concat!(env!("CARGO_MANIFEST_DIR"), "/data/MUTAG"))?;
+    let ds = kronograph::datasets::mutag()?;
     let (g, h) = (&ds.graphs[0], &ds.graphs[1]);
     let ke = SpecKernel::parse_for("delta(label, 0.5)", &ds.edge_schema)?;
 

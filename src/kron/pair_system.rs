@@ -34,10 +34,29 @@ use crate::solver::{
 };
 use rayon::prelude::*;
 
-/// A linear system over a pair of graphs, solved by [`solve_pairs`] (see the
-/// [module documentation](self)). Every vector is indexed by the product node
-/// `(i, i')` at `i·n' + i'` (`n'` the number of nodes of `h`) and handed in
-/// zeroed, of length `n·n'`.
+/// A linear system over a pair of graphs `G`, `G'`,
+///
+/// ```text
+/// (diag(d) − c (W ⊗ W') ⊙ κe) x = b,      value = oᵀ x,
+/// ```
+///
+/// solved by [`solve_pairs`] for a list of pairs, with the nodal outputs
+/// `o ⊙ x` and the gradient with respect to the system's own parameters θ
+/// by one adjoint solve per pair (`Aᵀ y = o`):
+/// `∂value/∂θ = (∂o)ᵀ x + yᵀ (∂b − diag(∂d) x + ∂c (W ⊗ W') ⊙ κe x)`.
+///
+/// Every vector is indexed by the product node `(i, i')` at `i·n' + i'`
+/// (`n'` the number of nodes of `h`) and handed in zeroed, of length `n·n'`.
+/// The system must be non-singular, and symmetric positive definite on
+/// undirected graphs (solved by Jacobi-preconditioned CG; directed ones by
+/// BiCGSTAB): strict diagonal dominance,
+/// `d_(i,i') > |c| Σ_(j,j') w_ij w'_i'j' κe`, is enough.
+/// `examples/own_system.rs` walks through a whole system.
+///
+/// Compared with [`mgk::KronSystem`](crate::mgk::KronSystem) (the
+/// marginalized graph kernel's shape `(s D× V×⁻¹ − A×) r = s D× 1`, with its
+/// own batched CPU and GPU solvers), a `PairSystem` takes any diagonal,
+/// right-hand side and output, on the CPU only for now.
 pub trait PairSystem<N: Label, E: Label>: Sync {
     /// The edge kernel κe of the off-diagonal part.
     type EdgeKernel: BaseKernel<E>;

@@ -491,6 +491,12 @@ fn kron_product_binds_record_kernels() {
     let expr = ExprKernel::new((-(x("charge") - y("charge")).abs()).exp()).unwrap();
     let e = KronProduct::new(&pg, &ph, &expr).map(|_| ()).unwrap_err();
     assert!(e.to_string().contains("charge"), "{e}");
+    // the inherent `bind` needs no turbofish (ExprKernel is a kernel on every label type)
+    let schema = crate::graph::Label::schema(&pg.labels()[0]).unwrap().clone();
+    let mut unbound = expr.clone();
+    assert!(unbound.bind(&schema).is_err());
+    let (lo, hi) = unbound.range();
+    assert!(lo >= 0.0 && hi <= 1.0, "{lo} {hi}");
     // the right field: 1ᵀ A× 1 = Σ over edge pairs of κ (4 directed entries each)
     let good = Field::new("label", KroneckerDelta::new(0.5));
     let k = KronProduct::new(&pg, &ph, &good).unwrap();

@@ -290,13 +290,17 @@ impl<N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>> MarginalizedGraph
 /// # Errors (every `_on` method)
 /// [`crate::Error::Mgk`] from the solves; [`crate::Error::Cuda`] (or
 /// [`crate::Error::CudaNotCompiled`]) from the GPU.
-impl<N: GpuLabel, E: GpuLabel, KV: BaseKernel<N>, KE: BaseKernel<E>> MarginalizedGraphKernel<N, E, KV, KE> {
+impl<N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>> MarginalizedGraphKernel<N, E, KV, KE> {
     /// Runs `f` on the engine of `backend`.
     fn on<T>(
         &self,
         backend: Backend,
         f: impl FnOnce(Engine<'_, N, E, KV, KE>) -> Result<T, MgkError>,
-    ) -> crate::Result<T> {
+    ) -> crate::Result<T>
+    where
+        N: GpuLabel,
+        E: GpuLabel,
+    {
         Ok(match resolve_backend(backend)? {
             None => f(&Cpu)?,
             // under Auto, a kernel without a CUDA form (a CPU-only user kernel) computes on the CPU
@@ -306,7 +310,11 @@ impl<N: GpuLabel, E: GpuLabel, KV: BaseKernel<N>, KE: BaseKernel<E>> Marginalize
     }
 
     /// Whether both base kernels have a CUDA form ([`BaseKernel::cuda`]).
-    fn has_cuda_form(&self) -> bool {
+    fn has_cuda_form(&self) -> bool
+    where
+        N: GpuLabel,
+        E: GpuLabel,
+    {
         let mut gen = crate::basekernel::CudaGen::new("double", "theta");
         let no_form = |r: Result<String, crate::basekernel::KernelError>| {
             matches!(r, Err(crate::basekernel::KernelError::NoCudaForm(_)))
@@ -318,7 +326,11 @@ impl<N: GpuLabel, E: GpuLabel, KV: BaseKernel<N>, KE: BaseKernel<E>> Marginalize
     ///
     /// # Errors
     /// See the `_on` methods above.
-    pub fn gram_on(&self, backend: Backend, x: &[Graph<N, E>]) -> crate::Result<Matrix> {
+    pub fn gram_on(&self, backend: Backend, x: &[Graph<N, E>]) -> crate::Result<Matrix>
+    where
+        N: GpuLabel,
+        E: GpuLabel,
+    {
         self.on(backend, |e| self.gram_by(e, x))
     }
 
@@ -326,7 +338,11 @@ impl<N: GpuLabel, E: GpuLabel, KV: BaseKernel<N>, KE: BaseKernel<E>> Marginalize
     ///
     /// # Errors
     /// See the `_on` methods above.
-    pub fn gram_xy_on(&self, backend: Backend, x: &[Graph<N, E>], y: &[Graph<N, E>]) -> crate::Result<Matrix> {
+    pub fn gram_xy_on(&self, backend: Backend, x: &[Graph<N, E>], y: &[Graph<N, E>]) -> crate::Result<Matrix>
+    where
+        N: GpuLabel,
+        E: GpuLabel,
+    {
         self.on(backend, |e| self.gram_xy_by(e, x, y))
     }
 
@@ -334,7 +350,11 @@ impl<N: GpuLabel, E: GpuLabel, KV: BaseKernel<N>, KE: BaseKernel<E>> Marginalize
     ///
     /// # Errors
     /// See the `_on` methods above.
-    pub fn diag_on(&self, backend: Backend, x: &[Graph<N, E>]) -> crate::Result<Vec<f64>> {
+    pub fn diag_on(&self, backend: Backend, x: &[Graph<N, E>]) -> crate::Result<Vec<f64>>
+    where
+        N: GpuLabel,
+        E: GpuLabel,
+    {
         self.on(backend, |e| self.diag_by(e, x))
     }
 
@@ -342,7 +362,11 @@ impl<N: GpuLabel, E: GpuLabel, KV: BaseKernel<N>, KE: BaseKernel<E>> Marginalize
     ///
     /// # Errors
     /// See the `_on` methods above.
-    pub fn nodal_on(&self, backend: Backend, g: &Graph<N, E>, h: &Graph<N, E>) -> crate::Result<Matrix> {
+    pub fn nodal_on(&self, backend: Backend, g: &Graph<N, E>, h: &Graph<N, E>) -> crate::Result<Matrix>
+    where
+        N: GpuLabel,
+        E: GpuLabel,
+    {
         self.on(backend, |e| self.nodal_by(e, g, h))
     }
 
@@ -350,7 +374,11 @@ impl<N: GpuLabel, E: GpuLabel, KV: BaseKernel<N>, KE: BaseKernel<E>> Marginalize
     ///
     /// # Errors
     /// See the `_on` methods above.
-    pub fn gram_normalized_on(&self, backend: Backend, x: &[Graph<N, E>]) -> crate::Result<Matrix> {
+    pub fn gram_normalized_on(&self, backend: Backend, x: &[Graph<N, E>]) -> crate::Result<Matrix>
+    where
+        N: GpuLabel,
+        E: GpuLabel,
+    {
         self.on(backend, |e| self.gram_normalized_by(e, x))
     }
 
@@ -358,12 +386,11 @@ impl<N: GpuLabel, E: GpuLabel, KV: BaseKernel<N>, KE: BaseKernel<E>> Marginalize
     ///
     /// # Errors
     /// See the `_on` methods above.
-    pub fn gram_xy_normalized_on(
-        &self,
-        backend: Backend,
-        x: &[Graph<N, E>],
-        y: &[Graph<N, E>],
-    ) -> crate::Result<Matrix> {
+    pub fn gram_xy_normalized_on(&self, backend: Backend, x: &[Graph<N, E>], y: &[Graph<N, E>]) -> crate::Result<Matrix>
+    where
+        N: GpuLabel,
+        E: GpuLabel,
+    {
         self.on(backend, |e| self.gram_xy_normalized_by(e, x, y))
     }
 
@@ -380,7 +407,11 @@ impl<N: GpuLabel, E: GpuLabel, KV: BaseKernel<N>, KE: BaseKernel<E>> Marginalize
         backend: Backend,
         x: &[Graph<N, E>],
         normalized: bool,
-    ) -> crate::Result<(Matrix, Gradient)> {
+    ) -> crate::Result<(Matrix, Gradient)>
+    where
+        N: GpuLabel,
+        E: GpuLabel,
+    {
         self.on(backend, |e| self.gram_with_gradient_by(e, x, normalized))
     }
 
@@ -394,7 +425,11 @@ impl<N: GpuLabel, E: GpuLabel, KV: BaseKernel<N>, KE: BaseKernel<E>> Marginalize
         x: &[Graph<N, E>],
         y: &[Graph<N, E>],
         normalized: bool,
-    ) -> crate::Result<(Matrix, Gradient)> {
+    ) -> crate::Result<(Matrix, Gradient)>
+    where
+        N: GpuLabel,
+        E: GpuLabel,
+    {
         self.on(backend, |e| self.gram_xy_with_gradient_by(e, x, y, normalized))
     }
 
@@ -402,7 +437,11 @@ impl<N: GpuLabel, E: GpuLabel, KV: BaseKernel<N>, KE: BaseKernel<E>> Marginalize
     ///
     /// # Errors
     /// As [`gram_with_gradient_on`](Self::gram_with_gradient_on).
-    pub fn diag_with_gradient_on(&self, backend: Backend, x: &[Graph<N, E>]) -> crate::Result<(Vec<f64>, Vec<f64>)> {
+    pub fn diag_with_gradient_on(&self, backend: Backend, x: &[Graph<N, E>]) -> crate::Result<(Vec<f64>, Vec<f64>)>
+    where
+        N: GpuLabel,
+        E: GpuLabel,
+    {
         self.on(backend, |e| self.diag_with_gradient_by(e, x))
     }
 }
