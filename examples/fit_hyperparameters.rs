@@ -8,7 +8,6 @@
 
 use kronograph::basekernel::expr::{constant, hyper, if_eq, x, y};
 use kronograph::basekernel::ExprKernel;
-use kronograph::graph::io;
 use kronograph::mgk::MarginalizedGraphKernel;
 use kronograph::mgk::{Gradient, Matrix};
 
@@ -36,8 +35,7 @@ fn alignment(k: &Matrix, g: &Gradient, labels: &[f64]) -> (f64, Vec<f64>) {
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let data = concat!(env!("CARGO_MANIFEST_DIR"), "/data/MUTAG");
-    let mut ds = io::load(data)?;
+    let mut ds = kronograph::datasets::mutag()?;
     ds.graphs.truncate(40);
     let labels: Vec<f64> = ds.graph_labels.as_ref().ok_or("MUTAG has graph labels")?[..40].to_vec();
 

@@ -16,26 +16,25 @@
 //! Run: `cargo run --release --example kron_solver`.
 
 use kronograph::basekernel::spec::SpecKernel;
-use kronograph::graph::io;
 use kronograph::kron::{Diag, KronProduct, Octiles, ShiftedKron};
-use kronograph::solver::{cg, dense_solve, CgParams, Preconditioner, Workspace};
+use kronograph::solver::{cg, dense_solve, CgParams, Precond, Workspace};
 
 fn main() -> kronograph::Result<()> {
-    let ds = io::load(concat!(env!("CARGO_MANIFEST_DIR"), "/data/MUTAG"))?;
+    let ds = kronograph::datasets::mutag()?;
     let (g, h) = (&ds.graphs[0], &ds.graphs[1]);
     let ke = SpecKernel::parse_for("delta(label, 0.5)", &ds.edge_schema)?;
 
     // the operator: diag(D ⊗ D') − s (W ⊗ W') ⊙ κe, product node (i, i') at i·n' + i'
     let (pg, ph) = (Octiles::<f64, _>::new(g), Octiles::<f64, _>::new(h));
-    let kron = KronProduct::new(&pg, &ph, &ke);
+    let kron = KronProduct::new(&pg, &ph, &ke)?;
     let d: Vec<f64> = g.degrees().iter().flat_map(|&a| h.degrees().iter().map(move |&b| a * b)).collect();
     let s = 0.9;
-    let op = ShiftedKron::new(Diag::Vec(&d), s, &kron);
+    let op = ShiftedKron::new(Diag::Vec(&d), s, &kron)?;
 
     // solve by Jacobi-preconditioned CG
     let b = vec![1.0; d.len()];
     let mut x = vec![0.0; d.len()];
-    let params = CgParams { tol: 1e-12, precond: Preconditioner::Jacobi, ..Default::default() };
+    let params = CgParams::new(1e-12, Precond::Jacobi);
     let info = cg(&op, &b, &mut x, &params, &mut Workspace::new())?;
 
     // the same system, dense: A = diag(d) − s A× (A× formed only for the check)

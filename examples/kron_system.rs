@@ -14,11 +14,10 @@
 
 use kronograph::backend::Backend;
 use kronograph::basekernel::spec::SpecKernel;
-use kronograph::graph::io;
 use kronograph::mgk::{DegreeRule, KronSystem, MarginalizedGraphKernel, RandomWalkKernel};
 
 fn main() -> kronograph::Result<()> {
-    let mut ds = io::load(concat!(env!("CARGO_MANIFEST_DIR"), "/data/MUTAG"))?;
+    let mut ds = kronograph::datasets::mutag()?;
     ds.graphs.truncate(12);
     // positive definite when λ ρ(W) ρ(W') < 1 (κv ≤ 1 only helps)
     let rho = ds.graphs.iter().map(RandomWalkKernel::spectral_radius_bound).fold(0.0, f64::max);

@@ -10,8 +10,11 @@ use kronograph::graph::io;
 use kronograph::mgk::MarginalizedGraphKernel;
 
 fn main() -> kronograph::Result<()> {
-    let path = std::env::args().nth(1).unwrap_or_else(|| concat!(env!("CARGO_MANIFEST_DIR"), "/data/MUTAG").into());
-    let ds = io::load(&path)?;
+    // a data set given on the command line, else the bundled MUTAG
+    let ds = match std::env::args().nth(1) {
+        Some(path) => io::load(&path)?,
+        None => kronograph::datasets::mutag()?,
+    };
     let kv = SpecKernel::parse_for("delta(label, 0.5)", &ds.node_schema)?;
     let ke = SpecKernel::parse_for("delta(label, 0.5)", &ds.edge_schema)?;
     let mgk = MarginalizedGraphKernel::new(kv, ke, 0.05)?;

@@ -51,6 +51,9 @@ pub enum Error {
     /// Building, binding or parsing a base kernel.
     #[error(transparent)]
     Kernel(#[from] crate::basekernel::KernelError),
+    /// A user's pair system ([`kron::solve_pairs`](crate::kron::solve_pairs)) failed.
+    #[error(transparent)]
+    PairSystem(#[from] crate::kron::PairSystemError),
     /// The CUDA backend (see [`CudaError`]; [`CudaError::NotCompiled`]
     /// converts to [`Error::CudaNotCompiled`]).
     #[error(transparent)]

@@ -4,13 +4,63 @@
 //! products, on CPU (rayon) and CUDA GPUs (cudarc + NVRTC).
 //!
 //! Data flows one way: files ([`graph::io`]) → [`graph::Graph`] → operators →
-//! solvers → results.
+//! solvers → results. Every snippet below runs as it stands from your own
+//! crate (the data set is bundled: [`datasets::mutag`]).
 //!
+//! ## 1. Graphs
 //! ```
-//! use kronograph::graph::io::tu;
-//! let ds = tu::read_dataset(concat!(env!("CARGO_MANIFEST_DIR"), "/data/MUTAG")).unwrap();
+//! let ds = kronograph::datasets::mutag()?; // 188 molecules, atom and bond types as record labels
 //! assert_eq!(ds.graphs.len(), 188);
+//! assert_eq!(ds.edge_schema.describe(), "label: int");
+//! # Ok::<(), kronograph::Error>(())
 //! ```
+//!
+//! ## 2. A graph kernel
+//! The normalized marginalized graph kernel with kernels on the `label`
+//! fields ([`basekernel::spec`]); `gram_normalized_on(Backend::Auto, …)`
+//! runs the same computation on a GPU when there is one.
+//! ```
+//! use kronograph::basekernel::spec::SpecKernel;
+//! use kronograph::mgk::MarginalizedGraphKernel;
+//! let ds = kronograph::datasets::mutag()?;
+//! let kv = SpecKernel::parse_for("delta(label, 0.5)", &ds.node_schema)?;
+//! let ke = SpecKernel::parse_for("delta(label, 0.5)", &ds.edge_schema)?;
+//! let k = MarginalizedGraphKernel::new(kv, ke, 0.05)?.gram_normalized(&ds.graphs[..6])?;
+//! assert!((k.get(2, 2) - 1.0).abs() < 1e-12 && k.get(0, 1) < 1.0);
+//! # Ok::<(), kronograph::Error>(())
+//! ```
+//!
+//! ## 3. The Kronecker product as an operator, and a solver
+//! [`kron::KronProduct`] is the lazy `(W ⊗ W') ⊙ κe` of two graphs (a field
+//! the labels do not have is an error here, not a silent default);
+//! [`kron::ShiftedKron`] makes `diag(d) − c A×` of it, a
+//! [`solver::LinOp`] for [`solver::cg`] or a solver of your own
+//! ([`solver::Preconditioner`], [`solver::IterParams`],
+//! [`solver::krylov_start`]).
+//! ```
+//! use kronograph::basekernel::spec::SpecKernel;
+//! use kronograph::kron::{Diag, KronProduct, Octiles, ShiftedKron};
+//! use kronograph::solver::{cg, CgParams, Precond, Workspace};
+//! let ds = kronograph::datasets::mutag()?;
+//! let (g, h) = (&ds.graphs[0], &ds.graphs[1]);
+//! let ke = SpecKernel::parse_for("delta(label, 0.5)", &ds.edge_schema)?;
+//! let (pg, ph) = (Octiles::<f64, _>::new(g), Octiles::<f64, _>::new(h));
+//! let kron = KronProduct::new(&pg, &ph, &ke)?;
+//! // D ⊗ D' − 0.9 A×: diagonally dominant, so CG applies
+//! let d: Vec<f64> = g.degrees().iter().flat_map(|&a| h.degrees().iter().map(move |&b| a * b)).collect();
+//! let op = ShiftedKron::new(Diag::Vec(&d), 0.9, &kron)?;
+//! let mut x = vec![0.0; d.len()];
+//! let info = cg(&op, &vec![1.0; d.len()], &mut x, &CgParams::new(1e-12, Precond::Jacobi), &mut Workspace::new())?;
+//! assert!(info.rel_residual <= 1e-12);
+//! # Ok::<(), kronograph::Error>(())
+//! ```
+//!
+//! ## 4. Your own pair system over many pairs
+//! A [`kron::PairSystem`] states the diagonal, right-hand side and output
+//! of `(diag(d) − c (W ⊗ W') ⊙ κe) x = b`; [`kron::solve_pairs`] solves a
+//! list of pairs in parallel, with nodal outputs and gradients by adjoint
+//! solves. `examples/own_system.rs` is the whole walk-through (dense and
+//! finite-difference checks, and an own Chebyshev iteration).
 //!
 //! # A tour of the examples
 //!
@@ -46,6 +96,9 @@
 //! 7. **`kron_system`** — an own tensor-product system over every pair of
 //!    a data set through the graph-kernel API ([`mgk::KronSystem`]), on the
 //!    CPU or a GPU.
+//! 8. **`own_system`** — your own pair system with its own right-hand side
+//!    and output ([`kron::PairSystem`], [`kron::solve_pairs`]) with
+//!    gradients, and your own Chebyshev solver over the operator.
 //!
 //! Errors are one type, [`Error`]; `fn main() -> kronograph::Result<()>`
 //! prints its message (what went wrong and what to change). Graphs without
@@ -71,6 +124,7 @@ pub mod algorithms;
 pub mod backend;
 pub mod basekernel;
 pub mod cuda;
+pub mod datasets;
 pub mod error;
 pub mod graph;
 pub mod graphlets;
@@ -91,6 +145,13 @@ pub use kronograph_semirings as semirings;
 /// ([`graph::Graph::from_petgraph`]): use it to build graphs, so that the
 /// versions always match.
 pub use petgraph;
+/// The [`rand`](https://docs.rs/rand) the random graph generators
+/// ([`graph::generate`]) take their `Rng` from: `kronograph::rand::SeedableRng`
+/// without adding the crate yourself.
+pub use rand;
+/// The seedable generator the examples and tests use
+/// (`kronograph::rand_chacha::ChaCha8Rng`).
+pub use rand_chacha;
 
 /// The README's examples, compiled and run as doc tests.
 #[doc = include_str!("../README.md")]

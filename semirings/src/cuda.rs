@@ -48,6 +48,29 @@ pub struct CudaSemiring {
 }
 
 impl CudaSemiring {
+    /// The form of a semiring that has none (the default of
+    /// [`Semiring::cuda`](crate::Semiring::cuda)): it passes
+    /// [`check_cuda_snippet`], and compiling it stops at an `#error` that
+    /// names the semiring and says to implement `Semiring::cuda`.
+    pub fn unavailable(name: &str) -> Self {
+        let ident: String = name.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect();
+        let ident = if ident.is_empty() { "user_semiring".to_string() } else { ident };
+        let msg = format!("semiring {ident} has no CUDA form: implement Semiring::cuda to run it on the GPU");
+        CudaSemiring {
+            name: ident,
+            a_type: "int".into(),
+            b_type: "int".into(),
+            c_type: "int".into(),
+            identity: "0".into(),
+            terminal: None,
+            any_terminal: false,
+            helpers: format!("#error \"{msg}\"\n"),
+            add: "return x;".into(),
+            multiply: "return a;".into(),
+            atomic_update: "*p = v;".into(),
+        }
+    }
+
     /// The complete preface (see the type's documentation).
     pub fn source(&self) -> String {
         let mut s = String::new();
@@ -342,4 +365,18 @@ fn identifiers(code: &str) -> Vec<String> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod unavailable_tests {
+    use super::*;
+
+    /// The default form passes the syntax check and carries the message.
+    #[test]
+    fn unavailable_form_is_well_formed_and_says_why() {
+        let c = CudaSemiring::unavailable("my ring");
+        check_cuda_snippet(&c).unwrap();
+        assert_eq!(c.name, "my_ring");
+        assert!(c.source().contains("#error \"semiring my_ring has no CUDA form: implement Semiring::cuda"));
+    }
 }

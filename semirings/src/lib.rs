@@ -121,5 +121,11 @@ pub trait Semiring: Copy + Send + Sync + Debug + 'static {
     fn name(&self) -> String;
 
     /// The CUDA C++ form of this semiring.
-    fn cuda(&self) -> CudaSemiring;
+    ///
+    /// The default is [`CudaSemiring::unavailable`]: a semiring used on the
+    /// CPU only needs no CUDA form, and running it on the GPU fails to
+    /// compile with a message naming the semiring and this method.
+    fn cuda(&self) -> CudaSemiring {
+        CudaSemiring::unavailable(&self.name())
+    }
 }

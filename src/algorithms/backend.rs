@@ -33,18 +33,18 @@ use super::{connected_components_matrix, BfsOptions, BfsResult, Components, Sssp
 use crate::backend::{resolve_backend, Backend};
 use crate::matrix::SparseMatrix;
 
-/// [`bfs_matrix`] on `backend`.
+/// [`bfs_matrix`](super::bfs_matrix) on `backend`.
 ///
 /// # Errors
-/// Those of [`bfs_matrix`]; CUDA errors on a device.
+/// Those of [`bfs_matrix`](super::bfs_matrix); CUDA errors on a device.
 pub fn bfs_on(a: &SparseMatrix<f64>, source: usize, opts: &BfsOptions, backend: Backend) -> crate::Result<BfsResult> {
     Ok(PreparedBfs::new(a, opts, backend)?.run(source)?.0)
 }
 
-/// [`sssp_matrix`] on `backend`.
+/// [`sssp_matrix`](super::sssp_matrix) on `backend`.
 ///
 /// # Errors
-/// Those of [`sssp_matrix`]; CUDA errors on a device.
+/// Those of [`sssp_matrix`](super::sssp_matrix); CUDA errors on a device.
 pub fn sssp_on(
     a: &SparseMatrix<f64>,
     source: usize,
@@ -54,11 +54,11 @@ pub fn sssp_on(
     Ok(PreparedSssp::new(a, opts, backend)?.run(source)?.0)
 }
 
-/// [`triangle_count_matrix`] on `backend` (`a` symmetric, the adjacency of
+/// [`triangle_count_matrix`](super::triangle_count_matrix) on `backend` (`a` symmetric, the adjacency of
 /// an undirected graph).
 ///
 /// # Errors
-/// Those of [`triangle_count_matrix`]; CUDA errors on a device.
+/// Those of [`triangle_count_matrix`](super::triangle_count_matrix); CUDA errors on a device.
 pub fn triangles_on(a: &SparseMatrix<f64>, backend: Backend) -> crate::Result<u64> {
     Ok(PreparedTriangles::new(a, backend)?.run()?.0)
 }

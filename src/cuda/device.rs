@@ -24,12 +24,20 @@ fn driver_present() -> bool {
     *PRESENT.get_or_init(|| catch_unwind(|| unsafe { sys::is_culib_present() }).unwrap_or(false))
 }
 
-/// Number of CUDA devices.
+/// Number of CUDA devices: 0 on a machine without the CUDA driver.
 ///
 /// # Errors
-/// [`CudaError::LibraryNotFound`] without the driver library;
-/// [`CudaError::Driver`] when the driver fails to initialize.
+/// [`CudaError::Driver`] when the driver is there but fails to initialize.
 pub fn device_count() -> Result<usize, CudaError> {
+    if !driver_present() {
+        return Ok(0);
+    }
+    driver_device_count()
+}
+
+/// [`device_count`], with [`CudaError::LibraryNotFound`] without the driver
+/// (for the error of opening a device, which says why there is none).
+fn driver_device_count() -> Result<usize, CudaError> {
     if !driver_present() {
         return Err(CudaError::LibraryNotFound { library: "libcuda", detail: "not found by the loader".into() });
     }
@@ -81,7 +89,7 @@ pub(crate) fn device(ordinal: usize) -> Result<Arc<Device>, CudaError> {
     if let Some(d) = map.get(&ordinal) {
         return Ok(d.clone());
     }
-    let count = device_count()?;
+    let count = driver_device_count()?;
     if ordinal >= count {
         return Err(CudaError::NoDevice { requested: ordinal, available: count });
     }
@@ -144,5 +152,17 @@ impl Device {
                 Ok(f)
             })
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod count_tests {
+    /// Without the driver library the count is 0, not an error.
+    #[test]
+    fn no_driver_counts_zero() {
+        if !super::driver_present() {
+            assert_eq!(super::device_count().unwrap(), 0);
+            assert!(super::driver_device_count().is_err());
+        }
     }
 }

@@ -100,6 +100,16 @@ impl LabelLayout {
 }
 
 /// A label type that can be copied to the GPU.
+///
+/// Implemented for `()`, numbers, fixed arrays, [`Record`](crate::graph::Record)
+/// and the structs declared with [`label_struct!`](crate::label_struct).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be copied to the GPU (it does not implement `GpuLabel`)",
+    label = "labels of this type have no GPU layout",
+    note = "declare the label struct with `kronograph::label_struct! {{ pub struct {Self} {{ … }} }}`, which \
+            implements `GpuLabel` (numeric fields), or use `Record` labels; for CPU-only labels call the \
+            `*_on`-less methods (`gram`, `gram_normalized`) or the CPU backend"
+)]
 pub trait GpuLabel: Label {
     /// The layout of this type, given some of its values (record layouts are
     /// read from the schema of the first label).
@@ -180,7 +190,7 @@ pub(crate) fn member_names(schema: &Schema) -> Vec<String> {
 
 /// The device layout of labels with the fields of `schema` (records, and
 /// [`label_struct!`](crate::label_struct) types): one member per field in
-/// schema order, named by [`member_names`].
+/// schema order, named as the member names of the CUDA label struct.
 ///
 /// # Errors
 /// [`CudaError::Label`] for a set field (sets are not held on the GPU).

@@ -38,7 +38,7 @@
 //! stored alongside `A`'s entries, then `W e`, `W (d − 2)`,
 //! `Σ_j C(W_ij, 2)`, `diag(A (W − A) A)` and the 4-cycles in one fused
 //! pass per vertex, and the 4-cliques, are enumerations over neighbourhoods
-//! ([`enumerate`], whose docs say why the `W` products are not library
+//! (the `enumerate` module, whose docs say why the `W` products are not library
 //! operations: as masked `mxm`/`apply`/`reduce_rows` they took eight passes
 //! over `W` in random order). On a CUDA device the
 //! same primitives come from the kernels of `kernels/fglt.cu`. Both hand

@@ -28,6 +28,7 @@ mod edgepair;
 mod lowrank;
 mod matched;
 mod octile;
+mod pair_system;
 mod product;
 mod sell;
 
@@ -35,6 +36,7 @@ pub use self::edgepair::EdgePairKron;
 pub use self::lowrank::LowRankKron;
 pub use self::matched::{ClassPacking, MatchedKron};
 pub use self::octile::{OctileLayout, Octiles, Tile, TileEntry, TILE};
+pub use self::pair_system::{solve_pairs, PairSolution, PairSolve, PairSystem, PairSystemError};
 pub use self::product::{CachedKron, KronProduct, KronScalar, Unlabeled};
 pub use self::sell::{SellKron, SellPattern};
 
@@ -108,12 +110,25 @@ pub struct ShiftedKron<'a, T, K> {
 impl<'a, T: Real, K: KronApply<T>> ShiftedKron<'a, T, K> {
     /// `diag − scale·kron`.
     ///
-    /// # Panics
-    /// If a [`Diag::Vec`] does not have `kron.dim()` entries.
-    pub fn new(diag: Diag<'a, T>, scale: T, kron: &'a K) -> Self {
+    /// # Errors
+    /// [`SolverError::DimensionMismatch`] if a [`Diag::Vec`] does not have
+    /// `kron.dim()` entries (one per product node).
+    pub fn new(diag: Diag<'a, T>, scale: T, kron: &'a K) -> Result<Self, SolverError> {
         if let Diag::Vec(d) = diag {
-            assert_eq!(d.len(), kron.dim(), "ShiftedKron: diagonal length");
+            if d.len() != kron.dim() {
+                return Err(SolverError::DimensionMismatch {
+                    what: "ShiftedKron diagonal",
+                    expected: kron.dim(),
+                    found: d.len(),
+                });
+            }
         }
+        Ok(ShiftedKron { diag, scale, kron })
+    }
+
+    /// [`new`](Self::new) where the length is right by construction.
+    pub(crate) fn of(diag: Diag<'a, T>, scale: T, kron: &'a K) -> Self {
+        debug_assert!(matches!(diag, Diag::Const(_)) || matches!(diag, Diag::Vec(d) if d.len() == kron.dim()));
         ShiftedKron { diag, scale, kron }
     }
 }

@@ -5,6 +5,7 @@ use crate::basekernel::{BaseKernel, CudaGen, Hyperparameter, KernelError};
 use crate::graph::Label;
 use crate::solver::{LinOp, Real, SolverError};
 use rayon::prelude::*;
+use std::borrow::Cow;
 use std::sync::Mutex;
 
 /// A scalar in which a [`KronProduct`] evaluates base kernels: `f64` calls
@@ -90,23 +91,34 @@ impl<E: ?Sized> BaseKernel<E> for Unlabeled {
 /// let g = GraphBuilder::<(), ()>::new(2, Direction::Undirected)
 ///     .node_labels(vec![(); 2]).edge(0, 1, 1.0, ()).build().unwrap();
 /// let p = Octiles::<f64, ()>::new(&g);
-/// let k = KronProduct::new(&p, &p, &Unlabeled);
+/// let k = KronProduct::new(&p, &p, &Unlabeled)?;
 /// let mut y = vec![0.0; 4];
 /// k.apply_add(1.0, &[1.0, 2.0, 3.0, 4.0], &mut y);
 /// assert_eq!(y, vec![4.0, 3.0, 2.0, 1.0]); // (W ⊗ W) x swaps both indices
+/// # Ok::<(), kronograph::basekernel::KernelError>(())
 /// ```
+///
+/// A kernel on [`Record`](crate::graph::Record) labels is bound to the
+/// labels' schema by [`new`](Self::new): a field the labels do not have is
+/// an error naming it, not a silent default.
 #[derive(Debug)]
-pub struct KronProduct<'a, T, E, K> {
+pub struct KronProduct<'a, T, E, K: Clone> {
     a: &'a Octiles<T, E>,
     b: &'a Octiles<T, E>,
-    kernel: &'a K,
+    kernel: Cow<'a, K>,
     constant: Option<T>,
     scratch: Mutex<Vec<T>>,
 }
 
-impl<T: Copy, E, K> Clone for KronProduct<'_, T, E, K> {
+impl<T: Copy, E, K: Clone> Clone for KronProduct<'_, T, E, K> {
     fn clone(&self) -> Self {
-        KronProduct { a: self.a, b: self.b, kernel: self.kernel, constant: self.constant, scratch: Mutex::default() }
+        KronProduct {
+            a: self.a,
+            b: self.b,
+            kernel: self.kernel.clone(),
+            constant: self.constant,
+            scratch: Mutex::default(),
+        }
     }
 }
 
@@ -119,8 +131,42 @@ pub(super) const PAR_DIM: usize = 1 << 17;
 
 impl<'a, T: KronScalar, E: Label, K: BaseKernel<E>> KronProduct<'a, T, E, K> {
     /// The product of the packed graphs `a` (`G`) and `b` (`G'`) with edge
-    /// kernel `kernel`. `O(1)`.
-    pub fn new(a: &'a Octiles<T, E>, b: &'a Octiles<T, E>, kernel: &'a K) -> Self {
+    /// kernel `kernel`. `O(1)` for labels without a schema; for
+    /// [`Record`](crate::graph::Record) labels the kernel is cloned and bound
+    /// ([`BaseKernel::bind`]) to their schema, so that a field name is
+    /// checked where the kernel meets the data.
+    ///
+    /// # Errors
+    /// [`KernelError::Label`] naming a field the labels do not have (or of
+    /// the wrong kind), or when the two graphs' edge labels have different
+    /// schemas.
+    pub fn new(a: &'a Octiles<T, E>, b: &'a Octiles<T, E>, kernel: &'a K) -> Result<Self, KernelError> {
+        let schema = |o: &Octiles<T, E>| o.labels().first().and_then(|l| l.schema()).cloned();
+        let kernel = match (schema(a), schema(b)) {
+            (None, None) => Cow::Borrowed(kernel),
+            (Some(s), Some(t)) if *s != *t => {
+                return Err(crate::graph::LabelError::RecordShape {
+                    expected: s.describe(),
+                    found: format!("edge labels of the second graph with fields {}", t.describe()),
+                }
+                .into())
+            }
+            (Some(s), _) | (None, Some(s)) => {
+                let mut k = kernel.clone();
+                k.bind(&s)?;
+                Cow::Owned(k)
+            }
+        };
+        Ok(Self::with_kernel(a, b, kernel))
+    }
+
+    /// [`new`](Self::new) for a kernel the caller has already bound to the
+    /// labels' schema (the marginalized graph kernel binds once per call).
+    pub(crate) fn prebound(a: &'a Octiles<T, E>, b: &'a Octiles<T, E>, kernel: &'a K) -> Self {
+        Self::with_kernel(a, b, Cow::Borrowed(kernel))
+    }
+
+    fn with_kernel(a: &'a Octiles<T, E>, b: &'a Octiles<T, E>, kernel: Cow<'a, K>) -> Self {
         let (lo, hi) = kernel.range();
         let constant = (lo == hi && lo.is_finite()).then(|| T::of_f64(lo));
         KronProduct { a, b, kernel, constant, scratch: Mutex::default() }
@@ -197,7 +243,7 @@ impl<'a, T: KronScalar, E: Label, K: BaseKernel<E>> KronProduct<'a, T, E, K> {
         let mut table = Vec::with_capacity(ma * mb);
         for ia in 0..ma as u32 {
             let la = self.a.edge_label(ia);
-            table.extend((0..mb as u32).map(|ib| T::kernel_value(self.kernel, la, self.b.edge_label(ib))));
+            table.extend((0..mb as u32).map(|ib| T::kernel_value(&*self.kernel, la, self.b.edge_label(ib))));
         }
         let (ea, ida) = (self.a.entries(), self.a.edge_ids());
         let (eb, idb) = (self.b.entries(), self.b.edge_ids());
@@ -298,7 +344,7 @@ impl<'a, T: KronScalar, E: Label, K: BaseKernel<E>> KronProduct<'a, T, E, K> {
                     let yb = e.row as usize * nb - y_off + ro;
                     let xb = e.col as usize * nb + co;
                     for ((f, l), &rc) in ebt.iter().zip(lbt).zip(pbt) {
-                        let v = aw * f.weight * T::kernel_value(self.kernel, lab, l);
+                        let v = aw * f.weight * T::kernel_value(&*self.kernel, lab, l);
                         let (yi, xi) = (yb + (rc >> 3) as usize, xb + (rc & 7) as usize);
                         debug_assert!(yi < y_blk.len() && xi < x.len());
                         // SAFETY: rows and columns of both packings are below
@@ -369,7 +415,7 @@ impl<T: KronScalar, E: Label, K: BaseKernel<E>> KronApply<T> for KronProduct<'_,
             for &kb in self.b.self_loops() {
                 let (eb, lb) = (self.b.entries()[kb as usize], &self.b.labels()[kb as usize]);
                 d[ea.row as usize * nb + eb.row as usize] +=
-                    alpha * ea.weight * eb.weight * T::kernel_value(self.kernel, la, lb);
+                    alpha * ea.weight * eb.weight * T::kernel_value(&*self.kernel, la, lb);
             }
         }
     }
@@ -378,7 +424,7 @@ impl<T: KronScalar, E: Label, K: BaseKernel<E>> KronApply<T> for KronProduct<'_,
 /// A [`KronProduct`] with its entry values cached by
 /// [`KronProduct::edge_values`]: the same operator, applied without
 /// evaluating the edge kernel.
-pub struct CachedKron<'p, 'a, T, E, K> {
+pub struct CachedKron<'p, 'a, T, E, K: Clone> {
     kron: &'p KronProduct<'a, T, E, K>,
     values: &'p [T],
 }
@@ -386,18 +432,19 @@ pub struct CachedKron<'p, 'a, T, E, K> {
 impl<'p, 'a, T: KronScalar, E: Label, K: BaseKernel<E>> CachedKron<'p, 'a, T, E, K> {
     /// The cached operator.
     ///
-    /// # Panics
-    /// If `values` does not have `nnz·nnz'` entries.
-    pub fn new(kron: &'p KronProduct<'a, T, E, K>, values: &'p [T]) -> Self {
-        assert_eq!(values.len(), kron.a.entries().len() * kron.b.entries().len(), "CachedKron: values");
-        CachedKron { kron, values }
-    }
-
-    /// As [`new`](Self::new) without the length check; for a cached
-    /// operator that is built but never applied. Applying it with the wrong
-    /// number of values panics.
-    pub fn new_unchecked(kron: &'p KronProduct<'a, T, E, K>, values: &'p [T]) -> Self {
-        CachedKron { kron, values }
+    /// # Errors
+    /// [`SolverError::DimensionMismatch`] if `values` does not have
+    /// `nnz·nnz'` entries (fill it with [`KronProduct::edge_values`]).
+    pub fn new(kron: &'p KronProduct<'a, T, E, K>, values: &'p [T]) -> Result<Self, SolverError> {
+        let expected = kron.a.entries().len() * kron.b.entries().len();
+        if values.len() != expected {
+            return Err(SolverError::DimensionMismatch {
+                what: "CachedKron edge values",
+                expected,
+                found: values.len(),
+            });
+        }
+        Ok(CachedKron { kron, values })
     }
 }
 

@@ -63,7 +63,7 @@ proptest! {
         let g = random_graph(n, p, true, seed);
         let h = random_graph(m, p, true, seed ^ 0xabc);
         let (pg, ph) = (Octiles::<f64, f64>::new(&g), Octiles::<f64, f64>::new(&h));
-        let k = KronProduct::new(&pg, &ph, &Gauss);
+        let k = KronProduct::new(&pg, &ph, &Gauss).unwrap();
         let a = reference(&g, &h);
         prop_assert_eq!(k.to_dense().len(), a.len());
         for (u, v) in k.to_dense().iter().zip(&a) {
@@ -80,7 +80,7 @@ proptest! {
         }
         // f32 agrees to f32 precision
         let (qg, qh) = (Octiles::<f32, f64>::new(&g), Octiles::<f32, f64>::new(&h));
-        let k32 = KronProduct::new(&qg, &qh, &Gauss);
+        let k32 = KronProduct::new(&qg, &qh, &Gauss).unwrap();
         let x32: Vec<f32> = x.iter().map(|&v| v as f32).collect();
         let mut y32 = vec![0f32; n * m];
         k32.apply_add(1.0, &x32, &mut y32);
@@ -91,7 +91,7 @@ proptest! {
         let mut vals = Vec::new();
         k.edge_values(&mut vals);
         let mut yc = y0.clone();
-        CachedKron::new(&k, &vals).apply_add(0.5, &x, &mut yc);
+        CachedKron::new(&k, &vals).unwrap().apply_add(0.5, &x, &mut yc);
         for r in 0..n * m {
             prop_assert!((yc[r] - y[r]).abs() <= 1e-12 * (1.0 + y[r].abs()));
         }
@@ -132,7 +132,7 @@ proptest! {
         let h = random_graph(m, p, true, seed ^ 0x5eed);
         for (g, h) in [(&g, &h), (&h, &g), (&g, &g)] {
             let (pg, ph) = (Octiles::<f64, f64>::new(g), Octiles::<f64, f64>::new(h));
-            let k = KronProduct::new(&pg, &ph, &Gauss);
+            let k = KronProduct::new(&pg, &ph, &Gauss).unwrap();
             let dense = k.to_dense();
             let d = k.dim();
             let x: Vec<f64> = (0..d).map(|_| rng.random_range(-1.0..1.0)).collect();
@@ -189,7 +189,7 @@ fn parallel_apply_matches_per_entry_loop() {
     let g = random_graph(400, 0.01, true, 1);
     let h = random_graph(400, 0.01, false, 2);
     let (pg, ph) = (Octiles::<f64, f64>::new(&g), Octiles::<f64, f64>::new(&h));
-    let k = KronProduct::new(&pg, &ph, &Gauss);
+    let k = KronProduct::new(&pg, &ph, &Gauss).unwrap();
     assert!(k.dim() >= super::product_par_dim());
     let x: Vec<f64> = (0..k.dim()).map(|v| ((v * 7919) % 1000) as f64 / 1000.0).collect();
     let mut y = vec![0.0; k.dim()];
@@ -238,9 +238,9 @@ fn shifted_kron_is_diag_minus_product() {
     let g = random_graph(7, 0.5, true, 9);
     let h = random_graph(5, 0.5, true, 10);
     let (pg, ph) = (Octiles::<f64, f64>::new(&g), Octiles::<f64, f64>::new(&h));
-    let k = KronProduct::new(&pg, &ph, &Unlabeled);
+    let k = KronProduct::new(&pg, &ph, &Unlabeled).unwrap();
     let d: Vec<f64> = (0..35).map(|v| 10.0 + v as f64).collect();
-    let op = ShiftedKron::new(Diag::Vec(&d), 0.5, &k);
+    let op = ShiftedKron::new(Diag::Vec(&d), 0.5, &k).unwrap();
     let dense = k.to_dense();
     let x: Vec<f64> = (0..35).map(|v| (v as f64).cos()).collect();
     let mut y = vec![0.0; 35];
@@ -287,8 +287,8 @@ proptest! {
         };
         let (g, h) = (mk(n, seed), mk(m, seed ^ 5));
         let (pg, ph) = (Octiles::<f64, f64>::new(&g), Octiles::<f64, f64>::new(&h));
-        let fast = KronProduct::new(&pg, &ph, &Unlabeled);
-        let slow = KronProduct::new(&pg, &ph, &OneTiled);
+        let fast = KronProduct::new(&pg, &ph, &Unlabeled).unwrap();
+        let slow = KronProduct::new(&pg, &ph, &OneTiled).unwrap();
         prop_assert!(fast.is_factorized() && !slow.is_factorized());
         let x: Vec<f64> = (0..n * m).map(|v| (v as f64 * 0.37).sin()).collect();
         let (mut y1, mut y2) = (vec![1.0; n * m], vec![1.0; n * m]);
@@ -305,8 +305,8 @@ fn factorized_parallel_matches_tiled() {
     let g = random_graph(400, 0.01, true, 3);
     let h = random_graph(400, 0.01, true, 4);
     let (pg, ph) = (Octiles::<f64, f64>::new(&g), Octiles::<f64, f64>::new(&h));
-    let fast = KronProduct::new(&pg, &ph, &Unlabeled);
-    let slow = KronProduct::new(&pg, &ph, &OneTiled);
+    let fast = KronProduct::new(&pg, &ph, &Unlabeled).unwrap();
+    let slow = KronProduct::new(&pg, &ph, &OneTiled).unwrap();
     let x: Vec<f64> = (0..fast.dim()).map(|v| (v as f64 * 0.11).cos()).collect();
     let (mut y1, mut y2) = (vec![0.0; fast.dim()], vec![0.0; fast.dim()]);
     fast.apply_add(1.0, &x, &mut y1);
@@ -405,7 +405,7 @@ proptest! {
         let h = random_graph(m, p, true, seed ^ 0xce11);
         for (g, h) in [(&g, &h), (&directed, &h), (&h, &directed), (&directed, &directed)] {
             let (pg, ph) = (Octiles::<f64, f64>::new(g), Octiles::<f64, f64>::new(h));
-            let dense = KronProduct::new(&pg, &ph, &Gauss).to_dense();
+            let dense = KronProduct::new(&pg, &ph, &Gauss).unwrap().to_dense();
             let d = pg.num_nodes() * ph.num_nodes();
             let x: Vec<f64> = (0..d).map(|_| rng.random_range(-1.0..1.0)).collect();
             let y0: Vec<f64> = (0..d).map(|_| rng.random_range(-1.0..1.0)).collect();
@@ -425,7 +425,7 @@ proptest! {
             // CG's direction step p ← z + βp, q ← (D − A×) p, pᵀq: fused as the three operations, same bits
             let dv: Vec<f64> = (0..d).map(|_| rng.random_range(1.0..3.0)).collect();
             let z: Vec<f64> = (0..d).map(|_| rng.random_range(-1.0..1.0)).collect();
-            let op = ShiftedKron::new(Diag::Vec(&dv), 1.0, &k);
+            let op = ShiftedKron::new(Diag::Vec(&dv), 1.0, &k).unwrap();
             let (mut p1, mut q1, mut p2, mut q2) = (x.clone(), vec![0.0; d], x.clone(), vec![0.0; d]);
             let pq1 = op.xpay_apply_dot(Some((&z, 0.375)), &mut p1, &mut q1).unwrap();
             crate::solver::Vector::xpay(&mut p2, &z, 0.375);
@@ -453,4 +453,74 @@ proptest! {
             }
         }
     }
+}
+
+/// Record-labelled graphs: a path `0 – 1 – 2` whose bonds have an integer
+/// `label` and a real `length`.
+fn record_path(labels: [i64; 2]) -> Graph<(), crate::graph::Record> {
+    use crate::graph::{FieldKind, Record, Schema, Value};
+    let s = std::sync::Arc::new(Schema::new().with("label", FieldKind::Int).with("length", FieldKind::Float));
+    let r = |l: i64, len: f64| Record::new(s.clone(), [Value::Int(l), Value::Float(len)]).unwrap();
+    GraphBuilder::new(3, Direction::Undirected)
+        .node_labels(vec![(); 3])
+        .edge(0, 1, 1.0, r(labels[0], 1.2))
+        .edge(1, 2, 1.0, r(labels[1], 1.5))
+        .build()
+        .unwrap()
+}
+
+/// A kernel on a field the labels do not have is refused by
+/// `KronProduct::new` with the field's name (never the silent default of an
+/// unbound field), for a `Field` and for an `ExprKernel`; a correct field
+/// gives the dense reference to 1e-15.
+#[test]
+fn kron_product_binds_record_kernels() {
+    use crate::basekernel::expr::{x, y};
+    use crate::basekernel::{ExprKernel, Field, KernelError, KroneckerDelta};
+    use crate::graph::LabelError;
+    let (g, h) = (record_path([1, 2]), record_path([1, 1]));
+    let (pg, ph) = (Octiles::<f64, _>::new(&g), Octiles::<f64, _>::new(&h));
+    let bad = Field::new("lable", KroneckerDelta::new(0.5));
+    match KronProduct::new(&pg, &ph, &bad) {
+        Err(KernelError::Label(LabelError::UnknownField { name, available })) => {
+            assert_eq!(name, "lable");
+            assert!(available.contains("label"), "{available}");
+        }
+        other => panic!("expected UnknownField, got {:?}", other.map(|_| ())),
+    }
+    let expr = ExprKernel::new((-(x("charge") - y("charge")).abs()).exp()).unwrap();
+    let e = KronProduct::new(&pg, &ph, &expr).map(|_| ()).unwrap_err();
+    assert!(e.to_string().contains("charge"), "{e}");
+    // the inherent `bind` needs no turbofish (ExprKernel is a kernel on every label type)
+    let schema = crate::graph::Label::schema(&pg.labels()[0]).unwrap().clone();
+    let mut unbound = expr.clone();
+    assert!(unbound.bind(&schema).is_err());
+    let (lo, hi) = unbound.range();
+    assert!(lo >= 0.0 && hi <= 1.0, "{lo} {hi}");
+    // the right field: 1ᵀ A× 1 = Σ over edge pairs of κ (4 directed entries each)
+    let good = Field::new("label", KroneckerDelta::new(0.5));
+    let k = KronProduct::new(&pg, &ph, &good).unwrap();
+    let mut out = vec![0.0; 9];
+    k.apply_add(1.0, &[1.0; 9], &mut out);
+    let total: f64 = out.iter().sum();
+    // G's bonds (1, 2) against H's (1, 1): κ = 1, 1, 0.5, 0.5; each pair of
+    // undirected edges gives 4 entries of the product
+    assert!((total - 4.0 * 3.0).abs() < 1e-15, "{total}");
+    let expr = ExprKernel::new((-(x("length") - y("length")).abs()).exp()).unwrap();
+    assert!(KronProduct::new(&pg, &ph, &expr).is_ok());
+}
+
+/// Constructor checks are typed errors, not panics.
+#[test]
+fn shifted_and_cached_sizes_are_errors() {
+    let g = random_graph(4, 0.6, false, 3);
+    let pg = Octiles::<f64, f64>::new(&g);
+    let k = KronProduct::new(&pg, &pg, &Gauss).unwrap();
+    let short = vec![1.0; 15];
+    match ShiftedKron::new(Diag::Vec(&short), 1.0, &k) {
+        Err(SolverError::DimensionMismatch { expected: 16, found: 15, .. }) => {}
+        other => panic!("expected DimensionMismatch, got {:?}", other.map(|_| ()).err()),
+    }
+    let e = CachedKron::new(&k, &[1.0]).map(|_| ()).unwrap_err();
+    assert!(matches!(e, SolverError::DimensionMismatch { found: 1, .. }), "{e}");
 }

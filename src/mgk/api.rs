@@ -353,13 +353,17 @@ impl<N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>> MarginalizedGraph
 /// # Errors (every `_on` method)
 /// [`crate::Error::Mgk`] from the solves; [`crate::Error::Cuda`] (or
 /// [`crate::Error::CudaNotCompiled`]) from the GPU.
-impl<N: GpuLabel, E: GpuLabel, KV: BaseKernel<N>, KE: BaseKernel<E>> MarginalizedGraphKernel<N, E, KV, KE> {
+impl<N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>> MarginalizedGraphKernel<N, E, KV, KE> {
     /// Runs `f` on the engine of `backend`.
     fn on<T>(
         &self,
         backend: Backend,
         f: impl FnOnce(Engine<'_, N, E, KV, KE>) -> Result<T, MgkError>,
-    ) -> crate::Result<T> {
+    ) -> crate::Result<T>
+    where
+        N: GpuLabel,
+        E: GpuLabel,
+    {
         Ok(match resolve_devices(backend)? {
             None => f(&Cpu)?,
             // under Auto, a kernel without a CUDA form (a CPU-only user kernel) computes on the CPU
@@ -369,7 +373,11 @@ impl<N: GpuLabel, E: GpuLabel, KV: BaseKernel<N>, KE: BaseKernel<E>> Marginalize
     }
 
     /// Whether both base kernels have a CUDA form ([`BaseKernel::cuda`]).
-    fn has_cuda_form(&self) -> bool {
+    fn has_cuda_form(&self) -> bool
+    where
+        N: GpuLabel,
+        E: GpuLabel,
+    {
         let mut gen = crate::basekernel::CudaGen::new("double", "theta");
         let no_form = |r: Result<String, crate::basekernel::KernelError>| {
             matches!(r, Err(crate::basekernel::KernelError::NoCudaForm(_)))
@@ -381,7 +389,11 @@ impl<N: GpuLabel, E: GpuLabel, KV: BaseKernel<N>, KE: BaseKernel<E>> Marginalize
     ///
     /// # Errors
     /// See the `_on` methods above.
-    pub fn gram_on(&self, backend: Backend, x: &[Graph<N, E>]) -> crate::Result<Matrix> {
+    pub fn gram_on(&self, backend: Backend, x: &[Graph<N, E>]) -> crate::Result<Matrix>
+    where
+        N: GpuLabel,
+        E: GpuLabel,
+    {
         self.on(backend, |e| self.gram_by(e, x))
     }
 
@@ -389,7 +401,11 @@ impl<N: GpuLabel, E: GpuLabel, KV: BaseKernel<N>, KE: BaseKernel<E>> Marginalize
     ///
     /// # Errors
     /// See the `_on` methods above.
-    pub fn gram_xy_on(&self, backend: Backend, x: &[Graph<N, E>], y: &[Graph<N, E>]) -> crate::Result<Matrix> {
+    pub fn gram_xy_on(&self, backend: Backend, x: &[Graph<N, E>], y: &[Graph<N, E>]) -> crate::Result<Matrix>
+    where
+        N: GpuLabel,
+        E: GpuLabel,
+    {
         self.on(backend, |e| self.gram_xy_by(e, x, y))
     }
 
@@ -397,7 +413,11 @@ impl<N: GpuLabel, E: GpuLabel, KV: BaseKernel<N>, KE: BaseKernel<E>> Marginalize
     ///
     /// # Errors
     /// See the `_on` methods above.
-    pub fn diag_on(&self, backend: Backend, x: &[Graph<N, E>]) -> crate::Result<Vec<f64>> {
+    pub fn diag_on(&self, backend: Backend, x: &[Graph<N, E>]) -> crate::Result<Vec<f64>>
+    where
+        N: GpuLabel,
+        E: GpuLabel,
+    {
         self.on(backend, |e| self.diag_by(e, x))
     }
 
@@ -405,7 +425,11 @@ impl<N: GpuLabel, E: GpuLabel, KV: BaseKernel<N>, KE: BaseKernel<E>> Marginalize
     ///
     /// # Errors
     /// See the `_on` methods above.
-    pub fn nodal_on(&self, backend: Backend, g: &Graph<N, E>, h: &Graph<N, E>) -> crate::Result<Matrix> {
+    pub fn nodal_on(&self, backend: Backend, g: &Graph<N, E>, h: &Graph<N, E>) -> crate::Result<Matrix>
+    where
+        N: GpuLabel,
+        E: GpuLabel,
+    {
         self.on(backend, |e| self.nodal_by(e, g, h))
     }
 
@@ -413,7 +437,11 @@ impl<N: GpuLabel, E: GpuLabel, KV: BaseKernel<N>, KE: BaseKernel<E>> Marginalize
     ///
     /// # Errors
     /// See the `_on` methods above.
-    pub fn gram_normalized_on(&self, backend: Backend, x: &[Graph<N, E>]) -> crate::Result<Matrix> {
+    pub fn gram_normalized_on(&self, backend: Backend, x: &[Graph<N, E>]) -> crate::Result<Matrix>
+    where
+        N: GpuLabel,
+        E: GpuLabel,
+    {
         self.on(backend, |e| self.gram_normalized_by(e, x))
     }
 
@@ -421,12 +449,11 @@ impl<N: GpuLabel, E: GpuLabel, KV: BaseKernel<N>, KE: BaseKernel<E>> Marginalize
     ///
     /// # Errors
     /// See the `_on` methods above.
-    pub fn gram_xy_normalized_on(
-        &self,
-        backend: Backend,
-        x: &[Graph<N, E>],
-        y: &[Graph<N, E>],
-    ) -> crate::Result<Matrix> {
+    pub fn gram_xy_normalized_on(&self, backend: Backend, x: &[Graph<N, E>], y: &[Graph<N, E>]) -> crate::Result<Matrix>
+    where
+        N: GpuLabel,
+        E: GpuLabel,
+    {
         self.on(backend, |e| self.gram_xy_normalized_by(e, x, y))
     }
 
@@ -443,7 +470,11 @@ impl<N: GpuLabel, E: GpuLabel, KV: BaseKernel<N>, KE: BaseKernel<E>> Marginalize
         backend: Backend,
         x: &[Graph<N, E>],
         normalized: bool,
-    ) -> crate::Result<(Matrix, Gradient)> {
+    ) -> crate::Result<(Matrix, Gradient)>
+    where
+        N: GpuLabel,
+        E: GpuLabel,
+    {
         self.on(backend, |e| self.gram_with_gradient_by(e, x, normalized))
     }
 
@@ -457,7 +488,11 @@ impl<N: GpuLabel, E: GpuLabel, KV: BaseKernel<N>, KE: BaseKernel<E>> Marginalize
         x: &[Graph<N, E>],
         y: &[Graph<N, E>],
         normalized: bool,
-    ) -> crate::Result<(Matrix, Gradient)> {
+    ) -> crate::Result<(Matrix, Gradient)>
+    where
+        N: GpuLabel,
+        E: GpuLabel,
+    {
         self.on(backend, |e| self.gram_xy_with_gradient_by(e, x, y, normalized))
     }
 
@@ -465,7 +500,11 @@ impl<N: GpuLabel, E: GpuLabel, KV: BaseKernel<N>, KE: BaseKernel<E>> Marginalize
     ///
     /// # Errors
     /// As [`gram_with_gradient_on`](Self::gram_with_gradient_on).
-    pub fn diag_with_gradient_on(&self, backend: Backend, x: &[Graph<N, E>]) -> crate::Result<(Vec<f64>, Vec<f64>)> {
+    pub fn diag_with_gradient_on(&self, backend: Backend, x: &[Graph<N, E>]) -> crate::Result<(Vec<f64>, Vec<f64>)>
+    where
+        N: GpuLabel,
+        E: GpuLabel,
+    {
         self.on(backend, |e| self.diag_with_gradient_by(e, x))
     }
 }

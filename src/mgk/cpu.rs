@@ -11,7 +11,7 @@ use crate::graph::reorder::{self, Method, Permutation};
 use crate::graph::{Graph, Label};
 use crate::kron::{Diag, KronProduct, KronScalar, LowRankKron, Octiles, SellKron, SellPattern, ShiftedKron};
 use crate::solver::{
-    bicgstab_or_fixed_point, cg, BicgstabParams, CgParams, LinOp, Monitor, Preconditioner, SolveInfo, SolverError,
+    bicgstab_or_fixed_point, cg, BicgstabParams, CgParams, IterParams, LinOp, Monitor, Precond, SolveInfo, SolverError,
     Workspace,
 };
 use rayon::prelude::*;
@@ -240,7 +240,8 @@ fn solve_pair<T: KronScalar, N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKern
     pair_diagonal(&a.deg, &b.deg, la, lb, k.node_kernel(), k.config().system().scale, dx, diag)
         .map_err(|(i, ip, value)| PairFail::Kernel { kernel: "node", at: (i, ip), value })?;
     start_product(&a.p, &b.p, px);
-    let kron = KronProduct::new(&a.oct, &b.oct, k.edge_kernel());
+    // the kernel is bound to the labels' schema by the API
+    let kron = KronProduct::prebound(&a.oct, &b.oct, k.edge_kernel());
     r.resize(dim, T::zero());
     let directed = a.g.is_directed() || b.g.is_directed();
     // an edge kernel of low rank (delta on labels, constants, their sums and products):
@@ -259,9 +260,9 @@ fn solve_pair<T: KronScalar, N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKern
         SellKron::table(&a.oct, &b.oct, &b.sell, k.edge_kernel(), slots, table, values);
     }
     let cached_op = cached.then(|| SellKron::new(&a.oct, &b.sell, slots, std::mem::take(gather)));
-    let op_lazy = ShiftedKron::new(Diag::Vec(diag), T::one(), &kron);
-    let op_cached = cached_op.as_ref().map(|c| ShiftedKron::new(Diag::Vec(diag), T::one(), c));
-    let op_low = low_rank.as_ref().map(|l| ShiftedKron::new(Diag::Vec(diag), T::one(), l));
+    let op_lazy = ShiftedKron::of(Diag::Vec(diag), T::one(), &kron);
+    let op_cached = cached_op.as_ref().map(|c| ShiftedKron::of(Diag::Vec(diag), T::one(), c));
+    let op_low = low_rank.as_ref().map(|l| ShiftedKron::of(Diag::Vec(diag), T::one(), l));
     let op: &dyn LinOp<Vec<T>> = match (&op_low, &op_cached) {
         (Some(op), _) => op,
         (None, Some(op)) => op,
@@ -318,18 +319,13 @@ fn solve<T: KronScalar, N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>
 ) -> Result<SolveInfo, SolverError> {
     let tol = k.tolerance();
     let monitor = k.solver_progress().cloned().map(|f| Monitor::new(move |it, res| f(pair, it, res)));
+    let iter = IterParams { monitor, ..IterParams::new(tol, k.max_iters()) };
     if directed {
-        let p = BicgstabParams {
-            tol,
-            max_iters: k.max_iters(),
-            precond: Preconditioner::Jacobi,
-            monitor,
-            ..Default::default()
-        };
+        let p = BicgstabParams { iter, precond: Precond::Jacobi };
         bicgstab_or_fixed_point(&op, rhs, x, &p, ws)
     } else {
-        let p =
-            CgParams { tol, max_iters: k.max_iters(), precond: Preconditioner::Jacobi, monitor, ..Default::default() };
+        // symmetric by construction: no probe
+        let p = CgParams { iter, precond: Precond::Jacobi, check_symmetry: false };
         cg(&op, rhs, x, &p, ws)
     }
 }

@@ -5,7 +5,7 @@
 //! multiset of k colours), a *match* is a connected set of k vertices whose
 //! colours form M. [`localized`] reports, for every vertex, whether it lies
 //! in at least one match; [`exists`] answers whether there is any match;
-//! [`matches`] lists the matches when the hit vertices induce isolated ones.
+//! [`matches()`] lists the matches when the hit vertices induce isolated ones.
 //!
 //! # The sieve
 //! One run draws random μ_{i,d}, ν_{d,ℓ} (d a *shade*: colour q has M(q)

@@ -1,38 +1,26 @@
 //! BiCGSTAB for general (non-symmetric) systems.
 
 use super::{
-    check_dims, krylov_start, precondition, report, LinOp, Monitor, Preconditioner, SolveInfo, SolverError, Start,
-    Vector, Workspace,
+    check_dims, krylov_start, precondition, Identity, IterParams, LinOp, Precond, Preconditioner, SolveInfo,
+    SolverError, Start, Vector, Workspace,
 };
 
 /// Parameters of [`bicgstab`].
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct BicgstabParams {
-    /// Stop when `‖r‖₂ ≤ tol ‖b‖₂` (default `1e-12`).
-    pub tol: f64,
-    /// Iteration limit (default 1000; each iteration applies `A` twice).
-    pub max_iters: usize,
-    /// The (right) preconditioner (default [`Preconditioner::Identity`]).
-    pub precond: Preconditioner,
-    /// Start from `x = 0` (default `true`); else from the `x` given.
-    pub zero_initial_guess: bool,
-    /// Record the relative residual after every iteration (default `false`).
-    pub record_history: bool,
-    /// Called after every iteration with the iteration and the relative
-    /// residual (default `None`).
-    pub monitor: Option<Monitor>,
+    /// Tolerance, iteration limit (each iteration applies `A` twice),
+    /// initial guess, history and monitor (default
+    /// [`IterParams::default`]: `tol = 1e-12`, 1000 iterations).
+    pub iter: IterParams,
+    /// The built-in (right) preconditioner [`bicgstab`] uses (default
+    /// [`Precond::Identity`]; [`bicgstab_with`] takes any [`Preconditioner`]).
+    pub precond: Precond,
 }
 
-impl Default for BicgstabParams {
-    fn default() -> Self {
-        BicgstabParams {
-            tol: 1e-12,
-            max_iters: 1000,
-            precond: Preconditioner::Identity,
-            zero_initial_guess: true,
-            record_history: false,
-            monitor: None,
-        }
+impl BicgstabParams {
+    /// The defaults with tolerance `tol` and preconditioner `precond`.
+    pub fn new(tol: f64, precond: Precond) -> Self {
+        BicgstabParams { iter: IterParams { tol, ..Default::default() }, precond }
     }
 }
 
@@ -56,7 +44,27 @@ pub fn bicgstab<V: Vector>(
     params: &BicgstabParams,
     ws: &mut Workspace<V>,
 ) -> Result<SolveInfo, SolverError> {
-    bicgstab_impl(op, b, x, params, ws)
+    let Workspace { vecs, jacobi } = ws;
+    match params.precond {
+        Precond::Identity => bicgstab_impl(op, b, x, &mut Identity, params, vecs),
+        Precond::Jacobi => bicgstab_impl(op, b, x, jacobi, params, vecs),
+    }
+}
+
+/// [`bicgstab`] with your own (right) [`Preconditioner`] `pre`;
+/// [`BicgstabParams::precond`] is ignored.
+///
+/// # Errors
+/// As [`bicgstab`], and whatever `pre` reports.
+pub fn bicgstab_with<V: Vector>(
+    op: &impl LinOp<V>,
+    b: &V,
+    x: &mut V,
+    pre: &mut impl Preconditioner<V>,
+    params: &BicgstabParams,
+    ws: &mut Workspace<V>,
+) -> Result<SolveInfo, SolverError> {
+    bicgstab_impl(op, b, x, pre, params, &mut ws.vecs)
 }
 
 /// [`bicgstab`], and where it breaks down (a vanishing `r̂ᵀr` or `r̂ᵀv`,
@@ -79,16 +87,16 @@ pub fn bicgstab_or_fixed_point<V: Vector>(
     params: &BicgstabParams,
     ws: &mut Workspace<V>,
 ) -> Result<SolveInfo, SolverError> {
-    match bicgstab_impl(op, b, x, params, ws) {
+    match bicgstab(op, b, x, params, ws) {
         Err(SolverError::Breakdown { .. }) => {
             let fp = super::FixedPointParams {
-                tol: params.tol,
-                max_iters: params.max_iters.saturating_mul(2),
+                iter: IterParams {
+                    max_iters: params.iter.max_iters.saturating_mul(2),
+                    zero_initial_guess: true,
+                    ..params.iter.clone()
+                },
                 omega: 1.0,
                 precond: params.precond,
-                zero_initial_guess: true,
-                record_history: params.record_history,
-                monitor: params.monitor.clone(),
             };
             super::fixed_point(op, b, x, &fp, ws)
         }
@@ -103,15 +111,16 @@ fn bicgstab_impl<V: Vector>(
     op: &dyn LinOp<V>,
     b: &V,
     x: &mut V,
+    pre: &mut dyn Preconditioner<V>,
     params: &BicgstabParams,
-    ws: &mut Workspace<V>,
+    vecs: &mut [V; 7],
 ) -> Result<SolveInfo, SolverError> {
     let n = check_dims(op, b, x)?;
-    ws.ensure(n, 7);
-    ws.setup_precond(op, params.precond)?;
-    let Workspace { vecs, inv_diag } = ws;
+    vecs.iter_mut().for_each(|v| v.resize(n));
+    pre.setup(op)?;
     let [r, rhat, p, v, s, t, y] = vecs;
-    let (bnorm, mut rnorm) = match krylov_start(op, b, x, r, v, params.zero_initial_guess, params.tol)? {
+    let it = &params.iter;
+    let (bnorm, mut rnorm) = match krylov_start(op, b, x, r, v, it.zero_initial_guess, it.tol)? {
         Start::Solved(info) => return Ok(info),
         Start::Residual { bnorm, rnorm } => (bnorm, rnorm),
     };
@@ -121,10 +130,10 @@ fn bicgstab_impl<V: Vector>(
     v.fill(num_traits::Zero::zero());
     let (mut rho, mut alpha, mut omega) = (1.0f64, 1.0f64, 1.0f64);
     let rhat_norm = rnorm;
-    for it in 0..params.max_iters {
+    for k in 0..it.max_iters {
         let rho_new = rhat.dot(r);
         if !rho_new.is_finite() || rho_new.abs() <= BREAKDOWN * rhat_norm * rnorm.max(f64::MIN_POSITIVE) {
-            return Err(SolverError::Breakdown { iteration: it, what: "r̂ᵀr vanished" });
+            return Err(SolverError::Breakdown { iteration: k, what: "r̂ᵀr vanished" });
         }
         let beta = (rho_new / rho) * (alpha / omega);
         rho = rho_new;
@@ -132,11 +141,11 @@ fn bicgstab_impl<V: Vector>(
         p.axpy(-omega, v);
         p.xpay(r, beta);
         // y ← M⁻¹ p ; v ← A y
-        precondition(params.precond, inv_diag, p, y);
+        precondition(&*pre, p, y)?;
         op.apply(y, v)?;
         let rv = rhat.dot(v);
         if !rv.is_finite() || rv.abs() <= BREAKDOWN * rhat_norm * v.norm().max(f64::MIN_POSITIVE) {
-            return Err(SolverError::Breakdown { iteration: it, what: "r̂ᵀv vanished" });
+            return Err(SolverError::Breakdown { iteration: k, what: "r̂ᵀv vanished" });
         }
         alpha = rho / rv;
         x.axpy(alpha, y);
@@ -144,43 +153,31 @@ fn bicgstab_impl<V: Vector>(
         s.copy_from(r);
         s.axpy(-alpha, v);
         let snorm = s.norm();
-        if snorm <= params.tol * bnorm {
+        if snorm <= it.tol * bnorm {
             r.copy_from(s);
-            if params.record_history {
+            if it.record_history {
                 history.push(snorm / bnorm);
             }
-            return Ok(SolveInfo { iterations: it + 1, abs_residual: snorm, rel_residual: snorm / bnorm, history });
+            return Ok(it.finish(k + 1, snorm, bnorm, history));
         }
         // y ← M⁻¹ s ; t ← A y
-        precondition(params.precond, inv_diag, s, y);
+        precondition(&*pre, s, y)?;
         op.apply(y, t)?;
         let tt = t.dot(t);
         if tt.is_nan() || tt <= 0.0 || !tt.is_finite() {
-            return Err(SolverError::Breakdown { iteration: it, what: "‖A M⁻¹ s‖ vanished or is not finite" });
+            return Err(SolverError::Breakdown { iteration: k, what: "‖A M⁻¹ s‖ vanished or is not finite" });
         }
         omega = t.dot(s) / tt;
         x.axpy(omega, y);
         r.copy_from(s);
         r.axpy(-omega, t);
         rnorm = r.norm();
-        if !rnorm.is_finite() {
-            return Err(SolverError::Breakdown { iteration: it, what: "non-finite residual" });
-        }
-        if params.record_history {
-            history.push(rnorm / bnorm);
-        }
-        report(&params.monitor, it + 1, rnorm / bnorm);
-        if rnorm <= params.tol * bnorm {
-            return Ok(SolveInfo { iterations: it + 1, abs_residual: rnorm, rel_residual: rnorm / bnorm, history });
+        if let Some(info) = it.step(k + 1, rnorm, bnorm, &mut history)? {
+            return Ok(info);
         }
         if omega == 0.0 {
-            return Err(SolverError::Breakdown { iteration: it, what: "ω vanished" });
+            return Err(SolverError::Breakdown { iteration: k, what: "ω vanished" });
         }
     }
-    Err(SolverError::NoConvergence {
-        iterations: params.max_iters,
-        abs_residual: rnorm,
-        rel_residual: rnorm / bnorm,
-        tol: params.tol,
-    })
+    Err(it.no_convergence(rnorm, bnorm))
 }

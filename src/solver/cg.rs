@@ -1,45 +1,43 @@
 //! Preconditioned conjugate gradients.
 
 use super::{
-    check_dims, krylov_start, precondition, report, LinOp, Monitor, Preconditioner, SolveInfo, SolverError, Start,
-    Vector, Workspace,
+    check_dims, krylov_start, precondition, symmetry_defect, symmetry_tolerance, Identity, IterParams, LinOp, Precond,
+    PrecondShape, Preconditioner, SolveInfo, SolverError, Start, Vector, Workspace,
 };
 
 /// Parameters of [`cg`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct CgParams {
-    /// Stop when `‖r‖₂ ≤ tol ‖b‖₂` (default `1e-12`; use about `1e-5` for
-    /// `f32` vectors).
-    pub tol: f64,
-    /// Iteration limit (default 1000).
-    pub max_iters: usize,
-    /// The preconditioner (default [`Preconditioner::Identity`]).
-    pub precond: Preconditioner,
-    /// Start from `x = 0` (default `true`); else from the `x` given.
-    pub zero_initial_guess: bool,
-    /// Record the relative residual after every iteration in
-    /// [`SolveInfo::history`] (default `false`).
-    pub record_history: bool,
-    /// Called after every iteration with the iteration and the relative
-    /// residual (default `None`).
-    pub monitor: Option<Monitor>,
+    /// Tolerance, iteration limit, initial guess, history and monitor
+    /// (default [`IterParams::default`]: `tol = 1e-12`, 1000 iterations).
+    pub iter: IterParams,
+    /// The built-in preconditioner [`cg`] uses (default
+    /// [`Precond::Identity`]; [`cg_with`] takes any [`Preconditioner`]).
+    pub precond: Precond,
+    /// Before iterating, probe the operator's symmetry on `b` and `A b`
+    /// ([`symmetry_defect`], two applications of `A`) and refuse a
+    /// non-symmetric one with [`SolverError::NotSymmetric`] (default
+    /// `true`). Switch it off for operators symmetric by construction when
+    /// the two applications matter; a failing solve probes anyway.
+    pub check_symmetry: bool,
 }
 
 impl Default for CgParams {
     fn default() -> Self {
-        CgParams {
-            tol: 1e-12,
-            max_iters: 1000,
-            precond: Preconditioner::Identity,
-            zero_initial_guess: true,
-            record_history: false,
-            monitor: None,
-        }
+        CgParams { iter: IterParams::default(), precond: Precond::Identity, check_symmetry: true }
+    }
+}
+
+impl CgParams {
+    /// The defaults with tolerance `tol` and preconditioner `precond`.
+    pub fn new(tol: f64, precond: Precond) -> Self {
+        CgParams { iter: IterParams { tol, ..Default::default() }, precond, ..Default::default() }
     }
 }
 
 /// Solves `A x = b` for a symmetric positive definite `A` by preconditioned
-/// conjugate gradients.
+/// conjugate gradients, with the built-in preconditioner
+/// [`CgParams::precond`] (see [`cg_with`] for your own).
 ///
 /// Each iteration applies `A` once and the preconditioner once, and does
 /// three dot products and three vector updates: `O(apply + n)`. In exact
@@ -47,11 +45,14 @@ impl Default for CgParams {
 /// `O(√κ log(1/tol))` for condition number `κ` of `M⁻¹A`.
 ///
 /// `x` holds the initial guess on entry (ignored when
-/// [`CgParams::zero_initial_guess`]) and the solution on return. `ws` is
+/// [`IterParams::zero_initial_guess`]) and the solution on return. `ws` is
 /// grown to the system size once and reused.
 ///
 /// # Errors
 /// - [`SolverError::DimensionMismatch`] for inconsistent sizes;
+/// - [`SolverError::NotSymmetric`] when the operator is detectably not
+///   symmetric (checked up front with [`CgParams::check_symmetry`], and
+///   whenever the iteration fails);
 /// - [`SolverError::NonPositiveDefinite`] when `pᵀ A p ≤ 0` is met;
 /// - [`SolverError::NoConvergence`] (with the residuals reached) at the
 ///   iteration limit;
@@ -64,61 +65,98 @@ pub fn cg<V: Vector>(
     params: &CgParams,
     ws: &mut Workspace<V>,
 ) -> Result<SolveInfo, SolverError> {
-    cg_impl(op, b, x, params, ws)
+    let Workspace { vecs, jacobi } = ws;
+    match params.precond {
+        Precond::Identity => cg_impl(op, b, x, &mut Identity, params, vecs),
+        Precond::Jacobi => cg_impl(op, b, x, jacobi, params, vecs),
+    }
+}
+
+/// [`cg`] with your own [`Preconditioner`] `pre` (symmetric positive
+/// definite, as CG needs); [`CgParams::precond`] is ignored.
+///
+/// # Errors
+/// As [`cg`], and whatever `pre` reports.
+pub fn cg_with<V: Vector>(
+    op: &impl LinOp<V>,
+    b: &V,
+    x: &mut V,
+    pre: &mut impl Preconditioner<V>,
+    params: &CgParams,
+    ws: &mut Workspace<V>,
+) -> Result<SolveInfo, SolverError> {
+    cg_impl(op, b, x, pre, params, &mut ws.vecs)
 }
 
 fn cg_impl<V: Vector>(
     op: &dyn LinOp<V>,
     b: &V,
     x: &mut V,
+    pre: &mut dyn Preconditioner<V>,
     params: &CgParams,
-    ws: &mut Workspace<V>,
+    vecs: &mut [V; 7],
 ) -> Result<SolveInfo, SolverError> {
     let n = check_dims(op, b, x)?;
-    ws.ensure(n, 4);
-    ws.setup_precond(op, params.precond)?;
-    let Workspace { vecs, inv_diag } = ws;
+    vecs.iter_mut().take(4).for_each(|v| v.resize(n));
     let [r, z, p, ap, ..] = vecs;
-    let (bnorm, mut rnorm) = match krylov_start(op, b, x, r, ap, params.zero_initial_guess, params.tol)? {
+    if params.check_symmetry && b.norm() > 0.0 {
+        // u = b, w = A b: wᵀAu − uᵀAw = bᵀ(A − Aᵀ)A b, zero for symmetric A
+        // and for b an eigenvector (where CG is exact in one step)
+        op.apply(b, p)?;
+        refuse_asymmetric(op, b, p, z, ap)?;
+    }
+    pre.setup(op)?;
+    let it = &params.iter;
+    let (bnorm, mut rnorm) = match krylov_start(op, b, x, r, ap, it.zero_initial_guess, it.tol)? {
         Start::Solved(info) => return Ok(info),
         Start::Residual { bnorm, rnorm } => (bnorm, rnorm),
     };
     let mut history = Vec::new();
-    precondition(params.precond, inv_diag, r, z);
+    precondition(&*pre, r, z)?;
     p.copy_from(z);
     let mut rz = r.dot(z);
     // β of the previous iteration: `p ← z + βp` runs inside the next direction step
     let mut beta = None;
-    for it in 0..params.max_iters {
+    for k in 0..it.max_iters {
         let pap = op.xpay_apply_dot(beta.map(|b| (&*z, b)), p, ap)?;
-        if pap.is_nan() {
-            return Err(SolverError::Breakdown { iteration: it, what: "pᵀAp is NaN" });
-        }
-        if pap <= 0.0 {
-            return Err(SolverError::NonPositiveDefinite { iteration: it, curvature: pap });
+        if pap.is_nan() || pap <= 0.0 {
+            // a failing CG on a non-symmetric operator: say so (b and p span
+            // the Krylov space the iteration saw)
+            refuse_asymmetric(op, b, p, r, z)?;
+            return Err(if pap.is_nan() {
+                SolverError::Breakdown { iteration: k, what: "pᵀAp is NaN" }
+            } else {
+                SolverError::NonPositiveDefinite { iteration: k, curvature: pap }
+            });
         }
         let alpha = rz / pap;
         // x += αp, r −= αAp, z = M⁻¹r and the two reductions in one pass
-        let m = matches!(params.precond, Preconditioner::Jacobi).then_some(&*inv_diag);
-        let (rr, rz_new) = V::cg_update(x, r, z, p, ap, m, alpha);
+        let (rr, rz_new) = match pre.shape() {
+            PrecondShape::Identity => V::cg_update(x, r, z, p, ap, None, alpha),
+            PrecondShape::InverseDiagonal(d) => V::cg_update(x, r, z, p, ap, Some(d), alpha),
+            PrecondShape::General => {
+                let (rr, _) = V::cg_update(x, r, z, p, ap, None, alpha);
+                pre.apply(r, z)?;
+                (rr, r.dot(z))
+            }
+        };
         rnorm = rr.sqrt();
-        if !rnorm.is_finite() {
-            return Err(SolverError::Breakdown { iteration: it, what: "non-finite residual" });
-        }
-        if params.record_history {
-            history.push(rnorm / bnorm);
-        }
-        report(&params.monitor, it + 1, rnorm / bnorm);
-        if rnorm <= params.tol * bnorm {
-            return Ok(SolveInfo { iterations: it + 1, abs_residual: rnorm, rel_residual: rnorm / bnorm, history });
+        if let Some(info) = it.step(k + 1, rnorm, bnorm, &mut history)? {
+            return Ok(info);
         }
         beta = Some(rz_new / rz);
         rz = rz_new;
     }
-    Err(SolverError::NoConvergence {
-        iterations: params.max_iters,
-        abs_residual: rnorm,
-        rel_residual: rnorm / bnorm,
-        tol: params.tol,
-    })
+    refuse_asymmetric(op, b, p, r, z)?;
+    Err(it.no_convergence(rnorm, bnorm))
+}
+
+/// [`SolverError::NotSymmetric`] when the symmetry defect of `op` on `u`
+/// and `w` (using `s1`, `s2` as scratch) exceeds the scalar's tolerance.
+fn refuse_asymmetric<V: Vector>(op: &dyn LinOp<V>, u: &V, w: &V, s1: &mut V, s2: &mut V) -> Result<(), SolverError> {
+    let defect = symmetry_defect(op, u, w, s1, s2)?;
+    if defect > symmetry_tolerance::<V::Scalar>() {
+        return Err(SolverError::NotSymmetric { defect });
+    }
+    Ok(())
 }

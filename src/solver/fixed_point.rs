@@ -1,41 +1,31 @@
 //! Fixed-point (preconditioned Richardson) iteration.
 
 use super::{
-    check_dims, precondition, report, zero_rhs, LinOp, Monitor, Preconditioner, SolveInfo, SolverError, Vector,
-    Workspace,
+    check_dims, precondition, zero_rhs, Identity, IterParams, LinOp, Precond, Preconditioner, SolveInfo, SolverError,
+    Vector, Workspace,
 };
 
 /// Parameters of [`fixed_point`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct FixedPointParams {
-    /// Stop when `‖b − A x‖₂ ≤ tol ‖b‖₂` (default `1e-12`).
-    pub tol: f64,
-    /// Iteration limit (default 10 000).
-    pub max_iters: usize,
+    /// Tolerance (on `‖b − A x‖₂ ≤ tol ‖b‖₂`), iteration limit, initial
+    /// guess, history and monitor (default: [`IterParams::default`] with
+    /// 10 000 iterations).
+    pub iter: IterParams,
     /// Relaxation factor ω (default 1).
     pub omega: f64,
-    /// The preconditioner `M` (default [`Preconditioner::Jacobi`], which makes
-    /// this the Jacobi method).
-    pub precond: Preconditioner,
-    /// Start from `x = 0` (default `true`); else from the `x` given.
-    pub zero_initial_guess: bool,
-    /// Record the relative residual after every iteration (default `false`).
-    pub record_history: bool,
-    /// Called after every iteration with the iteration and the relative
-    /// residual (default `None`).
-    pub monitor: Option<Monitor>,
+    /// The built-in preconditioner `M` [`fixed_point`] uses (default
+    /// [`Precond::Jacobi`], which makes this the Jacobi method;
+    /// [`fixed_point_with`] takes any [`Preconditioner`]).
+    pub precond: Precond,
 }
 
 impl Default for FixedPointParams {
     fn default() -> Self {
         FixedPointParams {
-            tol: 1e-12,
-            max_iters: 10_000,
+            iter: IterParams { max_iters: 10_000, ..Default::default() },
             omega: 1.0,
-            precond: Preconditioner::Jacobi,
-            zero_initial_guess: true,
-            record_history: false,
-            monitor: None,
+            precond: Precond::Jacobi,
         }
     }
 }
@@ -62,57 +52,71 @@ pub fn fixed_point<V: Vector>(
     params: &FixedPointParams,
     ws: &mut Workspace<V>,
 ) -> Result<SolveInfo, SolverError> {
-    fixed_point_impl(op, b, x, params, ws)
+    let Workspace { vecs, jacobi } = ws;
+    match params.precond {
+        Precond::Identity => fixed_point_impl(op, b, x, &mut Identity, params, vecs),
+        Precond::Jacobi => fixed_point_impl(op, b, x, jacobi, params, vecs),
+    }
+}
+
+/// [`fixed_point`] with your own [`Preconditioner`] `pre`;
+/// [`FixedPointParams::precond`] is ignored.
+///
+/// # Errors
+/// As [`fixed_point`], and whatever `pre` reports.
+pub fn fixed_point_with<V: Vector>(
+    op: &impl LinOp<V>,
+    b: &V,
+    x: &mut V,
+    pre: &mut impl Preconditioner<V>,
+    params: &FixedPointParams,
+    ws: &mut Workspace<V>,
+) -> Result<SolveInfo, SolverError> {
+    fixed_point_impl(op, b, x, pre, params, &mut ws.vecs)
 }
 
 fn fixed_point_impl<V: Vector>(
     op: &dyn LinOp<V>,
     b: &V,
     x: &mut V,
+    pre: &mut dyn Preconditioner<V>,
     params: &FixedPointParams,
-    ws: &mut Workspace<V>,
+    vecs: &mut [V; 7],
 ) -> Result<SolveInfo, SolverError> {
     let n = check_dims(op, b, x)?;
-    ws.ensure(n, 2);
-    ws.setup_precond(op, params.precond)?;
-    let Workspace { vecs, inv_diag } = ws;
+    vecs.iter_mut().take(2).for_each(|v| v.resize(n));
+    pre.setup(op)?;
     let [r, z, ..] = vecs;
+    let it = &params.iter;
     let mut history = Vec::new();
     let bnorm = b.norm();
     if let Some(info) = zero_rhs(bnorm, x) {
         return Ok(info);
     }
-    if params.zero_initial_guess {
+    if it.zero_initial_guess {
         x.fill(num_traits::Zero::zero());
     }
     let mut rnorm = f64::INFINITY;
-    for it in 0..=params.max_iters {
+    for k in 0..=it.max_iters {
         // r ← b − A x
         op.apply(x, r)?;
         r.xpay(b, -1.0);
         rnorm = r.norm();
         if !rnorm.is_finite() {
-            return Err(SolverError::Breakdown { iteration: it, what: "non-finite residual (the iteration diverges)" });
+            return Err(SolverError::Breakdown { iteration: k, what: "non-finite residual (the iteration diverges)" });
         }
-        if params.record_history && it > 0 {
-            history.push(rnorm / bnorm);
+        if k > 0 {
+            if let Some(info) = it.step(k, rnorm, bnorm, &mut history)? {
+                return Ok(info);
+            }
+        } else if rnorm <= it.tol * bnorm {
+            return Ok(it.finish(0, rnorm, bnorm, history));
         }
-        if it > 0 {
-            report(&params.monitor, it, rnorm / bnorm);
-        }
-        if rnorm <= params.tol * bnorm {
-            return Ok(SolveInfo { iterations: it, abs_residual: rnorm, rel_residual: rnorm / bnorm, history });
-        }
-        if it == params.max_iters {
+        if k == it.max_iters {
             break;
         }
-        precondition(params.precond, inv_diag, r, z);
+        precondition(&*pre, r, z)?;
         x.axpy(params.omega, z);
     }
-    Err(SolverError::NoConvergence {
-        iterations: params.max_iters,
-        abs_residual: rnorm,
-        rel_residual: rnorm / bnorm,
-        tol: params.tol,
-    })
+    Err(it.no_convergence(rnorm, bnorm))
 }

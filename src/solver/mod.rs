@@ -41,12 +41,19 @@ mod bicgstab;
 mod cg;
 mod dense;
 mod fixed_point;
+mod krylov;
+mod precond;
 mod vector;
 
-pub use self::bicgstab::{bicgstab, bicgstab_or_fixed_point, BicgstabParams};
-pub use self::cg::{cg, CgParams};
+pub use self::bicgstab::{bicgstab, bicgstab_or_fixed_point, bicgstab_with, BicgstabParams};
+pub use self::cg::{cg, cg_with, CgParams};
 pub use self::dense::{dense_solve, DenseOp};
-pub use self::fixed_point::{fixed_point, FixedPointParams};
+pub use self::fixed_point::{fixed_point, fixed_point_with, FixedPointParams};
+pub use self::krylov::{
+    check_dims, krylov_start, report, symmetry_defect, symmetry_tolerance, zero_rhs, IterParams, Start,
+};
+pub(crate) use self::precond::precondition;
+pub use self::precond::{Identity, Jacobi, Precond, PrecondShape, Preconditioner};
 pub use self::vector::{Real, Vector};
 
 /// A linear operator `A`: `nrows × ncols`, applied matrix-free.
@@ -145,25 +152,6 @@ impl PartialEq for Monitor {
     }
 }
 
-/// Calls `monitor`, if any.
-#[inline]
-pub(crate) fn report(monitor: &Option<Monitor>, iteration: usize, rel_residual: f64) {
-    if let Some(m) = monitor {
-        m.report(iteration, rel_residual);
-    }
-}
-
-/// The preconditioner `M ≈ A` of a solver.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Preconditioner {
-    /// `M = I`: no preconditioning.
-    #[default]
-    Identity,
-    /// `M = diag(A)` (Jacobi). Needs [`LinOp::diagonal`]; every diagonal
-    /// entry must be non-zero.
-    Jacobi,
-}
-
 /// What a successful solve reports.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct SolveInfo {
@@ -221,6 +209,16 @@ pub enum SolverError {
         /// The value of `pᵀ A p` found.
         curvature: f64,
     },
+    /// CG was given an operator that is detectably not symmetric
+    /// ([`symmetry_defect`] above [`symmetry_tolerance`]).
+    #[error(
+        "the operator is not symmetric: uᵀAw and wᵀAu differ by {defect:e} (relative) on two probe vectors; \
+         CG needs a symmetric positive definite operator: use bicgstab for a general one"
+    )]
+    NotSymmetric {
+        /// The relative defect found.
+        defect: f64,
+    },
     /// A division by (near) zero in BiCGSTAB, or a non-finite value.
     #[error("solver breakdown at iteration {iteration}: {what}")]
     Breakdown {
@@ -229,9 +227,9 @@ pub enum SolverError {
         /// What vanished or overflowed.
         what: &'static str,
     },
-    /// The Jacobi preconditioner was asked for but the operator does not know
-    /// its diagonal, or the diagonal has a zero.
-    #[error("Jacobi preconditioner unavailable: {0}")]
+    /// The preconditioner cannot be built: for Jacobi, the operator does not
+    /// know its diagonal, or the diagonal has a zero.
+    #[error("preconditioner unavailable: {0}")]
     Preconditioner(&'static str),
     /// The operator failed.
     #[error("operator failed: {0}")]
@@ -246,20 +244,19 @@ pub enum SolverError {
 #[derive(Clone, Debug, Default)]
 pub struct Workspace<V> {
     pub(crate) vecs: [V; 7],
-    pub(crate) inv_diag: V,
+    pub(crate) jacobi: Jacobi<V>,
 }
 
 impl<V: Vector + Default> Workspace<V> {
     /// An empty workspace (vectors are grown by the first solve).
     pub fn new() -> Self {
-        Workspace { vecs: Default::default(), inv_diag: V::default() }
+        Workspace { vecs: Default::default(), jacobi: Jacobi::new() }
     }
 
     /// A workspace with room for systems of size `n`.
     pub fn with_len(n: usize) -> Self {
         let mut w = Self::new();
         w.ensure(n, 7);
-        w.inv_diag.resize(n);
         w
     }
 }
@@ -271,97 +268,6 @@ impl<V: Vector> Workspace<V> {
             v.resize(n);
         }
     }
-
-    /// Prepares `inv_diag` for the preconditioner: `1 / diag(A)` for Jacobi.
-    pub(crate) fn setup_precond(&mut self, op: &dyn LinOp<V>, pre: Preconditioner) -> Result<(), SolverError> {
-        if pre == Preconditioner::Jacobi {
-            self.inv_diag.resize(op.nrows());
-            if !op.diagonal(&mut self.inv_diag)? {
-                return Err(SolverError::Preconditioner("the operator does not know its diagonal"));
-            }
-            if !self.inv_diag.invert_elems() {
-                return Err(SolverError::Preconditioner("the diagonal has a zero or non-finite entry"));
-            }
-        }
-        Ok(())
-    }
-}
-
-/// `z ← M⁻¹ r` for the preconditioner.
-#[inline]
-pub(crate) fn precondition<V: Vector>(pre: Preconditioner, inv_diag: &V, r: &V, z: &mut V) {
-    match pre {
-        Preconditioner::Identity => z.copy_from(r),
-        Preconditioner::Jacobi => z.mul_elems(r, inv_diag),
-    }
-}
-
-/// Checks the sizes of `A`, `b` and `x` (square `A`).
-/// How a Krylov solve starts: already solved, or with the norms of `b` and
-/// of the initial residual.
-pub(crate) enum Start {
-    /// `b = 0` (then `x = 0`), or the initial guess already meets the tolerance.
-    Solved(SolveInfo),
-    /// `‖b‖₂` and `‖r₀‖₂`, with `r₀ = b − A x₀` in the residual vector.
-    Residual { bnorm: f64, rnorm: f64 },
-}
-
-/// For `b = 0`: sets `x = 0` and returns the (exact) answer's info.
-pub(crate) fn zero_rhs<V: Vector>(bnorm: f64, x: &mut V) -> Option<SolveInfo> {
-    (bnorm == 0.0).then(|| {
-        x.fill(num_traits::Zero::zero());
-        SolveInfo { iterations: 0, abs_residual: 0.0, rel_residual: 0.0, history: Vec::new() }
-    })
-}
-
-/// The common start of CG and BiCGSTAB: handles `b = 0`, zeroes `x` when
-/// `zero_guess`, forms `r = b − A x` (using `scratch` for `A x`), and stops
-/// at once when `‖r‖ ≤ tol ‖b‖`.
-pub(crate) fn krylov_start<V: Vector>(
-    op: &dyn LinOp<V>,
-    b: &V,
-    x: &mut V,
-    r: &mut V,
-    scratch: &mut V,
-    zero_guess: bool,
-    tol: f64,
-) -> Result<Start, SolverError> {
-    let bnorm = b.norm();
-    if let Some(info) = zero_rhs(bnorm, x) {
-        return Ok(Start::Solved(info));
-    }
-    if zero_guess {
-        x.fill(num_traits::Zero::zero());
-        r.copy_from(b);
-    } else {
-        op.apply(x, scratch)?;
-        r.copy_from(b);
-        r.axpy(-1.0, scratch);
-    }
-    let rnorm = r.norm();
-    if rnorm <= tol * bnorm {
-        return Ok(Start::Solved(SolveInfo {
-            iterations: 0,
-            abs_residual: rnorm,
-            rel_residual: rnorm / bnorm,
-            history: Vec::new(),
-        }));
-    }
-    Ok(Start::Residual { bnorm, rnorm })
-}
-
-pub(crate) fn check_dims<V: Vector>(op: &dyn LinOp<V>, b: &V, x: &V) -> Result<usize, SolverError> {
-    let n = op.nrows();
-    if op.ncols() != n {
-        return Err(SolverError::DimensionMismatch { what: "operator columns", expected: n, found: op.ncols() });
-    }
-    if b.len() != n {
-        return Err(SolverError::DimensionMismatch { what: "right-hand side b", expected: n, found: b.len() });
-    }
-    if x.len() != n {
-        return Err(SolverError::DimensionMismatch { what: "solution x", expected: n, found: x.len() });
-    }
-    Ok(n)
 }
 
 #[cfg(test)]

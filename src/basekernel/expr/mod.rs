@@ -22,16 +22,16 @@
 //! exponential `exp(-(x(f) - y(f)).square() / (2 * l.square()))`) are
 //! recognized, so that their values run the built-in kernel (whole tables at
 //! once in the graph kernels). The one tree is evaluated
-//! - in `f64` for [`value`](BaseKernel::value),
+//! - in `f64` for [`value`](crate::basekernel::BaseKernel::value),
 //! - in dual numbers ([`Dual`]: a value and one tangent per trained
 //!   hyperparameter, seeded with θ_k so the tangent is ∂/∂(log θ_k)) for
-//!   [`gradient`](BaseKernel::gradient),
-//! - in interval arithmetic for [`range`](BaseKernel::range) (fields range
+//!   [`gradient`](crate::basekernel::BaseKernel::gradient),
+//! - in interval arithmetic for [`range`](crate::basekernel::BaseKernel::range) (fields range
 //!   over all reals),
 //!
-//! and printed as a C++ expression for [`cuda`](BaseKernel::cuda), which the
+//! and printed as a C++ expression for [`cuda`](crate::basekernel::BaseKernel::cuda), which the
 //! CUDA layer evaluates in reals (the value) and in its own dual numbers
-//! ([`cuda_dual_helper`](super::cuda_dual_helper), the gradient). The Rust
+//! ([`cuda_dual_helper`](crate::basekernel::cuda_dual_helper), the gradient). The Rust
 //! [`Dual`] follows the same rules as the CUDA one (including the
 //! conventions where a derivative does not exist: `sqrt` and `abs` have
 //! tangent 0 at 0, `pow(0, p)` has ∂/∂x = 1 if p = 1 else 0), so the CPU and
@@ -48,7 +48,7 @@
 //! labels: [`x`] from the first, [`y`] from the second; fields must be of
 //! kind `int` or `float`. On [`Record`](crate::graph::Record) labels the
 //! names are resolved once when the kernel meets the data (the marginalized
-//! graph kernel binds its kernels itself; [`BaseKernel::bind`] does it by
+//! graph kernel binds its kernels itself; [`BaseKernel::bind`](crate::basekernel::BaseKernel::bind) does it by
 //! hand); on [`label_struct!`](crate::label_struct) types and plain numbers
 //! (one field, `value`) too.
 

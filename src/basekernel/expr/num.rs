@@ -64,7 +64,7 @@ impl Num for f64 {
 
 /// A dual number: value `v` and tangents `d` (derivatives with respect to
 /// the seeded hyperparameters' logarithms), with the rules of the CUDA dual
-/// type ([`cuda_dual_helper`](super::cuda_dual_helper)).
+/// type ([`cuda_dual_helper`](crate::basekernel::cuda_dual_helper)).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Dual {
     /// The value.

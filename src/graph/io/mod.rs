@@ -24,7 +24,9 @@
 //! # Examples
 //! ```
 //! use kronograph::graph::io;
-//! let ds = io::load(concat!(env!("CARGO_MANIFEST_DIR"), "/data/MUTAG")).unwrap();
+//! // a TU folder; `kronograph::datasets::mutag()` unpacks the bundled MUTAG and reads it so
+//! let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/data/MUTAG");
+//! let ds = io::load(dir).unwrap();
 //! assert_eq!((ds.graphs.len(), ds.num_nodes(), ds.num_edges()), (188, 3371, 3721));
 //! ```
 //!

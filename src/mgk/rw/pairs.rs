@@ -9,7 +9,7 @@ use super::{RandomWalkKernel, RwMethod};
 use crate::graph::{Graph, Label};
 use crate::kron::{ClassPacking, Diag, KronApply, KronProduct, MatchedKron, Octiles, ShiftedKron, Unlabeled};
 use crate::solver::{
-    bicgstab_or_fixed_point, cg, BicgstabParams, CgParams, LinOp, Monitor, Preconditioner, SolverError, Workspace,
+    bicgstab_or_fixed_point, cg, BicgstabParams, CgParams, IterParams, LinOp, Monitor, Precond, SolverError, Workspace,
 };
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -166,8 +166,8 @@ impl RandomWalkKernel {
                 return Self::checked(s);
             }
         }
-        let kron = KronProduct::new(&a.oct, &b.oct, &Unlabeled);
-        let op = ShiftedKron::new(Diag::Const(1.0), lam, &kron);
+        let kron = KronProduct::prebound(&a.oct, &b.oct, &Unlabeled);
+        let op = ShiftedKron::of(Diag::Const(1.0), lam, &kron);
         debug_assert_eq!(op.nrows(), a.n * b.n);
         let v = self
             .solve_ones(&op, ws, a.scale.directed || b.scale.directed, pair)
@@ -188,7 +188,7 @@ impl RandomWalkKernel {
             return Ok(0.0);
         }
         let lam = self.pair_lambda(sa, sb)?;
-        let op = ShiftedKron::new(Diag::Const(1.0), lam, &kron);
+        let op = ShiftedKron::of(Diag::Const(1.0), lam, &kron);
         let v = self.solve_ones(&op, ws, sa.directed || sb.directed, pair).map_err(|e| self.not_pd(e, sa, sb))?;
         Self::checked(v)
     }
@@ -205,17 +205,13 @@ impl RandomWalkKernel {
         let b = vec![1.0; n];
         let mut x = vec![0.0; n];
         let monitor = self.monitor(pair);
+        let iter = IterParams { monitor, ..IterParams::new(self.tol, self.max_iters) };
         if directed {
-            let p = BicgstabParams { tol: self.tol, max_iters: self.max_iters, monitor, ..Default::default() };
+            let p = BicgstabParams { iter, precond: Precond::Identity };
             bicgstab_or_fixed_point(op, &b, &mut x, &p, ws)?;
         } else {
-            let p = CgParams {
-                tol: self.tol,
-                max_iters: self.max_iters,
-                precond: Preconditioner::Identity,
-                monitor,
-                ..Default::default()
-            };
+            // symmetric by construction: no probe
+            let p = CgParams { iter, precond: Precond::Identity, check_symmetry: false };
             cg(op, &b, &mut x, &p, ws)?;
         }
         Ok(x.iter().sum())

@@ -114,6 +114,40 @@ impl ExprKernel {
         &self.fields
     }
 
+    /// [`BaseKernel::bind`] without naming the label type (an `ExprKernel`
+    /// is a kernel on every label type, so `k.bind(..)` through the trait
+    /// needs `BaseKernel::<Record>::bind(&mut k, ..)`).
+    ///
+    /// # Errors
+    /// [`KernelError::Label`] for a field the schema does not have, or of
+    /// the wrong kind.
+    pub fn bind(&mut self, schema: &Schema) -> Result<(), KernelError> {
+        self.bind_schema(schema)
+    }
+
+    /// [`BaseKernel::range`] without naming the label type.
+    pub fn range(&self) -> (f64, f64) {
+        self.interval(&self.code)
+    }
+
+    /// [`BaseKernel::hyperparameters`] without naming the label type.
+    pub fn hyperparameters(&self) -> Vec<Hyperparameter> {
+        <Self as BaseKernel<crate::graph::Record>>::hyperparameters(self)
+    }
+
+    /// [`BaseKernel::theta`] without naming the label type.
+    pub fn theta(&self) -> Vec<f64> {
+        <Self as BaseKernel<crate::graph::Record>>::theta(self)
+    }
+
+    /// [`BaseKernel::set_theta`] without naming the label type.
+    ///
+    /// # Errors
+    /// As [`BaseKernel::set_theta`].
+    pub fn set_theta(&mut self, theta: &[f64]) -> Result<(), KernelError> {
+        <Self as BaseKernel<crate::graph::Record>>::set_theta(self, theta)
+    }
+
     fn field(&mut self, name: &str, numeric: bool) -> u32 {
         let i = match self.fields.iter().position(|n| n == name) {
             Some(i) => i,
