@@ -76,13 +76,7 @@ fn device_sets_equal_one_device() {
     if !gpu_or_skip() {
         return;
     }
-    use kronograph::backend::DeviceSet;
-    let count = device_count().unwrap_or(0);
-    let sets: Vec<Backend> = [1usize, 2, 4]
-        .into_iter()
-        .filter(|&s| s <= count)
-        .map(|s| Backend::Devices(DeviceSet::of(&(0..s).collect::<Vec<_>>()).unwrap()))
-        .collect();
+    let sets: Vec<Backend> = crate::mgk_common::device_sets();
     for (k, n, d) in [(3, 40, 4), (8, 200, 6), (12, 256, 8), (14, 128, 6)] {
         let inst = generate::regular_motif(n, d, 2, k, &mut ChaCha8Rng::seed_from_u64(k as u64)).unwrap();
         let mixed: Vec<u32> = (0..k as u32).map(|i| i % 2).collect();
