@@ -164,6 +164,13 @@ pub fn check_gram_memory<N: Label, E: Label>(
              core with --tiles SIZE --out FILE.npy",
             limits::human_bytes(estimate(lo))
         )
+    } else if base > budget {
+        format!(
+            "the data set as loaded ({}) and the fixed overhead ({}) alone exceed it: raise \
+             KRONOGRAPH_MAX_MEMORY or free memory",
+            limits::human_bytes(loaded),
+            limits::human_bytes(FIXED_OVERHEAD)
+        )
     } else {
         "even two graphs do not fit: the largest graph's product system is too big for this machine".to_string()
     };
