@@ -337,7 +337,7 @@ pub(super) fn read_lines(path: &Path, bytes: &[u8], opts: &MtxOptions) -> Result
                 (Some(a), Some(b)) => malformed(
                     path,
                     b.3,
-                    "each entry once (set MtxOptions::duplicates to merge duplicates)",
+                    "each entry once (remove or sum the repeated entries in the file)",
                     format!(
                         "entry {} {} again (first on line {}{})",
                         b.0 + 1,
