@@ -45,7 +45,8 @@ def test_cuda_status_and_nvrtc_extra():
 
     s = kg.cuda_status()
     assert set(s) == {"nvrtc", "devices", "nvrtc_from", "error"}
-    assert s["devices"] > 0 or s["error"]
+    # without a driver the count is 0 (not an error, issue 33); the reason, if any, is in "error"
+    assert isinstance(s["devices"], int) and s["devices"] >= 0
     if importlib.util.find_spec("nvidia") is not None:
         # kronograph[cuda] installed the nvidia-cuda-nvrtc wheel: import found and loaded it
         assert s["nvrtc_from"] is not None and s["nvrtc"], s
