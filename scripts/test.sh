@@ -26,6 +26,11 @@ phase() {  # phase NAME: ends the previous phase (printing its time), starts NAM
 phase "architecture check"
 python3 scripts/check_architecture.py
 
+# the API documentation builds without a warning (broken links, private items)
+phase "cargo doc (warnings are errors)"
+RUSTDOCFLAGS="-D warnings" cargo doc --quiet --no-deps --workspace --features kronograph/testing
+RUSTDOCFLAGS="-D warnings" cargo doc --quiet --no-deps -p kronograph --no-default-features
+
 phase "NVRTC from PyPI"
 python3 -m pip install --quiet --disable-pip-version-check nvidia-cuda-nvrtc==13.0.88
 nvrtc_lib=$(python3 -c 'import nvidia, os; print(os.path.join(list(nvidia.__path__)[0], "cu13", "lib"))')

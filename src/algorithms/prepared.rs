@@ -93,7 +93,7 @@ fn timed<R>(f: impl FnOnce() -> crate::Result<R>) -> crate::Result<(R, f64)> {
 }
 
 /// A BFS prepared on a backend (on a device: the fused, direction-optimizing
-/// [`GpuBfs`](super::gpu::GpuBfs) owning the uploaded matrix).
+/// [`GpuBfs`] owning the uploaded matrix).
 pub struct PreparedBfs<'a> {
     a: &'a SparseMatrix<f64>,
     opts: BfsOptions,
@@ -137,7 +137,7 @@ impl<'a> PreparedBfs<'a> {
 }
 
 /// Single-source shortest paths prepared on a backend (on a device:
-/// near-far delta-stepping, [`GpuSssp`](super::gpu::GpuSssp), or the
+/// near-far delta-stepping, [`GpuSssp`], or the
 /// frontier Bellman–Ford, as [`SsspOptions`] say).
 pub struct PreparedSssp<'a> {
     a: &'a SparseMatrix<f64>,

@@ -41,7 +41,7 @@
 //! gradient sums; `iters` then counts both solves) instead of `gram`.
 //!
 //! `--xmv rows|tiles` picks the batched value kernel's XMV scheme
-//! ([`XmvScheme`](kronograph::mgk::XmvScheme)): `rows` (the default: a row
+//! ([`XmvScheme`]): `rows` (the default: a row
 //! of G × a chunk of G′'s nonzeros per warp) or `tiles` (the tile-pair
 //! design: octile pairs shared out among the warps, a row-structured or a
 //! sparse primitive per tile pair by nonzero products ≥

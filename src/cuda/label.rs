@@ -101,7 +101,7 @@ impl LabelLayout {
 
 /// A label type that can be copied to the GPU.
 ///
-/// Implemented for `()`, numbers, fixed arrays, [`Record`](crate::graph::Record)
+/// Implemented for `()`, numbers, fixed arrays, [`Record`]
 /// and the structs declared with [`label_struct!`](crate::label_struct).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be copied to the GPU (it does not implement `GpuLabel`)",

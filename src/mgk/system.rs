@@ -78,7 +78,7 @@ pub fn node_kernel_floor<T: Real>() -> f64 {
 /// reaches such a length scale gets a finite value and gradient instead of
 /// an error. A node kernel that is exactly 0 on some pairs (a `delta` with
 /// `h = 0`) gets the same limit. Every backend calls this (the GPU's
-/// generated `kappa_node`, [`crate::mgk::gpu`]'s codegen, emits the same
+/// generated `kappa_node`, the GPU code generation's, emits the same
 /// test with the same constant).
 #[inline]
 pub fn floor_node_kernel(kv: f64, floor: f64) -> f64 {

@@ -11,7 +11,7 @@
 //! One run draws random μ_{i,d}, ν_{d,ℓ} (d a *shade*: colour q has M(q)
 //! shades) and α_{s,(i,j)} in GF(2^b), forms the labels
 //! ζ_{i,ℓ} = Σ_{d ∈ S_{c(i)}} μ_{i,d} ν_{d,ℓ}, and for each of the 2^k
-//! subsets L ⊆ [k] the label sums ζ_i^L = Σ_{ℓ∈L} ζ_{i,ℓ}; then
+//! subsets L ⊆ {1, …, k} the label sums ζ_i^L = Σ_{ℓ∈L} ζ_{i,ℓ}; then
 //! P_{i,1} = ζ_i^L and, for s = 2..k,
 //! P_{i,s} = Σ_{j∈Γ(i)} α_{s,(i,j)} Σ_{s1+s2=s} P_{i,s1} P_{j,s2};
 //! finally Q_i = Σ_L P_{i,k}(ζ^L). If i lies in no match, Q_i = 0 always;

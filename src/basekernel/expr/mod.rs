@@ -46,7 +46,7 @@
 //! A hyperparameter is identified by its name: the same name used twice in a
 //! formula is one θ (its definitions must agree). A field is read from both
 //! labels: [`x`] from the first, [`y`] from the second; fields must be of
-//! kind `int` or `float`. On [`Record`](crate::graph::Record) labels the
+//! kind `int` or `float`. On [`Record`] labels the
 //! names are resolved once when the kernel meets the data (the marginalized
 //! graph kernel binds its kernels itself; [`BaseKernel::bind`](crate::basekernel::BaseKernel::bind) does it by
 //! hand); on [`label_struct!`](crate::label_struct) types and plain numbers

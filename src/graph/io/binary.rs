@@ -1,6 +1,6 @@
 //! A binary graph format for loading one large graph again and again: the
 //! CSR arrays as they are in memory, behind a versioned header and
-//! checksums. Write one with [`write`] (`kronograph convert GRAPH OUT.kgb`);
+//! checksums. Write one with [`write()`] (`kronograph convert GRAPH OUT.kgb`);
 //! [`load`](super::load) and every subcommand recognise it by its first
 //! bytes, whatever its name.
 //!

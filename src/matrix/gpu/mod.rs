@@ -29,7 +29,7 @@
 //!
 //! Kernels are generated from each semiring's CUDA form
 //! ([`Semiring::cuda`](crate::semirings::Semiring::cuda)) followed by
-//! `kernels/graphblas.cu`, compiled by NVRTC once per [`KernelKey`]
+//! `kernels/graphblas.cu`, compiled by NVRTC once per kernel key (element type, semiring, index width)
 //! (cached in memory and on disk by [`crate::cuda::jit`]) and loaded once
 //! per device; the element-wise ones once per [`ElementKey`] (operation and
 //! operator, accumulator, element types, mask kind) from

@@ -137,7 +137,7 @@ where
 /// or loses it with `desc.replace`.
 ///
 /// # Errors
-/// Shape mismatches ([`MatrixError`]), operand types that differ from the
+/// Shape mismatches ([`MatrixError`](crate::matrix::MatrixError)), operand types that differ from the
 /// semiring's ([`CudaError::Mismatch`]), NVRTC and driver errors.
 pub fn mxv<S, TA, TB>(
     w: &mut DeviceDenseVector<S::C>,

@@ -33,7 +33,7 @@ impl GramOutput {
     }
 }
 
-/// A Gram matrix and its gradient, from [`GpuGram::gram_with_gradient`]
+/// A Gram matrix and its gradient, from [`GpuGram::gram_with_gradient`](super::GpuGram::gram_with_gradient)
 /// (and the `_xy` / `diag` forms).
 #[derive(Clone, Debug, PartialEq)]
 pub struct GramGradient {
@@ -49,7 +49,7 @@ pub struct GramGradient {
     pub gradient: Vec<f64>,
 }
 
-/// Nodal similarity of one pair, from [`GpuGram::nodal`].
+/// Nodal similarity of one pair, from [`GpuGram::nodal`](super::GpuGram::nodal).
 #[derive(Clone, Debug, PartialEq)]
 pub struct NodalOutput {
     /// Nodes of the first graph.

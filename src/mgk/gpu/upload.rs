@@ -102,10 +102,10 @@ where
     KN: BaseKernel<N>,
     KE: BaseKernel<E>,
 {
-    /// Reorders each graph (by [`MgkConfig::reorder`], in parallel), packs
+    /// Reorders each graph (by [`MgkConfig::reorder`](crate::mgk::MgkConfig::reorder), in parallel), packs
     /// the graphs into octiles and uploads them for this kernel's precision.
     /// Starts compiling the batched kernel for these labels in the
-    /// background (see [`jit::prefetch`](crate::cuda::jit::prefetch)), so that the
+    /// background (the JIT's prefetch), so that the
     /// first `gram` finds it ready or nearly so.
     ///
     /// # Errors
