@@ -48,10 +48,13 @@ cargo test --release --workspace
 # the build without the `cuda` feature: every CUDA request must come back as a
 # typed `CudaNotCompiled` error and every CPU test must still pass. Only the
 # root package (the Python crate enables `cuda` and would unify it back on),
-# and only what the feature changes: the library's unit tests and the
-# integration tests of the backend choice (tests/no_cuda.rs).
-phase "cargo test --release --no-default-features --lib --test no_cuda"
-cargo test --release --no-default-features --lib --test no_cuda
+# and only what the feature changes: the integration tests of the backend
+# choice (tests/no_cuda.rs), which build the library and the CLI without the
+# feature. The library's unit tests are CPU tests the first phase ran; here
+# they are only type-checked (with lints), not compiled a second time.
+phase "cargo test --release --no-default-features --test no_cuda"
+cargo test --release --no-default-features --test no_cuda
+cargo clippy --quiet -p kronograph --no-default-features --lib --tests -- -D warnings
 
 # every example must run, not only compile (built by the first phase)
 phase "examples"
