@@ -32,7 +32,7 @@ use cudarc::driver::{CudaFunction, CudaSlice, DeviceRepr, LaunchConfig, PushKern
 /// `PairInfo`).
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
-struct PairInfo {
+pub(super) struct PairInfo {
     na0: i32,
     n1: i32,
     nb0: i32,
@@ -50,6 +50,27 @@ struct PairInfo {
 // SAFETY: plain old data, laid out as the kernel's `struct PairInfo` (12 ints).
 unsafe impl DeviceRepr for PairInfo {}
 
+impl PairInfo {
+    /// Graph `i` of `a` and graph `j` of `b`.
+    pub(super) fn of(a: &GpuGraphs, i: usize, b: &GpuGraphs, j: usize) -> Self {
+        let (n1, n2) = (a.num_nodes[i], b.num_nodes[j]);
+        PairInfo {
+            na0: first_of(&a.num_nodes, i),
+            n1: n1 as i32,
+            nb0: first_of(&b.num_nodes, j),
+            n2: n2 as i32,
+            ta0: first_of(&a.num_tiles, i),
+            nta: a.num_tiles[i] as i32,
+            tb0: first_of(&b.num_tiles, j),
+            ntb: b.num_tiles[j] as i32,
+            za0: first_of(&a.nnz, i),
+            nza: a.nnz[i] as i32,
+            zb0: first_of(&b.nnz, j),
+            nzb: b.nnz[j] as i32,
+        }
+    }
+}
+
 /// One solved large pair.
 pub(crate) struct LargeSolve {
     pub(crate) value: f64,
@@ -58,11 +79,11 @@ pub(crate) struct LargeSolve {
     pub(crate) nodal: Option<Vec<f64>>,
 }
 
-fn first_of(counts: &[usize], i: usize) -> i32 {
+pub(super) fn first_of(counts: &[usize], i: usize) -> i32 {
     counts[..i].iter().sum::<usize>() as i32
 }
 
-const BLOCK: u32 = 256;
+pub(super) const BLOCK: u32 = 256;
 
 /// Kernels, vectors and reduction slots of the large-pair path, reused over
 /// the large pairs of one call.
@@ -158,20 +179,7 @@ where
         if n > i32::MAX as usize || n > w.n {
             return Err(CudaError::PairTooLarge { n1, n2, needed: n, available: w.n.min(i32::MAX as usize) });
         }
-        let info = PairInfo {
-            na0: first_of(&a.num_nodes, i),
-            n1: n1 as i32,
-            nb0: first_of(&b.num_nodes, j),
-            n2: n2 as i32,
-            ta0: first_of(&a.num_tiles, i),
-            nta: a.num_tiles[i] as i32,
-            tb0: first_of(&b.num_tiles, j),
-            ntb: b.num_tiles[j] as i32,
-            za0: first_of(&a.nnz, i),
-            nza: a.nnz[i] as i32,
-            zb0: first_of(&b.nnz, j),
-            nzb: b.nnz[j] as i32,
-        };
+        let info = PairInfo::of(a, i, b, j);
         let precision = self.params.precision;
         let stream = &self.dev.stream;
         let LargeWork { fs, vecs, acc, theta_d, nodal: nodal_d, .. } = w;
@@ -231,7 +239,9 @@ where
             }
             {
                 let mut lb = stream.launch_builder(f_xmv);
-                lb.arg(&a.set).arg(&b.set).arg(&info).arg(&*theta_d).arg(&dense_min).arg(&*p).arg(&mut *y);
+                lb.arg(&a.set).arg(&b.set).arg(&info).arg(&*theta_d).arg(&dense_min);
+                real_arg!(lb, &-1.0f64, &-1.0f32);
+                lb.arg(&*p).arg(&mut *y);
                 check("launching the large-pair XMV", || unsafe { lb.launch(xcfg) })?;
             }
             {
