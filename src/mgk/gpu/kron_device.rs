@@ -208,6 +208,27 @@ pub struct DeviceKron<T: DeviceScalar> {
     _t: std::marker::PhantomData<T>,
 }
 
+impl<T: DeviceScalar> std::fmt::Debug for DeviceKron<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DeviceKron").field("device", &self.dev.info().ordinal).field("nodes", &self.dims).finish()
+    }
+}
+
+impl<T: DeviceScalar, E, K> std::fmt::Debug for DeviceKronSet<T, E, K> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DeviceKronSet")
+            .field("device", &self.dev.info().ordinal)
+            .field("graphs", &(self.a.len(), self.b.len()))
+            .finish()
+    }
+}
+
+impl<T: DeviceScalar> std::fmt::Debug for DeviceShiftedKron<'_, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DeviceShiftedKron").field("scale", &self.scale).field("kron", self.kron).finish()
+    }
+}
+
 impl<T: DeviceScalar> DeviceKron<T> {
     /// The product of `g` and `h` with edge kernel `kernel` (uploads both;
     /// for many pairs use [`DeviceKronSet`]).
