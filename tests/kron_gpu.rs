@@ -152,7 +152,8 @@ fn pair_system_gpu_matches_cpu() {
     let e = solve_pairs_gpu(&s, &gs, None, &[(0, 9)], &gpu_opts).unwrap_err();
     assert!(matches!(e, PairSystemError::PairIndex { index: 9, .. }), "{e}");
     let mut d = GraphBuilder::new(2, Direction::Directed).node_labels(vec![0u8, 1]);
-    d.push_edge(0, 1, 1.0, gs[0].edge_labels()[0].clone());
+    let schema = Arc::new(Schema::new().with("label", FieldKind::Int));
+    d.push_edge(0, 1, 1.0, Record::new(schema, [Value::Int(0)]).unwrap());
     let e = solve_pairs_gpu(&s, &[d.build().unwrap()], None, &[(0, 0)], &gpu_opts).unwrap_err();
     assert!(matches!(e, PairSystemError::Cuda(_)) && e.to_string().contains("directed"), "{e}");
 }
@@ -193,7 +194,8 @@ mod device {
             da.axpy(0.3, &dx);
             a.xpay(&x, -1.7);
             da.xpay(&dx, -1.7);
-            assert_eq!(da.to_host().unwrap(), a);
+            // NVRTC contracts a·x + y into one FMA: within an ulp or two
+            assert!(max_abs_diff(&da.to_host().unwrap(), &a) <= 1e-15 * 8.0);
             a.mul_elems(&x, &m);
             da.mul_elems(&dx, &dm);
             assert_eq!(da.to_host().unwrap(), a);
@@ -208,8 +210,8 @@ mod device {
                 (host.0 - devv.0).abs() <= 1e-12 * host.0.abs()
                     && (host.1 - devv.1).abs() <= 1e-12 * host.1.abs().max(1.0)
             );
-            assert_eq!(dxs.to_host().unwrap(), xs);
-            assert_eq!(dzs.to_host().unwrap(), zs);
+            assert!(max_abs_diff(&dxs.to_host().unwrap(), &xs) <= 1e-15 * 4.0);
+            assert!(max_abs_diff(&dzs.to_host().unwrap(), &zs) <= 1e-15 * 4.0);
             let mut grown = up(&x);
             grown.resize(n + 5);
             let g = grown.to_host().unwrap();

@@ -10,12 +10,13 @@
 //! (one read-back), `p = M⁻¹r + βp`. Five launches and two 64-byte
 //! read-backs per iteration; the vectors (6 · n n′ reals) stay on the device.
 //!
-//! Why not `src/solver`'s generic `cg` over a device [`Vector`](crate::solver::Vector):
-//! its operations are one pass each (`axpy`, `xpay`, `dot`, each `dot` a
-//! synchronizing read-back), about eleven launches and three read-backs per
-//! iteration, where the fused kernels here read each vector once; and a device
-//! vector would have to carry its stream to implement the trait's `Send +
-//! Sync` methods. The algorithm is the same (Jacobi PCG from x₀ = 0,
+//! `src/solver`'s generic `cg` over [`DeviceVec`](crate::cuda::DeviceVec)
+//! with this module's `_xmv` kernel as the product (the device
+//! `KronProduct` of `kron_device.rs`, which `kron::solve_pairs_gpu` uses)
+//! does about the same per iteration (the direction update, the diagonal
+//! product, the XMV, `pᵀq` and the fused update with its two reductions: five
+//! launches, two read-backs); this path keeps its own set-up and result
+//! kernels for the MGK's right-hand side and output. The algorithm is the same (Jacobi PCG from x₀ = 0,
 //! stopped at ‖r‖ ≤ tol ‖b‖), and it is checked against the CPU reference.
 
 use super::codegen::{mgk_large_source, LARGE_KERNELS};
