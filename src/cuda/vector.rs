@@ -63,7 +63,8 @@ pub(crate) struct VecContext {
 impl VecContext {
     /// The context of device `ordinal` for scalars `T` (created once per process).
     fn of<T: DeviceScalar>(ordinal: usize) -> Result<Arc<Self>, CudaError> {
-        static CONTEXTS: OnceLock<Mutex<HashMap<(usize, &'static str), Arc<VecContext>>>> = OnceLock::new();
+        type ByDevice = HashMap<(usize, &'static str), Arc<VecContext>>;
+        static CONTEXTS: OnceLock<Mutex<ByDevice>> = OnceLock::new();
         let mut map = CONTEXTS.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
         if let Some(c) = map.get(&(ordinal, T::SUFFIX)) {
             return Ok(c.clone());

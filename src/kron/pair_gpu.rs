@@ -62,7 +62,7 @@ pub(super) fn solve_pairs_device<N: GpuLabel, E: GpuLabel, S: PairSystem<N, E>>(
 /// one (the real cause of a breakdown), else the solver's report.
 fn solver_error(pair: (usize, usize), v: &DeviceVec<f64>, source: SolverError) -> PairSystemError {
     match v.check() {
-        Err(e) => PairSystemError::Cuda(e),
+        Err(e) => e.into(),
         Ok(()) => PairSystemError::Solver { pair, source },
     }
 }

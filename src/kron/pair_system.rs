@@ -193,7 +193,13 @@ pub enum PairSystemError {
     /// The CUDA backend failed (no device, a compile or driver error, a
     /// graph the device path does not take).
     #[error("CUDA: {0}")]
-    Cuda(#[from] crate::cuda::CudaError),
+    Cuda(#[source] Box<crate::cuda::CudaError>),
+}
+
+impl From<crate::cuda::CudaError> for PairSystemError {
+    fn from(e: crate::cuda::CudaError) -> Self {
+        PairSystemError::Cuda(Box::new(e))
+    }
 }
 
 /// [`solve_pairs`] on the backend of `opts`: on a CUDA device (f64 vectors)
@@ -216,7 +222,7 @@ pub fn solve_pairs_gpu<N: GpuLabel, E: GpuLabel, S: PairSystem<N, E>>(
     pairs: &[(usize, usize)],
     opts: &PairSolve,
 ) -> Result<Vec<PairSolution>, PairSystemError> {
-    match crate::backend::resolve_backend(opts.backend.clone())? {
+    match crate::backend::resolve_backend(opts.backend)? {
         None => solve_pairs(system, x, y, pairs, &PairSolve { backend: Backend::Cpu, ..opts.clone() }),
         #[cfg(feature = "cuda")]
         Some(ordinal) => super::pair_gpu::solve_pairs_device(system, x, y, pairs, opts, ordinal),
