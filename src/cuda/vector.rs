@@ -103,10 +103,18 @@ fn config(n: usize) -> LaunchConfig {
     LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (BLOCK, 1, 1), shared_mem_bytes: 0 }
 }
 
-/// A vector of `f32` or `f64` in a CUDA device's memory (see the [module
-/// documentation](self)). Implements [`Vector`]; build one with
+/// A vector of `f32` or `f64` in a CUDA device's memory. Implements
+/// [`Vector`], so the generic solvers run over it; build one with
 /// [`zeros`](Self::zeros) or [`from_host`](Self::from_host), read it with
 /// [`to_host`](Self::to_host).
+///
+/// Every operation is one kernel on the device's stream; a reduction reads
+/// back one partial sum per block (a synchronization), added on the host in
+/// block order, so results depend only on the length. The [`Vector`]
+/// methods cannot return errors: the first failing CUDA call is kept,
+/// reductions then return NaN (a solver stops with a breakdown), and
+/// [`check`](Self::check) (or the next `apply` of a device operator)
+/// returns it.
 ///
 /// # Examples
 /// ```no_run
