@@ -72,10 +72,12 @@ extern "C" __global__ void MGK_CAT(MGK_LARGE_NAME, _ap)(const long long N, const
         y[idx] = diag[idx] * p[idx];
 }
 
-// y -= ((W (x) W') .* E) p: one warp per pair of non-empty octiles (ta of G, tb of G').
+// y += alpha ((W (x) W') .* E) p (alpha = -1 in the PCG): one warp per pair of non-empty octiles
+// (ta of G, tb of G'). Also the product of the device KronProduct (src/mgk/gpu/kron_device.rs).
 extern "C" __global__ void MGK_CAT(MGK_LARGE_NAME, _xmv)(const GraphSet A, const GraphSet B, const PairInfo P,
                                                          const real* __restrict__ theta, const int dense_min,
-                                                         const real* __restrict__ p, real* __restrict__ y) {
+                                                         const real alpha, const real* __restrict__ p,
+                                                         real* __restrict__ y) {
     const long long warps = (long long)gridDim.x * (blockDim.x >> 5);
     const long long pairs = (long long)P.nta * P.ntb;
     // Views of the two graphs' octiles in global memory (weights and labels read directly).
@@ -86,7 +88,7 @@ extern "C" __global__ void MGK_CAT(MGK_LARGE_NAME, _xmv)(const GraphSet A, const
     #pragma unroll 1
     for (long long tp = (blockIdx.x * (long long)blockDim.x + threadIdx.x) >> 5; tp < pairs; tp += warps) {
         const int ta = (int)(tp / P.ntb), tb = (int)(tp - (long long)ta * P.ntb);
-        tile_pair_product<long long>(SA, ta, SB, tb, (long long)P.n2, dense_min, (real)-1, p, y, theta);
+        tile_pair_product<long long>(SA, ta, SB, tb, (long long)P.n2, dense_min, alpha, p, y, theta);
     }
 }
 

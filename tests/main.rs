@@ -37,6 +37,7 @@ mod graphlets_gpu;
 mod io_cli;
 mod io_fuzz;
 mod io_readers;
+mod kron_gpu;
 mod matrix_methods;
 mod matrix_ops;
 mod mgk_backend;

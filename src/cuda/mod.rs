@@ -14,6 +14,10 @@
 //!   first call runs an image compiled with `--Ofast-compile=min` while the
 //!   fully optimized one compiles in the background ([`jit::compile_tiered`]).
 //! - devices, streams and checked driver calls (`device`, crate-private).
+//! - [`DeviceVec`]: a vector in device memory implementing the solvers'
+//!   [`Vector`](crate::solver::Vector) trait, so that the generic solvers run
+//!   on the device (without the `cuda` feature its constructors return
+//!   [`CudaError::NotCompiled`]).
 //!
 //! The marginalized graph kernel's GPU code (code generation, the octile
 //! batch packer, the batched and large-pair launches, gradients, the CPU
@@ -37,6 +41,13 @@ pub mod label;
 pub(crate) mod device;
 #[cfg(feature = "cuda")]
 pub mod jit;
+
+#[cfg(feature = "cuda")]
+mod vector;
+#[cfg(not(feature = "cuda"))]
+#[path = "vector_stub.rs"]
+mod vector;
+pub use self::vector::{DeviceScalar, DeviceVec};
 
 #[cfg(feature = "cuda")]
 pub use self::device::device_count;

@@ -28,6 +28,8 @@ mod edgepair;
 mod lowrank;
 mod matched;
 mod octile;
+#[cfg(feature = "cuda")]
+mod pair_gpu;
 mod pair_system;
 mod product;
 mod sell;
@@ -36,9 +38,16 @@ pub use self::edgepair::EdgePairKron;
 pub use self::lowrank::LowRankKron;
 pub use self::matched::{ClassPacking, MatchedKron};
 pub use self::octile::{OctileLayout, Octiles, Tile, TileEntry, TILE};
-pub use self::pair_system::{solve_pairs, PairSolution, PairSolve, PairSystem, PairSystemError};
+pub use self::pair_system::{solve_pairs, solve_pairs_gpu, PairSolution, PairSolve, PairSystem, PairSystemError};
+#[cfg(feature = "cuda")]
+pub(crate) use self::product::bind_kernel;
 pub use self::product::{CachedKron, KronProduct, KronScalar, Unlabeled};
 pub use self::sell::{SellKron, SellPattern};
+/// The device twins of [`KronProduct`] and [`ShiftedKron`] (feature `cuda`):
+/// [`LinOp`]s over [`DeviceVec`](crate::cuda::DeviceVec), their product
+/// generated per edge-kernel expression by the MGK's code generation.
+#[cfg(feature = "cuda")]
+pub use crate::mgk::gpu::kron_device::{DeviceKron, DeviceKronSet, DeviceShiftedKron};
 
 use crate::solver::{LinOp, Real, SolverError};
 

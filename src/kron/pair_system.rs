@@ -28,6 +28,7 @@
 use super::{Diag, KronApply, KronProduct, Octiles, ShiftedKron};
 use crate::backend::Backend;
 use crate::basekernel::{BaseKernel, KernelError};
+use crate::cuda::GpuLabel;
 use crate::graph::{Graph, Label};
 use crate::solver::{
     bicgstab_or_fixed_point, cg, BicgstabParams, CgParams, IterParams, Precond, SolverError, Workspace,
@@ -56,7 +57,8 @@ use rayon::prelude::*;
 /// Compared with [`mgk::KronSystem`](crate::mgk::KronSystem) (the
 /// marginalized graph kernel's shape `(s D× V×⁻¹ − A×) r = s D× 1`, with its
 /// own batched CPU and GPU solvers), a `PairSystem` takes any diagonal,
-/// right-hand side and output, on the CPU only for now.
+/// right-hand side and output; [`solve_pairs`] solves it on the CPU,
+/// [`solve_pairs_gpu`] on a CUDA device (labels with a device layout).
 pub trait PairSystem<N: Label, E: Label>: Sync {
     /// The edge kernel κe of the off-diagonal part.
     type EdgeKernel: BaseKernel<E>;
@@ -102,9 +104,11 @@ pub trait PairSystem<N: Label, E: Label>: Sync {
 /// What [`solve_pairs`] computes besides the values, and how.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PairSolve {
-    /// Where to solve: [`Backend::Cpu`] or [`Backend::Auto`] (the CPU; a
-    /// user's system has no GPU path yet, so an explicit CUDA device is
-    /// [`PairSystemError::GpuNotSupported`]). Default `Auto`.
+    /// Where to solve. [`solve_pairs`] takes [`Backend::Cpu`] or
+    /// [`Backend::Auto`] (both the CPU; a CUDA device is
+    /// [`PairSystemError::GpuNotSupported`] there); [`solve_pairs_gpu`]
+    /// takes any backend (`Auto`: the first GPU if there is one, else the
+    /// CPU). Default `Auto`.
     pub backend: Backend,
     /// Relative residual tolerance of every solve (default `1e-12`).
     pub tol: f64,
@@ -180,12 +184,51 @@ pub enum PairSystemError {
         /// The pair.
         pair: (usize, usize),
     },
-    /// A user's pair system was asked to run on a CUDA device.
+    /// [`solve_pairs`] (the CPU solver) was asked to run on a CUDA device.
     #[error(
-        "a user's pair system is not supported on the GPU yet: solve it with Backend::Cpu or Backend::Auto (the \
-         marginalized graph kernel and the random walk have their own GPU paths)"
+        "solve_pairs runs on the CPU: call kron::solve_pairs_gpu for a CUDA backend (its labels need a device \
+         layout: primitive types, Record, or a struct declared with kronograph::label_struct!)"
     )]
     GpuNotSupported,
+    /// The CUDA backend failed (no device, a compile or driver error, a
+    /// graph the device path does not take).
+    #[error("CUDA: {0}")]
+    Cuda(#[source] Box<crate::cuda::CudaError>),
+}
+
+impl From<crate::cuda::CudaError> for PairSystemError {
+    fn from(e: crate::cuda::CudaError) -> Self {
+        PairSystemError::Cuda(Box::new(e))
+    }
+}
+
+/// [`solve_pairs`] on the backend of `opts`: on a CUDA device (f64 vectors)
+/// the graphs are uploaded once, the product kernel is generated for the
+/// edge kernel's CUDA form, and each pair is solved by the same
+/// Jacobi-preconditioned [`cg`] over device vectors
+/// ([`DeviceVec`](crate::cuda::DeviceVec)), one pair after the other, with
+/// the gradient by an adjoint solve on the device; the user's diagonal,
+/// right-hand side, output and derivatives are evaluated on the host. On
+/// the CPU (`Backend::Cpu`, or `Auto` without a GPU) it is [`solve_pairs`].
+///
+/// # Errors
+/// As [`solve_pairs`]; [`PairSystemError::Cuda`] when the device cannot be
+/// used, without the `cuda` feature for a CUDA backend, and for directed
+/// graphs on the device (the device path is undirected only).
+pub fn solve_pairs_gpu<N: GpuLabel, E: GpuLabel, S: PairSystem<N, E>>(
+    system: &S,
+    x: &[Graph<N, E>],
+    y: Option<&[Graph<N, E>]>,
+    pairs: &[(usize, usize)],
+    opts: &PairSolve,
+) -> Result<Vec<PairSolution>, PairSystemError> {
+    match crate::backend::resolve_backend(opts.backend)? {
+        None => solve_pairs(system, x, y, pairs, &PairSolve { backend: Backend::Cpu, ..opts.clone() }),
+        #[cfg(feature = "cuda")]
+        Some(ordinal) => super::pair_gpu::solve_pairs_device(system, x, y, pairs, opts, ordinal),
+        #[cfg(not(feature = "cuda"))]
+        Some(_) => Err(crate::cuda::CudaError::NotCompiled.into()),
+    }
 }
 
 /// Solves `system` for each pair `(a, b)` of `pairs`: graph `a` of `x` and
@@ -207,14 +250,7 @@ pub fn solve_pairs<N: Label, E: Label, S: PairSystem<N, E>>(
         return Err(PairSystemError::GpuNotSupported);
     }
     let y = y.unwrap_or(x);
-    for &pair in pairs {
-        if pair.0 >= x.len() {
-            return Err(PairSystemError::PairIndex { pair, index: pair.0, list: "first", len: x.len() });
-        }
-        if pair.1 >= y.len() {
-            return Err(PairSystemError::PairIndex { pair, index: pair.1, list: "second", len: y.len() });
-        }
-    }
+    check_pairs(pairs, x.len(), y.len())?;
     let px: Vec<Octiles<f64, E>> = x.par_iter().map(Octiles::new).collect();
     let py: Option<Vec<Octiles<f64, E>>> = (!std::ptr::eq(x, y)).then(|| y.par_iter().map(Octiles::new).collect());
     let py = py.as_deref().unwrap_or(&px);
@@ -224,19 +260,18 @@ pub fn solve_pairs<N: Label, E: Label, S: PairSystem<N, E>>(
         .collect()
 }
 
-fn solve_pair<N: Label, E: Label, S: PairSystem<N, E>>(
+/// The pair's diagonal, right-hand side and output functional, each checked
+/// to be finite (shared by the CPU and GPU paths).
+pub(super) type Inputs = (Vec<f64>, Vec<f64>, Vec<f64>);
+
+/// [`Inputs`] of the pair `(g, h)` from `system`.
+pub(super) fn inputs<N: Label, E: Label, S: PairSystem<N, E>>(
     system: &S,
-    (g, pg): (&Graph<N, E>, &Octiles<f64, E>),
-    (h, ph): (&Graph<N, E>, &Octiles<f64, E>),
+    g: &Graph<N, E>,
+    h: &Graph<N, E>,
     pair: (usize, usize),
-    opts: &PairSolve,
-    ws: &mut Workspace<Vec<f64>>,
-) -> Result<PairSolution, PairSystemError> {
+) -> Result<Inputs, PairSystemError> {
     let dim = g.num_nodes() * h.num_nodes();
-    let directed = g.is_directed() || h.is_directed();
-    if directed && opts.gradient && system.num_params() > 0 {
-        return Err(PairSystemError::DirectedGradient { pair });
-    }
     let filled = |what: &'static str, f: &dyn Fn(&mut [f64])| {
         let mut v = vec![0.0; dim];
         f(&mut v);
@@ -245,36 +280,35 @@ fn solve_pair<N: Label, E: Label, S: PairSystem<N, E>>(
             None => Ok(v),
         }
     };
-    let d = filled("diagonal", &|v| system.diagonal(g, h, v))?;
-    let rhs = filled("right-hand side", &|v| system.rhs(g, h, v))?;
-    let o = filled("output functional", &|v| system.output(g, h, v))?;
-    let kron = KronProduct::new(pg, ph, system.edge_kernel())?;
-    let c = system.coupling();
-    let op = ShiftedKron::new(Diag::Vec(&d), c, &kron).map_err(|source| PairSystemError::Solver { pair, source })?;
-    let solve = |b: &Vec<f64>, x: &mut Vec<f64>, ws: &mut Workspace<Vec<f64>>| {
-        let iter = IterParams::new(opts.tol, opts.max_iters);
-        let r = if directed {
-            bicgstab_or_fixed_point(&op, b, x, &BicgstabParams { iter, precond: Precond::Jacobi }, ws)
-        } else {
-            cg(&op, b, x, &CgParams { iter, precond: Precond::Jacobi, check_symmetry: false }, ws)
-        };
-        r.map_err(|source| PairSystemError::Solver { pair, source })
-    };
-    let mut xs = vec![0.0; dim];
-    let info = solve(&rhs, &mut xs, ws)?;
-    let value: f64 = o.iter().zip(&xs).map(|(o, x)| o * x).sum();
+    Ok((
+        filled("diagonal", &|v| system.diagonal(g, h, v))?,
+        filled("right-hand side", &|v| system.rhs(g, h, v))?,
+        filled("output functional", &|v| system.output(g, h, v))?,
+    ))
+}
+
+/// The solved pair's result from the forward solution `xs`, and for the
+/// gradient the adjoint solution `ys` (`Aᵀ y = o`) and `kx = (W ⊗ W') ⊙ κe x`
+/// (shared by the CPU and GPU paths).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn finish<N: Label, E: Label, S: PairSystem<N, E>>(
+    system: &S,
+    (g, h): (&Graph<N, E>, &Graph<N, E>),
+    pair: (usize, usize),
+    o: &[f64],
+    xs: &[f64],
+    adjoint: Option<(&[f64], &[f64])>,
+    iterations: usize,
+    opts: &PairSolve,
+) -> Result<PairSolution, PairSystemError> {
+    let dim = xs.len();
+    let value: f64 = o.iter().zip(xs).map(|(o, x)| o * x).sum();
     if !value.is_finite() {
         return Err(PairSystemError::NotFinite { pair, what: "value", at: 0 });
     }
-    let nodal = opts.nodal.then(|| o.iter().zip(&xs).map(|(o, x)| o * x).collect());
+    let nodal = opts.nodal.then(|| o.iter().zip(xs).map(|(o, x)| o * x).collect());
     let mut grad = Vec::new();
-    if opts.gradient && system.num_params() > 0 {
-        // Aᵀ y = o (A is symmetric for undirected pairs)
-        let mut ys = vec![0.0; dim];
-        solve(&o, &mut ys, ws)?;
-        // K x = (W ⊗ W') ⊙ κe x, for ∂c
-        let mut kx = vec![0.0; dim];
-        kron.apply_add(1.0, &xs, &mut kx);
+    if let Some((ys, kx)) = adjoint {
         for t in 0..system.num_params() {
             let (mut dd, mut db, mut d_o) = (vec![0.0; dim], vec![0.0; dim], vec![0.0; dim]);
             let dc = system.derivatives(g, h, t, &mut dd, &mut db, &mut d_o);
@@ -288,7 +322,79 @@ fn solve_pair<N: Label, E: Label, S: PairSystem<N, E>>(
             grad.push(s);
         }
     }
-    Ok(PairSolution { value, grad, nodal, iterations: info.iterations })
+    Ok(PairSolution { value, grad, nodal, iterations })
+}
+
+/// Whether the pair needs the adjoint solve (gradient asked, parameters
+/// there); refuses directed pairs then.
+pub(super) fn wants_gradient<N: Label, E: Label, S: PairSystem<N, E>>(
+    system: &S,
+    directed: bool,
+    pair: (usize, usize),
+    opts: &PairSolve,
+) -> Result<bool, PairSystemError> {
+    let want = opts.gradient && system.num_params() > 0;
+    if directed && want {
+        return Err(PairSystemError::DirectedGradient { pair });
+    }
+    Ok(want)
+}
+
+/// Checks that every pair names graphs of its lists.
+pub(super) fn check_pairs(pairs: &[(usize, usize)], nx: usize, ny: usize) -> Result<(), PairSystemError> {
+    for &pair in pairs {
+        if pair.0 >= nx {
+            return Err(PairSystemError::PairIndex { pair, index: pair.0, list: "first", len: nx });
+        }
+        if pair.1 >= ny {
+            return Err(PairSystemError::PairIndex { pair, index: pair.1, list: "second", len: ny });
+        }
+    }
+    Ok(())
+}
+
+/// The Jacobi-preconditioned solver parameters of every solve.
+pub(super) fn cg_params(opts: &PairSolve) -> CgParams {
+    CgParams { iter: IterParams::new(opts.tol, opts.max_iters), precond: Precond::Jacobi, check_symmetry: false }
+}
+
+fn solve_pair<N: Label, E: Label, S: PairSystem<N, E>>(
+    system: &S,
+    (g, pg): (&Graph<N, E>, &Octiles<f64, E>),
+    (h, ph): (&Graph<N, E>, &Octiles<f64, E>),
+    pair: (usize, usize),
+    opts: &PairSolve,
+    ws: &mut Workspace<Vec<f64>>,
+) -> Result<PairSolution, PairSystemError> {
+    let dim = g.num_nodes() * h.num_nodes();
+    let directed = g.is_directed() || h.is_directed();
+    let want_grad = wants_gradient(system, directed, pair, opts)?;
+    let (d, rhs, o) = inputs(system, g, h, pair)?;
+    let kron = KronProduct::new(pg, ph, system.edge_kernel())?;
+    let c = system.coupling();
+    let op = ShiftedKron::new(Diag::Vec(&d), c, &kron).map_err(|source| PairSystemError::Solver { pair, source })?;
+    let solve = |b: &Vec<f64>, x: &mut Vec<f64>, ws: &mut Workspace<Vec<f64>>| {
+        let r = if directed {
+            let iter = IterParams::new(opts.tol, opts.max_iters);
+            bicgstab_or_fixed_point(&op, b, x, &BicgstabParams { iter, precond: Precond::Jacobi }, ws)
+        } else {
+            cg(&op, b, x, &cg_params(opts), ws)
+        };
+        r.map_err(|source| PairSystemError::Solver { pair, source })
+    };
+    let mut xs = vec![0.0; dim];
+    let info = solve(&rhs, &mut xs, ws)?;
+    let (mut ys, mut kx) = (Vec::new(), Vec::new());
+    if want_grad {
+        // Aᵀ y = o (A is symmetric for undirected pairs)
+        ys = vec![0.0; dim];
+        solve(&o, &mut ys, ws)?;
+        // K x = (W ⊗ W') ⊙ κe x, for ∂c
+        kx = vec![0.0; dim];
+        kron.apply_add(1.0, &xs, &mut kx);
+    }
+    let adjoint = want_grad.then_some((ys.as_slice(), kx.as_slice()));
+    finish(system, (g, h), pair, &o, &xs, adjoint, info.iterations, opts)
 }
 
 #[cfg(test)]

@@ -129,6 +129,35 @@ type RowGroup = (usize, usize, usize);
 /// application over row blocks with rayon.
 pub(super) const PAR_DIM: usize = 1 << 17;
 
+/// `kernel` bound ([`BaseKernel::bind`], on a clone) to the schema of the
+/// edge labels of two graphs (`a`, `b`: the schema of each graph's labels, if
+/// any), or borrowed as it is for labels without a schema.
+///
+/// # Errors
+/// [`KernelError::Label`] naming a field the labels do not have (or of the
+/// wrong kind), or when the two graphs' labels have different schemas.
+pub(crate) fn bind_kernel<E: ?Sized, K: BaseKernel<E> + Clone>(
+    kernel: &K,
+    a: Option<std::sync::Arc<crate::graph::Schema>>,
+    b: Option<std::sync::Arc<crate::graph::Schema>>,
+) -> Result<Cow<'_, K>, KernelError> {
+    Ok(match (a, b) {
+        (None, None) => Cow::Borrowed(kernel),
+        (Some(s), Some(t)) if *s != *t => {
+            return Err(crate::graph::LabelError::RecordShape {
+                expected: s.describe(),
+                found: format!("edge labels of the second graph with fields {}", t.describe()),
+            }
+            .into())
+        }
+        (Some(s), _) | (None, Some(s)) => {
+            let mut k = kernel.clone();
+            k.bind(&s)?;
+            Cow::Owned(k)
+        }
+    })
+}
+
 impl<'a, T: KronScalar, E: Label, K: BaseKernel<E>> KronProduct<'a, T, E, K> {
     /// The product of the packed graphs `a` (`G`) and `b` (`G'`) with edge
     /// kernel `kernel`. `O(1)` for labels without a schema; for
@@ -142,21 +171,7 @@ impl<'a, T: KronScalar, E: Label, K: BaseKernel<E>> KronProduct<'a, T, E, K> {
     /// schemas.
     pub fn new(a: &'a Octiles<T, E>, b: &'a Octiles<T, E>, kernel: &'a K) -> Result<Self, KernelError> {
         let schema = |o: &Octiles<T, E>| o.labels().first().and_then(|l| l.schema()).cloned();
-        let kernel = match (schema(a), schema(b)) {
-            (None, None) => Cow::Borrowed(kernel),
-            (Some(s), Some(t)) if *s != *t => {
-                return Err(crate::graph::LabelError::RecordShape {
-                    expected: s.describe(),
-                    found: format!("edge labels of the second graph with fields {}", t.describe()),
-                }
-                .into())
-            }
-            (Some(s), _) | (None, Some(s)) => {
-                let mut k = kernel.clone();
-                k.bind(&s)?;
-                Cow::Owned(k)
-            }
-        };
+        let kernel = bind_kernel(kernel, schema(a), schema(b))?;
         Ok(Self::with_kernel(a, b, kernel))
     }
 

@@ -262,6 +262,14 @@ impl<V: Vector + Default> Workspace<V> {
 }
 
 impl<V: Vector> Workspace<V> {
+    /// A workspace whose vectors `make` creates: for vector types without
+    /// [`Default`], such as [`DeviceVec`](crate::cuda::DeviceVec), whose
+    /// vectors must know their device (`make` is called 8 times; the
+    /// vectors are grown by the first solve).
+    pub fn with_vectors(mut make: impl FnMut() -> V) -> Self {
+        Workspace { vecs: std::array::from_fn(|_| make()), jacobi: Jacobi::with_vector(make()) }
+    }
+
     /// Resizes the first `k` work vectors to `n` entries.
     pub(crate) fn ensure(&mut self, n: usize, k: usize) {
         for v in self.vecs.iter_mut().take(k) {

@@ -112,6 +112,12 @@ impl<V: Vector + Default> Jacobi<V> {
 }
 
 impl<V: Vector> Jacobi<V> {
+    /// A Jacobi preconditioner that keeps its diagonal in `v` (resized by
+    /// the first setup): for vector types without [`Default`].
+    pub fn with_vector(v: V) -> Self {
+        Jacobi { inv_diag: v }
+    }
+
     /// `1 / diag(A)` of the last setup.
     pub fn inverse_diagonal(&self) -> &V {
         &self.inv_diag

@@ -10,12 +10,13 @@
 //! (one read-back), `p = M⁻¹r + βp`. Five launches and two 64-byte
 //! read-backs per iteration; the vectors (6 · n n′ reals) stay on the device.
 //!
-//! Why not `src/solver`'s generic `cg` over a device [`Vector`](crate::solver::Vector):
-//! its operations are one pass each (`axpy`, `xpay`, `dot`, each `dot` a
-//! synchronizing read-back), about eleven launches and three read-backs per
-//! iteration, where the fused kernels here read each vector once; and a device
-//! vector would have to carry its stream to implement the trait's `Send +
-//! Sync` methods. The algorithm is the same (Jacobi PCG from x₀ = 0,
+//! `src/solver`'s generic `cg` over [`DeviceVec`](crate::cuda::DeviceVec)
+//! with this module's `_xmv` kernel as the product (the device
+//! `KronProduct` of `kron_device.rs`, which `kron::solve_pairs_gpu` uses)
+//! does about the same per iteration (the direction update, the diagonal
+//! product, the XMV, `pᵀq` and the fused update with its two reductions: five
+//! launches, two read-backs); this path keeps its own set-up and result
+//! kernels for the MGK's right-hand side and output. The algorithm is the same (Jacobi PCG from x₀ = 0,
 //! stopped at ‖r‖ ≤ tol ‖b‖), and it is checked against the CPU reference.
 
 use super::codegen::{mgk_large_source, LARGE_KERNELS};
@@ -32,7 +33,7 @@ use cudarc::driver::{CudaFunction, CudaSlice, DeviceRepr, LaunchConfig, PushKern
 /// `PairInfo`).
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
-struct PairInfo {
+pub(super) struct PairInfo {
     na0: i32,
     n1: i32,
     nb0: i32,
@@ -50,6 +51,27 @@ struct PairInfo {
 // SAFETY: plain old data, laid out as the kernel's `struct PairInfo` (12 ints).
 unsafe impl DeviceRepr for PairInfo {}
 
+impl PairInfo {
+    /// Graph `i` of `a` and graph `j` of `b`.
+    pub(super) fn of(a: &GpuGraphs, i: usize, b: &GpuGraphs, j: usize) -> Self {
+        let (n1, n2) = (a.num_nodes[i], b.num_nodes[j]);
+        PairInfo {
+            na0: first_of(&a.num_nodes, i),
+            n1: n1 as i32,
+            nb0: first_of(&b.num_nodes, j),
+            n2: n2 as i32,
+            ta0: first_of(&a.num_tiles, i),
+            nta: a.num_tiles[i] as i32,
+            tb0: first_of(&b.num_tiles, j),
+            ntb: b.num_tiles[j] as i32,
+            za0: first_of(&a.nnz, i),
+            nza: a.nnz[i] as i32,
+            zb0: first_of(&b.nnz, j),
+            nzb: b.nnz[j] as i32,
+        }
+    }
+}
+
 /// One solved large pair.
 pub(crate) struct LargeSolve {
     pub(crate) value: f64,
@@ -58,11 +80,11 @@ pub(crate) struct LargeSolve {
     pub(crate) nodal: Option<Vec<f64>>,
 }
 
-fn first_of(counts: &[usize], i: usize) -> i32 {
+pub(super) fn first_of(counts: &[usize], i: usize) -> i32 {
     counts[..i].iter().sum::<usize>() as i32
 }
 
-const BLOCK: u32 = 256;
+pub(super) const BLOCK: u32 = 256;
 
 /// Kernels, vectors and reduction slots of the large-pair path, reused over
 /// the large pairs of one call.
@@ -158,20 +180,7 @@ where
         if n > i32::MAX as usize || n > w.n {
             return Err(CudaError::PairTooLarge { n1, n2, needed: n, available: w.n.min(i32::MAX as usize) });
         }
-        let info = PairInfo {
-            na0: first_of(&a.num_nodes, i),
-            n1: n1 as i32,
-            nb0: first_of(&b.num_nodes, j),
-            n2: n2 as i32,
-            ta0: first_of(&a.num_tiles, i),
-            nta: a.num_tiles[i] as i32,
-            tb0: first_of(&b.num_tiles, j),
-            ntb: b.num_tiles[j] as i32,
-            za0: first_of(&a.nnz, i),
-            nza: a.nnz[i] as i32,
-            zb0: first_of(&b.nnz, j),
-            nzb: b.nnz[j] as i32,
-        };
+        let info = PairInfo::of(a, i, b, j);
         let precision = self.params.precision;
         let stream = &self.dev.stream;
         let LargeWork { fs, vecs, acc, theta_d, nodal: nodal_d, .. } = w;
@@ -231,7 +240,9 @@ where
             }
             {
                 let mut lb = stream.launch_builder(f_xmv);
-                lb.arg(&a.set).arg(&b.set).arg(&info).arg(&*theta_d).arg(&dense_min).arg(&*p).arg(&mut *y);
+                lb.arg(&a.set).arg(&b.set).arg(&info).arg(&*theta_d).arg(&dense_min);
+                real_arg!(lb, &-1.0f64, &-1.0f32);
+                lb.arg(&*p).arg(&mut *y);
                 check("launching the large-pair XMV", || unsafe { lb.launch(xcfg) })?;
             }
             {

@@ -97,6 +97,8 @@ mod grad;
 #[cfg(feature = "cuda")]
 mod gram;
 #[cfg(feature = "cuda")]
+pub(crate) mod kron_device;
+#[cfg(feature = "cuda")]
 mod large;
 #[cfg(feature = "cuda")]
 mod upload;

@@ -158,56 +158,62 @@ where
     /// # Errors
     /// [`CudaError::Driver`] from the copies.
     pub fn upload_packed(&self, b: &PackedBatch) -> Result<GpuGraphs, CudaError> {
-        let p = b.precision;
-        let i32b = |v: &[i32]| pod_bytes(v, |x| x.to_le_bytes().to_vec());
-        let host: [Vec<u8>; 12] = [
-            i32b(&b.node_offsets),
-            i32b(&b.tile_offsets),
-            i32b(&b.nz_offsets),
-            pod_bytes(&b.tile_ij, |x| x.to_le_bytes().to_vec()),
-            pod_bytes(&b.tile_bitmap, |x| x.to_le_bytes().to_vec()),
-            i32b(&b.tile_start),
-            b.nz_pos.clone(),
-            real_bytes(&b.nz_weight, p),
-            b.nz_label.clone(),
-            real_bytes(&b.degree, p),
-            b.node_label.clone(),
-            real_bytes(&b.start, p),
-        ];
-        let stream = &self.dev.stream;
-        let mut bufs = Vec::with_capacity(12);
-        let mut ptrs = [0u64; 12];
-        for (k, h) in host.iter().enumerate() {
-            // never allocate zero bytes
-            let data: &[u8] = if h.is_empty() { &[0u8; 8] } else { h };
-            let d = check("uploading graphs", || stream.clone_htod(data))?;
-            ptrs[k] = d.device_ptr(stream).0;
-            bufs.push(d);
-        }
-        let set = GraphSet {
-            node_off: ptrs[0],
-            tile_off: ptrs[1],
-            nz_off: ptrs[2],
-            tile_ij: ptrs[3],
-            tile_bm: ptrs[4],
-            tile_nz: ptrs[5],
-            nz_pos: ptrs[6],
-            nz_w: ptrs[7],
-            nz_e: ptrs[8],
-            deg: ptrs[9],
-            vlab: ptrs[10],
-            start: ptrs[11],
-        };
-        Ok(GpuGraphs {
-            dev: self.dev.clone(),
-            precision: p,
-            node_layout: b.node_layout.clone(),
-            edge_layout: b.edge_layout.clone(),
-            num_nodes: (0..b.len()).map(|g| b.num_nodes(g)).collect(),
-            num_tiles: (0..b.len()).map(|g| b.num_tiles(g)).collect(),
-            nnz: b.nnz.clone(),
-            set,
-            _bufs: bufs,
-        })
+        upload_batch(&self.dev, b)
     }
+}
+
+/// Uploads a packed batch to `dev` (the graphs of [`GpuGram::upload`], and of
+/// the device Kronecker products).
+pub(super) fn upload_batch(dev: &Arc<Device>, b: &PackedBatch) -> Result<GpuGraphs, CudaError> {
+    let p = b.precision;
+    let i32b = |v: &[i32]| pod_bytes(v, |x| x.to_le_bytes().to_vec());
+    let host: [Vec<u8>; 12] = [
+        i32b(&b.node_offsets),
+        i32b(&b.tile_offsets),
+        i32b(&b.nz_offsets),
+        pod_bytes(&b.tile_ij, |x| x.to_le_bytes().to_vec()),
+        pod_bytes(&b.tile_bitmap, |x| x.to_le_bytes().to_vec()),
+        i32b(&b.tile_start),
+        b.nz_pos.clone(),
+        real_bytes(&b.nz_weight, p),
+        b.nz_label.clone(),
+        real_bytes(&b.degree, p),
+        b.node_label.clone(),
+        real_bytes(&b.start, p),
+    ];
+    let stream = &dev.stream;
+    let mut bufs = Vec::with_capacity(12);
+    let mut ptrs = [0u64; 12];
+    for (k, h) in host.iter().enumerate() {
+        // never allocate zero bytes
+        let data: &[u8] = if h.is_empty() { &[0u8; 8] } else { h };
+        let d = check("uploading graphs", || stream.clone_htod(data))?;
+        ptrs[k] = d.device_ptr(stream).0;
+        bufs.push(d);
+    }
+    let set = GraphSet {
+        node_off: ptrs[0],
+        tile_off: ptrs[1],
+        nz_off: ptrs[2],
+        tile_ij: ptrs[3],
+        tile_bm: ptrs[4],
+        tile_nz: ptrs[5],
+        nz_pos: ptrs[6],
+        nz_w: ptrs[7],
+        nz_e: ptrs[8],
+        deg: ptrs[9],
+        vlab: ptrs[10],
+        start: ptrs[11],
+    };
+    Ok(GpuGraphs {
+        dev: dev.clone(),
+        precision: p,
+        node_layout: b.node_layout.clone(),
+        edge_layout: b.edge_layout.clone(),
+        num_nodes: (0..b.len()).map(|g| b.num_nodes(g)).collect(),
+        num_tiles: (0..b.len()).map(|g| b.num_tiles(g)).collect(),
+        nnz: b.nnz.clone(),
+        set,
+        _bufs: bufs,
+    })
 }

@@ -1,0 +1,349 @@
+//! The generic Kronecker layer on the device (issue 33): device vectors under
+//! the generic solvers, the device `KronProduct` against the CPU one, a
+//! user's own Chebyshev iteration over it, and a user's own pair system
+//! through `solve_pairs_gpu` equal to the CPU f64 result (values, nodal
+//! outputs and gradients to 1e-12). The GPU tests skip without a GPU and fail
+//! instead when `KRONOGRAPH_REQUIRE_GPU=1`; the CPU tests run everywhere.
+
+use crate::device_common::gpu_or_skip;
+use kronograph::basekernel::{Field, KroneckerDelta};
+use kronograph::cuda::Backend;
+use kronograph::graph::{Direction, FieldKind, Graph, GraphBuilder, Record, Schema, Value};
+use kronograph::kron::{solve_pairs, solve_pairs_gpu, PairSolution, PairSolve, PairSystem, PairSystemError};
+use kronograph::rand::{Rng, SeedableRng};
+use std::sync::Arc;
+
+type G = Graph<u8, Record>;
+
+/// A random undirected graph with integer edge labels, weights in [0.5, 2)
+/// and (with `loops`) some self-loops.
+fn random_graph(n: usize, seed: u64, loops: bool) -> G {
+    let s = Arc::new(Schema::new().with("label", FieldKind::Int));
+    let mut rng = kronograph::rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    let labels = (0..n).map(|_| rng.random_range(0..3u8)).collect();
+    let mut b = GraphBuilder::new(n, Direction::Undirected).node_labels(labels);
+    for i in 0..n {
+        for j in i..n {
+            if (i != j || loops) && rng.random_bool(if i == j { 0.3 } else { 0.4 }) {
+                let l = Record::new(s.clone(), [Value::Int(rng.random_range(0..2))]).unwrap();
+                b.push_edge(i, j, rng.random_range(0.5..2.0), l);
+            }
+        }
+    }
+    b.build().unwrap()
+}
+
+fn kernel() -> Field<KroneckerDelta> {
+    Field::new("label", KroneckerDelta::new(0.3))
+}
+
+/// (D ⊗ D′ + 1 − c (W ⊗ W′) ⊙ κe) x = b, b_(i,i′) = 1 + β [v_i = v′_i′],
+/// value Σ x (1 + i′), θ = (c, β): the system of the CPU unit test.
+struct Own {
+    kernel: Field<KroneckerDelta>,
+    c: f64,
+    beta: f64,
+}
+
+impl PairSystem<u8, Record> for Own {
+    type EdgeKernel = Field<KroneckerDelta>;
+    fn edge_kernel(&self) -> &Self::EdgeKernel {
+        &self.kernel
+    }
+    fn coupling(&self) -> f64 {
+        self.c
+    }
+    fn diagonal(&self, g: &G, h: &G, d: &mut [f64]) {
+        let (dg, dh) = (g.degrees(), h.degrees());
+        for (k, v) in d.iter_mut().enumerate() {
+            *v = dg[k / h.num_nodes()] * dh[k % h.num_nodes()] + 1.0;
+        }
+    }
+    fn rhs(&self, g: &G, h: &G, b: &mut [f64]) {
+        let m = h.num_nodes();
+        for (k, v) in b.iter_mut().enumerate() {
+            *v = 1.0 + if g.node_labels()[k / m] == h.node_labels()[k % m] { self.beta } else { 0.0 };
+        }
+    }
+    fn output(&self, _g: &G, h: &G, o: &mut [f64]) {
+        for (k, v) in o.iter_mut().enumerate() {
+            *v = 1.0 + (k % h.num_nodes()) as f64;
+        }
+    }
+    fn num_params(&self) -> usize {
+        2
+    }
+    fn derivatives(&self, g: &G, h: &G, t: usize, _dd: &mut [f64], db: &mut [f64], _do: &mut [f64]) -> f64 {
+        if t == 0 {
+            return 1.0;
+        }
+        let m = h.num_nodes();
+        for (k, v) in db.iter_mut().enumerate() {
+            *v = if g.node_labels()[k / m] == h.node_labels()[k % m] { 1.0 } else { 0.0 };
+        }
+        0.0
+    }
+}
+
+fn graphs() -> Vec<G> {
+    (0..6).map(|k| random_graph(3 + 4 * k, 40 + k as u64, k % 2 == 0)).collect()
+}
+
+fn all_pairs(n: usize) -> Vec<(usize, usize)> {
+    (0..n).flat_map(|a| (a..n).map(move |b| (a, b))).collect()
+}
+
+fn assert_same(gpu: &[PairSolution], cpu: &[PairSolution], tol: f64) {
+    for (g, c) in gpu.iter().zip(cpu) {
+        assert!((g.value - c.value).abs() <= tol * c.value.abs(), "value {} vs {}", g.value, c.value);
+        assert_eq!(g.grad.len(), c.grad.len());
+        for (a, b) in g.grad.iter().zip(&c.grad) {
+            assert!((a - b).abs() <= tol * b.abs().max(1.0), "gradient {a} vs {b}");
+        }
+        let (gn, cn) = (g.nodal.as_ref().unwrap(), c.nodal.as_ref().unwrap());
+        for (a, b) in gn.iter().zip(cn) {
+            assert!((a - b).abs() <= tol * c.value.abs(), "nodal {a} vs {b}");
+        }
+    }
+}
+
+/// On the CPU backend `solve_pairs_gpu` is `solve_pairs`; without a device a
+/// CUDA backend is a typed error, never a silent CPU run.
+#[test]
+fn pair_system_gpu_entry_on_the_cpu() {
+    let gs = graphs();
+    let s = Own { kernel: kernel(), c: 0.2, beta: 0.7 };
+    let opts = PairSolve { backend: Backend::Cpu, gradient: true, nodal: true, ..Default::default() };
+    let pairs = all_pairs(gs.len());
+    let cpu = solve_pairs(&s, &gs, None, &pairs, &opts).unwrap();
+    assert_eq!(solve_pairs_gpu(&s, &gs, None, &pairs, &opts).unwrap(), cpu);
+    let cuda = PairSolve { backend: Backend::Cuda(0), ..opts.clone() };
+    assert!(matches!(solve_pairs(&s, &gs, None, &pairs, &cuda), Err(PairSystemError::GpuNotSupported)));
+    if gpu_or_skip().is_none() {
+        let e = solve_pairs_gpu(&s, &gs, None, &pairs, &cuda).unwrap_err();
+        assert!(matches!(e, PairSystemError::Cuda(_)), "{e}");
+    }
+}
+
+/// A user's pair system on the GPU equals the CPU f64 solve: values, nodal
+/// outputs and gradients (by adjoint solves) to 1e-12 relative; misspelt
+/// fields, bad pairs and directed graphs are typed errors.
+#[test]
+fn pair_system_gpu_matches_cpu() {
+    let Some(ordinal) = gpu_or_skip() else { return };
+    let gs = graphs();
+    let ys: Vec<G> = (0..3).map(|k| random_graph(5 + 3 * k, 90 + k as u64, true)).collect();
+    let s = Own { kernel: kernel(), c: 0.2, beta: 0.7 };
+    let cpu_opts = PairSolve { backend: Backend::Cpu, tol: 1e-14, gradient: true, nodal: true, ..Default::default() };
+    let gpu_opts = PairSolve { backend: Backend::Cuda(ordinal), ..cpu_opts.clone() };
+    let pairs = all_pairs(gs.len());
+    let cpu = solve_pairs(&s, &gs, None, &pairs, &cpu_opts).unwrap();
+    let gpu = solve_pairs_gpu(&s, &gs, None, &pairs, &gpu_opts).unwrap();
+    assert_same(&gpu, &cpu, 1e-12);
+    let xy: Vec<(usize, usize)> = (0..gs.len()).flat_map(|a| (0..ys.len()).map(move |b| (a, b))).collect();
+    let cpu = solve_pairs(&s, &gs, Some(&ys), &xy, &cpu_opts).unwrap();
+    let gpu = solve_pairs_gpu(&s, &gs, Some(&ys), &xy, &gpu_opts).unwrap();
+    assert_same(&gpu, &cpu, 1e-12);
+    println!("pair system GPU vs CPU: {} + {} pairs within 1e-12", pairs.len(), xy.len());
+    // typed errors
+    let bad = Own { kernel: Field::new("lable", KroneckerDelta::new(0.3)), c: 0.2, beta: 0.7 };
+    let e = solve_pairs_gpu(&bad, &gs, None, &pairs, &gpu_opts).unwrap_err();
+    assert!(e.to_string().contains("lable"), "{e}");
+    let e = solve_pairs_gpu(&s, &gs, None, &[(0, 9)], &gpu_opts).unwrap_err();
+    assert!(matches!(e, PairSystemError::PairIndex { index: 9, .. }), "{e}");
+    let mut d = GraphBuilder::new(2, Direction::Directed).node_labels(vec![0u8, 1]);
+    let schema = Arc::new(Schema::new().with("label", FieldKind::Int));
+    d.push_edge(0, 1, 1.0, Record::new(schema, [Value::Int(0)]).unwrap());
+    let e = solve_pairs_gpu(&s, &[d.build().unwrap()], None, &[(0, 0)], &gpu_opts).unwrap_err();
+    assert!(matches!(e, PairSystemError::Cuda(_)) && e.to_string().contains("directed"), "{e}");
+}
+
+#[cfg(feature = "cuda")]
+mod device {
+    use super::*;
+    use kronograph::cuda::{DeviceVec, GpuDevice};
+    use kronograph::kron::{DeviceKron, DeviceShiftedKron, KronApply, KronProduct, Octiles};
+    use kronograph::solver::{
+        bicgstab, cg, dense_solve, fixed_point, BicgstabParams, CgParams, FixedPointParams, IterParams, LinOp, Precond,
+        SolveInfo, SolverError, Vector, Workspace,
+    };
+
+    fn random_vec(n: usize, seed: u64) -> Vec<f64> {
+        let mut rng = kronograph::rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        (0..n).map(|_| rng.random_range(-1.0..1.0)).collect()
+    }
+
+    fn max_abs_diff(a: &[f64], b: &[f64]) -> f64 {
+        assert_eq!(a.len(), b.len());
+        a.iter().zip(b).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max)
+    }
+
+    /// Every `Vector` operation of `DeviceVec` equals the `Vec` one (f64:
+    /// element-wise exact, reductions to 1e-13; f32 close).
+    #[test]
+    fn device_vector_matches_vec() {
+        let Some(ordinal) = gpu_or_skip() else { return };
+        let dev = GpuDevice::open(ordinal).unwrap();
+        for n in [1usize, 7, 1000, 300_001] {
+            let (x, y, m) = (random_vec(n, 1), random_vec(n, 2), random_vec(n, 3));
+            let up = |v: &Vec<f64>| DeviceVec::from_host(&dev, v).unwrap();
+            let (dx, dy, dm) = (up(&x), up(&y), up(&m));
+            assert!((dx.dot(&dy) - x.dot(&y)).abs() <= 1e-13 * n as f64);
+            let (mut a, mut da) = (y.clone(), up(&y));
+            a.axpy(0.3, &x);
+            da.axpy(0.3, &dx);
+            a.xpay(&x, -1.7);
+            da.xpay(&dx, -1.7);
+            // NVRTC contracts a·x + y into one FMA: within an ulp or two
+            assert!(max_abs_diff(&da.to_host().unwrap(), &a) <= 1e-15 * 8.0);
+            a.mul_elems(&x, &m);
+            da.mul_elems(&dx, &dm);
+            assert_eq!(da.to_host().unwrap(), a);
+            let (mut inv, mut dinv) = (m.clone(), up(&m));
+            assert_eq!(inv.invert_elems(), dinv.invert_elems());
+            assert_eq!(dinv.to_host().unwrap(), inv);
+            let (mut xs, mut rs, mut zs) = (x.clone(), y.clone(), vec![0.0; n]);
+            let (mut dxs, mut drs, mut dzs) = (up(&x), up(&y), up(&zs));
+            let host = Vec::cg_update(&mut xs, &mut rs, &mut zs, &m, &y, Some(&x), 0.25);
+            let devv = DeviceVec::cg_update(&mut dxs, &mut drs, &mut dzs, &dm, &dy, Some(&dx), 0.25);
+            assert!(
+                (host.0 - devv.0).abs() <= 1e-12 * host.0.abs()
+                    && (host.1 - devv.1).abs() <= 1e-12 * host.1.abs().max(1.0)
+            );
+            assert!(max_abs_diff(&dxs.to_host().unwrap(), &xs) <= 1e-15 * 4.0);
+            assert!(max_abs_diff(&dzs.to_host().unwrap(), &zs) <= 1e-15 * 4.0);
+            let mut grown = up(&x);
+            grown.resize(n + 5);
+            let g = grown.to_host().unwrap();
+            assert_eq!(&g[..n], &x[..]);
+            assert!(g[n..].iter().all(|&v| v == 0.0));
+            let xf: Vec<f32> = x.iter().map(|&v| v as f32).collect();
+            let dxf = DeviceVec::from_host(&dev, &xf).unwrap();
+            assert!((dxf.dot(&dxf) - xf.dot(&xf)).abs() <= 1e-9 * n as f64);
+        }
+        let mut zero = DeviceVec::from_host(&dev, &[1.0, 0.0]).unwrap();
+        assert!(!zero.invert_elems());
+        assert!(zero.check().is_ok());
+    }
+
+    /// The device `KronProduct` applies the same operator as the CPU one
+    /// (f64 to 1e-13, f32 to 1e-5), diagonal included (self-loops).
+    #[test]
+    fn device_kron_matches_cpu() {
+        let Some(ordinal) = gpu_or_skip() else { return };
+        let dev = GpuDevice::open(ordinal).unwrap();
+        let (gs, kern) = (graphs(), kernel());
+        for (a, b) in [(0, 0), (1, 2), (4, 5), (5, 5), (2, 4)] {
+            let (g, h) = (&gs[a], &gs[b]);
+            let (pg, ph) = (Octiles::<f64, _>::new(g), Octiles::<f64, _>::new(h));
+            let cpu = KronProduct::new(&pg, &ph, &kern).unwrap();
+            let n = cpu.dim();
+            let x = random_vec(n, 7);
+            let mut want = random_vec(n, 8);
+            let mut dy = DeviceVec::from_host(&dev, &want).unwrap();
+            cpu.apply_add(-0.6, &x, &mut want);
+            let kron = DeviceKron::<f64>::of_pair(&dev, g, h, &kernel()).unwrap();
+            assert_eq!(kron.dim(), n);
+            kron.apply_add(-0.6, &DeviceVec::from_host(&dev, &x).unwrap(), &mut dy).unwrap();
+            let scale = want.iter().fold(1.0f64, |m, v| m.max(v.abs()));
+            assert!(max_abs_diff(&dy.to_host().unwrap(), &want) <= 1e-13 * scale, "pair ({a}, {b})");
+            let (mut d_cpu, mut d_dev) = (vec![0.0; n], DeviceVec::zeros(&dev, n).unwrap());
+            LinOp::diagonal(&cpu, &mut d_cpu).unwrap();
+            LinOp::diagonal(&kron, &mut d_dev).unwrap();
+            assert!(max_abs_diff(&d_dev.to_host().unwrap(), &d_cpu) <= 1e-14);
+            let k32 = DeviceKron::<f32>::of_pair(&dev, g, h, &kernel()).unwrap();
+            let x32: Vec<f32> = x.iter().map(|&v| v as f32).collect();
+            let mut y32 = DeviceVec::<f32>::zeros(&dev, n).unwrap();
+            k32.apply_add(1.0, &DeviceVec::from_host(&dev, &x32).unwrap(), &mut y32).unwrap();
+            let mut y64 = vec![0.0; n];
+            cpu.apply_add(1.0, &x, &mut y64);
+            let y32: Vec<f64> = y32.to_host().unwrap().iter().map(|&v| v as f64).collect();
+            assert!(max_abs_diff(&y32, &y64) <= 1e-5 * scale.max(1.0));
+        }
+        let wrong = DeviceVec::zeros(&dev, 3).unwrap();
+        let kron = DeviceKron::<f64>::of_pair(&dev, &gs[1], &gs[1], &kernel()).unwrap();
+        assert!(kron.apply_add(1.0, &wrong, &mut wrong.zeros_like(3).unwrap()).is_err());
+        let bad = Field::new("lable", KroneckerDelta::new(0.3));
+        let e = DeviceKron::<f64>::of_pair(&dev, &gs[1], &gs[1], &bad).unwrap_err();
+        assert!(e.to_string().contains("lable"), "{e}");
+    }
+
+    /// A user's Chebyshev iteration (Saad, Alg. 12.1), written once over the
+    /// `Vector` and `LinOp` traits in twenty lines, runs over the device
+    /// `KronProduct` and equals a dense solve.
+    fn chebyshev<V: Vector>(
+        op: &dyn LinOp<V>,
+        b: &V,
+        x: &mut V,
+        [r, d, ad]: [&mut V; 3],
+        (lo, hi): (f64, f64),
+        it: &IterParams,
+    ) -> Result<SolveInfo, SolverError> {
+        let (theta, delta) = ((hi + lo) / 2.0, (hi - lo) / 2.0);
+        let (sigma, bnorm, mut history) = (theta / delta, b.norm(), Vec::new());
+        let mut rho = 1.0 / sigma;
+        r.copy_from(b);
+        x.fill(Default::default());
+        d.fill(Default::default());
+        d.axpy(1.0 / theta, r);
+        for k in 1..=it.max_iters {
+            x.axpy(1.0, d);
+            op.apply(d, ad)?;
+            r.axpy(-1.0, ad);
+            if let Some(info) = it.step(k, r.norm(), bnorm, &mut history)? {
+                return Ok(info);
+            }
+            let next = 1.0 / (2.0 * sigma - rho);
+            d.xpay(r, next * rho);
+            d.axpy(2.0 * next / delta - 1.0, r);
+            rho = next;
+        }
+        Err(it.no_convergence(r.norm(), bnorm))
+    }
+
+    /// Chebyshev, CG, BiCGSTAB and the fixed point over the device operator
+    /// `diag(d) − c A×` equal the dense solve.
+    #[test]
+    fn own_and_generic_solvers_over_device_kron() {
+        let Some(ordinal) = gpu_or_skip() else { return };
+        let dev = GpuDevice::open(ordinal).unwrap();
+        let (gs, kern) = (graphs(), kernel());
+        let (g, h) = (&gs[2], &gs[3]);
+        let (pg, ph) = (Octiles::<f64, _>::new(g), Octiles::<f64, _>::new(h));
+        let cpu = KronProduct::new(&pg, &ph, &kern).unwrap();
+        let n = cpu.dim();
+        let c = 0.3;
+        // d = 1 + c Σ_j |A×_ij| (strictly dominant): Gershgorin bounds [1, 1 + 2 c R]
+        let mut radius = vec![0.0; n];
+        cpu.apply_add(1.0, &vec![1.0; n], &mut radius);
+        let d: Vec<f64> = radius.iter().map(|r| 1.0 + c * r).collect();
+        let b = random_vec(n, 11);
+        let dense = cpu.to_dense();
+        let mut a: Vec<f64> = dense.iter().map(|v| -c * v).collect();
+        for i in 0..n {
+            a[i * n + i] += d[i];
+        }
+        let want = dense_solve(n, &a, &b).unwrap();
+        let kron = DeviceKron::<f64>::of_pair(&dev, g, h, &kernel()).unwrap();
+        let dd = DeviceVec::from_host(&dev, &d).unwrap();
+        let op = DeviceShiftedKron::new(&dd, c, &kron).unwrap();
+        let db = DeviceVec::from_host(&dev, &b).unwrap();
+        let zeros = || DeviceVec::<f64>::zeros(&dev, n).unwrap();
+        let (mut x, mut r, mut p, mut q) = (zeros(), zeros(), zeros(), zeros());
+        let hi = d.iter().zip(&radius).map(|(d, r)| d + c * r).fold(0.0, f64::max);
+        let it = IterParams::new(1e-13, 20_000);
+        chebyshev(&op, &db, &mut x, [&mut r, &mut p, &mut q], (1.0, hi), &it).unwrap();
+        let scale = want.iter().fold(1.0f64, |m, v| m.max(v.abs()));
+        assert!(max_abs_diff(&x.to_host().unwrap(), &want) <= 1e-11 * scale);
+        let mut ws = Workspace::with_vectors(|| DeviceVec::zeros(&dev, 0).unwrap());
+        let params = CgParams { iter: it.clone(), precond: Precond::Jacobi, ..Default::default() };
+        cg(&op, &db, &mut x, &params, &mut ws).unwrap();
+        assert!(max_abs_diff(&x.to_host().unwrap(), &want) <= 1e-11 * scale);
+        bicgstab(&op, &db, &mut x, &BicgstabParams { iter: it.clone(), precond: Precond::Jacobi }, &mut ws).unwrap();
+        assert!(max_abs_diff(&x.to_host().unwrap(), &want) <= 1e-11 * scale);
+        fixed_point(&op, &db, &mut x, &FixedPointParams { iter: it, ..Default::default() }, &mut ws).unwrap();
+        assert!(max_abs_diff(&x.to_host().unwrap(), &want) <= 1e-11 * scale);
+        let short = zeros().zeros_like(n - 1).unwrap();
+        assert!(DeviceShiftedKron::new(&short, c, &kron).is_err());
+    }
+}
