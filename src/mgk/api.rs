@@ -367,8 +367,9 @@ impl<N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>> MarginalizedGraph
 ///
 /// `Backend::Cpu` solves on the CPU, `Backend::Cuda(d)` on CUDA device `d`
 /// (an error when there is none), `Backend::Devices(set)` on every device of
-/// the set (the graphs uploaded to each once, the pairs shared out from one
-/// queue by cost; values equal to one device's to the solver's rounding),
+/// the set (the graphs uploaded to each once, the pairs taken in chunks from
+/// one queue by two host threads per device; values equal to one device's
+/// to the solver's rounding),
 /// `Backend::Auto` on device 0 (or the set `KRONOGRAPH_DEVICES` names) when
 /// one can be used, else on the CPU with one log line saying why
 /// ([`resolve_devices`](crate::backend::resolve_devices)). Every backend uses this kernel's base kernels, start
@@ -376,8 +377,9 @@ impl<N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>> MarginalizedGraph
 /// tolerance, iteration cap, reordering, XMV scheme); the values agree to the
 /// solver tolerance (about `1e-5` relative in `f32`, `1e-10` in `f64`). On
 /// the GPU, gradients need every pair to fit the batched kernel's shared
-/// memory. With a progress callback the GPU runs the pairs in about 20
-/// launches and calls it after each (without one, in a single launch).
+/// memory. On one device a call of under a million pairs runs in a single
+/// launch (about 20 with a progress callback, called after each); larger
+/// calls and device sets run in chunks, the callback called after each.
 ///
 /// # Errors (every `_on` method)
 /// [`crate::Error::Mgk`] from the solves; [`crate::Error::Cuda`] (or
