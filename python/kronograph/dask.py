@@ -14,6 +14,16 @@ multi-node cluster, install the same wheel on every worker; give each worker
 ``--nthreads 1`` and let kronograph use the worker machine's cores
 (``n_jobs`` of the kernel, default all), or run several single-threaded
 workers per machine with ``n_jobs=1``.
+
+On one host with several GPUs, :func:`local_cluster` starts one worker
+process per GPU, each pinned to its device::
+
+    from dask.distributed import Client
+    client = Client(kronograph.dask.local_cluster())   # one worker per visible GPU
+    K = kronograph.dask.gram(kernel, graphs, client=client)
+
+(the kernel with ``backend="auto"`` or ``"cuda"``: each worker sees only its
+own GPU, as device 0).  Without a GPU the same call starts CPU workers.
 """
 
 import math
@@ -25,7 +35,7 @@ import numpy as np
 from .graphs import as_graphs
 from .tiles import tile_grid
 
-__all__ = ["gram"]
+__all__ = ["gram", "local_cluster"]
 
 
 def _raw_diag(kernel, graphs):
@@ -150,3 +160,74 @@ def _put(k, key, block, tile, symmetric):
     k[a : a + r, b : b + c] = block
     if symmetric and a != b:
         k[b : b + c, a : a + r] = block.T
+
+
+def _worker_envs(count, devices="all", visible=None):
+    """The environment of each GPU worker of :func:`local_cluster`: one per
+    device of ``devices`` (``"all"`` or ordinals below ``count``, the number
+    of devices this process sees), each with ``CUDA_VISIBLE_DEVICES`` naming
+    only that device (its entry of ``visible``, this process's own
+    ``CUDA_VISIBLE_DEVICES``, when that is set) and ``KRONOGRAPH_DEVICES=0``
+    (so that ``backend="auto"`` uses it)."""
+    if isinstance(devices, str):
+        if devices != "all":
+            raise ValueError(f"devices = {devices!r}: expected 'all' or a list of device ordinals")
+        ordinals = list(range(count))
+    else:
+        ordinals = [int(d) for d in devices]
+        if len(set(ordinals)) != len(ordinals):
+            raise ValueError(f"devices = {devices!r}: an ordinal is named twice")
+        bad = [d for d in ordinals if not 0 <= d < count]
+        if bad:
+            raise ValueError(
+                f"devices = {devices!r}: ordinal {bad[0]} is not below the {count} CUDA device(s) this process sees"
+            )
+    names = [v.strip() for v in visible.split(",") if v.strip()] if visible else None
+    if names is not None and len(names) < count:
+        names = None  # a list the driver did not follow: keep the ordinals
+    return [
+        {"CUDA_VISIBLE_DEVICES": names[d] if names else str(d), "KRONOGRAPH_DEVICES": "0"}
+        for d in ordinals
+    ]
+
+
+def local_cluster(devices="all", cpu_workers=2, threads_per_worker=1, **scheduler_options):
+    """A ``dask.distributed`` cluster on this host with one worker process per
+    GPU, each pinned to its device (``CUDA_VISIBLE_DEVICES`` naming only it,
+    so a kernel with ``backend="auto"``, ``"cuda"`` or ``"cuda:0"`` runs
+    there); without a usable GPU (or with ``devices=[]``), ``cpu_workers``
+    CPU worker processes instead.
+
+    :param devices: ``"all"`` (every device :func:`kronograph.cuda_status`
+        counts) or a list of device ordinals.
+    :param cpu_workers: workers when there is no GPU.
+    :param threads_per_worker: threads of each worker (1: a worker runs one
+        tile at a time and the tile uses its whole device, or on the CPU the
+        kernel's ``n_jobs`` cores).
+    :param scheduler_options: passed to the scheduler (no dashboard
+        unless ``dashboard_address`` is given).
+
+    Workers are named ``gpu-<ordinal>`` (``cpu-<k>`` without a GPU). Use it
+    with ``dask.distributed.Client(cluster)``; close the client and the
+    cluster when done (both are context managers).
+    """
+    from dask.distributed import Nanny, Scheduler, SpecCluster
+
+    from . import cuda_status
+
+    count = cuda_status()["devices"]
+    envs = _worker_envs(count, devices, os.environ.get("CUDA_VISIBLE_DEVICES"))
+    if envs:
+        ordinals = list(range(count)) if devices == "all" else [int(d) for d in devices]
+        specs = {
+            f"gpu-{d}": {"cls": Nanny, "options": {"nthreads": threads_per_worker, "env": env}}
+            for d, env in zip(ordinals, envs)
+        }
+    else:
+        if int(cpu_workers) < 1:
+            raise ValueError(f"cpu_workers = {cpu_workers!r}: expected at least 1")
+        specs = {
+            f"cpu-{k}": {"cls": Nanny, "options": {"nthreads": threads_per_worker}} for k in range(int(cpu_workers))
+        }
+    options = {"dashboard": "dashboard_address" in scheduler_options, **scheduler_options}
+    return SpecCluster(workers=specs, scheduler={"cls": Scheduler, "options": options})

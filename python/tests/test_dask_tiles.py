@@ -61,3 +61,47 @@ def test_default_tile_gives_every_worker_thread_many_tiles():
         # the upper triangle's tiles: at least 16 per thread unless tiles are at their minimum size
         assert side * (side + 1) // 2 >= 16 * threads or t == 16, (n, threads, t)
     assert _default_tile(40, 40, 8) == 16
+
+
+def test_worker_envs_pin_one_device_each():
+    from kronograph.dask import _worker_envs
+
+    pinned = [e["CUDA_VISIBLE_DEVICES"] for e in _worker_envs(4)]
+    assert pinned == ["0", "1", "2", "3"]
+    assert all(e["KRONOGRAPH_DEVICES"] == "0" for e in _worker_envs(4))
+    assert [e["CUDA_VISIBLE_DEVICES"] for e in _worker_envs(4, [2, 0])] == ["2", "0"]
+    # this process's own CUDA_VISIBLE_DEVICES: ordinal i is its i-th entry
+    assert [e["CUDA_VISIBLE_DEVICES"] for e in _worker_envs(2, visible="5, GPU-abc")] == ["5", "GPU-abc"]
+    assert _worker_envs(0) == []  # no GPU: no GPU worker
+    assert _worker_envs(4, []) == []
+    for bad in ([4], [0, 0], "some", [-1]):
+        with pytest.raises(ValueError):
+            _worker_envs(4, bad)
+    with pytest.raises(ValueError, match="below the 0 CUDA"):
+        _worker_envs(0, [0])
+
+
+def test_local_cluster_pins_workers_or_falls_back_to_cpu(mutag, monkeypatch):
+    distributed = pytest.importorskip("dask.distributed")
+    import os
+
+    g = mutag.graphs[:20]
+    k = kernel(False)
+    ref = k(g)
+    if kg.cuda_status()["devices"] == 0:
+        # no GPU: CPU workers, the Gram as in one process
+        with kronograph.dask.local_cluster(cpu_workers=2) as cluster, distributed.Client(cluster) as c:
+            assert sorted(c.scheduler_info()["workers"][w]["name"] for w in c.scheduler_info()["workers"]) == [
+                "cpu-0",
+                "cpu-1",
+            ]
+            np.testing.assert_allclose(kronograph.dask.gram(k, g, client=c, tile=6).compute(), ref, rtol=1e-12)
+    # as on a host with two GPUs: one worker per device, each seeing only its own
+    monkeypatch.setattr(kg, "cuda_status", lambda: {"nvrtc": True, "devices": 2, "error": None})
+    monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
+    with kronograph.dask.local_cluster() as cluster, distributed.Client(cluster) as c:
+        seen = c.run(lambda: (os.environ.get("CUDA_VISIBLE_DEVICES"), os.environ.get("KRONOGRAPH_DEVICES")))
+        names = {c.scheduler_info()["workers"][w]["name"]: v for w, v in seen.items()}
+        assert names == {"gpu-0": ("0", "0"), "gpu-1": ("1", "0")}
+        # the CPU kernel still computes there (a worker without that device falls back in "auto")
+        np.testing.assert_allclose(kronograph.dask.gram(k, g, client=c, tile=6).compute(), ref, rtol=1e-12)

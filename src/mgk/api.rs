@@ -18,6 +18,7 @@ use crate::backend::{resolve_devices, Backend};
 use crate::basekernel::{BaseKernel, Hyperparameter};
 use crate::cuda::GpuLabel;
 use crate::graph::{Graph, Label};
+use rayon::prelude::*;
 
 type Engine<'a, N, E, KV, KE> = &'a dyn PairEngine<N, E, KV, KE>;
 
@@ -46,15 +47,34 @@ impl<N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>> MarginalizedGraph
         // field kernels meet the data here: bound to the labels' schema (an error names a missing field)
         let bound = self.bound_to(x, y)?;
         let kernel = bound.as_ref().unwrap_or(self);
+        let t = std::time::Instant::now();
         let mut out = eng.solve_pairs(kernel, x, y, pairs, want)?;
+        let solved = t.elapsed().as_secs_f64();
         if self.lmin() == 1 {
             kernel.check_length_one(x, y, pairs, &mut out)?;
         }
         // every backend's values pass the same check: finite, and negative only by rounding
-        let largest = largest_finite(out.iter().map(|o| o.value));
+        // (in parallel: millions of pairs; the error is the first failing pair's, as in order)
+        let largest = out.par_iter().map(|o| largest_finite(std::iter::once(o.value))).reduce(|| 0.0, f64::max);
         let tol = self.tolerance();
-        for (o, &pair) in out.iter_mut().zip(pairs) {
-            o.value = check_value(o.value, o.magnitude.unwrap_or(largest), tol, pair)?;
+        let bad = out.par_iter_mut().zip(pairs).position_first(|(o, &pair)| {
+            match check_value(o.value, o.magnitude.unwrap_or(largest), tol, pair) {
+                Ok(v) => {
+                    o.value = v;
+                    false
+                }
+                Err(_) => true,
+            }
+        });
+        if let Some(i) = bad {
+            check_value(out[i].value, out[i].magnitude.unwrap_or(largest), tol, pairs[i])?;
+        }
+        if crate::spread::tracing() {
+            eprintln!(
+                "mgk values: {} pairs, engine {solved:.3} s, checks {:.3} s",
+                pairs.len(),
+                t.elapsed().as_secs_f64() - solved
+            );
         }
         Ok(out)
     }
@@ -114,10 +134,19 @@ impl<N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>> MarginalizedGraph
         let n = x.len();
         let pairs = upper_pairs(n);
         let out = self.values(eng, x, None, &pairs, Want::default())?;
+        let t = std::time::Instant::now();
+        // row r: pair (r, c) for c >= r, (c, r) below; upper_pairs is row-major, so (a, b) is at
+        // a n - a (a - 1) / 2 + b - a; rows in parallel
+        let at = |a: usize, b: usize| a * n - a * a.saturating_sub(1) / 2 + b - a;
+        debug_assert!(pairs.iter().enumerate().all(|(k, &(a, b))| at(a, b) == k));
         let mut m = Matrix::zeros(n, n);
-        for (&(a, b), o) in pairs.iter().zip(&out) {
-            m.set(a, b, o.value);
-            m.set(b, a, o.value);
+        m.data.par_chunks_mut(n.max(1)).enumerate().for_each(|(r, row)| {
+            for (c, v) in row.iter_mut().enumerate() {
+                *v = if r <= c { out[at(r, c)].value } else { out[at(c, r)].value };
+            }
+        });
+        if crate::spread::tracing() {
+            eprintln!("mgk gram: {n} graphs, assembly {:.3} s", t.elapsed().as_secs_f64());
         }
         Ok(m)
     }
@@ -338,8 +367,9 @@ impl<N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>> MarginalizedGraph
 ///
 /// `Backend::Cpu` solves on the CPU, `Backend::Cuda(d)` on CUDA device `d`
 /// (an error when there is none), `Backend::Devices(set)` on every device of
-/// the set (the graphs uploaded to each once, the pairs shared out from one
-/// queue by cost; values equal to one device's to the solver's rounding),
+/// the set (the graphs uploaded to each once, the pairs taken in chunks from
+/// one queue by two host threads per device; values equal to one device's
+/// to the solver's rounding),
 /// `Backend::Auto` on device 0 (or the set `KRONOGRAPH_DEVICES` names) when
 /// one can be used, else on the CPU with one log line saying why
 /// ([`resolve_devices`](crate::backend::resolve_devices)). Every backend uses this kernel's base kernels, start
@@ -347,8 +377,9 @@ impl<N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>> MarginalizedGraph
 /// tolerance, iteration cap, reordering, XMV scheme); the values agree to the
 /// solver tolerance (about `1e-5` relative in `f32`, `1e-10` in `f64`). On
 /// the GPU, gradients need every pair to fit the batched kernel's shared
-/// memory. With a progress callback the GPU runs the pairs in about 20
-/// launches and calls it after each (without one, in a single launch).
+/// memory. On one device a call of under a million pairs runs in a single
+/// launch (about 20 with a progress callback, called after each); larger
+/// calls and device sets run in chunks, the callback called after each.
 ///
 /// # Errors (every `_on` method)
 /// [`crate::Error::Mgk`] from the solves; [`crate::Error::Cuda`] (or

@@ -185,8 +185,9 @@ impl MgkConfig {
 /// Which path each pair of a GPU Gram call takes, for tests and
 /// comparisons: the paths change speed, never values (beyond rounding).
 /// `GpuGram::gram_params_mut` sets them; `GpuGram::new` starts from
-/// [`GpuGramParams::default`] with `KRONOGRAPH_MGK_SHARED_N` and
-/// `KRONOGRAPH_MGK_PLACEMENT=any` applied (the benchmarks' switches).
+/// [`GpuGramParams::default`] with `KRONOGRAPH_MGK_SHARED_N`,
+/// `KRONOGRAPH_MGK_PLACEMENT=any`, `KRONOGRAPH_SPREAD_THREADS` and
+/// `KRONOGRAPH_MGK_ONE_LAUNCH=1` applied (the benchmarks' switches).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct GpuGramParams {
@@ -208,16 +209,29 @@ pub struct GpuGramParams {
     /// placements, even when every pair keeps its vectors in shared memory
     /// (for comparing the two kernels). Default `false`.
     pub any_placement: bool,
+    /// Host threads per device of a Gram spread over devices in chunks
+    /// (each prepares its next launch while another's runs); `None`: 2.
+    pub spread_threads: Option<usize>,
+    /// One device runs every pair of a call in one launch, however many
+    /// (as before device sets), rather than in chunks on pipelined host
+    /// threads from a million pairs on. Default `false`.
+    pub one_launch: bool,
 }
 
 impl GpuGramParams {
     /// The defaults with the environment's switches applied
-    /// (`KRONOGRAPH_MGK_SHARED_N`, `KRONOGRAPH_MGK_PLACEMENT=any`).
+    /// (`KRONOGRAPH_MGK_SHARED_N`, `KRONOGRAPH_MGK_PLACEMENT=any`,
+    /// `KRONOGRAPH_SPREAD_THREADS`, `KRONOGRAPH_MGK_ONE_LAUNCH=1`).
     #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
     pub(crate) fn from_env() -> Self {
         GpuGramParams {
             shared_vector_limit: std::env::var("KRONOGRAPH_MGK_SHARED_N").ok().and_then(|v| v.parse().ok()),
             any_placement: std::env::var("KRONOGRAPH_MGK_PLACEMENT").is_ok_and(|v| v == "any"),
+            spread_threads: std::env::var("KRONOGRAPH_SPREAD_THREADS")
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .filter(|&t| (1..=16).contains(&t)),
+            one_launch: std::env::var("KRONOGRAPH_MGK_ONE_LAUNCH").is_ok_and(|v| v == "1"),
             ..Default::default()
         }
     }

@@ -474,6 +474,7 @@ impl Engine {
         let workers: Vec<usize> = (0..list.len()).collect();
         let parts_out = crate::spread::spread(
             &workers,
+            1,
             &queue,
             |&w| Ok(&list[w]),
             |g, chunk| chunk.iter().map(|&i| g.run_points(key(items[i].0), items[i].1.clone())).collect(),

@@ -9,6 +9,7 @@ use crate::cuda::jit::{compile_tiered, Tier};
 use crate::cuda::label::GpuLabel;
 use crate::cuda::{CudaError, Origin, Precision};
 use crate::mgk::XmvScheme;
+use crate::spread::trace_phase;
 use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
 
 /// Vectors (p and y) of a pair above this size go to global memory when only
@@ -216,7 +217,9 @@ where
         check_ranges(&self.node_kernel, &self.edge_kernel)?;
         self.check_batch(a, (&a.node_layout, &a.edge_layout))?;
         self.check_batch(b, (&a.node_layout, &a.edge_layout))?;
+        let t = std::time::Instant::now();
         let (shared_n, small, big) = self.route(a, b, jobs);
+        trace_phase("route", t.elapsed().as_secs_f64());
         if big.is_empty() {
             return self.run_batched(a, b, jobs, nodal, shared_n);
         }
@@ -309,12 +312,10 @@ where
                 available: self.dev.info.max_shared_per_block,
             });
         }
-        let mut order: Vec<usize> = (0..jobs.len()).collect();
-        let cost = |k: usize| {
-            let (i, j) = jobs[k];
-            (a.nnz[i] as u64 + 1) * (b.nnz[j] as u64 + 1) + (a.num_nodes[i] * b.num_nodes[j]) as u64
-        };
-        order.sort_by_key(|&k| std::cmp::Reverse(cost(k)));
+        let order =
+            costliest_first(jobs.iter().map(|&(i, j)| {
+                (a.nnz[i] as u64 + 1) * (b.nnz[j] as u64 + 1) + (a.num_nodes[i] * b.num_nodes[j]) as u64
+            }));
         let job_ids: Vec<i32> = order.iter().flat_map(|&k| [jobs[k].0 as i32, jobs[k].1 as i32]).collect();
         let stage_global: Vec<u8> =
             if stage_bytes > 0 { order.iter().map(|&k| u8::from(staged_global[k])).collect() } else { Vec::new() };
@@ -401,6 +402,7 @@ where
                 nodal: nodal.then(Vec::new),
             });
         }
+        let t_prep = std::time::Instant::now();
         let precision = self.params.precision;
         let rs = precision.size();
         let any_global = jobs.iter().any(|&(i, j)| a.num_nodes[i] * b.num_nodes[j] > shared_n);
@@ -417,7 +419,11 @@ where
         // the kernel reads 6 vectors per block when shared_n < scratch_n
         let shared_n = if any_global { shared_n.min(scratch_n - 1) } else { scratch_n };
         let stream = &self.dev.stream;
+        trace_phase("plan", t_prep.elapsed().as_secs_f64());
+        let t_wait = std::time::Instant::now();
         let scratch_guard = self.scratch(grid * nvec * scratch_n * rs)?;
+        trace_phase("wait", t_wait.elapsed().as_secs_f64());
+        let t_gpu = std::time::Instant::now();
         let scratch = scratch_guard.as_ref().expect("allocated by scratch()");
         let LaunchBuffers { jobs_d, theta_d, out_d, iters_d, counter_d } =
             self.launch_buffers(&job_ids, &src.theta, jobs.len(), 1)?;
@@ -470,6 +476,8 @@ where
         let nodal_h = if nodal { Some(check("reading nodal output", || stream.clone_dtoh(&nodal_d))?) } else { None };
         check("synchronizing", || stream.synchronize())?;
         drop(scratch_guard);
+        trace_phase("gpu", t_gpu.elapsed().as_secs_f64());
+        let t_post = std::time::Instant::now();
 
         let mut r = RunOut {
             values: vec![f64::NAN; jobs.len()],
@@ -488,8 +496,40 @@ where
                 dst[k] = h[o..o + a.num_nodes[i] * b.num_nodes[j]].to_vec();
             }
         }
+        trace_phase("post", t_post.elapsed().as_secs_f64());
         Ok(r)
     }
+}
+
+/// Indices `0..costs.len()` ordered by cost, costliest first, to within a
+/// quarter octave (costs `c` and `c′` in one bucket when
+/// `⌊4 log2 c⌋ = ⌊4 log2 c′⌋`, in their given order): a counting sort, two
+/// passes over the costs rather than a comparison sort of millions of
+/// jobs. The persistent blocks take jobs in this order (the large ones
+/// first, so that the launch ends on small ones); which slot a job gets
+/// does not change its value.
+pub(super) fn costliest_first(costs: impl Iterator<Item = u64> + Clone) -> Vec<usize> {
+    // 4 buckets per octave: the exponent and the two bits after the leading one
+    let bucket = |c: u64| -> usize {
+        let c = c.max(1);
+        let e = 63 - c.leading_zeros() as usize;
+        let frac = if e >= 2 { (c >> (e - 2)) & 3 } else { (c << (2 - e)) & 3 } as usize;
+        255 - (4 * e + frac)
+    };
+    let mut start = [0usize; 257];
+    for c in costs.clone() {
+        start[bucket(c) + 1] += 1;
+    }
+    for k in 1..257 {
+        start[k] += start[k - 1];
+    }
+    let mut order = vec![0usize; start[256]];
+    for (k, c) in costs.enumerate() {
+        let b = bucket(c);
+        order[start[b]] = k;
+        start[b] += 1;
+    }
+    order
 }
 
 /// Launch shape of a batched kernel (see `GpuGram::plan`).
@@ -535,4 +575,26 @@ pub(crate) struct RunOut {
     pub(crate) kernel: (String, Origin, f64),
     /// Per job, the nodal similarity in the uploaded node order, when asked.
     pub(crate) nodal: Option<Vec<Vec<f64>>>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::costliest_first;
+
+    #[test]
+    fn costliest_first_is_a_permutation_in_quarter_octaves() {
+        let costs: Vec<u64> = (0..5000u64).map(|i| (i * 7919) % 100_003 + (i % 7) * 1_000_000_000).collect();
+        let order = costliest_first(costs.iter().copied());
+        let mut seen = order.clone();
+        seen.sort_unstable();
+        assert_eq!(seen, (0..costs.len()).collect::<Vec<_>>());
+        // never a job after one more than a quarter octave cheaper (ratio 2^(1/4) < 1.19)
+        let mut cheapest = u64::MAX;
+        for &k in &order {
+            assert!(costs[k] as f64 <= cheapest as f64 * 1.19 + 1.0, "{} after {cheapest}", costs[k]);
+            cheapest = cheapest.min(costs[k]);
+        }
+        assert_eq!(costliest_first([0u64, 1, 1, 0, 5].into_iter()), vec![4, 0, 1, 2, 3]);
+        assert!(costliest_first(std::iter::empty()).is_empty());
+    }
 }

@@ -140,11 +140,15 @@ impl<N: GpuLabel, E: GpuLabel, KV: BaseKernel<N>, KE: BaseKernel<E>> PairEngine<
 
 #[cfg(feature = "cuda")]
 mod imp {
+    use super::pack::PackedBatch;
     use super::upload::GpuGraphs;
     use super::GpuGram;
     use super::*;
-    use crate::spread::{spread, ChunkQueue};
+    use crate::mgk::GpuGramParams;
+    use crate::spread::{spread, take_phases, trace_phase, tracing, ChunkQueue};
     use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::{Arc, Mutex};
+    use std::time::Instant;
 
     /// The engine of a set of CUDA devices (one, or several: see
     /// [`solve_pairs`](PairEngine::solve_pairs)).
@@ -153,9 +157,17 @@ mod imp {
         devices: Vec<usize>,
     }
 
-    /// Pairs per chunk of a multi-device call at least (a launch that
+    /// Pairs per chunk of a call spread in chunks at least (a launch that
     /// fills an H100's 132 multiprocessors several times over).
     const MIN_CHUNK_PAIRS: usize = 2048;
+
+    /// From this many pairs on, one device runs a call in chunks on
+    /// pipelined host threads too (below, in one launch: no chunk overhead).
+    const PIPELINE_PAIRS: usize = 1 << 20;
+
+    /// Host threads per device of a call spread in chunks (see
+    /// [`GpuGramParams::spread_threads`](crate::mgk::GpuGramParams::spread_threads)).
+    const THREADS_PER_DEVICE: usize = 2;
 
     impl Gpu {
         /// The engine of the devices `devices` (not empty; opened on first
@@ -174,7 +186,8 @@ mod imp {
         kernel: &MarginalizedGraphKernel<N, E, KV, KE>,
         x: &[Graph<N, E>],
     ) -> Result<Vec<Graph<N, E>>, MgkError> {
-        x.iter()
+        use rayon::prelude::*;
+        x.par_iter()
             .enumerate()
             .map(|(i, g)| {
                 let p = kernel.start_probabilities(g, i)?;
@@ -225,20 +238,25 @@ mod imp {
     }
 
     impl<N: GpuLabel, E: GpuLabel, KV: BaseKernel<N>, KE: BaseKernel<E>> PairEngine<N, E, KV, KE> for Gpu {
-        /// On one device: the graphs uploaded once and the pairs in one
-        /// launch (about 20 with a progress callback). On several: the
-        /// graphs uploaded to every device once, then the pairs taken by one
-        /// host thread per device from a shared queue in guided chunks sized
-        /// by estimated cost (product nodes plus products of nonzeros), each
-        /// chunk a cross-section of the cost order ([`ChunkQueue::mixed`]:
-        /// the batched launch's routing and occupancy are tuned to a set's
-        /// mix of sizes; chunks of only the largest pairs ran at low
-        /// occupancy), one launch each; the outputs go back to the pairs' order. Each pair is solved by the same kernel source
-        /// on every device; only the launch it shares with other pairs
-        /// differs (which can change its placement in shared or global
-        /// memory and, as between two one-device calls, the order of the
-        /// XMV's floating-point atomic additions), so the values agree with
-        /// one device's to the solver's rounding, not necessarily to the bit.
+        /// On one device and fewer than [`PIPELINE_PAIRS`] pairs (or with
+        /// [`GpuGramParams::one_launch`](crate::mgk::GpuGramParams::one_launch)): the graphs uploaded once and
+        /// the pairs in one launch (about 20 with a progress callback).
+        /// Otherwise, on one device or several: the graphs reordered and
+        /// packed once and uploaded to every device, then
+        /// [`spread`]: two host threads per device
+        /// ([`GpuGramParams::spread_threads`](crate::mgk::GpuGramParams::spread_threads)) take chunks of pairs
+        /// from one queue ([`ChunkQueue::dealt`]: guided sizes, every chunk a
+        /// cross-section of the whole set, no sort of the pair list), one
+        /// launch each, while the other thread of the device prepares its
+        /// next launch (routing, launch plan, job list) on the host; each
+        /// thread writes its outputs into the pairs' places. Each pair is
+        /// solved by the same kernel source on every device; only the launch
+        /// it shares with other pairs differs (which can change its placement
+        /// in shared or global memory and, as between two one-device calls,
+        /// the order of the XMV's floating-point atomic additions), so the
+        /// values agree with one launch's to the solver's rounding, not
+        /// necessarily to the bit. `KRONOGRAPH_SPREAD_TRACE=1` prints where
+        /// the time went ([`crate::spread`]).
         fn solve_pairs(
             &self,
             k: &MarginalizedGraphKernel<N, E, KV, KE>,
@@ -247,10 +265,12 @@ mod imp {
             pairs: &[(usize, usize)],
             want: Want,
         ) -> Result<Vec<PairOut>, MgkError> {
+            let t0 = Instant::now();
             let new_gram = |d: usize| GpuGram::new(d, k.node_kernel().clone(), k.edge_kernel().clone(), *k.config());
             let xs = with_starts(k, x)?;
             let ys = y.map(|y| with_starts(k, y)).transpose()?;
             let active: Vec<bool> = k.hyperparameters().iter().map(|h| h.is_active()).collect();
+            trace_phase("starts", t0.elapsed().as_secs_f64());
             if want.nodal {
                 // one list, pairs across it
                 let off = xs.len();
@@ -265,6 +285,7 @@ mod imp {
                     let queue = ChunkQueue::new(&vec![1.0; jobs.len()], self.devices.len(), 1);
                     spread(
                         &self.devices,
+                        1,
                         &queue,
                         |&d| Ok(new_gram(d)?),
                         |gpu, chunk| {
@@ -278,38 +299,69 @@ mod imp {
                 }
                 return Ok(out);
             }
+            let params = GpuGramParams::from_env();
             if let [device] = self.devices[..] {
-                let gpu = new_gram(device)?;
-                let ux = gpu.upload(&xs)?;
-                let uy = ys.as_deref().map(|ys| gpu.upload(ys)).transpose()?;
-                let b = uy.as_ref().unwrap_or(&ux);
-                // with a progress callback, the pairs go in about 20 launches and
-                // each reports when it is done; without one, in a single launch
-                let chunk = match k.progress() {
-                    Some(_) => pairs.len().div_ceil(20).max(4096),
-                    None => pairs.len().max(1),
-                };
-                let mut out = Vec::with_capacity(pairs.len());
-                for part in pairs.chunks(chunk) {
-                    out.extend(solve_part(&gpu, (&ux, b), part, want.gradient, &active)?);
-                    if let Some(p) = k.progress() {
-                        p(out.len(), pairs.len());
+                if params.one_launch || pairs.len() < PIPELINE_PAIRS {
+                    let gpu = new_gram(device)?;
+                    let t = Instant::now();
+                    let ux = gpu.upload(&xs)?;
+                    let uy = ys.as_deref().map(|ys| gpu.upload(ys)).transpose()?;
+                    trace_phase("upload", t.elapsed().as_secs_f64());
+                    let b = uy.as_ref().unwrap_or(&ux);
+                    // with a progress callback, the pairs go in about 20 launches and
+                    // each reports when it is done; without one, in a single launch
+                    let chunk = match k.progress() {
+                        Some(_) => pairs.len().div_ceil(20).max(4096),
+                        None => pairs.len().max(1),
+                    };
+                    let mut out = Vec::with_capacity(pairs.len());
+                    for part in pairs.chunks(chunk) {
+                        out.extend(solve_part(&gpu, (&ux, b), part, want.gradient, &active)?);
+                        if let Some(p) = k.progress() {
+                            p(out.len(), pairs.len());
+                        }
                     }
+                    if tracing() {
+                        eprintln!(
+                            "mgk gpu: 1 device, one launch, {} pairs, {:.3} s [{}]",
+                            pairs.len(),
+                            t0.elapsed().as_secs_f64(),
+                            take_phases()
+                        );
+                    }
+                    return Ok(out);
                 }
-                return Ok(out);
             }
-            let size = |g: &Graph<N, E>| (g.num_nodes() + g.num_entries()) as f64;
-            let yl = ys.as_deref().unwrap_or(&xs);
-            let costs: Vec<f64> = pairs.iter().map(|&(a, b)| size(&xs[a]) * size(&yl[b])).collect();
-            let queue = ChunkQueue::mixed(&costs, self.devices.len(), MIN_CHUNK_PAIRS);
+            let threads = params.spread_threads.unwrap_or(THREADS_PER_DEVICE);
+            let queue = ChunkQueue::dealt(pairs.len(), self.devices.len() * threads, MIN_CHUNK_PAIRS);
             let done = AtomicUsize::new(0);
-            spread(
+            // reordered and packed once (the same bytes for every device), by the first device set up
+            type Packs = Arc<(PackedBatch, Option<PackedBatch>)>;
+            let packs: Mutex<Option<Packs>> = Mutex::new(None);
+            let t_spread = Instant::now();
+            let out = spread(
                 &self.devices,
+                threads,
                 &queue,
                 |&d| {
                     let gpu = new_gram(d)?;
-                    let ux = gpu.upload(&xs)?;
-                    let uy = ys.as_deref().map(|ys| gpu.upload(ys)).transpose()?;
+                    let p = {
+                        let mut guard = packs.lock().unwrap_or_else(|e| e.into_inner());
+                        match &*guard {
+                            Some(p) => p.clone(),
+                            None => {
+                                let t = Instant::now();
+                                let px = gpu.reorder_and_pack(&xs)?;
+                                let py = ys.as_deref().map(|ys| gpu.reorder_and_pack(ys)).transpose()?;
+                                trace_phase("pack", t.elapsed().as_secs_f64());
+                                guard.insert(Arc::new((px, py))).clone()
+                            }
+                        }
+                    };
+                    let t = Instant::now();
+                    let ux = gpu.upload_packed(&p.0)?;
+                    let uy = p.1.as_ref().map(|py| gpu.upload_packed(py)).transpose()?;
+                    trace_phase("upload", t.elapsed().as_secs_f64());
                     Ok((gpu, ux, uy))
                 },
                 |(gpu, ux, uy), chunk| {
@@ -321,7 +373,18 @@ mod imp {
                     }
                     Ok(out)
                 },
-            )
+            );
+            if tracing() {
+                eprintln!(
+                    "mgk gpu: {} devices × {threads} threads, {} pairs, {:.3} s (spread {:.3} s) [{}]",
+                    self.devices.len(),
+                    pairs.len(),
+                    t0.elapsed().as_secs_f64(),
+                    t_spread.elapsed().as_secs_f64(),
+                    take_phases()
+                );
+            }
+            out
         }
     }
 }

@@ -112,17 +112,26 @@ where
     /// [`CudaError::UnsupportedGraph`] / [`CudaError::Label`] from packing;
     /// [`CudaError::Driver`] from the copies.
     pub fn upload(&self, graphs: &[Graph<N, E>]) -> Result<GpuGraphs, CudaError> {
+        self.upload_packed(&self.reorder_and_pack(graphs)?)
+    }
+
+    /// What [`upload`](Self::upload) copies to the device: `graphs`
+    /// reordered and packed (the same bytes for every device of a set, so a
+    /// set packs once); starts the background compile as `upload` does.
+    ///
+    /// # Errors
+    /// As [`upload`](Self::upload)'s packing.
+    pub(super) fn reorder_and_pack(&self, graphs: &[Graph<N, E>]) -> Result<PackedBatch, CudaError> {
         use crate::graph::reorder::{reorder, Method};
         use rayon::prelude::*;
         self.prefetch(graphs);
-        let packed = match self.params.reorder {
-            Method::Natural => self.pack(graphs)?,
+        match self.params.reorder {
+            Method::Natural => self.pack(graphs),
             m => {
                 let reordered: Vec<Graph<N, E>> = graphs.par_iter().map(|g| reorder(g, m).0).collect();
-                self.pack(&reordered)?
+                self.pack(&reordered)
             }
-        };
-        self.upload_packed(&packed)
+        }
     }
 
     /// Starts compiling the batched kernel for the labels of `graphs` (with
