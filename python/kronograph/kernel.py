@@ -1,6 +1,9 @@
 """The marginalized graph kernel as a scikit-learn ``Kernel``."""
 
+import contextlib
 import copy
+import sys
+import time
 from typing import Any, Optional, Sequence
 
 import numpy as np
@@ -11,6 +14,16 @@ from .basekernel import BaseKernel, to_spec, with_values
 from .graphs import as_graphs
 
 __all__ = ["MarginalizedGraphKernel"]
+
+
+@contextlib.contextmanager
+def _timed(on, what, X, Y):
+    """Prints the wall time of the block to standard error when ``on``."""
+    start = time.perf_counter()
+    yield
+    if on:
+        sizes = f"{len(X)}" if Y is None else f"{len(X)} x {len(Y)}"
+        print(f"kronograph: {what} of {sizes} graphs in {time.perf_counter() - start:.3f} s", file=sys.stderr)
 
 
 def _array(data, *shape):
@@ -258,8 +271,29 @@ class MarginalizedGraphKernel(Kernel):
 
     # -- values ------------------------------------------------------------
 
-    def __call__(self, X: Sequence[Any], Y: Optional[Sequence[Any]] = None, eval_gradient: bool = False, nodal: bool = False) -> Any:
+    def _for_call(self, lmin):
+        """This kernel, or a copy with another ``lmin`` (GraphDot's per-call ``lmin``)."""
+        if lmin is None or int(lmin) == int(self.lmin):
+            return self
+        other = copy.copy(self)
+        other.__dict__.pop("_cache", None)
+        object.__setattr__(other, "lmin", int(lmin))
+        return other
+
+    def __call__(
+        self,
+        X: Sequence[Any],
+        Y: Optional[Sequence[Any]] = None,
+        eval_gradient: bool = False,
+        nodal: bool = False,
+        lmin: Optional[int] = None,
+        timing: bool = False,
+    ) -> Any:
         """The Gram matrix ``K(X, Y)`` (``K(X, X)`` when ``Y`` is None).
+
+        ``lmin`` (0 or 1) overrides the constructor's for this call, and
+        ``timing=True`` prints the call's wall time to standard error, as
+        GraphDot's ``__call__`` arguments of the same names.
 
         With ``eval_gradient``, also ``dK / d theta`` of shape
         ``(len(X), len(Y), n_active)`` (log-hyperparameters, in the order of
@@ -269,6 +303,9 @@ class MarginalizedGraphKernel(Kernel):
         block ``(i, j)`` is :meth:`nodal` of ``X[i]`` and ``Y[j]``
         (unnormalized; no gradient).
         """
+        if lmin is not None or timing:
+            with _timed(timing, "K(X)" if Y is None else "K(X, Y)", X, Y):
+                return self._for_call(lmin)(X, Y, eval_gradient=eval_gradient, nodal=nodal)
         x = as_graphs(X, "X")
         y = None if Y is None else as_graphs(Y, "Y")
         if nodal:
@@ -310,14 +347,25 @@ class MarginalizedGraphKernel(Kernel):
             return np.empty((0, sum(h.num_nodes for h in y)))
         return np.vstack(rows) * self._p2()
 
-    def diag(self, X: Sequence[Any], eval_gradient: bool = False, nodal: bool = False) -> Any:
-        """``K(x, x)`` for each graph (ones when normalized).
+    def diag(
+        self,
+        X: Sequence[Any],
+        eval_gradient: bool = False,
+        nodal: bool = False,
+        lmin: Optional[int] = None,
+        timing: bool = False,
+    ) -> Any:
+        """``K(x, x)`` for each graph (ones when normalized); ``lmin`` and
+        ``timing`` as in :meth:`__call__`.
 
         With ``eval_gradient``, also its gradient ``(len(X), n_active)``
         (zeros when normalized).  With ``nodal=True``, the diagonals of the
         nodal similarities of each graph with itself, concatenated (length
         ``sum of len(x)``; unnormalized).
         """
+        if lmin is not None or timing:
+            with _timed(timing, "diag(X)", X, None):
+                return self._for_call(lmin).diag(X, eval_gradient=eval_gradient, nodal=nodal)
         x = as_graphs(X, "X")
         if nodal:
             if eval_gradient:

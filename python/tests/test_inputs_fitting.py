@@ -321,3 +321,17 @@ def test_nodal_and_diag_over_lists(mutag):
     # networkx graphs in nodal()
     a, b = molecule(1), molecule(2)
     np.testing.assert_allclose(k.nodal(a, b), k.nodal(kg.from_networkx(a), kg.from_networkx(b)))
+
+
+def test_per_call_lmin_and_timing(mutag, capsys):
+    g = mutag.graphs[:5]
+    k0 = mk(kg.KroneckerDelta(0.5), kg.KroneckerDelta(0.5))
+    k1 = mk(kg.KroneckerDelta(0.5), kg.KroneckerDelta(0.5), lmin=1)
+    np.testing.assert_allclose(k0(g, lmin=1), k1(g), rtol=1e-12)
+    np.testing.assert_allclose(k0.diag(g, lmin=1), k1.diag(g), rtol=1e-12)
+    np.testing.assert_allclose(k1(g, lmin=0), k0(g), rtol=1e-12)
+    assert k0.lmin == 0  # the call's lmin does not stay
+    K = k0(g, timing=True)
+    np.testing.assert_allclose(K, k0(g))
+    err = capsys.readouterr().err
+    assert "K(X) of 5 graphs in" in err
