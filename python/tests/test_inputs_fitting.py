@@ -335,3 +335,22 @@ def test_per_call_lmin_and_timing(mutag, capsys):
     np.testing.assert_allclose(K, k0(g))
     err = capsys.readouterr().err
     assert "K(X) of 5 graphs in" in err
+
+
+def test_expr_bare_xy_and_sympy_like_graphdot():
+    gs = [kg.from_networkx(molecule(s)) for s in range(4)]
+    edge = kg.KroneckerDelta(0.7)
+    ref = mk(kg.expr("exp(-abs(x.charge - y.charge) / h)", h=(0.8, (0.1, 10))), edge)
+    bare = mk(kg.TensorProduct(charge=kg.expr("exp(-abs(x - y) / h)", h=(0.8, (0.1, 10)))), edge)
+    np.testing.assert_allclose(bare(gs), ref(gs), rtol=1e-13)
+    assert [h.name for h in bare.hyperparameters] == [h.name for h in ref.hyperparameters]
+    sp = pytest.importorskip("sympy", reason="scripts/test_python.sh installs sympy")
+    x, y, h = sp.symbols("x y h")
+    lap = kg.Expr(sp.exp(-sp.Abs(x - y) / h), h=(0.8, (0.1, 10)))
+    node = kg.TensorProduct(charge=lap) * kg.TensorProduct(label=kg.KroneckerDelta(0.5))
+    ref2 = mk(kg.expr("exp(-abs(x.charge - y.charge) / h)", h=(0.8, (0.1, 10))) * kg.KroneckerDelta(0.5), edge)
+    np.testing.assert_allclose(mk(node, edge)(gs), ref2(gs), rtol=1e-13)
+    K, dK = mk(node, edge)(gs, eval_gradient=True)
+    np.testing.assert_allclose(dK, ref2(gs, eval_gradient=True)[1], rtol=1e-12, atol=1e-300)
+    with pytest.raises(ValueError, match="pi"):
+        kg.Expr(sp.exp(-sp.pi * sp.Abs(x - y)))
