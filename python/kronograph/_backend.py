@@ -3,6 +3,7 @@ warning (:class:`CpuFallbackWarning`, once per process) that the warnings
 filter can silence, instead of the native library's line on stderr."""
 
 import os
+import sys
 import warnings
 
 from . import _native
@@ -17,6 +18,16 @@ class CpuFallbackWarning(RuntimeWarning):
 
 
 _devices = None
+_PACKAGE = os.path.dirname(os.path.abspath(__file__))
+
+
+def _user_level():
+    """The ``stacklevel`` of the first caller outside this package (the
+    warning then names the user's line)."""
+    frame, level = sys._getframe(2), 2
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def resolve(backend):
@@ -34,6 +45,6 @@ def resolve(backend):
                 f"kronograph: no usable CUDA device, running on the CPU ({error}); "
                 "pass backend='cpu' or filter kronograph.CpuFallbackWarning to silence this",
                 CpuFallbackWarning,
-                stacklevel=3,
+                stacklevel=_user_level(),
             )
     return "cpu" if _devices == 0 else backend
