@@ -505,7 +505,15 @@ class Expr(BaseKernel):
 
         text = _IDENT.sub(sub, self.formula)
         if field is not None:
-            text = _BARE_XY.sub(lambda m: f"{m.group(1)}.{_field(field)}", text)
+
+            def bind(m):
+                # `delta(x, 0.5)`: a field named x as a built-in kernel's first argument stays
+                before, after = text[: m.start()].rstrip(), text[m.end() :].lstrip()
+                if before.endswith("(") and after.startswith(","):
+                    return m.group(1)
+                return f"{m.group(1)}.{_field(field)}"
+
+            text = _BARE_XY.sub(bind, text)
         return f"({text})"
 
     def get_params(self, deep=True):
