@@ -11,8 +11,9 @@ use kronograph::solver::dense_solve;
 use mgk_common::*;
 use proptest::prelude::*;
 
-/// 1ᵀ (I − λ M)⁻¹ 1 for the dense product M restricted to `keep`.
-fn dense_rw(g: &Graph<u8, f64>, h: &Graph<u8, f64>, lambda: f64, labeled: bool) -> f64 {
+/// The dense product `M = W ⊗ W'` restricted to the node pairs the kernel
+/// keeps (all, or equal labels): `(dimension, M row-major)`.
+fn dense_product(g: &Graph<u8, f64>, h: &Graph<u8, f64>, labeled: bool) -> (usize, Vec<f64>) {
     let (n, m) = (g.num_nodes(), h.num_nodes());
     let (wg, wh) = (g.to_dense(), h.to_dense());
     let nodes: Vec<(usize, usize)> = (0..n)
@@ -20,16 +21,27 @@ fn dense_rw(g: &Graph<u8, f64>, h: &Graph<u8, f64>, lambda: f64, labeled: bool) 
         .filter(|&(i, ip)| !labeled || g.node_labels()[i] == h.node_labels()[ip])
         .collect();
     let d = nodes.len();
+    let mut w = vec![0.0; d * d];
+    for (r, &(i, ip)) in nodes.iter().enumerate() {
+        for (c, &(j, jp)) in nodes.iter().enumerate() {
+            w[r * d + c] = wg[i * n + j] * wh[ip * m + jp];
+        }
+    }
+    (d, w)
+}
+
+/// `I − λ M`.
+fn shifted(d: usize, w: &[f64], lambda: f64) -> Vec<f64> {
+    (0..d * d).map(|k| if k % (d + 1) == 0 { 1.0 } else { 0.0 } - lambda * w[k]).collect()
+}
+
+/// 1ᵀ (I − λ M)⁻¹ 1 for the dense product M restricted as in [`dense_product`].
+fn dense_rw(g: &Graph<u8, f64>, h: &Graph<u8, f64>, lambda: f64, labeled: bool) -> f64 {
+    let (d, w) = dense_product(g, h, labeled);
     if d == 0 {
         return 0.0;
     }
-    let mut a = vec![0.0; d * d];
-    for (r, &(i, ip)) in nodes.iter().enumerate() {
-        for (c, &(j, jp)) in nodes.iter().enumerate() {
-            a[r * d + c] = if r == c { 1.0 } else { 0.0 } - lambda * wg[i * n + j] * wh[ip * m + jp];
-        }
-    }
-    dense_solve(d, &a, &vec![1.0; d]).unwrap().iter().sum()
+    dense_solve(d, &shifted(d, &w, lambda), &vec![1.0; d]).unwrap().iter().sum()
 }
 
 proptest! {
@@ -77,24 +89,11 @@ proptest! {
 /// the product restricted as in [`dense_rw`]), with a central difference of
 /// [`dense_rw`] as a second check.
 fn dense_rw_log_derivative(g: &Graph<u8, f64>, h: &Graph<u8, f64>, lambda: f64, labeled: bool) -> f64 {
-    let (n, m) = (g.num_nodes(), h.num_nodes());
-    let (wg, wh) = (g.to_dense(), h.to_dense());
-    let nodes: Vec<(usize, usize)> = (0..n)
-        .flat_map(|i| (0..m).map(move |ip| (i, ip)))
-        .filter(|&(i, ip)| !labeled || g.node_labels()[i] == h.node_labels()[ip])
-        .collect();
-    let d = nodes.len();
+    let (d, w) = dense_product(g, h, labeled);
     if d == 0 {
         return 0.0;
     }
-    let mut a = vec![0.0; d * d];
-    let mut w = vec![0.0; d * d];
-    for (r, &(i, ip)) in nodes.iter().enumerate() {
-        for (c, &(j, jp)) in nodes.iter().enumerate() {
-            w[r * d + c] = wg[i * n + j] * wh[ip * m + jp];
-            a[r * d + c] = if r == c { 1.0 } else { 0.0 } - lambda * w[r * d + c];
-        }
-    }
+    let a = shifted(d, &w, lambda);
     let x = dense_solve(d, &a, &vec![1.0; d]).unwrap();
     let wx: Vec<f64> = (0..d).map(|r| (0..d).map(|c| w[r * d + c] * x[c]).sum()).collect();
     let z = dense_solve(d, &a, &wx).unwrap();

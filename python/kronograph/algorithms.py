@@ -11,6 +11,7 @@ from sklearn.gaussian_process.kernels import Hyperparameter, Kernel
 
 from . import _backend, _native, _progress
 from .graphs import Graph, as_graphs, from_scipy, structure
+from .kernel import positive_bounds, value_of_theta
 
 __all__ = [
     "bfs",
@@ -197,15 +198,8 @@ class RandomWalkKernel(Kernel):
     @property
     def hyperparameter_lam(self):
         """``lam``: fixed, or trainable within ``lam_bounds``."""
-        if self._fixed():
-            return Hyperparameter("lam", "numeric", "fixed")
-        try:
-            lo, hi = (float(b) for b in self.lam_bounds)
-        except (TypeError, ValueError):
-            raise ValueError(f"lam_bounds = {self.lam_bounds!r}: expected (low, high) or 'fixed'") from None
-        if not (0 < lo <= hi < np.inf):
-            raise ValueError(f"lam_bounds = ({lo}, {hi}): expected 0 < low <= high < inf, or 'fixed'")
-        return Hyperparameter("lam", "numeric", np.array([lo, hi]))
+        b = positive_bounds("lam_bounds", self.lam_bounds)
+        return Hyperparameter("lam", "numeric", "fixed" if b is None else np.array(b))
 
     @property
     def theta(self):
@@ -220,13 +214,7 @@ class RandomWalkKernel(Kernel):
             raise ValueError(f"theta has {theta.shape[0]} values; this kernel has {n} active hyperparameters")
         if n:
             lo, hi = self.hyperparameter_lam.bounds.ravel()
-            v = float(np.exp(theta[0]))
-            if not (lo * (1 - 1e-9) <= v <= hi * (1 + 1e-9)):
-                raise ValueError(
-                    f"theta[0] = {theta[0]!r} sets lam = {v!r}, outside its bounds [{lo!r}, {hi!r}]: "
-                    "give a theta inside kernel.bounds, or widen lam_bounds"
-                )
-            self.lam = min(max(v, lo), hi)
+            self.lam = value_of_theta(0, theta[0], "lam", lo, hi)
 
     @property
     def requires_vector_input(self):

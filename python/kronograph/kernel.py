@@ -16,6 +16,31 @@ from .graphs import as_graphs
 __all__ = ["MarginalizedGraphKernel"]
 
 
+def positive_bounds(what, bounds):
+    """``None`` for ``"fixed"``, else ``(low, high)`` with ``0 < low <= high < inf``."""
+    if isinstance(bounds, str) and bounds == "fixed":
+        return None
+    try:
+        lo, hi = (float(b) for b in bounds)
+    except (TypeError, ValueError):
+        raise ValueError(f"{what} = {bounds!r}: expected (low, high) or 'fixed'") from None
+    if not (0 < lo <= hi < np.inf):
+        raise ValueError(f"{what} = ({lo}, {hi}): expected 0 < low <= high < inf, or 'fixed'")
+    return lo, hi
+
+
+def value_of_theta(k, t, name, lo, hi):
+    """The hyperparameter value ``exp(t)`` of ``theta[k]``, an error outside ``[lo, hi]`` (as in scikit-learn)."""
+    v = float(np.exp(t))
+    # exp(log(hi)) may round past hi by an ulp: accept 1e-9 relative, then clip
+    if not (lo * (1 - 1e-9) <= v <= hi * (1 + 1e-9)):
+        raise ValueError(
+            f"theta[{k}] = {t!r} sets {name} = {v!r}, outside its bounds [{lo!r}, {hi!r}] "
+            f"(log: [{np.log(lo)!r}, {np.log(hi)!r}]): give a theta inside kernel.bounds, or widen the bounds"
+        )
+    return min(max(v, lo), hi)
+
+
 @contextlib.contextmanager
 def _timed(on, what, X, Y):
     """Prints the wall time of the block to standard error when ``on``."""
@@ -155,15 +180,7 @@ class MarginalizedGraphKernel(Kernel):
         p = float(self.p)
         if not (np.isfinite(p) and p > 0):
             raise ValueError(f"p = {self.p!r}: the start probability scale must be finite and > 0 (GraphDot's Uniform(p))")
-        if isinstance(self.p_bounds, str) and self.p_bounds == "fixed":
-            return ("p", p, None)
-        try:
-            lo, hi = (float(b) for b in self.p_bounds)
-        except (TypeError, ValueError):
-            raise ValueError(f"p_bounds = {self.p_bounds!r}: expected (low, high) or 'fixed'") from None
-        if not (0 < lo <= hi < np.inf):
-            raise ValueError(f"p_bounds = ({lo}, {hi}): expected 0 < low <= high < inf, or 'fixed'")
-        return ("p", p, (lo, hi))
+        return ("p", p, positive_bounds("p_bounds", self.p_bounds))
 
     def _p2(self):
         return self._p_hyper()[1] ** 2
@@ -244,14 +261,7 @@ class MarginalizedGraphKernel(Kernel):
         values = [v for _, v, _ in hs]
         for k, (t, i) in enumerate(zip(theta, active)):
             name, _, (lo, hi) = hs[i]
-            v = float(np.exp(t))
-            # exp(log(hi)) may round past hi by an ulp: accept 1e-9 relative, then clip
-            if not (lo * (1 - 1e-9) <= v <= hi * (1 + 1e-9)):
-                raise ValueError(
-                    f"theta[{k}] = {t!r} sets {name} = {v!r}, outside its bounds [{lo!r}, {hi!r}] "
-                    f"(log: [{np.log(lo)!r}, {np.log(hi)!r}]): give a theta inside kernel.bounds, or widen the bounds"
-                )
-            values[i] = min(max(v, lo), hi)
+            values[i] = value_of_theta(k, t, name, lo, hi)
         self._set_values(values)
 
     @property
