@@ -11,8 +11,9 @@ use kronograph::solver::dense_solve;
 use mgk_common::*;
 use proptest::prelude::*;
 
-/// 1ᵀ (I − λ M)⁻¹ 1 for the dense product M restricted to `keep`.
-fn dense_rw(g: &Graph<u8, f64>, h: &Graph<u8, f64>, lambda: f64, labeled: bool) -> f64 {
+/// The dense product `M = W ⊗ W'` restricted to the node pairs the kernel
+/// keeps (all, or equal labels): `(dimension, M row-major)`.
+fn dense_product(g: &Graph<u8, f64>, h: &Graph<u8, f64>, labeled: bool) -> (usize, Vec<f64>) {
     let (n, m) = (g.num_nodes(), h.num_nodes());
     let (wg, wh) = (g.to_dense(), h.to_dense());
     let nodes: Vec<(usize, usize)> = (0..n)
@@ -20,16 +21,27 @@ fn dense_rw(g: &Graph<u8, f64>, h: &Graph<u8, f64>, lambda: f64, labeled: bool) 
         .filter(|&(i, ip)| !labeled || g.node_labels()[i] == h.node_labels()[ip])
         .collect();
     let d = nodes.len();
+    let mut w = vec![0.0; d * d];
+    for (r, &(i, ip)) in nodes.iter().enumerate() {
+        for (c, &(j, jp)) in nodes.iter().enumerate() {
+            w[r * d + c] = wg[i * n + j] * wh[ip * m + jp];
+        }
+    }
+    (d, w)
+}
+
+/// `I − λ M`.
+fn shifted(d: usize, w: &[f64], lambda: f64) -> Vec<f64> {
+    (0..d * d).map(|k| if k % (d + 1) == 0 { 1.0 } else { 0.0 } - lambda * w[k]).collect()
+}
+
+/// 1ᵀ (I − λ M)⁻¹ 1 for the dense product M restricted as in [`dense_product`].
+fn dense_rw(g: &Graph<u8, f64>, h: &Graph<u8, f64>, lambda: f64, labeled: bool) -> f64 {
+    let (d, w) = dense_product(g, h, labeled);
     if d == 0 {
         return 0.0;
     }
-    let mut a = vec![0.0; d * d];
-    for (r, &(i, ip)) in nodes.iter().enumerate() {
-        for (c, &(j, jp)) in nodes.iter().enumerate() {
-            a[r * d + c] = if r == c { 1.0 } else { 0.0 } - lambda * wg[i * n + j] * wh[ip * m + jp];
-        }
-    }
-    dense_solve(d, &a, &vec![1.0; d]).unwrap().iter().sum()
+    dense_solve(d, &shifted(d, &w, lambda), &vec![1.0; d]).unwrap().iter().sum()
 }
 
 proptest! {
@@ -70,6 +82,60 @@ proptest! {
         let k = RandomWalkKernel::new(lambda).unwrap();
         let got = k.gram_xy_labeled(std::slice::from_ref(&g), std::slice::from_ref(&h)).unwrap().get(0, 0);
         prop_assert!(close(got, want, 1e-10), "labeled: {got} vs {want}");
+    }
+}
+
+/// `λ ∂k/∂λ` by the dense formula `λ 1ᵀ A⁻¹ M A⁻¹ 1` (`A = I − λ M`, `M`
+/// the product restricted as in [`dense_rw`]), with a central difference of
+/// [`dense_rw`] as a second check.
+fn dense_rw_log_derivative(g: &Graph<u8, f64>, h: &Graph<u8, f64>, lambda: f64, labeled: bool) -> f64 {
+    let (d, w) = dense_product(g, h, labeled);
+    if d == 0 {
+        return 0.0;
+    }
+    let a = shifted(d, &w, lambda);
+    let x = dense_solve(d, &a, &vec![1.0; d]).unwrap();
+    let wx: Vec<f64> = (0..d).map(|r| (0..d).map(|c| w[r * d + c] * x[c]).sum()).collect();
+    let z = dense_solve(d, &a, &wx).unwrap();
+    let exact = lambda * z.iter().sum::<f64>();
+    let e = 1e-5 * lambda;
+    let fd = lambda * (dense_rw(g, h, lambda + e, labeled) - dense_rw(g, h, lambda - e, labeled)) / (2.0 * e);
+    assert!(close(exact, fd, 1e-5), "dense derivative {exact} vs central difference {fd}");
+    exact
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+    #[test]
+    fn log_lambda_gradient_matches_dense(
+        n in 1usize..9, m in 1usize..9, seed in any::<u64>(), frac in 0.05f64..0.9, directed in any::<bool>()
+    ) {
+        let dir = if directed { Direction::Directed } else { Direction::Undirected };
+        let xs = vec![random_graph(n, 0.5, seed, dir), random_graph(m, 0.5, seed ^ 5, dir)];
+        let ys = vec![random_graph(m, 0.4, seed ^ 7, dir)];
+        let limit = xs.iter().chain(&ys).flat_map(|g| xs.iter().chain(&ys).map(move |h| RandomWalkKernel::lambda_limit(g, h)))
+            .fold(f64::INFINITY, f64::min);
+        // directed pairs are refused above the upper bounds' limit: stay well below it
+        let lambda = if directed { 0.5 * frac } else { frac } * limit.min(1e3);
+        for labeled in [false, true] {
+            for method in [RwMethod::Auto, RwMethod::Solver] {
+                let k = RandomWalkKernel::new(lambda).unwrap().with_method(method);
+                let (v, d) = k.gram_with_gradient(&xs, None, labeled).unwrap();
+                let (vxy, dxy) = k.gram_with_gradient(&xs, Some(&ys), labeled).unwrap();
+                let plain = if labeled { k.gram_labeled(&xs).unwrap() } else { k.gram(&xs).unwrap() };
+                for i in 0..2 {
+                    for j in 0..2 {
+                        prop_assert_eq!(v.get(i, j), plain.get(i, j));
+                        let want = dense_rw_log_derivative(&xs[i], &xs[j], lambda, labeled);
+                        prop_assert!(close(d.get(i, j), want, 1e-8), "{method:?} labeled {labeled}: {} vs {want}", d.get(i, j));
+                        prop_assert!(d.get(i, j) >= 0.0);
+                    }
+                    let want = dense_rw_log_derivative(&xs[i], &ys[0], lambda, labeled);
+                    prop_assert!(close(dxy.get(i, 0), want, 1e-8), "xy {method:?} labeled {labeled}: {} vs {want}", dxy.get(i, 0));
+                    prop_assert!(close(vxy.get(i, 0), dense_rw(&xs[i], &ys[0], lambda, labeled), 1e-10));
+                }
+            }
+        }
     }
 }
 

@@ -8,7 +8,8 @@
     K = k(ds.graphs)                         # numpy Gram matrix
 
 Graphs come from networkx (:func:`from_networkx`), numpy/scipy.sparse
-(:func:`from_scipy`) or TU folders (:func:`read_tu`); errors of the native
+(:func:`from_scipy`), TU folders (:func:`read_tu`) or RDKit
+(:func:`from_rdkit`, :func:`from_smiles`, the ``[rdkit]`` extra); errors of the native
 library raise :class:`KronographError` subclasses carrying its message.
 """
 
@@ -27,6 +28,7 @@ from ._native import (  # noqa: E402
     __version__,
 )
 from .algorithms import (  # noqa: E402
+    GRAPHLET_ORBITS,
     MotifResult,
     RandomWalkKernel,
     bfs,
@@ -36,7 +38,9 @@ from .algorithms import (  # noqa: E402
     triangle_count,
     triangles_per_vertex,
 )
+from ._backend import CpuFallbackWarning  # noqa: E402
 from . import datasets  # noqa: E402
+from .chem import from_rdkit, from_smiles  # noqa: E402
 from .basekernel import (  # noqa: E402
     Additive,
     BaseKernel,
@@ -72,6 +76,7 @@ __all__ = [
     "Additive",
     "BaseKernel",
     "Convolution",
+    "CpuFallbackWarning",
     "DotProduct",
     "Expr",
     "datasets",
@@ -80,6 +85,7 @@ __all__ = [
     "Constant",
     "CudaError",
     "FileError",
+    "GRAPHLET_ORBITS",
     "Graph",
     "GraphError",
     "KernelError",
@@ -102,6 +108,8 @@ __all__ = [
     "bfs",
     "cuda_status",
     "from_networkx",
+    "from_rdkit",
+    "from_smiles",
     "from_scipy",
     "graphlets",
     "motif_search",

@@ -9,8 +9,9 @@ search take ``backend="auto" | "cpu" | "cuda" | "cuda:N"``.
 import numpy as np
 from sklearn.gaussian_process.kernels import Hyperparameter, Kernel
 
-from . import _native, _progress
-from .graphs import Graph, as_graphs, from_networkx, from_scipy
+from . import _backend, _native, _progress
+from .graphs import Graph, as_graphs, from_scipy, structure
+from .kernel import positive_bounds, value_of_theta
 
 __all__ = [
     "bfs",
@@ -18,6 +19,7 @@ __all__ = [
     "triangle_count",
     "triangles_per_vertex",
     "graphlets",
+    "GRAPHLET_ORBITS",
     "motif_search",
     "MotifResult",
     "RandomWalkKernel",
@@ -28,8 +30,9 @@ def _graph(g, weight="weight"):
     if isinstance(g, Graph):
         return g
     if hasattr(g, "is_multigraph") and hasattr(g, "nodes"):
-        # the package's one weight rule (kronograph.graphs): all edges or none
-        return from_networkx(g, node_attrs=[], edge_attrs=[], weight=weight)
+        # the package's one weight rule (kronograph.graphs): all edges or none;
+        # converted once per graph (networkx's cache of g, see kronograph.graphs)
+        return structure(g, weight)
     try:
         import scipy.sparse as sp
     except ImportError:
@@ -67,9 +70,16 @@ def triangles_per_vertex(g):
     return np.frombuffer(_native.triangles_per_vertex(_graph(g)), dtype="<i8").copy()
 
 
+GRAPHLET_ORBITS = tuple(_native.graphlet_orbit_names())
+"""The names of the 16 columns of :func:`graphlets` (``"[0] vertex (==1)"``,
+``"[1] degree"``, ... ``"[15] 4-clique"``)."""
+
+
 def graphlets(g, kind="net", backend="auto"):
     """The fast graphlet transform: per-node frequencies of the 16 orbits of
-    the graphlets with up to 4 nodes, a ``(n, 16)`` uint64 array.
+    the graphlets with up to 4 nodes, a ``(n, 16)`` uint64 array whose
+    column ``k`` is orbit ``GRAPHLET_ORBITS[k]`` (e.g. a pandas
+    ``DataFrame(graphlets(g), columns=kg.GRAPHLET_ORBITS)``).
 
     ``kind="net"`` gives induced counts, ``"raw"`` counts that need not be
     induced, ``"both"`` a ``(raw, net)`` pair.  Self-loops and weights are
@@ -77,7 +87,7 @@ def graphlets(g, kind="net", backend="auto"):
     """
     if kind not in ("net", "raw", "both"):
         raise ValueError(f"kind must be 'net', 'raw' or 'both', not {kind!r}")
-    raw, net, n, _device = _native.graphlets(_graph(g), str(backend))
+    raw, net, n, _device = _native.graphlets(_graph(g), _backend.resolve(backend))
     raw = np.frombuffer(raw, dtype="<u8").reshape(n, 16).copy()
     net = np.frombuffer(net, dtype="<u8").reshape(n, 16).copy()
     return {"raw": raw, "net": net, "both": (raw, net)}[kind]
@@ -131,7 +141,7 @@ def motif_search(g, colors, motif, delta=1e-6, seed=0, field="gf256", backend="a
         float(delta),
         int(seed),
         str(field),
-        str(backend),
+        _backend.resolve(backend),
         True,
         bool(matches),
     )
@@ -145,7 +155,9 @@ class RandomWalkKernel(Kernel):
         k(G, G') = 1' (I - lam W x W')^-1 1 = sum over l >= 0 of lam^l (walks of length l)
 
     (GraKeL's ``RandomWalk(lamda=lam, method_type="fast")`` on unlabeled
-    graphs, to about 1e-15).  ``lam`` must stay below ``1 / (rho(W) rho(W'))``.
+    graphs, to about 1e-15).  ``lam`` must stay below ``1 / (rho(W) rho(W'))``
+    for every pair (:meth:`lambda_limit` gives a bound that holds for a
+    whole data set).
 
     ``labeled=True`` keeps only walks whose node pairs carry equal labels
     (all node fields equal), ``1_L' (I - lam L (W x W') L)^-1 1_L`` with ``L``
@@ -156,8 +168,16 @@ class RandomWalkKernel(Kernel):
     ``n n' - sum of L`` (they agree to 2e-15 after that term).
 
     :param normalize: return ``K(a, b) / sqrt(K(a, a) K(b, b))``.
-    :param lam_bounds: ``"fixed"`` only (the native library gives no
-        gradient in ``lam``; ``eval_gradient`` returns an empty gradient).
+    :param lam_bounds: ``"fixed"`` (the default) or ``(low, high)``: a
+        trainable ``lam`` (hyperparameter ``"lam"``, ``theta = [log lam]``)
+        with the exact gradient ``dK/d log lam = lam 1' A^-1 (W x W') A^-1 1``
+        (``A = I - lam W x W'``; the moment series' ``sum of l lam^l m_l
+        m'_l``, one product after the solve for undirected graphs, one more
+        solve for directed ones).  Keep ``high`` below :meth:`lambda_limit`
+        of the training graphs: beyond it the walk series diverges and the
+        kernel raises :class:`kronograph.KernelError`.
+
+    Exponential and p-step random-walk kernels are not provided.
 
     Works in ``GaussianProcessRegressor``/``SVC(kernel="precomputed")`` and
     with :func:`kronograph.dask.gram` (``raw_diag``/``tile``).
@@ -172,12 +192,29 @@ class RandomWalkKernel(Kernel):
         self.n_jobs = n_jobs
         self.progress = progress
 
+    def _fixed(self):
+        return isinstance(self.lam_bounds, str) and self.lam_bounds == "fixed"
+
     @property
     def hyperparameter_lam(self):
-        """``lam`` (fixed: no gradient)."""
-        if not (isinstance(self.lam_bounds, str) and self.lam_bounds == "fixed"):
-            raise ValueError("RandomWalkKernel: lam_bounds must be 'fixed' (no gradient in lam is computed)")
-        return Hyperparameter("lam", "numeric", "fixed")
+        """``lam``: fixed, or trainable within ``lam_bounds``."""
+        b = positive_bounds("lam_bounds", self.lam_bounds)
+        return Hyperparameter("lam", "numeric", "fixed" if b is None else np.array(b))
+
+    @property
+    def theta(self):
+        """``[log lam]`` when ``lam`` is trainable, else empty."""
+        return np.empty(0) if self._fixed() else np.log([float(self.lam)])
+
+    @theta.setter
+    def theta(self, theta):
+        theta = np.asarray(theta, dtype=float).ravel()
+        n = 0 if self._fixed() else 1
+        if theta.shape[0] != n:
+            raise ValueError(f"theta has {theta.shape[0]} values; this kernel has {n} active hyperparameters")
+        if n:
+            lo, hi = self.hyperparameter_lam.bounds.ravel()
+            self.lam = value_of_theta(0, theta[0], "lam", lo, hi)
 
     @property
     def requires_vector_input(self):
@@ -188,15 +225,30 @@ class RandomWalkKernel(Kernel):
         """False."""
         return False
 
+    def lambda_limit(self, X):
+        """A ``lam`` below which the kernel is defined for every pair of the
+        graphs ``X``: ``1 / rho_max^2`` with ``rho_max`` the largest upper
+        bound on their spectral radii (Collatz-Wielandt)."""
+        return float(_native.random_walk_lambda_limit(self._graphs(X, "X")))
+
     def _graphs(self, X, what):
         items = as_graphs_or_any(X)
         if self.labeled:
             return as_graphs(items, what)  # node fields kept: the labels to compare
         return [_graph(g) for g in items]
 
-    def _raw(self, x, y=None, progress=None):
-        data, r, c = _native.random_walk_gram(x, y, float(self.lam), bool(self.labeled), self.tol, self.n_jobs, progress)
-        return np.frombuffer(data, dtype="<f8").reshape(r, c).copy()
+    def _raw(self, x, y=None, progress=None, gradient=False):
+        try:
+            data, r, c, grad = _native.random_walk_gram(
+                x, y, float(self.lam), bool(self.labeled), self.tol, self.n_jobs, progress, bool(gradient)
+            )
+        except _native.KronographError as e:
+            # the library's advice names the CLI's option; here it is the lam parameter
+            raise type(e)(str(e).replace("(--lambda)", "(RandomWalkKernel's lam)")) from None
+        k = np.frombuffer(data, dtype="<f8").reshape(r, c).copy()
+        if gradient:
+            return k, np.frombuffer(grad, dtype="<f8").reshape(r, c).copy()
+        return k
 
     def raw_diag(self, X):
         """The unnormalized ``K(x, x)`` of each graph."""
@@ -214,21 +266,33 @@ class RandomWalkKernel(Kernel):
 
     def __call__(self, X, Y=None, eval_gradient=False):
         """The Gram matrix ``K(X, Y)`` (``K(X, X)`` when ``Y`` is None); with
-        ``eval_gradient`` also an empty gradient ``(n, m, 0)`` (``lam`` is fixed)."""
+        ``eval_gradient`` (``Y`` None, as in scikit-learn) also
+        ``dK/d theta`` of shape ``(n, n, 1)`` when ``lam`` is trainable, else
+        ``(n, n, 0)``."""
+        if eval_gradient and Y is not None:
+            raise ValueError("eval_gradient=True is only supported when Y is None (as in scikit-learn)")
         x = self._graphs(X, "X")
         y = None if Y is None else self._graphs(Y, "Y")
+        grad = eval_gradient and not self._fixed()
         cb, close = _progress.callback(self.progress)
         try:
-            k = self._raw(x, y, cb)
+            out = self._raw(x, y, cb, gradient=grad)
         finally:
             if close:
                 close()
+        k, dk = out if grad else (out, None)
         if self.normalize:
             dx = np.diag(k).copy() if y is None else self.raw_diag(x)
             dy = dx if y is None else self.raw_diag(y)
-            k /= np.sqrt(np.outer(dx, dy))
+            k = k / np.sqrt(np.outer(dx, dy))
+            if dk is not None:
+                # d log Kn = d log K - (d log dx_i + d log dx_j) / 2, with dx the diagonal
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    dd = np.diag(dk) / dx
+                    raw = k * np.sqrt(np.outer(dx, dx))
+                    dk = np.where(raw > 0, k * (dk / raw - 0.5 * (dd[:, None] + dd[None, :])), 0.0)
         if eval_gradient:
-            return k, np.empty(k.shape + (0,))
+            return k, (dk[..., None] if dk is not None else np.empty(k.shape + (0,)))
         return k
 
     def diag(self, X):

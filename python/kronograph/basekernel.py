@@ -437,6 +437,14 @@ class Expr(BaseKernel):
 
         Expr("exp(-abs(x.charge - y.charge) / h)", h=(1.0, (0.1, 10)))
 
+    A bare ``x`` and ``y`` (GraphDot's scalar microkernel form) stand for the
+    field the kernel is applied to: ``TensorProduct(charge=Expr("exp(-abs(x
+    - y) / h)", h=1.0))`` is the kernel above (``label`` outside a
+    ``TensorProduct``).  ``formula`` may also be a SymPy expression in the
+    symbols ``x``, ``y`` and the hyperparameters (GraphDot's
+    ``MicroKernel.from_sympy``): ``Expr(sympy.exp(-sympy.Abs(x - y) / h),
+    h=(1.0, (0.1, 10)))``.
+
     Operators ``+ - * /``, ``^`` (a number), functions ``exp``, ``ln``,
     ``abs``, ``sqrt``, and the built-in kernels of a SPEC
     (``delta(label, 0.5)``, ``sqexp(charge, 1.0)``…) may be mixed.  Each
@@ -452,8 +460,10 @@ class Expr(BaseKernel):
     """
 
     def __init__(self, formula, **hyperparameters):
+        if not isinstance(formula, str) and type(formula).__module__.startswith("sympy"):
+            formula = _from_sympy(formula)
         if not isinstance(formula, str):
-            raise TypeError(f"Expr takes a formula string, not {type(formula).__name__}")
+            raise TypeError(f"Expr takes a formula string or a SymPy expression, not {type(formula).__name__}")
         self.formula = formula
         self._hyper = {}
         # NAME_bounds=... next to NAME=value (get_params' form, which clone uses)
@@ -493,7 +503,18 @@ class Expr(BaseKernel):
             lo, hi = b
             return f"hyper({name}, {_num(getattr(self, name))}, [{_num(lo)}, {_num(hi)}])"
 
-        return f"({_IDENT.sub(sub, self.formula)})"
+        text = _IDENT.sub(sub, self.formula)
+        if field is not None:
+
+            def bind(m):
+                # `delta(x, 0.5)`: a field named x as a built-in kernel's first argument stays
+                before, after = text[: m.start()].rstrip(), text[m.end() :].lstrip()
+                if before.endswith("(") and after.startswith(","):
+                    return m.group(1)
+                return f"{m.group(1)}.{_field(field)}"
+
+            text = _BARE_XY.sub(bind, text)
+        return f"({text})"
 
     def get_params(self, deep=True):
         params = {"formula": self.formula}
@@ -520,6 +541,25 @@ class Expr(BaseKernel):
 
     def __reduce__(self):
         return (_rebuild_expr, (self.formula, {n: (getattr(self, n), b) for n, b in self._hyper.items()}))
+
+
+# a bare x or y (not x.NAME, not part of a name or a quoted field)
+_BARE_XY = re.compile(r'(?<![\w."])([xy])(?![\w."]|\s*\.)')
+
+
+def _from_sympy(e):
+    """A SymPy expression as an :class:`Expr` formula: SymPy's printer with
+    ``**`` as ``^``, ``Abs`` as ``abs``, ``log`` as ``ln``."""
+    text = str(e)
+    for a, b in (("**", "^"), ("Abs(", "abs("), ("log(", "ln(")):
+        text = text.replace(a, b)
+    for bad in ("I", "zoo", "nan", "oo", "pi", "E"):
+        if re.search(rf"\b{bad}\b", text):
+            raise ValueError(
+                f"the SymPy expression {e} holds {bad!r}, which a kronograph expression cannot: "
+                "write it with numbers, exp, ln, abs, sqrt and + - * / ^"
+            )
+    return text
 
 
 def _rebuild_expr(formula, hypers):

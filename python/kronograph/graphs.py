@@ -13,9 +13,17 @@ field.
 Weights: every entry point (:func:`from_networkx`, the kernels' automatic
 conversion of networkx graphs, the algorithms) reads the networkx edge
 attribute ``weight`` when every edge has it, uses weight 1 when no edge has
-it, and refuses a graph where only some edges have it.  Converting a
-networkx graph costs time on every call that gets one: convert a data set
-once with :func:`from_networkx` (or :func:`as_graphs`) and reuse the list.
+it, and refuses a graph where only some edges have it.
+
+Converting a networkx graph costs time.  The algorithms convert a networkx
+graph once and keep the result in the graph's own cache
+(``g.__networkx_cache__``, networkx >= 3.3, under
+``nx.config.cache_converted_graphs``, as networkx keeps the graphs its
+backends convert; see :func:`structure`): networkx clears it when the graph
+changes through its methods, and a weight changed in place is caught.  The
+kernels convert networkx graphs at each call (their labels can change in
+place without a trace): for repeated calls, convert once with
+:func:`as_graphs` or :func:`from_networkx` and pass the :class:`Graph` list.
 
 A :class:`Graph` converts back: ``g.labels`` and ``g.edge_labels`` (dicts of
 numpy arrays), ``g.edges`` (``(m, 2)`` int64), ``g.weights``, ``g.start``,
@@ -23,7 +31,9 @@ numpy arrays), ``g.edges`` (``(m, 2)`` int64), ``g.weights``, ``g.start``,
 """
 
 import collections
+import itertools
 import numbers
+import operator
 import os
 from typing import Any, Iterable, List, Mapping, Optional, Sequence, Union
 
@@ -121,6 +131,82 @@ def _nx_weights(edges, weight):
     return w
 
 
+def _cache_enabled(g):
+    cache = getattr(g, "__networkx_cache__", None)
+    if not isinstance(cache, dict):
+        return None
+    try:
+        import networkx as nx
+
+        on = bool(getattr(getattr(nx, "config", None), "cache_converted_graphs", True))
+    except ImportError:  # pragma: no cover - a networkx graph without networkx
+        on = False
+    return cache if on else None
+
+
+def _edge_dicts(g):
+    """The edge data dicts of ``g`` in the order of ``g.edges`` (the dicts
+    themselves, which in-place attribute changes modify)."""
+    nodes = list(g.nodes)
+    return [d for _, _, d in _nx_edges(g, nodes, {v: i for i, v in enumerate(nodes)})[0]]
+
+
+def structure(g: Any, weight: Optional[str] = "weight") -> Graph:
+    """The structure and weights of the networkx graph ``g`` as a
+    :class:`Graph` without labels (what the algorithms read), converted once
+    and kept in networkx's cache of ``g`` (``g.__networkx_cache__``,
+    networkx >= 3.3, under ``nx.config.cache_converted_graphs``).  networkx
+    clears that cache when ``g`` changes through its methods; a weight
+    changed in place (``g.edges[u, v]["weight"] = 2``, ``del ...``) is
+    caught by re-reading the weights from the edges' data dicts, a C-level
+    pass several times quicker than a conversion."""
+    cache = _cache_enabled(g)
+    key = ("kronograph.structure", weight)
+    if cache is not None and key in cache:
+        graph, dicts, w = cache[key]
+        if weight is None or _weights_now(dicts, weight) == w:
+            return graph
+    graph = from_networkx(g, node_attrs=[], edge_attrs=[], weight=weight)
+    if cache is not None:
+        dicts = _edge_dicts(g) if weight is not None else None
+        cache[key] = (graph, dicts, None if dicts is None else _weights_now(dicts, weight))
+    return graph
+
+
+def _weights_now(dicts, weight):
+    """The ``weight`` values of the edge dicts as they are now (``None``
+    where missing), compared by value with those at the conversion."""
+    return list(map(operator.methodcaller("get", weight), dicts))
+
+
+def _nx_edges(g, nodes, index):
+    """``(edges, src, dst)``: the edges ``(u, v, data)`` in the order of
+    ``g.edges`` and their node numbers, read from the adjacency dicts with
+    C-level iteration (several times quicker than ``g.edges(data=True)`` on
+    large graphs).  An undirected edge is listed once, at its endpoint that
+    comes first (as networkx lists it)."""
+    adj = getattr(g, "_adj", None)
+    if not isinstance(adj, dict):
+        edges = list(g.edges(data=True))
+        src = np.fromiter((index[u] for u, _, _ in edges), dtype="<i8", count=len(edges))
+        dst = np.fromiter((index[v] for _, v, _ in edges), dtype="<i8", count=len(edges))
+        return edges, src, dst
+    nbrs = list(adj.values())
+    deg = np.fromiter(map(len, nbrs), dtype=np.int64, count=len(nbrs))
+    heads = list(itertools.chain.from_iterable(nbrs))
+    data = list(itertools.chain.from_iterable(map(dict.values, nbrs)))
+    dst = np.fromiter(map(index.__getitem__, heads), dtype="<i8", count=len(heads))
+    src = np.repeat(np.arange(len(nbrs), dtype="<i8"), deg)
+    if not g.is_directed():
+        keep = np.flatnonzero(dst >= src)
+        src, dst = src[keep], dst[keep]
+        pick = keep.tolist()
+        heads = list(map(heads.__getitem__, pick))
+        data = list(map(data.__getitem__, pick))
+    edges = list(zip(map(nodes.__getitem__, src.tolist()), heads, data))
+    return edges, src, dst
+
+
 def from_networkx(
     g: Any,
     node_attrs: Optional[Sequence[str]] = None,
@@ -152,7 +238,7 @@ def from_networkx(
         raise TypeError("multigraphs are not supported: merge parallel edges first (e.g. nx.Graph(g))")
     nodes = list(g.nodes)
     index = {v: i for i, v in enumerate(nodes)}
-    edges = list(g.edges(data=True))
+    edges, src, dst = _nx_edges(g, nodes, index)
 
     def pick(dicts, keys, names, what, skip=()):
         if names is None:
@@ -174,10 +260,9 @@ def from_networkx(
             cols[name] = col
         return cols
 
-    node_cols = pick([g.nodes[v] for v in nodes], nodes, node_attrs, "node", skip=(start,) if isinstance(start, str) else ())
+    node_data = g._node if isinstance(getattr(g, "_node", None), dict) else g.nodes
+    node_cols = pick([node_data[v] for v in nodes], nodes, node_attrs, "node", skip=(start,) if isinstance(start, str) else ())
     edge_cols = pick([d for _, _, d in edges], [(u, v) for u, v, _ in edges], edge_attrs, "edge", skip=(weight,))
-    src = np.array([index[u] for u, _, _ in edges], dtype="<i8")
-    dst = np.array([index[v] for _, v, _ in edges], dtype="<i8")
     w = _nx_weights(edges, weight)
     p = None
     if start is not None:

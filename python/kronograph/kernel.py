@@ -1,16 +1,54 @@
 """The marginalized graph kernel as a scikit-learn ``Kernel``."""
 
+import contextlib
 import copy
+import sys
+import time
 from typing import Any, Optional, Sequence
 
 import numpy as np
 from sklearn.gaussian_process.kernels import Hyperparameter, Kernel
 
-from . import _native, _progress
+from . import _backend, _native, _progress
 from .basekernel import BaseKernel, to_spec, with_values
 from .graphs import as_graphs
 
 __all__ = ["MarginalizedGraphKernel"]
+
+
+def positive_bounds(what, bounds):
+    """``None`` for ``"fixed"``, else ``(low, high)`` with ``0 < low <= high < inf``."""
+    if isinstance(bounds, str) and bounds == "fixed":
+        return None
+    try:
+        lo, hi = (float(b) for b in bounds)
+    except (TypeError, ValueError):
+        raise ValueError(f"{what} = {bounds!r}: expected (low, high) or 'fixed'") from None
+    if not (0 < lo <= hi < np.inf):
+        raise ValueError(f"{what} = ({lo}, {hi}): expected 0 < low <= high < inf, or 'fixed'")
+    return lo, hi
+
+
+def value_of_theta(k, t, name, lo, hi):
+    """The hyperparameter value ``exp(t)`` of ``theta[k]``, an error outside ``[lo, hi]`` (as in scikit-learn)."""
+    v = float(np.exp(t))
+    # exp(log(hi)) may round past hi by an ulp: accept 1e-9 relative, then clip
+    if not (lo * (1 - 1e-9) <= v <= hi * (1 + 1e-9)):
+        raise ValueError(
+            f"theta[{k}] = {t!r} sets {name} = {v!r}, outside its bounds [{lo!r}, {hi!r}] "
+            f"(log: [{np.log(lo)!r}, {np.log(hi)!r}]): give a theta inside kernel.bounds, or widen the bounds"
+        )
+    return min(max(v, lo), hi)
+
+
+@contextlib.contextmanager
+def _timed(on, what, X, Y):
+    """Prints the wall time of the block to standard error when ``on``."""
+    start = time.perf_counter()
+    yield
+    if on:
+        sizes = f"{len(X)}" if Y is None else f"{len(X)} x {len(Y)}"
+        print(f"kronograph: {what} of {sizes} graphs in {time.perf_counter() - start:.3f} s", file=sys.stderr)
 
 
 def _array(data, *shape):
@@ -38,14 +76,20 @@ class MarginalizedGraphKernel(Kernel):
     :param tol: relative residual of the solves (default by precision).
     :param n_jobs: CPU threads (default: every core).
     :param progress: ``True`` for a progress bar, or a callable ``f(done, total)``.
-
-    Start probabilities are each graph's own (``start=`` of
-    :func:`kronograph.from_networkx` / :func:`kronograph.from_scipy`), 1 for
-    graphs without them.
+    :param p: a start probability scale (GraphDot's ``Uniform(p)``): node
+        ``i`` of a graph starts with ``p * s_i``, ``s_i`` the graph's own
+        start probability (``start=`` of :func:`kronograph.from_networkx` /
+        :func:`kronograph.from_scipy`) or 1 for graphs without them.  The
+        kernel is linear in each graph's start vector, so
+        ``K = p**2 K(p=1)``; ``nodal`` scales the same way and a normalized
+        kernel does not depend on ``p``.
+    :param p_bounds: ``(low, high)`` with ``0 < low <= high``, or ``"fixed"``
+        (the default): a trainable ``p`` is the last hyperparameter, its
+        gradient ``dK/d log p = 2 K`` exact (0 when normalized).
 
     Hyperparameters follow scikit-learn: ``theta`` is the log of the active
     ones in the order of ``hyperparameters`` (node kernel's, edge kernel's,
-    then ``q``); a theta outside ``bounds`` is an error (not clipped); each
+    then ``q``, then ``p``); a theta outside ``bounds`` is an error (not clipped); each
     hyperparameter is also an attribute and a parameter under its path
     (``getattr(k, "node.label.h")``, ``k.set_params(**{"node.label.h": 0.3})``),
     and the base kernels' own parameters nest with ``__``
@@ -73,6 +117,8 @@ class MarginalizedGraphKernel(Kernel):
         tol=None,
         n_jobs=None,
         progress=False,
+        p=1.0,
+        p_bounds="fixed",
     ):
         self.node_kernel = node_kernel
         self.edge_kernel = edge_kernel
@@ -85,6 +131,8 @@ class MarginalizedGraphKernel(Kernel):
         self.tol = tol
         self.n_jobs = n_jobs
         self.progress = progress
+        self.p = p
+        self.p_bounds = p_bounds
 
     # -- the native kernel, rebuilt when a parameter changes --------------
 
@@ -100,7 +148,7 @@ class MarginalizedGraphKernel(Kernel):
             int(self.lmin),
             str(self.precision),
             None if self.tol is None else float(self.tol),
-            str(self.backend),
+            _backend.resolve(self.backend),
             None if self.n_jobs is None else int(self.n_jobs),
         )
 
@@ -125,7 +173,20 @@ class MarginalizedGraphKernel(Kernel):
     # -- scikit-learn's hyperparameter interface ---------------------------
 
     def _all(self):
-        return self._native().hyperparameters()
+        return self._native().hyperparameters() + [self._p_hyper()]
+
+    def _p_hyper(self):
+        """``("p", value, bounds or None)``: the start scale, checked."""
+        p = float(self.p)
+        if not (np.isfinite(p) and p > 0):
+            raise ValueError(f"p = {self.p!r}: the start probability scale must be finite and > 0 (GraphDot's Uniform(p))")
+        return ("p", p, positive_bounds("p_bounds", self.p_bounds))
+
+    def _p2(self):
+        return self._p_hyper()[1] ** 2
+
+    def _p_active(self):
+        return self._p_hyper()[2] is not None
 
     def __getattr__(self, name):
         # hyperparameter paths ("node.label.h") read as attributes
@@ -157,12 +218,13 @@ class MarginalizedGraphKernel(Kernel):
                 k = params[key]
                 if isinstance(k, BaseKernel):
                     params.update((f"{key}__{p}", v) for p, v in k.get_params(True).items())
-            params.update((n, v) for n, v, _ in self._all() if n != "q")
+            params.update((n, v) for n, v, _ in self._all() if n not in ("q", "p"))
         return params
 
     def _set_values(self, values):
-        """Sets every hyperparameter (the order of ``hyperparameters``)."""
-        hs = self._all()
+        """Sets every hyperparameter (the order of ``hyperparameters``; ``p`` last)."""
+        hs = self._all()[:-1]
+        values, p = list(values[:-1]), values[-1]
         node_spec, edge_spec, q = self._native().with_theta([float(v) for v in values])
         names = [n for n, _, _ in hs]
         node = [(n, v) for n, v in zip(names, values) if n.startswith("node.")]
@@ -174,6 +236,7 @@ class MarginalizedGraphKernel(Kernel):
             self, "edge_kernel", with_values(self.edge_kernel, [n for n, _ in edge], [v for _, v in edge], edge_spec)
         )
         object.__setattr__(self, "q", q)
+        object.__setattr__(self, "p", float(p))
 
     @property
     def hyperparameters(self):
@@ -198,14 +261,7 @@ class MarginalizedGraphKernel(Kernel):
         values = [v for _, v, _ in hs]
         for k, (t, i) in enumerate(zip(theta, active)):
             name, _, (lo, hi) = hs[i]
-            v = float(np.exp(t))
-            # exp(log(hi)) may round past hi by an ulp: accept 1e-9 relative, then clip
-            if not (lo * (1 - 1e-9) <= v <= hi * (1 + 1e-9)):
-                raise ValueError(
-                    f"theta[{k}] = {t!r} sets {name} = {v!r}, outside its bounds [{lo!r}, {hi!r}] "
-                    f"(log: [{np.log(lo)!r}, {np.log(hi)!r}]): give a theta inside kernel.bounds, or widen the bounds"
-                )
-            values[i] = min(max(v, lo), hi)
+            values[i] = value_of_theta(k, t, name, lo, hi)
         self._set_values(values)
 
     @property
@@ -225,16 +281,41 @@ class MarginalizedGraphKernel(Kernel):
 
     # -- values ------------------------------------------------------------
 
-    def __call__(self, X: Sequence[Any], Y: Optional[Sequence[Any]] = None, eval_gradient: bool = False, nodal: bool = False) -> Any:
+    def _for_call(self, lmin):
+        """This kernel, or a copy with another ``lmin`` (GraphDot's per-call ``lmin``)."""
+        if lmin is None or int(lmin) == int(self.lmin):
+            return self
+        other = copy.copy(self)
+        other.__dict__.pop("_cache", None)
+        object.__setattr__(other, "lmin", int(lmin))
+        return other
+
+    def __call__(
+        self,
+        X: Sequence[Any],
+        Y: Optional[Sequence[Any]] = None,
+        eval_gradient: bool = False,
+        nodal: bool = False,
+        lmin: Optional[int] = None,
+        timing: bool = False,
+    ) -> Any:
         """The Gram matrix ``K(X, Y)`` (``K(X, X)`` when ``Y`` is None).
 
+        ``lmin`` (0 or 1) overrides the constructor's for this call, and
+        ``timing=True`` prints the call's wall time to standard error, as
+        GraphDot's ``__call__`` arguments of the same names.
+
         With ``eval_gradient``, also ``dK / d theta`` of shape
-        ``(len(X), len(Y), n_active)`` (log-hyperparameters).  With
+        ``(len(X), len(Y), n_active)`` (log-hyperparameters, in the order of
+        ``hyperparameters``: node kernel's, edge kernel's, ``q``, ``p``).  With
         ``nodal=True`` (GraphDot's convention), the node-by-node similarities
         instead: a ``(sum of len(x) for x in X, sum over Y)`` matrix whose
         block ``(i, j)`` is :meth:`nodal` of ``X[i]`` and ``Y[j]``
         (unnormalized; no gradient).
         """
+        if lmin is not None or timing:
+            with _timed(timing, "K(X)" if Y is None else "K(X, Y)", X, Y):
+                return self._for_call(lmin)(X, Y, eval_gradient=eval_gradient, nodal=nodal)
         x = as_graphs(X, "X")
         y = None if Y is None else as_graphs(Y, "Y")
         if nodal:
@@ -249,31 +330,59 @@ class MarginalizedGraphKernel(Kernel):
                 close()
         k = _array(data, r, c)
         if eval_gradient:
-            return k, _array(grad, r, c, len(self.theta))
-        return k
+            n_native = len(self.theta) - int(self._p_active())
+            return self._scaled(k, _array(grad, r, c, n_native))
+        return self._scaled(k)
+
+    def _scaled(self, k, grad=None):
+        """The values (and gradient) for the start scale ``p``: ``p**2``
+        times those at ``p = 1`` unless normalized, and ``dK/d log p = 2 K``
+        appended when ``p`` is trainable."""
+        if not self.normalize:
+            p2 = self._p2()
+            k = k * p2
+            if grad is not None:
+                grad = grad * p2
+        if grad is None:
+            return k
+        if self._p_active():
+            dp = np.zeros_like(k) if self.normalize else 2.0 * k
+            grad = np.concatenate([grad, dp[..., None]], axis=-1)
+        return k, grad
 
     def _nodal_blocks(self, x, y):
         native = self._native()
         rows = [np.hstack([_array(*native.nodal(g, h)) for h in y]) if y else np.empty((g.num_nodes, 0)) for g in x]
         if not rows:
             return np.empty((0, sum(h.num_nodes for h in y)))
-        return np.vstack(rows)
+        return np.vstack(rows) * self._p2()
 
-    def diag(self, X: Sequence[Any], eval_gradient: bool = False, nodal: bool = False) -> Any:
-        """``K(x, x)`` for each graph (ones when normalized).
+    def diag(
+        self,
+        X: Sequence[Any],
+        eval_gradient: bool = False,
+        nodal: bool = False,
+        lmin: Optional[int] = None,
+        timing: bool = False,
+    ) -> Any:
+        """``K(x, x)`` for each graph (ones when normalized); ``lmin`` and
+        ``timing`` as in :meth:`__call__`.
 
         With ``eval_gradient``, also its gradient ``(len(X), n_active)``
         (zeros when normalized).  With ``nodal=True``, the diagonals of the
         nodal similarities of each graph with itself, concatenated (length
         ``sum of len(x)``; unnormalized).
         """
+        if lmin is not None or timing:
+            with _timed(timing, "diag(X)", X, None):
+                return self._for_call(lmin).diag(X, eval_gradient=eval_gradient, nodal=nodal)
         x = as_graphs(X, "X")
         if nodal:
             if eval_gradient:
                 raise NotImplementedError("nodal=True with eval_gradient=True is not supported: ask for one or the other")
             native = self._native()
             parts = [np.diag(_array(*native.nodal(g, g))) for g in x]
-            return np.concatenate(parts) if parts else np.empty(0)
+            return np.concatenate(parts) * self._p2() if parts else np.empty(0)
         n_active = len(self.theta)
         if self.normalize:
             d = np.ones(len(x))
@@ -281,28 +390,28 @@ class MarginalizedGraphKernel(Kernel):
         data, n, _, grad, _ = self._native().diag(x, bool(eval_gradient))
         d = _array(data, n)
         if eval_gradient:
-            return d, _array(grad, n, n_active)
-        return d
+            return self._scaled(d, _array(grad, n, n_active - int(self._p_active())))
+        return self._scaled(d)
 
     def nodal(self, g: Any, h: Any) -> np.ndarray:
         """The nodal similarity matrix of one pair of graphs (``n x n'``,
         unnormalized); ``g`` and ``h`` may be networkx graphs."""
         g, h = as_graphs([g, h], "(g, h)")
         data, r, c = self._native().nodal(g, h)
-        return _array(data, r, c)
+        return _array(data, r, c) * self._p2()
 
     # -- tiles: pieces of a Gram matrix computed independently --------------
 
     def raw_diag(self, X):
         """The unnormalized diagonal ``K(x, x)`` (what tiles are normalized by)."""
         data, n, _, _, _ = self._native().diag(as_graphs(X, "X"), False)
-        return _array(data, n)
+        return _array(data, n) * self._p2()
 
     def tile(self, X, Y, diag_x=None, diag_y=None):
         """One tile ``K(X, Y)``; normalized by the given unnormalized
         diagonals when the kernel normalizes (see :meth:`raw_diag`)."""
         data, r, c, _, _ = self._native().gram(as_graphs(X, "X"), as_graphs(Y, "Y"), False, False, None)
-        k = _array(data, r, c)
+        k = _array(data, r, c) * self._p2()
         if self.normalize:
             if diag_x is None or diag_y is None:
                 raise ValueError("a normalized kernel's tile needs diag_x and diag_y (see raw_diag)")
@@ -332,5 +441,5 @@ class MarginalizedGraphKernel(Kernel):
     def __repr__(self):
         return (
             f"MarginalizedGraphKernel(node_kernel={to_spec(self.node_kernel)!r}, "
-            f"edge_kernel={to_spec(self.edge_kernel)!r}, q={self.q!r}, normalize={self.normalize!r})"
+            f"edge_kernel={to_spec(self.edge_kernel)!r}, q={self.q!r}, p={self.p!r}, normalize={self.normalize!r})"
         )

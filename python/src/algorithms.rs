@@ -52,11 +52,12 @@ pub fn triangles_per_vertex<'py>(py: Python<'py>, g: PyRef<'py, PyGraph>) -> PyR
     Ok(PyBytes::new(py, &i64_bytes(&t)))
 }
 
-/// The geometric random-walk kernel's Gram matrix: `(values, rows, cols)`.
+/// The geometric random-walk kernel's Gram matrix: `(values, rows, cols,
+/// gradient)`, the gradient `λ ∂K/∂λ` (same shape) when `gradient` is true.
 /// `labeled` restricts walks to equal node labels.
 #[pyfunction]
-#[pyo3(signature = (x, y, lam, labeled=false, tol=None, n_jobs=None, progress=None))]
-#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (x, y, lam, labeled=false, tol=None, n_jobs=None, progress=None, gradient=false))]
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
 pub fn random_walk_gram<'py>(
     py: Python<'py>,
     x: Vec<PyRef<'py, PyGraph>>,
@@ -66,7 +67,8 @@ pub fn random_walk_gram<'py>(
     tol: Option<f64>,
     n_jobs: Option<usize>,
     progress: Option<Py<PyAny>>,
-) -> PyResult<(Bound<'py, PyBytes>, usize, usize)> {
+    gradient: bool,
+) -> PyResult<(Bound<'py, PyBytes>, usize, usize, Option<Bound<'py, PyBytes>>)> {
     let mut k = RandomWalkKernel::new(lam).map_err(to_py)?;
     if let Some(t) = tol {
         k = k.with_tolerance(t).map_err(to_py)?;
@@ -79,20 +81,43 @@ pub fn random_walk_gram<'py>(
         Some(y) => Some(gather(y, "Y")?.0),
         None => None,
     };
-    let m = run_detached(py, n_jobs, move || {
-        Ok(match (&gy, labeled) {
-            (None, false) => k.gram(&gx)?,
-            (None, true) => k.gram_labeled(&gx)?,
-            (Some(gy), false) => k.gram_xy(&gx, gy)?,
-            (Some(gy), true) => k.gram_xy_labeled(&gx, gy)?,
+    let (m, g) = run_detached(py, n_jobs, move || {
+        Ok(match (&gy, labeled, gradient) {
+            (_, _, true) => {
+                let (m, g) = k.gram_with_gradient(&gx, gy.as_deref(), labeled)?;
+                (m, Some(g))
+            }
+            (None, false, false) => (k.gram(&gx)?, None),
+            (None, true, false) => (k.gram_labeled(&gx)?, None),
+            (Some(gy), false, false) => (k.gram_xy(&gx, gy)?, None),
+            (Some(gy), true, false) => (k.gram_xy_labeled(&gx, gy)?, None),
         })
     })?;
-    Ok((PyBytes::new(py, &f64_bytes(m.as_slice())), m.rows(), m.cols()))
+    let grad = g.map(|g| PyBytes::new(py, &f64_bytes(g.as_slice())));
+    Ok((PyBytes::new(py, &f64_bytes(m.as_slice())), m.rows(), m.cols(), grad))
+}
+
+/// The largest λ the random-walk kernel accepts for every pair of `x`:
+/// `1 / ρ̂²` with `ρ̂` the largest Collatz–Wielandt upper bound on the
+/// graphs' spectral radii (infinite when no graph has an edge).
+#[pyfunction]
+pub fn random_walk_lambda_limit(py: Python<'_>, x: Vec<PyRef<'_, PyGraph>>) -> PyResult<f64> {
+    let (gx, _, _) = gather(&x, "X")?;
+    run_detached(py, None, move || {
+        let rho = gx.iter().map(RandomWalkKernel::spectral_radius_bound).fold(0.0, f64::max);
+        Ok(1.0 / (rho * rho))
+    })
 }
 
 /// `u64` values as little-endian bytes.
 fn u64_bytes(v: &[u64]) -> Vec<u8> {
     v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+/// The names of the graphlet transform's 16 orbits, in column order.
+#[pyfunction]
+pub fn graphlet_orbit_names() -> Vec<&'static str> {
+    kronograph::graphlets::ORBIT_NAMES.to_vec()
 }
 
 /// The fast graphlet transform: `(raw, net, n, device)`, the raw and net

@@ -24,7 +24,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(algorithms::triangle_count, m)?)?;
     m.add_function(wrap_pyfunction!(algorithms::triangles_per_vertex, m)?)?;
     m.add_function(wrap_pyfunction!(algorithms::random_walk_gram, m)?)?;
+    m.add_function(wrap_pyfunction!(algorithms::random_walk_lambda_limit, m)?)?;
     m.add_function(wrap_pyfunction!(algorithms::graphlets, m)?)?;
+    m.add_function(wrap_pyfunction!(algorithms::graphlet_orbit_names, m)?)?;
     m.add_function(wrap_pyfunction!(algorithms::motif_search, m)?)?;
     m.add("KronographError", py.get_type::<error::KronographError>())?;
     m.add("GraphError", py.get_type::<error::GraphError>())?;

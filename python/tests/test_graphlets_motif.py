@@ -30,6 +30,9 @@ def test_graphlets_low_orbits_match_networkx():
             k4[list(q)] += 1
     np.testing.assert_array_equal(net[:, 15], k4)
     assert np.array_equal(kg.graphlets(g, backend="cpu"), net)
+    # the columns are named
+    assert len(kg.GRAPHLET_ORBITS) == 16 and kg.GRAPHLET_ORBITS[1] == "[1] degree"
+    assert kg.GRAPHLET_ORBITS[4] == "[4] 3-cycle" and kg.GRAPHLET_ORBITS[15] == "[15] 4-clique"
 
 
 def test_graphlets_bad_arguments():

@@ -32,6 +32,18 @@ def molecule(seed, n=6):
     return g
 
 
+def central_differences(k, gs, eps):
+    """``dK / d theta`` by central differences, ``(n, n, len(theta))``."""
+    cols = []
+    for t in range(len(k.theta)):
+        th = k.theta.copy()
+        th[t] += eps
+        kp = k.clone_with_theta(th)(gs)
+        th[t] -= 2 * eps
+        cols.append((kp - k.clone_with_theta(th)(gs)) / (2 * eps))
+    return np.stack(cols, axis=-1)
+
+
 def single(**attrs):
     g = nx.Graph()
     g.add_node(0, **attrs)
@@ -106,6 +118,65 @@ def test_start_probabilities_are_used():
         kg.from_networkx(g, start=[1.0] * (n - 1))
     with pytest.raises(ValueError, match="node 2"):
         kg.from_networkx(g, start=[1.0, 1.0, -1.0] + [1.0] * (n - 3))
+
+
+def test_start_probabilities_reach_every_entry_point():
+    g, h = molecule(3), molecule(4, n=5)
+    rng = np.random.default_rng(1)
+    gp = kg.from_networkx(g, start=rng.uniform(0.1, 1, g.number_of_nodes()))
+    hp = kg.from_networkx(h, start=rng.uniform(0.1, 1, h.number_of_nodes()))
+    k = mk(kg.KroneckerDelta(0.5), kg.KroneckerDelta(0.7))
+    K = k([gp, hp])
+    # nodal blocks sum to K; diag, tiles and the raw diagonal agree with the Gram matrix
+    np.testing.assert_allclose(k.nodal(gp, hp).sum(), K[0, 1], rtol=1e-10)
+    np.testing.assert_allclose(k.diag([gp, hp]), np.diag(K), rtol=1e-10)
+    np.testing.assert_allclose(k.raw_diag([gp, hp]), np.diag(K), rtol=1e-10)
+    np.testing.assert_allclose(k.tile([gp], [hp]), K[:1, 1:], rtol=1e-10)
+    plain = mk(kg.KroneckerDelta(0.5), kg.KroneckerDelta(0.7))([kg.from_networkx(g), kg.from_networkx(h)])
+    assert not np.allclose(K, plain)
+
+
+@pytest.mark.parametrize("normalize", [False, True])
+def test_trainable_start_scale_p(normalize):
+    """GraphDot's Uniform(p): K(p) = p^2 K(1), dK/dlog p = 2K, the last hyperparameter."""
+    gs = [molecule(s) for s in range(4)]
+    gs[0] = kg.from_networkx(gs[0], start=np.linspace(0.2, 1.0, gs[0].number_of_nodes()))  # scales a graph's own start
+    k1 = mk(kg.KroneckerDelta(0.5, h_bounds=(0.1, 0.9)), kg.KroneckerDelta(0.7), normalize=normalize)
+    k = mk(kg.KroneckerDelta(0.5, h_bounds=(0.1, 0.9)), kg.KroneckerDelta(0.7), normalize=normalize, p=0.7, p_bounds=(1e-2, 1e2))
+    assert [h.name for h in k.hyperparameters][-1] == "p" and not k.hyperparameters[-1].fixed
+    assert k1.hyperparameters[-1].fixed and len(k.theta) == len(k1.theta) + 1
+    assert k.theta[-1] == pytest.approx(np.log(0.7))
+    scale = 1.0 if normalize else 0.49
+    np.testing.assert_allclose(k(gs), scale * k1(gs), rtol=1e-12)
+    np.testing.assert_allclose(k.diag(gs), scale * k1.diag(gs), rtol=1e-12)
+    np.testing.assert_allclose(k.nodal(gs[0], gs[1]), 0.49 * k1.nodal(gs[0], gs[1]), rtol=1e-12)
+    K, dK = k(gs, eval_gradient=True)
+    assert dK.shape == (4, 4, len(k.theta))
+    np.testing.assert_allclose(dK[:, :, -1], 0.0 if normalize else 2 * K, atol=1e-15)
+    _, dK1 = k1(gs, eval_gradient=True)
+    np.testing.assert_allclose(dK[:, :, :-1], scale * dK1, rtol=1e-12, atol=1e-300)
+    np.testing.assert_allclose(dK, central_differences(k, gs, 1e-6), rtol=1e-5, atol=1e-8 * np.abs(K).max())
+    d, dd = k.diag(gs, eval_gradient=True)
+    np.testing.assert_allclose(dd[:, -1], 0.0 if normalize else 2 * d)
+    # theta sets p; set_params too
+    k2 = k.clone_with_theta(np.r_[k.theta[:-1], np.log(2.0)])
+    assert k2.p == pytest.approx(2.0)
+    assert k.set_params(p=0.5).p == 0.5
+    with pytest.raises(ValueError, match="outside its bounds"):
+        k.theta = np.r_[k.theta[:-1], np.log(1e3)]
+    with pytest.raises(ValueError, match="p = "):
+        mk(kg.KroneckerDelta(0.5), p=-1.0)(gs)
+    with pytest.raises(ValueError, match="p_bounds"):
+        mk(kg.KroneckerDelta(0.5), p_bounds=(0.0, 1.0))(gs)
+
+
+def test_gpr_trains_start_scale():
+    gs = [kg.from_networkx(molecule(s)) for s in range(12)]
+    y = np.array([float(np.mean(g.labels["label"] == 0)) for g in gs])
+    k = mk(kg.KroneckerDelta(0.5), kg.KroneckerDelta(0.7), p=1.0, p_bounds=(1e-2, 1e2))
+    gpr = GaussianProcessRegressor(kernel=k, alpha=1e-2, random_state=0).fit(np.array(gs, dtype=object), y)
+    p = gpr.kernel_.p
+    assert 1e-2 <= p <= 1e2 and p != 1.0
 
 
 # -- weights ---------------------------------------------------------------------------------
@@ -205,16 +276,9 @@ def test_expr_kernel_value_and_gradient():
         kg.expr("delta(label, 0.5, fixed) * exp(-abs(x.charge - y.charge) / h)", h=(1.0, (0.1, 10))),
         kg.KroneckerDelta(0.5),
     )
-    assert [h.name for h in k2.hyperparameters] == ["node.label.h", "node.h", "edge.label.h", "q"]
+    assert [h.name for h in k2.hyperparameters] == ["node.label.h", "node.h", "edge.label.h", "q", "p"]
     K, dK = k2(gs, eval_gradient=True)
-    eps = 1e-5
-    for t in range(len(k2.theta)):
-        th = k2.theta.copy()
-        th[t] += eps
-        kp = k2.clone_with_theta(th)(gs)
-        th[t] -= 2 * eps
-        km = k2.clone_with_theta(th)(gs)
-        np.testing.assert_allclose(dK[:, :, t], (kp - km) / (2 * eps), rtol=1e-5, atol=1e-9 * K.max())
+    np.testing.assert_allclose(dK, central_differences(k2, gs, 1e-5), rtol=1e-5, atol=1e-9 * K.max())
     assert getattr(k2.clone_with_theta(np.log([2.0, 0.5, 0.05])), "node.h") == pytest.approx(2.0)
     with pytest.raises(ValueError, match="neither a field"):
         kg.expr("exp(-abs(x.charge - y.charge) / hh)", h=1.0)
@@ -255,3 +319,36 @@ def test_nodal_and_diag_over_lists(mutag):
     # networkx graphs in nodal()
     a, b = molecule(1), molecule(2)
     np.testing.assert_allclose(k.nodal(a, b), k.nodal(kg.from_networkx(a), kg.from_networkx(b)))
+
+
+def test_per_call_lmin_and_timing(mutag, capsys):
+    g = mutag.graphs[:5]
+    k0 = mk(kg.KroneckerDelta(0.5), kg.KroneckerDelta(0.5))
+    k1 = mk(kg.KroneckerDelta(0.5), kg.KroneckerDelta(0.5), lmin=1)
+    np.testing.assert_allclose(k0(g, lmin=1), k1(g), rtol=1e-12)
+    np.testing.assert_allclose(k0.diag(g, lmin=1), k1.diag(g), rtol=1e-12)
+    np.testing.assert_allclose(k1(g, lmin=0), k0(g), rtol=1e-12)
+    assert k0.lmin == 0  # the call's lmin does not stay
+    K = k0(g, timing=True)
+    np.testing.assert_allclose(K, k0(g))
+    err = capsys.readouterr().err
+    assert "K(X) of 5 graphs in" in err
+
+
+def test_expr_bare_xy_and_sympy_like_graphdot():
+    gs = [kg.from_networkx(molecule(s)) for s in range(4)]
+    edge = kg.KroneckerDelta(0.7)
+    ref = mk(kg.expr("exp(-abs(x.charge - y.charge) / h)", h=(0.8, (0.1, 10))), edge)
+    bare = mk(kg.TensorProduct(charge=kg.expr("exp(-abs(x - y) / h)", h=(0.8, (0.1, 10)))), edge)
+    np.testing.assert_allclose(bare(gs), ref(gs), rtol=1e-13)
+    assert [h.name for h in bare.hyperparameters] == [h.name for h in ref.hyperparameters]
+    sp = pytest.importorskip("sympy", reason="scripts/test_python.sh installs sympy")
+    x, y, h = sp.symbols("x y h")
+    lap = kg.Expr(sp.exp(-sp.Abs(x - y) / h), h=(0.8, (0.1, 10)))
+    node = kg.TensorProduct(charge=lap) * kg.TensorProduct(label=kg.KroneckerDelta(0.5))
+    ref2 = mk(kg.expr("exp(-abs(x.charge - y.charge) / h)", h=(0.8, (0.1, 10))) * kg.KroneckerDelta(0.5), edge)
+    np.testing.assert_allclose(mk(node, edge)(gs), ref2(gs), rtol=1e-13)
+    K, dK = mk(node, edge)(gs, eval_gradient=True)
+    np.testing.assert_allclose(dK, ref2(gs, eval_gradient=True)[1], rtol=1e-12, atol=1e-300)
+    with pytest.raises(ValueError, match="pi"):
+        kg.Expr(sp.exp(-sp.pi * sp.Abs(x - y)))

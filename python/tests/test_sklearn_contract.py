@@ -22,8 +22,8 @@ def test_hyperparameters_theta_bounds(mutag):
     k = make()
     names = [h.name for h in k.hyperparameters]
     # unique paths (issue 17): the two factors of the edge kernel are told apart by position
-    assert names == ["node.label.h", "edge.0.label.h", "edge.1.label.h", "q"]
-    assert [h.fixed for h in k.hyperparameters] == [False, False, True, False]
+    assert names == ["node.label.h", "edge.0.label.h", "edge.1.label.h", "q", "p"]
+    assert [h.fixed for h in k.hyperparameters] == [False, False, True, False, True]
     np.testing.assert_allclose(k.theta, np.log([0.5, 0.5, 0.05]))
     assert k.bounds.shape == (3, 2)
     np.testing.assert_allclose(k.bounds[0], np.log([0.01, 1.0]))
@@ -188,8 +188,12 @@ def _graph_kernels():
         "constant_times_mgk": ConstantKernel(2.0, (1e-2, 1e2)) * mgk(normalize=True),
         "mgk_plus_white": mgk(normalize=True) + WhiteKernel(0.1),
         "mgk_squared": Exponentiation(mgk(normalize=True), 2.0),
+        "mgk_trainable_p": mgk(p=0.8, p_bounds=(1e-2, 1e2)),
         "random_walk": rw,
         "random_walk_times_constant": ConstantKernel(1.5) * rw,
+        "random_walk_trainable": kg.RandomWalkKernel(lam=0.01, lam_bounds=(1e-4, 0.05)),
+        "random_walk_trainable_normalized": kg.RandomWalkKernel(lam=0.01, lam_bounds=(1e-4, 0.05), normalize=True),
+        "random_walk_labeled_trainable": kg.RandomWalkKernel(lam=0.02, labeled=True, lam_bounds=(1e-4, 0.05)),
     }
 
 
@@ -412,4 +416,27 @@ def test_random_walk_kernel_with_dask_and_gpr(mutag):
     )
     assert np.isfinite(gpr.log_marginal_likelihood_value_)
     with pytest.raises(ValueError, match="lam_bounds"):
-        kg.RandomWalkKernel(lam_bounds=(1e-3, 0.1)).hyperparameters
+        kg.RandomWalkKernel(lam_bounds=(0.0, 0.1)).hyperparameters
+
+
+def test_random_walk_trains_lambda(mutag):
+    g = mutag.graphs[:20]
+    limit = kg.RandomWalkKernel().lambda_limit(g)
+    assert 1 / 16 <= limit < 1  # MUTAG: degree <= 4, so rho <= 4
+    for labeled in (False, True):
+        rw = kg.RandomWalkKernel(lam=0.01, labeled=labeled, lam_bounds=(1e-4, 0.9 * limit), normalize=True)
+        assert [h.name for h in rw.hyperparameters] == ["lam"] and rw.theta == pytest.approx([np.log(0.01)])
+        K, dK = rw(g, eval_gradient=True)
+        assert dK.shape == (20, 20, 1)
+        eps = 1e-5
+        fd = (rw.clone_with_theta(rw.theta + eps)(g) - rw.clone_with_theta(rw.theta - eps)(g)) / (2 * eps)
+        np.testing.assert_allclose(dK[:, :, 0], fd, rtol=1e-5, atol=1e-9)
+        with pytest.raises(ValueError, match="outside its bounds"):
+            rw.theta = [np.log(limit)]
+        with pytest.raises(ValueError, match="Y is None"):
+            rw(g[:2], g[2:4], eval_gradient=True)
+        y = np.array([np.mean(x.labels["label"] == 0) for x in g])
+        gpr = GaussianProcessRegressor(kernel=ConstantKernel(1.0) * rw, alpha=1e-2, normalize_y=True, random_state=0)
+        gpr.fit(np.array(g, dtype=object), y)
+        lam = gpr.kernel_.k2.lam
+        assert 1e-4 <= lam <= 0.9 * limit and lam != 0.01

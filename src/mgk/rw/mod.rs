@@ -11,8 +11,8 @@ mod gpu_pairs;
 mod pairs;
 mod prep;
 
-use pairs::{all, fill, upper, RwFail};
-use prep::{bounds_of, labeled_packs, node_classes, rw_scale, series_terms, RwScale, MAX_TERMS, SERIES_TAIL};
+use pairs::RwFail;
+use prep::{bounds_of, node_classes, rw_scale, series_terms, RwScale, MAX_TERMS, SERIES_TAIL};
 
 /// How [`RandomWalkKernel`] computes unlabeled pairs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -236,11 +236,7 @@ impl RandomWalkKernel {
     /// # Errors
     /// As [`pair`](Self::pair).
     pub fn gram<N: Label, E: Label>(&self, x: &[Graph<N, E>]) -> Result<Matrix, MgkError> {
-        let prep = self.prepare(x)?;
-        let pairs = upper(x.len());
-        let v = self
-            .run_pairs(&pairs, |ws, a, b| self.unlabeled_pair(&prep[a], &prep[b], (a, b), ws).map_err(|e| (a, b, e)))?;
-        Ok(fill(x.len(), x.len(), &pairs, &v, true))
+        Ok(self.unlabeled_grams(x, None, false)?.0)
     }
 
     /// The cross Gram matrix `k(X_a, Y_b)`.
@@ -248,11 +244,7 @@ impl RandomWalkKernel {
     /// # Errors
     /// As [`pair`](Self::pair).
     pub fn gram_xy<N: Label, E: Label>(&self, x: &[Graph<N, E>], y: &[Graph<N, E>]) -> Result<Matrix, MgkError> {
-        let (px, py) = (self.prepare(x)?, self.prepare(y)?);
-        let pairs = all(x.len(), y.len());
-        let v =
-            self.run_pairs(&pairs, |ws, a, b| self.unlabeled_pair(&px[a], &py[b], (a, b), ws).map_err(|e| (a, b, e)))?;
-        Ok(fill(x.len(), y.len(), &pairs, &v, false))
+        Ok(self.unlabeled_grams(x, Some(y), false)?.0)
     }
 
     /// The node-labeled Gram matrix of one list: walks restricted to node
@@ -261,12 +253,7 @@ impl RandomWalkKernel {
     /// # Errors
     /// As [`pair`](Self::pair).
     pub fn gram_labeled<N: Label + PartialEq, E: Label>(&self, x: &[Graph<N, E>]) -> Result<Matrix, MgkError> {
-        let classes = node_classes(x.iter());
-        let packs = labeled_packs(x.iter().collect(), &classes)?;
-        let pairs = upper(x.len());
-        let v = self
-            .run_pairs(&pairs, |ws, a, b| self.labeled_pair(&packs[a], &packs[b], (a, b), ws).map_err(|e| (a, b, e)))?;
-        Ok(fill(x.len(), x.len(), &pairs, &v, true))
+        Ok(self.labeled_grams(x, None, false)?.0)
     }
 
     /// The node-labeled cross Gram matrix.
@@ -278,12 +265,33 @@ impl RandomWalkKernel {
         x: &[Graph<N, E>],
         y: &[Graph<N, E>],
     ) -> Result<Matrix, MgkError> {
-        let classes = node_classes(x.iter().chain(y));
-        let packs = labeled_packs(x.iter().chain(y).collect(), &classes)?;
-        let (px, py) = packs.split_at(x.len());
-        let pairs = all(x.len(), y.len());
-        let v =
-            self.run_pairs(&pairs, |ws, a, b| self.labeled_pair(&px[a], &py[b], (a, b), ws).map_err(|e| (a, b, e)))?;
-        Ok(fill(x.len(), y.len(), &pairs, &v, false))
+        Ok(self.labeled_grams(x, Some(y), false)?.0)
+    }
+
+    /// The Gram matrix of `x` (against `y` when given; `labeled` as
+    /// [`gram_labeled`](Self::gram_labeled)) and its derivative in `log λ`,
+    /// `λ ∂k/∂λ = λ 1ᵀ A⁻¹ W× A⁻¹ 1` with `A = I − λ W×`, on the CPU:
+    ///
+    /// - moment series: `Σ_k k λ^k m_k m'_k` beside `Σ_k λ^k m_k m'_k`;
+    /// - undirected pairs solved by CG: `λ xᵀ W× x` with `A x = 1`
+    ///   (`A` is symmetric), one product with `W×` after the solve;
+    /// - directed pairs: `λ 1ᵀ z` with `A z = W× x`, a second solve.
+    ///
+    /// Every term of the walk series is non-negative, so the derivative is
+    /// too (`Σ_k k λ^k 1ᵀ W×^k 1`).
+    ///
+    /// # Errors
+    /// As [`pair`](Self::pair).
+    pub fn gram_with_gradient<N: Label + PartialEq, E: Label>(
+        &self,
+        x: &[Graph<N, E>],
+        y: Option<&[Graph<N, E>]>,
+        labeled: bool,
+    ) -> Result<(Matrix, Matrix), MgkError> {
+        if labeled {
+            self.labeled_grams(x, y, true)
+        } else {
+            self.unlabeled_grams(x, y, true)
+        }
     }
 }

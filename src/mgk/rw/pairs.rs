@@ -4,7 +4,7 @@
 
 use super::super::system::scale_pow2;
 use super::super::{Matrix, MgkError};
-use super::prep::{rw_scale, scaled_moments, series_terms, RwGraph, RwScale};
+use super::prep::{labeled_packs, node_classes, rw_scale, scaled_moments, series_terms, RwGraph, RwScale};
 use super::{RandomWalkKernel, RwMethod};
 use crate::graph::{Graph, Label};
 use crate::kron::{ClassPacking, Diag, KronApply, KronProduct, MatchedKron, Octiles, ShiftedKron, Unlabeled};
@@ -79,9 +79,9 @@ impl RandomWalkKernel {
         self.solver_progress.clone().map(|f| Monitor::new(move |it, res| f(pair, it, res)))
     }
 
-    pub(super) fn run_pairs<F>(&self, pairs: &[(usize, usize)], f: F) -> Result<Vec<f64>, MgkError>
+    pub(super) fn run_pairs<F>(&self, pairs: &[(usize, usize)], f: F) -> Result<Vec<(f64, f64)>, MgkError>
     where
-        F: Fn(&mut Workspace<Vec<f64>>, usize, usize) -> Result<f64, (usize, usize, RwFail)> + Sync,
+        F: Fn(&mut Workspace<Vec<f64>>, usize, usize) -> Result<(f64, f64), (usize, usize, RwFail)> + Sync,
     {
         let total = pairs.len();
         let done = AtomicUsize::new(0);
@@ -146,75 +146,160 @@ impl RandomWalkKernel {
         }
     }
 
+    /// `(k, λ dk/dλ)` of an unlabeled pair (the derivative only when
+    /// `grad`; else 0). Series: `Σ λ^k m_k m'_k` and `Σ k λ^k m_k m'_k`.
     pub(super) fn unlabeled_pair<E: Label>(
         &self,
         a: &RwGraph<E>,
         b: &RwGraph<E>,
         pair: (usize, usize),
         ws: &mut Workspace<Vec<f64>>,
-    ) -> Result<f64, RwFail> {
+        grad: bool,
+    ) -> Result<(f64, f64), RwFail> {
         let lam = self.pair_lambda(&a.scale, &b.scale)?;
         let r = lam * a.scale.hi * b.scale.hi;
         if self.use_series() && !a.moments.is_empty() && !b.moments.is_empty() {
             if let Some(terms) = series_terms(r) {
-                let mut s = 0.0;
+                let (mut s, mut ds) = (0.0, 0.0);
                 let mut rk = 1.0;
                 for k in 0..=terms {
-                    s += rk * a.moments[k] * b.moments[k];
+                    let t = rk * a.moments[k] * b.moments[k];
+                    s += t;
+                    ds += k as f64 * t;
                     rk *= r;
                 }
-                return Self::checked(s);
+                return Ok((Self::checked(s)?, if grad { Self::checked(ds)? } else { 0.0 }));
             }
         }
         let kron = KronProduct::prebound(&a.oct, &b.oct, &Unlabeled);
-        let op = ShiftedKron::of(Diag::Const(1.0), lam, &kron);
-        debug_assert_eq!(op.nrows(), a.n * b.n);
-        let v = self
-            .solve_ones(&op, ws, a.scale.directed || b.scale.directed, pair)
-            .map_err(|e| self.not_pd(e, &a.scale, &b.scale))?;
-        Self::checked(v)
+        debug_assert_eq!(kron.dim(), a.n * b.n);
+        let directed = a.scale.directed || b.scale.directed;
+        let (v, dv) =
+            self.solve_ones(&kron, lam, ws, directed, pair, grad).map_err(|e| self.not_pd(e, &a.scale, &b.scale))?;
+        Ok((Self::checked(v)?, Self::checked(dv)?))
     }
 
+    /// `(k, λ dk/dλ)` of a labeled pair, as [`unlabeled_pair`](Self::unlabeled_pair).
     pub(super) fn labeled_pair(
         &self,
         a: &(ClassPacking<f64>, RwScale),
         b: &(ClassPacking<f64>, RwScale),
         pair: (usize, usize),
         ws: &mut Workspace<Vec<f64>>,
-    ) -> Result<f64, RwFail> {
+        grad: bool,
+    ) -> Result<(f64, f64), RwFail> {
         let ((a, sa), (b, sb)) = (a, b);
         let kron = MatchedKron::new(a, b);
         if kron.dim() == 0 {
-            return Ok(0.0);
+            return Ok((0.0, 0.0));
         }
         let lam = self.pair_lambda(sa, sb)?;
-        let op = ShiftedKron::of(Diag::Const(1.0), lam, &kron);
-        let v = self.solve_ones(&op, ws, sa.directed || sb.directed, pair).map_err(|e| self.not_pd(e, sa, sb))?;
-        Self::checked(v)
+        let directed = sa.directed || sb.directed;
+        let (v, dv) = self.solve_ones(&kron, lam, ws, directed, pair, grad).map_err(|e| self.not_pd(e, sa, sb))?;
+        Ok((Self::checked(v)?, Self::checked(dv)?))
     }
 
-    /// Solves `op x = 1` and returns `1ᵀ x`.
+    /// Solves `A x = 1` for `A = I − λ W×` and returns `(1ᵀ x, λ dk/dλ)`,
+    /// the derivative (only when `grad`, else 0) being
+    /// `λ 1ᵀ A⁻¹ W× A⁻¹ 1`: `λ xᵀ W× x` when `A` is symmetric (one product,
+    /// no solve), else `λ 1ᵀ z` with `A z = W× x` (one more solve, with the
+    /// same operator).
     pub(super) fn solve_ones<K: KronApply<f64>>(
         &self,
-        op: &ShiftedKron<'_, f64, K>,
+        kron: &K,
+        lam: f64,
         ws: &mut Workspace<Vec<f64>>,
         directed: bool,
         pair: (usize, usize),
-    ) -> Result<f64, SolverError> {
+        grad: bool,
+    ) -> Result<(f64, f64), SolverError> {
+        let op = ShiftedKron::of(Diag::Const(1.0), lam, kron);
         let n = op.nrows();
         let b = vec![1.0; n];
         let mut x = vec![0.0; n];
+        self.solve(&op, &b, &mut x, ws, directed, pair)?;
+        let k = x.iter().sum();
+        if !grad {
+            return Ok((k, 0.0));
+        }
+        let mut wx = vec![0.0; n];
+        kron.apply_add(1.0, &x, &mut wx);
+        let d = if directed {
+            let mut z = vec![0.0; n];
+            self.solve(&op, &wx, &mut z, ws, true, pair)?;
+            lam * z.iter().sum::<f64>()
+        } else {
+            lam * x.iter().zip(&wx).map(|(a, b)| a * b).sum::<f64>()
+        };
+        Ok((k, d))
+    }
+
+    /// `op x = b` by CG (symmetric) or BiCGSTAB (directed).
+    fn solve<K: KronApply<f64>>(
+        &self,
+        op: &ShiftedKron<'_, f64, K>,
+        b: &Vec<f64>,
+        x: &mut Vec<f64>,
+        ws: &mut Workspace<Vec<f64>>,
+        directed: bool,
+        pair: (usize, usize),
+    ) -> Result<(), SolverError> {
         let monitor = self.monitor(pair);
         let iter = IterParams { monitor, ..IterParams::new(self.tol, self.max_iters) };
         if directed {
             let p = BicgstabParams { iter, precond: Precond::Identity };
-            bicgstab_or_fixed_point(op, &b, &mut x, &p, ws)?;
+            bicgstab_or_fixed_point(op, b, x, &p, ws)?;
         } else {
             // symmetric by construction: no probe
             let p = CgParams { iter, precond: Precond::Identity, check_symmetry: false };
-            cg(op, &b, &mut x, &p, ws)?;
+            cg(op, b, x, &p, ws)?;
         }
-        Ok(x.iter().sum())
+        Ok(())
+    }
+
+    /// The Gram matrix of `x` (or `x` against `y`) and its derivative in
+    /// `log λ` (zeros unless `grad`): the unlabeled kernel.
+    pub(super) fn unlabeled_grams<N: Label, E: Label>(
+        &self,
+        x: &[Graph<N, E>],
+        y: Option<&[Graph<N, E>]>,
+        grad: bool,
+    ) -> Result<(Matrix, Matrix), MgkError> {
+        let px = self.prepare(x)?;
+        let py = y.map(|y| self.prepare(y)).transpose()?;
+        let pb = py.as_deref().unwrap_or(&px);
+        let (pairs, sym) = pair_list(x.len(), y.map(<[_]>::len));
+        let v = self.run_pairs(&pairs, |ws, a, b| {
+            self.unlabeled_pair(&px[a], &pb[b], (a, b), ws, grad).map_err(|e| (a, b, e))
+        })?;
+        Ok(fill(x.len(), pb.len(), &pairs, &v, sym))
+    }
+
+    /// As [`unlabeled_grams`](Self::unlabeled_grams), the labeled kernel.
+    pub(super) fn labeled_grams<N: Label + PartialEq, E: Label>(
+        &self,
+        x: &[Graph<N, E>],
+        y: Option<&[Graph<N, E>]>,
+        grad: bool,
+    ) -> Result<(Matrix, Matrix), MgkError> {
+        let graphs: Vec<&Graph<N, E>> = x.iter().chain(y.unwrap_or_default()).collect();
+        let classes = node_classes(graphs.iter().copied());
+        let packs = labeled_packs(graphs, &classes)?;
+        let (px, py) = packs.split_at(x.len());
+        let pb = if y.is_some() { py } else { px };
+        let (pairs, sym) = pair_list(x.len(), y.map(<[_]>::len));
+        let v = self
+            .run_pairs(&pairs, |ws, a, b| self.labeled_pair(&px[a], &pb[b], (a, b), ws, grad).map_err(|e| (a, b, e)))?;
+        Ok(fill(x.len(), pb.len(), &pairs, &v, sym))
+    }
+}
+
+/// The pairs of a Gram matrix: each pair once for one list (`m` None,
+/// symmetric), all pairs against a second list of `m`.
+fn pair_list(n: usize, m: Option<usize>) -> (Vec<(usize, usize)>, bool) {
+    match m {
+        None => (upper(n), true),
+        Some(m) => (all(n, m), false),
     }
 }
 
@@ -226,13 +311,16 @@ pub(super) fn all(n: usize, m: usize) -> Vec<(usize, usize)> {
     (0..n).flat_map(|a| (0..m).map(move |b| (a, b))).collect()
 }
 
-pub(super) fn fill(n: usize, m: usize, pairs: &[(usize, usize)], v: &[f64], sym: bool) -> Matrix {
-    let mut k = Matrix::zeros(n, m);
-    for (&(a, b), &x) in pairs.iter().zip(v) {
+/// The two matrices (values, derivatives) of the pairs' results.
+pub(super) fn fill(n: usize, m: usize, pairs: &[(usize, usize)], v: &[(f64, f64)], sym: bool) -> (Matrix, Matrix) {
+    let (mut k, mut d) = (Matrix::zeros(n, m), Matrix::zeros(n, m));
+    for (&(a, b), &(x, dx)) in pairs.iter().zip(v) {
         k.set(a, b, x);
+        d.set(a, b, dx);
         if sym {
             k.set(b, a, x);
+            d.set(b, a, dx);
         }
     }
-    k
+    (k, d)
 }
