@@ -119,21 +119,37 @@ pub fn read_dataset(dir: impl AsRef<Path>) -> Result<Dataset, IoError> {
     let gi_name = file_name(&gi_path);
 
     let a_path = file("A");
-    let arcs = read_arcs(&a_path, &indicator, &gi_name)?;
-    let m = arcs.len();
     let a_name = file_name(&a_path);
-
     let per_node = format!("one per node, as {gi_name} has");
     let per_arc = format!("one per line of {a_name}");
     let table = |suffix: &str, rows: usize, why: &str, kind: Kind| -> Result<Option<Table>, IoError> {
         optional(suffix)?.map(|p| read_table(&p, rows, why, kind).map(|t| t.with_path(p))).transpose()
     };
-    let node_labels = table("node_labels", n, &per_node, Kind::Int)?;
-    let node_attrs = table("node_attributes", n, &per_node, Kind::Float)?;
-    let edge_labels = table("edge_labels", m, &per_arc, Kind::Int)?;
-    let edge_attrs = table("edge_attributes", m, &per_arc, Kind::Float)?;
-    let graph_labels =
-        table("graph_labels", num_graphs, &format!("one per graph: {gi_name} names {num_graphs}"), Kind::Float)?;
+    // The files are read in parallel; their errors are reported in the
+    // order of a sequential read (the arcs first).
+    let (arcs, (node_labels, node_attrs)) = rayon::join(
+        || read_arcs(&a_path, &indicator, &gi_name),
+        || {
+            rayon::join(
+                || table("node_labels", n, &per_node, Kind::Int),
+                || table("node_attributes", n, &per_node, Kind::Float),
+            )
+        },
+    );
+    let arcs = arcs?;
+    let m = arcs.len();
+    let (node_labels, node_attrs) = (node_labels?, node_attrs?);
+    let graph_why = format!("one per graph: {gi_name} names {num_graphs}");
+    let ((edge_labels, edge_attrs), graph_labels) = rayon::join(
+        || {
+            rayon::join(
+                || table("edge_labels", m, &per_arc, Kind::Int),
+                || table("edge_attributes", m, &per_arc, Kind::Float),
+            )
+        },
+        || table("graph_labels", num_graphs, &graph_why, Kind::Float),
+    );
+    let (edge_labels, edge_attrs, graph_labels) = (edge_labels?, edge_attrs?, graph_labels?);
     let graph_labels = match graph_labels {
         Some(t) if t.cols != 1 => {
             return Err(malformed(&t.path, 1, "one value per line (the graph's label)", format!("{} values", t.cols)))
