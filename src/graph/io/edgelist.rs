@@ -46,7 +46,8 @@ impl Default for EdgeListOptions {
 
 /// Reads an edge list with 0-based ids, rejecting duplicates.
 ///
-/// Cost: linear in the file size plus `O(m log m)` to sort the edges.
+/// Cost: linear in the file size (a radix sort into the rows, in parallel)
+/// plus sorting each row by target.
 ///
 /// # Errors
 /// See [`read_with`].

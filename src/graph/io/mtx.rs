@@ -51,7 +51,8 @@ pub struct MtxOptions {
 /// `symmetric` file gives an undirected graph, a `general` file a directed
 /// one; duplicates are rejected.
 ///
-/// Cost: linear in the file size plus `O(nnz log nnz)` to sort the entries.
+/// Cost: linear in the file size (a radix sort into the rows, in parallel)
+/// plus sorting each row by target.
 ///
 /// # Errors
 /// See [`read_with`].

@@ -282,6 +282,23 @@ mod tests {
         assert_eq!(ds.graph_labels, None);
     }
 
+    /// The parallel parse of the A file and the line reader agree: the same
+    /// arcs from spaced, tabbed and CRLF lines; the line of a bad one.
+    #[test]
+    fn arcs_fast_and_line_reader_agree() {
+        let d = tempfile::tempdir().unwrap();
+        let ok = "1,2\r\n2 , 1\r\n\t3,  4\n4,3 \n";
+        write(d.path(), &[("X_A.txt", ok), ("X_graph_indicator.txt", "1\n1\n2\n2\n")]);
+        let ds = read_dataset(d.path()).unwrap();
+        assert_eq!((ds.len(), ds.num_edges()), (2, 2));
+        assert_eq!(ds.graphs[1].neighbors(0), &[1]);
+        for (bad, line) in [("1, 2\n2, 1\n\n3, 4\n", 3), ("1, 2\n2, x\n", 2), ("1, 2\n2, 1, 3\n", 2), ("1, 3\n", 1)] {
+            write(d.path(), &[("X_A.txt", bad)]);
+            let e = read_dataset(d.path()).unwrap_err().to_string();
+            assert!(e.contains(&format!("X_A.txt:{line}:")), "{bad:?}: {e}");
+        }
+    }
+
     #[test]
     fn maps_builder_errors_to_lines() {
         let d = tempfile::tempdir().unwrap();
