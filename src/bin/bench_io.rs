@@ -1,5 +1,5 @@
 //! The readers against SciPy in the same run (issue 27):
-//! `cargo run --release --bin bench_io -- FILE.mtx [--tu DIR] [--repeat R] [--peer] [--peer-script P]`.
+//! `cargo run --release --bin bench_io -- FILE.mtx [--tu DIR] [--repeat R] [--peer] [--peer-script P] [--phases]`.
 //!
 //! Times, as medians of `R` runs after one warm-up: the Matrix Market
 //! reader on `FILE.mtx` ([`mtx::read`]), the same graph written to and read
@@ -61,6 +61,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "--tu" => tu_dir = it.next().map(PathBuf::from),
             "--repeat" => repeat = it.next().ok_or("--repeat needs a number")?.parse()?,
             "--peer" => peer = true,
+            // The phases of every read on stderr (the readers' `KRONOGRAPH_IO_TIMES`).
+            "--phases" => std::env::set_var("KRONOGRAPH_IO_TIMES", "1"),
             "--peer-script" => {
                 script = it.next().map(PathBuf::from).ok_or("--peer-script needs a path")?;
                 peer = true;

@@ -31,7 +31,8 @@
 //! The file is read whole into memory (in parallel blocks), not memory
 //! mapped: the CSR the library works on owns its arrays in any case, and a
 //! mapped file truncated by another process while it is read would end the
-//! process with `SIGBUS`.
+//! process with `SIGBUS`. The arrays are decoded in parallel into memory
+//! backed by huge pages where available.
 //!
 //! # Examples
 //! ```
@@ -44,6 +45,7 @@
 //! assert_eq!((back.indptr(), back.indices(), back.weights()), (g.indptr(), g.indices(), g.weights()));
 //! ```
 
+use super::alloc::{filled, from_fn};
 use super::{IoError, MAX_NODES};
 use crate::graph::{Direction, Graph, Label};
 use rayon::prelude::*;
@@ -154,7 +156,10 @@ pub fn write<N: Label, E: Label>(path: impl AsRef<Path>, g: &Graph<N, E>) -> Res
 /// not a valid binary graph file (see the module documentation).
 pub fn read(path: impl AsRef<Path>) -> Result<Graph<(), ()>, IoError> {
     let path = path.as_ref();
-    decode(path, &super::source::read_input(path)?)
+    let mut t = super::alloc::clock();
+    let bytes = super::source::read_input(path)?;
+    super::alloc::lap("read", &mut t);
+    decode(path, &bytes)
 }
 
 fn u32_at(b: &[u8], at: usize) -> u32 {
@@ -167,8 +172,11 @@ fn u64_at(b: &[u8], at: usize) -> u64 {
 
 /// Decodes the bytes of a binary graph file (`path` names it in errors).
 pub(super) fn decode(path: &Path, b: &[u8]) -> Result<Graph<(), ()>, IoError> {
+    let mut t = super::alloc::clock();
     check(b)
+        .inspect(|_| super::alloc::lap("binary checksums", &mut t))
         .and_then(|(n, nnz, flags)| build(b, n, nnz, flags))
+        .inspect(|_| super::alloc::lap("binary decode and checks", &mut t))
         .map_err(|source| IoError::Binary { path: path.into(), source })
 }
 
@@ -217,60 +225,94 @@ fn build(b: &[u8], n: usize, nnz: usize, flags: u32) -> Result<Graph<(), ()>, Bi
     let p0 = HEADER;
     let i0 = p0 + 8 * (n + 1);
     let w0 = i0 + (4 * nnz).next_multiple_of(8);
-    let indptr: Vec<usize> = b[p0..i0].par_chunks(8).map(|c| u64_at(c, 0) as usize).collect();
+    let indptr: Vec<usize> = from_fn(n + 1, |i| u64_at(b, p0 + 8 * i) as usize);
     if indptr[0] != 0 || indptr[n] != nnz {
         return bad(format!("row offsets from {} to {}, expected from 0 to {nnz}", indptr[0], indptr[n]));
     }
     if let Some(i) = (0..n).into_par_iter().find_any(|&i| indptr[i] > indptr[i + 1]) {
         return bad(format!("row offsets decrease at row {i}"));
     }
-    let indices: Vec<usize> = b[i0..i0 + 4 * nnz].par_chunks(4).map(|c| u32_at(c, 0) as usize).collect();
-    let bad_row = (0..n).into_par_iter().find_any(|&i| {
-        let r = &indices[indptr[i]..indptr[i + 1]];
-        r.last().is_some_and(|&j| j >= n) || r.windows(2).any(|w| w[0] >= w[1])
-    });
-    if let Some(i) = bad_row {
+    let indices: Vec<usize> = from_fn(nnz, |k| u32_at(b, i0 + 4 * k) as usize);
+    let weights: Vec<f64> =
+        if flags & WEIGHTS != 0 { from_fn(nnz, |k| f64::from_bits(u64_at(b, w0 + 8 * k))) } else { filled(nnz, 1.0) };
+    let direction = if flags & DIRECTED != 0 { Direction::Directed } else { Direction::Undirected };
+    let scan = scan_rows(&indptr, &indices, &weights, flags & WEIGHTS != 0);
+    if let Some(i) = scan.bad_row {
         return bad(format!("row {i} has a column out of range or not strictly increasing"));
     }
-    let weights: Vec<f64> = if flags & WEIGHTS != 0 {
-        b[w0..w0 + 8 * nnz].par_chunks(8).map(|c| f64::from_bits(u64_at(c, 0))).collect()
-    } else {
-        vec![1.0; nnz]
-    };
-    if let Some(k) = weights.par_iter().position_any(|&w| !(w.is_finite() && w >= 0.0)) {
+    if let Some(k) = scan.bad_weight {
         return bad(format!("weight {} of arc {k}; weights must be finite and >= 0", weights[k]));
     }
-    let direction = if flags & DIRECTED != 0 { Direction::Directed } else { Direction::Undirected };
-    if direction == Direction::Undirected && !symmetric(&indptr, &indices, &weights) {
+    if direction == Direction::Undirected && scan.forward != scan.backward {
         return bad("the graph is marked undirected, but its arcs are not symmetric".into());
     }
-    super::csr::graph(n, direction, (indptr, indices, weights), vec![(); n], vec![(); nnz])
-        .ok_or_else(|| BinaryError::Invalid("the CSR arrays are malformed".into()))
+    // SAFETY: the row offsets were checked above (from 0 to `nnz`, never
+    // decreasing), the rows by `scan_rows` (columns below `n`, strictly increasing).
+    Ok(unsafe { super::csr::graph_checked(n, direction, (indptr, indices, weights), vec![(); n], vec![(); nnz]) })
 }
 
-/// Whether the arcs `(i, j, w)` and `(j, i, w)` are the same set, by a sum
-/// of hashes under a random key (a mismatch goes unnoticed with
-/// probability about `2^-64`).
-fn symmetric(indptr: &[usize], indices: &[usize], weights: &[f64]) -> bool {
+/// What one pass over the rows finds: the first row out of order (or
+/// with a column out of range), the first bad weight, and the sums of
+/// the hashes of the arcs `(i, j, w)` and of `(j, i, w)` under a random
+/// key: equal for a symmetric graph, and different for an asymmetric
+/// one but with probability about `2^-64`.
+#[derive(Default)]
+struct RowScan {
+    bad_row: Option<usize>,
+    bad_weight: Option<usize>,
+    forward: u64,
+    backward: u64,
+}
+
+/// The checks of every row, in parallel (see [`RowScan`]); the weights
+/// enter the hashes only where they are stored (else they are all 1).
+fn scan_rows(indptr: &[usize], indices: &[usize], weights: &[f64], weighted: bool) -> RowScan {
+    let n = indptr.len() - 1;
     let key: u64 = rand::random();
     let mix = |mut x: u64| {
         x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
         x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
         x ^ (x >> 31)
     };
-    let h = |i: usize, j: usize, w: f64| mix(mix(key ^ (((i as u64) << 32) | j as u64)) ^ w.to_bits());
-    let (a, b) = (0..indptr.len() - 1)
+    let h = |i: usize, j: usize, w: f64| {
+        let x = mix(key ^ (((i as u64) << 32) | j as u64));
+        if weighted {
+            mix(x ^ w.to_bits())
+        } else {
+            x
+        }
+    };
+    let first = |a: Option<usize>, b: Option<usize>| match (a, b) {
+        (Some(x), Some(y)) => Some(x.min(y)),
+        (x, y) => x.or(y),
+    };
+    (0..n)
         .into_par_iter()
+        .with_min_len(1 << 12)
         .map(|i| {
-            let mut s = (0u64, 0u64);
-            for k in indptr[i]..indptr[i + 1] {
-                s.0 = s.0.wrapping_add(h(i, indices[k], weights[k]));
-                s.1 = s.1.wrapping_add(h(indices[k], i, weights[k]));
+            let mut s = RowScan::default();
+            let row = &indices[indptr[i]..indptr[i + 1]];
+            if row.last().is_some_and(|&j| j >= n) || row.windows(2).any(|w| w[0] >= w[1]) {
+                s.bad_row = Some(i);
+                return s;
+            }
+            for (k, &j) in (indptr[i]..).zip(row) {
+                let w = weights[k];
+                if !(w.is_finite() && w >= 0.0) {
+                    s.bad_weight = Some(k);
+                    return s;
+                }
+                s.forward = s.forward.wrapping_add(h(i, j, w));
+                s.backward = s.backward.wrapping_add(h(j, i, w));
             }
             s
         })
-        .reduce(|| (0, 0), |x, y| (x.0.wrapping_add(y.0), x.1.wrapping_add(y.1)));
-    a == b
+        .reduce(RowScan::default, |x, y| RowScan {
+            bad_row: first(x.bad_row, y.bad_row),
+            bad_weight: first(x.bad_weight, y.bad_weight),
+            forward: x.forward.wrapping_add(y.forward),
+            backward: x.backward.wrapping_add(y.backward),
+        })
 }
 
 #[cfg(test)]

@@ -11,9 +11,10 @@
 //! would fail, and the reader then falls back to the builder, whose error
 //! it reports.
 
+use super::counting;
 use crate::graph::{Direction, Duplicates, Graph, Label};
 use rayon::prelude::*;
-use sprs::CsMat;
+use sprs::{CompressedStorage, CsMat};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
 use std::sync::OnceLock;
 
@@ -42,6 +43,10 @@ impl Sorted {
     }
 }
 
+/// The least work per task of a parallel loop here: a small graph (one of a
+/// TU data set's thousands) is sorted on one thread.
+const MIN: usize = 1 << 14;
+
 /// Sorts the entries `(rows[k], cols[k])` of every part (in part order:
 /// the file order) into rows of a graph of `n` nodes; with `mirror`, an
 /// entry `(i, j)`, `i != j`, is also the arc `j → i` (an undirected edge).
@@ -59,7 +64,7 @@ pub(super) fn sort(n: usize, parts: &[(&[u32], &[u32])], mirror: bool) -> Option
         offsets.push(acc);
         acc += p.0.len();
     }
-    let counts: Vec<AtomicUsize> = (0..n).into_par_iter().map(|_| AtomicUsize::new(0)).collect();
+    let counts: Vec<AtomicUsize> = (0..n).into_par_iter().with_min_len(MIN).map(|_| AtomicUsize::new(0)).collect();
     parts.par_iter().for_each(|(rows, cols)| {
         for (&i, &j) in rows.iter().zip(cols.iter()) {
             counts[i as usize].fetch_add(1, Relaxed);
@@ -74,8 +79,8 @@ pub(super) fn sort(n: usize, parts: &[(&[u32], &[u32])], mirror: bool) -> Option
         indptr.push(indptr[indptr.len() - 1] + c.load(Relaxed));
     }
     let total = indptr[n];
-    counts.par_iter().zip(indptr.par_iter()).for_each(|(c, &p)| c.store(p, Relaxed));
-    let slots: Vec<AtomicU64> = (0..total).into_par_iter().map(|_| AtomicU64::new(0)).collect();
+    counts.par_iter().zip(indptr.par_iter()).with_min_len(MIN).for_each(|(c, &p)| c.store(p, Relaxed));
+    let slots: Vec<AtomicU64> = (0..total).into_par_iter().with_min_len(MIN).map(|_| AtomicU64::new(0)).collect();
     parts.par_iter().zip(offsets.par_iter()).for_each(|((rows, cols), &off)| {
         for (k, (&i, &j)) in rows.iter().zip(cols.iter()).enumerate() {
             let e = (off + k) as u64;
@@ -132,7 +137,7 @@ fn for_row_blocks(indptr: &[usize], slots: &mut [u64], f: impl Fn(&mut [u64]) ->
 /// duplicates.
 pub(super) fn resolve(s: Sorted, policy: Duplicates) -> Option<(Vec<usize>, Vec<usize>, Sorted)> {
     if !s.duplicates {
-        let indices = s.slots.par_iter().map(|&x| (x >> 32) as usize).collect();
+        let indices = s.slots.par_iter().with_min_len(MIN).map(|&x| (x >> 32) as usize).collect();
         return Some((s.indptr.clone(), indices, s));
     }
     if policy == Duplicates::Reject {
@@ -166,7 +171,7 @@ pub(super) fn weights(
     w: impl Fn(usize) -> f64 + Sync,
 ) -> Option<Vec<f64>> {
     if !s.duplicates {
-        return Some(s.slots.par_iter().map(|&x| w(s.entry(x))).collect());
+        return Some(s.slots.par_iter().with_min_len(MIN).map(|&x| w(s.entry(x))).collect());
     }
     let mut out: Vec<f64> = Vec::with_capacity(nnz);
     let n = s.indptr.len() - 1;
@@ -196,8 +201,41 @@ fn first_of_run(row: &[u64], mut k: usize) -> u64 {
     row[k]
 }
 
-/// A graph from checked CSR parts (`None` if `sprs` finds them malformed,
-/// which the readers' own checks rule out).
+/// The CSR of the entries of `parts` (see [`counting::assemble`]), with
+/// duplicates resolved by `policy` in file order where there are any
+/// (`same_weight`: as in [`weights`]); `None` where the graph builder
+/// would fail.
+pub(super) fn assemble(
+    n: usize,
+    parts: &[counting::Part],
+    mirror: bool,
+    policy: Duplicates,
+    same_weight: bool,
+) -> Option<counting::Csr> {
+    if let Some(csr) = counting::assemble(n, parts, mirror) {
+        return Some(csr);
+    }
+    let keys: Vec<(&[u32], &[u32])> = parts.iter().map(|p| (p.0, p.1)).collect();
+    let (indptr, indices, sorted) = resolve(sort(n, &keys, mirror)?, policy)?;
+    let weights = if parts.iter().all(|p| p.2.is_empty()) {
+        weights(&sorted, indices.len(), policy, false, |_| 1.0)?
+    } else {
+        let mut all = Vec::with_capacity(keys.iter().map(|k| k.0.len()).sum());
+        for p in parts {
+            if p.2.is_empty() {
+                all.resize(all.len() + p.0.len(), 1.0);
+            } else {
+                all.extend_from_slice(p.2);
+            }
+        }
+        weights(&sorted, indices.len(), policy, same_weight, |k| all[k])?
+    };
+    Some((indptr, indices, weights))
+}
+
+/// A graph from CSR parts, checked in parallel (`None` if they are
+/// malformed, which the readers' own checks rule out): the checks of
+/// `sprs`'s `CsMat::try_new`, which runs them on one thread.
 pub(super) fn graph<N: Label, E: Label>(
     n: usize,
     direction: Direction,
@@ -205,12 +243,42 @@ pub(super) fn graph<N: Label, E: Label>(
     node_labels: Vec<N>,
     edge_labels: Vec<E>,
 ) -> Option<Graph<N, E>> {
+    let ok = well_formed(n, &csr.0, &csr.1) && csr.2.len() == csr.1.len();
+    let sizes = node_labels.len() == n && edge_labels.len() == csr.1.len();
+    // SAFETY: `well_formed` checked the structure.
+    (ok && sizes).then(|| unsafe { graph_checked(n, direction, csr, node_labels, edge_labels) })
+}
+
+/// A graph from CSR parts its caller has checked: `n + 1` row offsets
+/// from 0 to `nnz`, never decreasing; in each row column indices below
+/// `n`, strictly increasing; `nnz` weights, `n` node labels and `nnz`
+/// edge labels.
+///
+/// # Panics
+/// When the label or weight counts do not match.
+///
+/// # Safety
+/// The structure is not checked again (but in debug builds): the rest of
+/// the library indexes the arrays without bounds checks where the CSR
+/// says it may.
+pub(super) unsafe fn graph_checked<N: Label, E: Label>(
+    n: usize,
+    direction: Direction,
+    csr: (Vec<usize>, Vec<usize>, Vec<f64>),
+    node_labels: Vec<N>,
+    edge_labels: Vec<E>,
+) -> Graph<N, E> {
     let (indptr, indices, data) = csr;
-    if node_labels.len() != n || edge_labels.len() != indices.len() {
-        return None;
-    }
-    let adjacency = CsMat::try_new((n, n), indptr, indices, data).ok()?;
-    Some(Graph {
+    assert!(
+        node_labels.len() == n && edge_labels.len() == indices.len() && data.len() == indices.len(),
+        "graph_checked: label or weight counts do not match the CSR"
+    );
+    debug_assert!(well_formed(n, &indptr, &indices));
+    // SAFETY: the caller checked what `CsMat::new_unchecked` requires of a
+    // CSR matrix (`check_compressed_structure`), as this function's
+    // contract says.
+    let adjacency = unsafe { CsMat::new_unchecked(CompressedStorage::CSR, (n, n), indptr, indices, data) };
+    Graph {
         adjacency,
         node_labels,
         edge_labels,
@@ -218,7 +286,20 @@ pub(super) fn graph<N: Label, E: Label>(
         direction,
         degrees: OnceLock::new(),
         transpose: OnceLock::new(),
-    })
+    }
+}
+
+/// Whether `indptr` and `indices` are the CSR structure of an `n × n`
+/// matrix with sorted rows and no repeated index (in parallel).
+fn well_formed(n: usize, indptr: &[usize], indices: &[usize]) -> bool {
+    indptr.len() == n + 1
+        && indptr[0] == 0
+        && indptr[n] == indices.len()
+        && indptr.par_windows(2).all(|w| w[0] <= w[1])
+        && (0..n).into_par_iter().with_min_len(1 << 12).all(|i| {
+            let row = &indices[indptr[i]..indptr[i + 1]];
+            row.last().is_none_or(|&j| j < n) && row.windows(2).all(|w| w[0] < w[1])
+        })
 }
 
 #[cfg(test)]

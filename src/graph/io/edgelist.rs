@@ -15,7 +15,7 @@
 //!   arc `u → v`.
 
 use super::text::{self, malformed, show};
-use super::{csr, scan, IoError, Limits, MAX_NODES};
+use super::{counting, csr, scan, IoError, Limits, MAX_NODES};
 use crate::graph::{Direction, Duplicates, Graph, GraphBuilder, GraphError};
 use std::path::Path;
 
@@ -46,7 +46,8 @@ impl Default for EdgeListOptions {
 
 /// Reads an edge list with 0-based ids, rejecting duplicates.
 ///
-/// Cost: linear in the file size plus `O(m log m)` to sort the edges.
+/// Cost: linear in the file size (a radix sort into the rows, in parallel)
+/// plus sorting each row by target.
 ///
 /// # Errors
 /// See [`read_with`].
@@ -150,19 +151,13 @@ pub(super) fn fast(bytes: &[u8], opts: &EdgeListOptions) -> Option<Graph<(), ()>
         return None;
     }
     let undirected = opts.direction == Direction::Undirected;
-    let parts: Vec<(&[u32], &[u32])> = blocks.iter().map(|b| (&b.us[..], &b.vs[..])).collect();
-    let sorted = csr::sort(n, &parts, undirected)?;
-    let (indptr, indices, sorted) = csr::resolve(sorted, opts.duplicates)?;
-    let keep_first = opts.duplicates == Duplicates::KeepFirst;
-    let weights = if weighted {
-        let all: Vec<f64> = blocks.iter().flat_map(|b| b.ws.iter().copied()).collect();
-        csr::weights(&sorted, indices.len(), opts.duplicates, keep_first, |k| all[k])?
-    } else {
-        csr::weights(&sorted, indices.len(), opts.duplicates, false, |_| 1.0)?
-    };
+    let parts: Vec<counting::Part> = blocks.iter().map(|b| (&b.us[..], &b.vs[..], &b.ws[..])).collect();
+    let keep_first = weighted && opts.duplicates == Duplicates::KeepFirst;
+    let csr = csr::assemble(n, &parts, undirected, opts.duplicates, keep_first)?;
+    drop(parts);
     drop(blocks);
-    let nnz = indices.len();
-    csr::graph(n, opts.direction, (indptr, indices, weights), vec![(); n], vec![(); nnz])
+    let nnz = csr.1.len();
+    csr::graph(n, opts.direction, csr, vec![(); n], vec![(); nnz])
 }
 
 /// The line-by-line reader: slower, and the one that names the line of a

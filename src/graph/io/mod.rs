@@ -45,7 +45,9 @@ use super::Dataset;
 use super::GraphError;
 use std::path::{Path, PathBuf};
 
+mod alloc;
 pub mod binary;
+mod counting;
 mod csr;
 pub mod edgelist;
 #[cfg(test)]

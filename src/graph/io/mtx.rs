@@ -25,10 +25,10 @@
 //! name the file and the line. The format is simple enough that a
 //! line-aware reader of our own is shorter than mapping errors back.
 
+use super::alloc::lap;
 use super::text::{self, malformed, show};
-use super::{csr, scan, IoError, Limits, MAX_NODES};
+use super::{counting, csr, scan, IoError, Limits, MAX_NODES};
 use crate::graph::{Direction, Duplicates, Graph, GraphBuilder, GraphError, Label};
-use rayon::prelude::*;
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::Path;
@@ -51,7 +51,8 @@ pub struct MtxOptions {
 /// `symmetric` file gives an undirected graph, a `general` file a directed
 /// one; duplicates are rejected.
 ///
-/// Cost: linear in the file size plus `O(nnz log nnz)` to sort the entries.
+/// Cost: linear in the file size (a radix sort into the rows, in parallel)
+/// plus sorting each row by target.
 ///
 /// # Errors
 /// See [`read_with`].
@@ -85,7 +86,9 @@ pub fn read(path: impl AsRef<Path>) -> Result<Graph<(), ()>, IoError> {
 ///   entry count alone: the entries are read first.
 pub fn read_with(path: impl AsRef<Path>, opts: &MtxOptions) -> Result<Graph<(), ()>, IoError> {
     let path = path.as_ref();
+    let mut t = super::alloc::clock();
     let bytes = super::source::read_input(path)?;
+    lap("read", &mut t);
     parse(path, &bytes, opts)
 }
 
@@ -137,65 +140,78 @@ fn header(bytes: &[u8]) -> Option<Header> {
     None
 }
 
-/// One block's entries: 0-based rows, columns and (unless `pattern`) weights.
-type Block = (Vec<u32>, Vec<u32>, Vec<f64>);
+/// One block's entries: 0-based rows, columns and weights.
+type Block = (Vec<u32>, Vec<u32>, scan::Weights);
+
+/// The entries of one block of data lines; `None` at anything
+/// [`read_lines`] might not accept as it is (it then reads the file).
+fn parse_block(b: &[u8], n: usize, field: Field) -> Option<Block> {
+    let guess = b.len() / 12 + 1;
+    let (mut rows, mut cols, mut ws) = (Vec::with_capacity(guess), Vec::with_capacity(guess), scan::Weights::default());
+    let index = |v: u64| (1..=n as u64).contains(&v).then(|| (v - 1) as u32);
+    let mut at = 0;
+    while at < b.len() {
+        scan::skip_space(b, &mut at);
+        match b.get(at) {
+            None => break,
+            Some(b'\n') => {
+                at += 1;
+                continue;
+            }
+            Some(b'%') => {
+                scan::skip_line(b, &mut at);
+                continue;
+            }
+            Some(_) => {}
+        }
+        let i = index(scan::digits(b, &mut at)?)?;
+        scan::skip_space(b, &mut at);
+        let j = index(scan::digits(b, &mut at)?)?;
+        match field {
+            Field::Pattern => {}
+            Field::Integer => {
+                scan::skip_space(b, &mut at);
+                let v = scan::digits(b, &mut at).filter(|&v| v <= MAX_EXACT_INTEGER as u64)?;
+                ws.push(rows.len(), v as f64);
+            }
+            Field::Real => {
+                scan::skip_space(b, &mut at);
+                ws.push(rows.len(), scan::parse_f64(scan::token(b, &mut at)).filter(|&v| v >= 0.0)?);
+            }
+        }
+        if !scan::end_of_line(b, &mut at) {
+            return None;
+        }
+        rows.push(i);
+        cols.push(j);
+    }
+    Some((rows, cols, ws))
+}
 
 /// The parallel reader; `None` wherever [`read_lines`] would not give the
 /// same graph without complaint.
 pub(super) fn fast(bytes: &[u8], opts: &MtxOptions) -> Option<Graph<(), ()>> {
+    let mut t = super::alloc::clock();
     let h = header(bytes)?;
     let n = h.n;
-    let index = |t: &[u8]| text::parse_usize(t).filter(|v| (1..=n).contains(v)).map(|v| (v - 1) as u32);
-    let blocks = scan::parse_blocks(&bytes[h.data..], |block| {
-        let guess = block.len() / 12 + 1;
-        let (mut rows, mut cols, mut ws) = (Vec::with_capacity(guess), Vec::with_capacity(guess), Vec::new());
-        if h.field != Field::Pattern {
-            ws.reserve(guess);
-        }
-        for l in scan::lines(block) {
-            if l.first() == Some(&b'%') {
-                continue;
-            }
-            let mut t = scan::Tokens::new(l);
-            let Some(a) = t.next() else { continue };
-            let (i, j) = (index(a)?, index(t.next()?)?);
-            match h.field {
-                Field::Pattern => {}
-                Field::Integer => {
-                    let v = text::parse_i64(t.next()?).filter(|v| (0..=MAX_EXACT_INTEGER).contains(v))?;
-                    ws.push(v as f64);
-                }
-                Field::Real => ws.push(scan::parse_f64(t.next()?).filter(|&v| v >= 0.0)?),
-            }
-            if t.next().is_some() {
-                return None;
-            }
-            rows.push(i);
-            cols.push(j);
-        }
-        Some((rows, cols, ws))
-    })?;
+    let blocks = scan::parse_blocks(&bytes[h.data..], |block| parse_block(block, n, h.field))?;
+    lap("mtx parse", &mut t);
     let count: usize = blocks.iter().map(|b| b.0.len()).sum();
     if count != h.nnz || opts.limits.check_graph(n, h.nnz, ("entry", "entries")).is_err() {
         return None;
     }
     let undirected = h.symmetric || opts.symmetrize;
-    let parts: Vec<(&[u32], &[u32])> = blocks.iter().map(|b: &Block| (&b.0[..], &b.1[..])).collect();
-    let sorted = csr::sort(n, &parts, undirected)?;
-    let (indptr, indices, sorted) = csr::resolve(sorted, opts.duplicates)?;
-    // A file whose weights are all 1 (a common way to write an unweighted
-    // graph) needs no gather of the weights.
-    let ones = h.field == Field::Pattern || blocks.par_iter().all(|b| b.2.iter().all(|&w| w == 1.0));
-    let weights = if ones {
-        csr::weights(&sorted, indices.len(), opts.duplicates, false, |_| 1.0)?
-    } else {
-        let all: Vec<f64> = blocks.iter().flat_map(|b| b.2.iter().copied()).collect();
-        csr::weights(&sorted, indices.len(), opts.duplicates, false, |k| all[k])?
-    };
+    let parts: Vec<counting::Part> = blocks.iter().map(|b: &Block| (&b.0[..], &b.1[..], &b.2.values[..])).collect();
+    let csr = csr::assemble(n, &parts, undirected, opts.duplicates, false)?;
+    lap("mtx assemble", &mut t);
+    drop(parts);
     drop(blocks);
-    let nnz = indices.len();
+    lap("mtx free blocks", &mut t);
+    let nnz = csr.1.len();
     let direction = if undirected { Direction::Undirected } else { Direction::Directed };
-    csr::graph(n, direction, (indptr, indices, weights), vec![(); n], vec![(); nnz])
+    let g = csr::graph(n, direction, csr, vec![(); n], vec![(); nnz]);
+    lap("mtx check", &mut t);
+    g
 }
 
 /// The line-by-line reader: slower, and the one that names the line of a

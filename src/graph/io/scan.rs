@@ -81,6 +81,82 @@ impl<'a> Iterator for Tokens<'a> {
     }
 }
 
+/// Skips spaces, tabs, `\r` and form feeds (whitespace other than `\n`)
+/// at `*at`.
+#[inline]
+pub(super) fn skip_space(b: &[u8], at: &mut usize) {
+    while *at < b.len() && matches!(b[*at], b' ' | b'\t' | b'\r' | b'\x0c') {
+        *at += 1;
+    }
+}
+
+/// A plain decimal of 1 to 18 digits at `*at` (no sign), moving past it;
+/// `None` for anything else, or when a character other than whitespace
+/// follows the digits.
+#[inline]
+pub(super) fn digits(b: &[u8], at: &mut usize) -> Option<u64> {
+    let start = *at;
+    let mut v = 0u64;
+    while *at < b.len() && b[*at].is_ascii_digit() {
+        v = v * 10 + u64::from(b[*at] - b'0');
+        *at += 1;
+    }
+    let len = *at - start;
+    let end_ok = *at == b.len() || b[*at].is_ascii_whitespace();
+    (len > 0 && len <= 18 && end_ok).then_some(v)
+}
+
+/// The token at `*at` (up to the next whitespace), moving past it.
+#[inline]
+pub(super) fn token<'a>(b: &'a [u8], at: &mut usize) -> &'a [u8] {
+    let start = *at;
+    while *at < b.len() && !b[*at].is_ascii_whitespace() {
+        *at += 1;
+    }
+    &b[start..*at]
+}
+
+/// Moves `*at` past the end of the line (`true`), where only whitespace
+/// is left on it; `false` when something else is.
+#[inline]
+pub(super) fn end_of_line(b: &[u8], at: &mut usize) -> bool {
+    skip_space(b, at);
+    if *at == b.len() {
+        return true;
+    }
+    let nl = b[*at] == b'\n';
+    *at += 1;
+    nl
+}
+
+/// Moves `*at` past the end of the line, whatever is on it.
+#[inline]
+pub(super) fn skip_line(b: &[u8], at: &mut usize) {
+    *at = memchr::memchr(b'\n', &b[*at..]).map_or(b.len(), |p| *at + p + 1);
+}
+
+/// Weights as a block reads them: none stored while every weight is 1
+/// (the common way to write an unweighted graph), then one per entry.
+#[derive(Default)]
+pub(super) struct Weights {
+    /// Empty while every weight so far is 1.
+    pub values: Vec<f64>,
+}
+
+impl Weights {
+    /// Adds the weight of entry `k` (0-based in the block).
+    #[inline]
+    pub(super) fn push(&mut self, k: usize, w: f64) {
+        if self.values.is_empty() {
+            if w == 1.0 {
+                return;
+            }
+            self.values.resize(k, 1.0);
+        }
+        self.values.push(w);
+    }
+}
+
 /// A finite real as [`text::parse_f64`](super::text::parse_f64) reads it;
 /// a string of at most 15 digits is read by a digit loop (exact, so the
 /// same value).
@@ -115,6 +191,34 @@ mod tests {
         assert_eq!(Tokens::new(b"  ").count(), 0);
         let l: Vec<_> = lines(b"a\nb\r\n\nc").collect();
         assert_eq!(l, [&b"a"[..], b"b\r", b"", b"c"]);
+    }
+
+    #[test]
+    fn cursor_helpers() {
+        let b = b" 12\t7 x\n%c\n";
+        let mut at = 0;
+        skip_space(b, &mut at);
+        assert_eq!(digits(b, &mut at), Some(12));
+        skip_space(b, &mut at);
+        assert_eq!(digits(b, &mut at), Some(7));
+        assert!(!end_of_line(b, &mut at));
+        let mut at = 0;
+        assert_eq!(digits(b"12a", &mut at), None);
+        assert_eq!(digits(b"", &mut 0), None);
+        assert_eq!(digits(b"1234567890123456789", &mut 0), None);
+        assert_eq!(token(b"1.5e3 z", &mut 0), b"1.5e3");
+        let mut at = 0;
+        skip_line(b, &mut at);
+        assert_eq!(&b[at..], b"%c\n");
+        let mut at = 3;
+        assert!(end_of_line(b"1 2 \r\n3", &mut at) && at == 6);
+        let mut w = Weights::default();
+        w.push(0, 1.0);
+        w.push(1, 1.0);
+        assert!(w.values.is_empty());
+        w.push(2, 3.0);
+        w.push(3, 1.0);
+        assert_eq!(w.values, [1.0, 1.0, 3.0, 1.0]);
     }
 
     #[test]

@@ -92,21 +92,55 @@ pub fn read_text(path: &Path) -> Result<Vec<u8>, IoError> {
     Ok(bytes)
 }
 
-/// A regular file of `len` bytes, read in parallel blocks; a file that
-/// shrinks while it is read is an error, one that grows is read as it was.
+/// A regular file of `len` bytes, read in parallel blocks into a buffer
+/// backed by huge pages where available; a file that shrinks while it is
+/// read is an error, one that grows is read as it was.
 fn read_regular(file: &File, len: usize) -> std::io::Result<Vec<u8>> {
-    let mut buf = vec![0u8; len];
     #[cfg(unix)]
     {
-        use std::os::unix::fs::FileExt;
-        buf.par_chunks_mut(BLOCK).enumerate().try_for_each(|(i, c)| file.read_exact_at(c, (i * BLOCK) as u64))?;
+        let mut buf: Vec<u8> = Vec::with_capacity(len);
+        let spare = &mut buf.spare_capacity_mut()[..len];
+        super::alloc::advise_huge(spare);
+        spare.par_chunks_mut(BLOCK).enumerate().try_for_each(|(i, c)| pread_exact(file, c, (i * BLOCK) as u64))?;
+        // SAFETY: every block was filled by `pread_exact`, or the function returned.
+        unsafe { buf.set_len(len) };
+        Ok(buf)
     }
     #[cfg(not(unix))]
     {
+        let mut buf = vec![0u8; len];
         let mut f = file;
         f.read_exact(&mut buf)?;
+        Ok(buf)
     }
-    Ok(buf)
+}
+
+/// Fills `buf` from `file` at `offset` (as `FileExt::read_exact_at`, into
+/// memory not yet initialized).
+#[cfg(unix)]
+fn pread_exact(file: &File, buf: &mut [std::mem::MaybeUninit<u8>], offset: u64) -> std::io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let mut done = 0;
+    while done < buf.len() {
+        let rest = &mut buf[done..];
+        // SAFETY: the kernel writes at most `rest.len()` bytes into `rest`.
+        let r = unsafe {
+            libc::pread(file.as_raw_fd(), rest.as_mut_ptr().cast(), rest.len(), (offset + done as u64) as libc::off_t)
+        };
+        match r {
+            0 => {
+                return Err(std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "the file shrank while it was read"))
+            }
+            r if r > 0 => done += r as usize,
+            _ => {
+                let e = std::io::Error::last_os_error();
+                if e.kind() != std::io::ErrorKind::Interrupted {
+                    return Err(e);
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Whether the file at `path` is there: `Ok(false)` when nothing exists at

@@ -1,6 +1,7 @@
 //! The readers of the TU files, each checking its lines as it reads them:
 //! the graph indicator, the arcs, and the label and attribute tables.
 
+use crate::graph::io::scan;
 use crate::graph::io::text::{self, malformed, show};
 use crate::graph::io::{read_bytes, IoError};
 use std::path::{Path, PathBuf};
@@ -67,13 +68,16 @@ pub(super) fn read_arcs(path: &Path, ind: &Indicator, gi_name: &str) -> Result<V
     if data.is_empty() {
         return Err(IoError::Empty { path: path.into(), expected: "one \"row, col\" line per arc".into() });
     }
+    if let Some(arcs) = arcs_fast(data, ind) {
+        return Ok(arcs);
+    }
     let n = ind.graph_of.len();
     let mut arcs = Vec::with_capacity(data.len() / 8);
     let mut fields = Vec::new();
     for (line, l) in text::lines(data) {
         let ok = text::split_fields(l, &mut fields).is_ok() && fields.len() == 2;
-        let ids = if ok { fields.iter().map(|t| text::parse_usize(t)).collect::<Option<Vec<_>>>() } else { None };
-        let Some([u, v]) = ids.as_deref().map(|s| [s[0], s[1]]) else {
+        let ids = if ok { text::parse_usize(fields[0]).zip(text::parse_usize(fields[1])) } else { None };
+        let Some((u, v)) = ids else {
             return Err(malformed(path, line, "two node ids \"row, col\"", show(l)));
         };
         for x in [u, v] {
@@ -98,6 +102,43 @@ pub(super) fn read_arcs(path: &Path, ind: &Indicator, gi_name: &str) -> Result<V
         arcs.push((u - 1, v - 1));
     }
     Ok(arcs)
+}
+
+/// The arcs of the lines `data` (trailing blank lines removed), parsed in
+/// parallel blocks; `None` at anything the line reader of [`read_arcs`]
+/// might refuse or read otherwise (it then reads the file and reports it).
+fn arcs_fast(data: &[u8], ind: &Indicator) -> Option<Vec<(usize, usize)>> {
+    let n = ind.graph_of.len();
+    let id = |b: &[u8], at: &mut usize| -> Option<usize> {
+        let start = *at;
+        let mut v = 0usize;
+        while *at < b.len() && b[*at].is_ascii_digit() && *at - start < 18 {
+            v = v * 10 + usize::from(b[*at] - b'0');
+            *at += 1;
+        }
+        (*at > start && (1..=n).contains(&v)).then(|| v - 1)
+    };
+    let blocks = scan::parse_blocks(data, |b| {
+        let mut out = Vec::with_capacity(b.len() / 6 + 1);
+        let mut at = 0;
+        while at < b.len() {
+            scan::skip_space(b, &mut at);
+            let u = id(b, &mut at)?;
+            scan::skip_space(b, &mut at);
+            if b.get(at) != Some(&b',') {
+                return None;
+            }
+            at += 1;
+            scan::skip_space(b, &mut at);
+            let v = id(b, &mut at)?;
+            if !scan::end_of_line(b, &mut at) || ind.graph_of[u] != ind.graph_of[v] {
+                return None;
+            }
+            out.push((u, v));
+        }
+        Some(out)
+    })?;
+    Some(blocks.concat())
 }
 
 #[derive(Clone, Copy, PartialEq)]
