@@ -1,8 +1,8 @@
 //! BiCGSTAB for general (non-symmetric) systems.
 
 use super::{
-    check_dims, krylov_start, precondition, Identity, IterParams, LinOp, Precond, Preconditioner, SolveInfo,
-    SolverError, Start, Vector, Workspace,
+    check_dims, krylov_start, precondition, IterParams, LinOp, Precond, Preconditioner, SolveInfo, SolverError, Start,
+    Vector, Workspace,
 };
 
 /// Parameters of [`bicgstab`].
@@ -44,11 +44,7 @@ pub fn bicgstab<V: Vector>(
     params: &BicgstabParams,
     ws: &mut Workspace<V>,
 ) -> Result<SolveInfo, SolverError> {
-    let Workspace { vecs, jacobi } = ws;
-    match params.precond {
-        Precond::Identity => bicgstab_impl(op, b, x, &mut Identity, params, vecs),
-        Precond::Jacobi => bicgstab_impl(op, b, x, jacobi, params, vecs),
-    }
+    ws.with_precond(params.precond, |pre, vecs| bicgstab_impl(op, b, x, pre, params, vecs))
 }
 
 /// [`bicgstab`] with your own (right) [`Preconditioner`] `pre`;

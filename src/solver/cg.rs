@@ -1,7 +1,7 @@
 //! Preconditioned conjugate gradients.
 
 use super::{
-    check_dims, krylov_start, precondition, symmetry_defect, symmetry_tolerance, Identity, IterParams, LinOp, Precond,
+    check_dims, krylov_start, precondition, symmetry_defect, symmetry_tolerance, IterParams, LinOp, Precond,
     PrecondShape, Preconditioner, SolveInfo, SolverError, Start, Vector, Workspace,
 };
 
@@ -65,11 +65,7 @@ pub fn cg<V: Vector>(
     params: &CgParams,
     ws: &mut Workspace<V>,
 ) -> Result<SolveInfo, SolverError> {
-    let Workspace { vecs, jacobi } = ws;
-    match params.precond {
-        Precond::Identity => cg_impl(op, b, x, &mut Identity, params, vecs),
-        Precond::Jacobi => cg_impl(op, b, x, jacobi, params, vecs),
-    }
+    ws.with_precond(params.precond, |pre, vecs| cg_impl(op, b, x, pre, params, vecs))
 }
 
 /// [`cg`] with your own [`Preconditioner`] `pre` (symmetric positive

@@ -1,8 +1,8 @@
 //! Fixed-point (preconditioned Richardson) iteration.
 
 use super::{
-    check_dims, precondition, zero_rhs, Identity, IterParams, LinOp, Precond, Preconditioner, SolveInfo, SolverError,
-    Vector, Workspace,
+    check_dims, precondition, zero_rhs, IterParams, LinOp, Precond, Preconditioner, SolveInfo, SolverError, Vector,
+    Workspace,
 };
 
 /// Parameters of [`fixed_point`].
@@ -52,11 +52,7 @@ pub fn fixed_point<V: Vector>(
     params: &FixedPointParams,
     ws: &mut Workspace<V>,
 ) -> Result<SolveInfo, SolverError> {
-    let Workspace { vecs, jacobi } = ws;
-    match params.precond {
-        Precond::Identity => fixed_point_impl(op, b, x, &mut Identity, params, vecs),
-        Precond::Jacobi => fixed_point_impl(op, b, x, jacobi, params, vecs),
-    }
+    ws.with_precond(params.precond, |pre, vecs| fixed_point_impl(op, b, x, pre, params, vecs))
 }
 
 /// [`fixed_point`] with your own [`Preconditioner`] `pre`;

@@ -270,6 +270,21 @@ impl<V: Vector> Workspace<V> {
         Workspace { vecs: std::array::from_fn(|_| make()), jacobi: Jacobi::with_vector(make()) }
     }
 
+    /// Runs `solve` with the preconditioner `precond` names (the identity,
+    /// or the workspace's Jacobi) and the work vectors: the one place the
+    /// built-in solvers turn [`Precond`] into a [`Preconditioner`].
+    pub(crate) fn with_precond<R>(
+        &mut self,
+        precond: Precond,
+        solve: impl FnOnce(&mut dyn Preconditioner<V>, &mut [V; 7]) -> R,
+    ) -> R {
+        let Workspace { vecs, jacobi } = self;
+        match precond {
+            Precond::Identity => solve(&mut Identity, vecs),
+            Precond::Jacobi => solve(jacobi, vecs),
+        }
+    }
+
     /// Resizes the first `k` work vectors to `n` entries.
     pub(crate) fn ensure(&mut self, n: usize, k: usize) {
         for v in self.vecs.iter_mut().take(k) {
