@@ -10,7 +10,8 @@
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use kronograph::basekernel::spec::SpecKernel;
 use kronograph::graph::io;
-use kronograph::mgk::{MarginalizedGraphKernel, Precision, RandomWalkKernel};
+use kronograph::mgk::{MarginalizedGraphKernel, Precision};
+use kronograph::rw::RandomWalkKernel;
 
 const N: usize = 16;
 

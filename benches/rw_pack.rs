@@ -8,7 +8,7 @@
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use kronograph::graph::io;
-use kronograph::mgk::RandomWalkKernel;
+use kronograph::rw::RandomWalkKernel;
 
 fn bench(c: &mut Criterion) {
     let mut grp = c.benchmark_group("rw_pack");

@@ -14,7 +14,8 @@
 
 use kronograph::backend::Backend;
 use kronograph::basekernel::spec::SpecKernel;
-use kronograph::mgk::{DegreeRule, KronSystem, MarginalizedGraphKernel, RandomWalkKernel};
+use kronograph::mgk::{DegreeRule, KronSystem, MarginalizedGraphKernel};
+use kronograph::rw::RandomWalkKernel;
 
 fn main() -> kronograph::Result<()> {
     let mut ds = kronograph::datasets::mutag()?;

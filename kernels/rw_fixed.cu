@@ -1,6 +1,6 @@
 // The geometric random-walk kernel by fixed-point iteration on the GPU, for systems that are
-// not symmetric (directed graphs), plain and node-labeled (src/mgk/gpu/rw_fixed.rs; the
-// definition and the convergence rule are the CPU's, src/mgk/rw.rs and the fixed-point
+// not symmetric (directed graphs), plain and node-labeled (src/rw/gpu/fixed.rs; the
+// definition and the convergence rule are the CPU's, src/rw/ and the fixed-point
 // fallback of src/solver/bicgstab.rs):
 //
 //   per pair (G with n nodes, G' with n' nodes, product node (i, i') at i * n' + i'), on the

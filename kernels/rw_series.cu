@@ -1,5 +1,5 @@
 // The moment series of the geometric random-walk kernel on the GPU
-// (src/mgk/gpu/rw_series.rs; the algorithm is RandomWalkKernel's, src/mgk/rw.rs). One call is
+// (src/rw/gpu/series/; the algorithm is RandomWalkKernel's, src/rw/). One call is
 // one upload, three launches on one stream and one download:
 //
 //   rw_bounds:  one block per graph, threads over its rows: Collatz–Wielandt bounds

@@ -140,6 +140,7 @@ pub mod kron;
 pub mod matrix;
 pub mod mgk;
 pub mod motif;
+pub mod rw;
 pub(crate) mod simd;
 pub mod solver;
 pub mod spread;

@@ -4,7 +4,8 @@
 //! `fn main() -> kronograph::Result<()>` shows).
 
 use kronograph::graph::{Direction, GraphBuilder};
-use kronograph::mgk::{MarginalizedGraphKernel, MgkError, RandomWalkKernel};
+use kronograph::mgk::{MarginalizedGraphKernel, MgkError};
+use kronograph::rw::RandomWalkKernel;
 use kronograph::{Backend, Error, Unlabeled};
 
 fn empty() -> kronograph::graph::Graph<(), ()> {

@@ -3,7 +3,8 @@
 
 use kronograph::basekernel::spec::SpecKernel;
 use kronograph::graph::io;
-use kronograph::mgk::{MarginalizedGraphKernel, Precision, RandomWalkKernel};
+use kronograph::mgk::{MarginalizedGraphKernel, Precision};
+use kronograph::rw::RandomWalkKernel;
 use std::process::Command;
 
 fn data(name: &str) -> String {

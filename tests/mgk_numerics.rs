@@ -11,9 +11,8 @@ use crate::mgk_common;
 use kronograph::basekernel::spec::SpecKernel;
 use kronograph::cuda::Backend;
 use kronograph::graph::{io, Direction, Graph, GraphBuilder, Record};
-use kronograph::mgk::{
-    normalize_gram, MarginalizedGraphKernel, MgkError, Precision, RandomWalkKernel, RwMethod, StartProbability,
-};
+use kronograph::mgk::{normalize_gram, MarginalizedGraphKernel, MgkError, Precision, StartProbability};
+use kronograph::rw::{RandomWalkKernel, RwMethod};
 use mgk_common::*;
 use proptest::prelude::*;
 use std::sync::{Arc, Mutex};

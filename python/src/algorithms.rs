@@ -1,5 +1,5 @@
 //! Graph algorithms and the random-walk kernel: thin wrappers over
-//! `kronograph::algorithms` and `kronograph::mgk::RandomWalkKernel`, numbers
+//! `kronograph::algorithms` and `kronograph::rw::RandomWalkKernel`, numbers
 //! out as little-endian bytes (the Python side wraps them in numpy arrays).
 //!
 //! The graphlet transform ([`graphlets`]) and vertex-localized motif search
@@ -11,8 +11,8 @@ use crate::mgk::{python_progress, run_detached};
 use kronograph::algorithms::{self, BfsOptions};
 use kronograph::cuda::Backend;
 use kronograph::graphlets::fglt;
-use kronograph::mgk::RandomWalkKernel;
 use kronograph::motif::{self, Field, MotifOptions};
+use kronograph::rw::RandomWalkKernel;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 

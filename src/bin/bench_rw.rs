@@ -27,7 +27,8 @@
 use kronograph::backend::{Backend, Precision};
 use kronograph::basekernel::spec::SpecKernel;
 use kronograph::graph::{io, Direction, Graph, GraphBuilder, Label};
-use kronograph::mgk::{MarginalizedGraphKernel, RandomWalkKernel, RwMethod};
+use kronograph::mgk::MarginalizedGraphKernel;
+use kronograph::rw::{RandomWalkKernel, RwMethod};
 use std::process::ExitCode;
 use std::time::Instant;
 

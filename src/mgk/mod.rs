@@ -1,6 +1,6 @@
-//! Graph kernels on the lazy Kronecker product: the marginalized graph
-//! kernel ([`MarginalizedGraphKernel`]) and the geometric random-walk kernel
-//! ([`RandomWalkKernel`]).
+//! The marginalized graph kernel ([`MarginalizedGraphKernel`]) on the lazy
+//! Kronecker product, its result types and errors (which the geometric
+//! random-walk kernel, [`crate::rw`], shares).
 //!
 //! # The marginalized graph kernel
 //!
@@ -111,27 +111,18 @@ mod cpu;
 mod engine;
 pub(crate) mod gpu;
 mod kernel;
-mod rw;
 pub mod system;
 
+pub(crate) use self::config::tolerance_below_floor;
 #[cfg_attr(not(feature = "cuda"), allow(unused_imports))]
 pub(crate) use self::config::Tuning;
 pub use self::config::{min_tolerance, GpuGramParams, MgkConfig, XmvScheme, MIN_Q};
 pub use self::kernel::{MarginalizedGraphKernel, StartProbability};
-pub use self::rw::{RandomWalkKernel, RwMethod};
-/// The CUDA C++ source of the random-walk kernel's moment series on the GPU
-/// (compiled by NVRTC at first use), for tests that compile it with NVRTC
-/// (feature `testing`).
-#[cfg(feature = "testing")]
-pub const RW_SERIES_CUDA_SOURCE: &str = self::gpu::rw_series::SOURCE;
-/// The CUDA C++ source of the random-walk kernel's fixed-point iteration
-/// (directed graphs, plain and node-labeled; `kernels/rw_fixed.cu`), for
-/// tests that compile it with NVRTC (feature `testing`).
-#[cfg(feature = "testing")]
-pub const RW_FIXED_CUDA_SOURCE: &str = self::gpu::rw_fixed::SOURCE;
 pub use self::system::{check_values, normalize_gram};
 pub use self::system::{DegreeRule, KronSystem};
 pub use crate::backend::Precision;
+/// The random-walk kernel at its former path (it lives in [`crate::rw`]).
+pub use crate::rw::{RandomWalkKernel, RwMethod};
 
 // The GPU Gram and its outputs (the GPU code lives in `gpu/`), and for tests
 // and benchmarks (feature `testing`) its code generation, batch packer and
@@ -168,6 +159,13 @@ impl Matrix {
     /// A `rows × cols` matrix of zeros.
     pub fn zeros(rows: usize, cols: usize) -> Self {
         Matrix { rows, cols, data: vec![0.0; rows * cols] }
+    }
+
+    /// A `rows × cols` matrix of the row-major entries `data`
+    /// (`data.len() == rows * cols`).
+    pub(crate) fn from_row_major(rows: usize, cols: usize, data: Vec<f64>) -> Self {
+        debug_assert_eq!(data.len(), rows * cols);
+        Matrix { rows, cols, data }
     }
 
     /// Number of rows.

@@ -3,7 +3,7 @@
 use super::progress::Bar;
 use kronograph::backend::{Backend, Precision};
 use kronograph::graph::io;
-use kronograph::mgk::{RandomWalkKernel, RwMethod};
+use kronograph::rw::{RandomWalkKernel, RwMethod};
 use std::path::PathBuf;
 use std::time::Instant;
 

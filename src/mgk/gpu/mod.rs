@@ -87,8 +87,6 @@ pub(crate) mod pack;
 pub mod pack;
 #[cfg(feature = "testing")]
 pub mod reference;
-pub(crate) mod rw_fixed;
-pub(crate) mod rw_series;
 
 #[cfg(feature = "cuda")]
 mod batched;

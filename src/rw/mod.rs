@@ -1,18 +1,34 @@
 //! The geometric random-walk kernel and its node-labeled variant: the public
 //! type here, per-graph data in `prep.rs`, the CPU's pairs in `pairs.rs`, the
-//! GPU in `backend.rs` and `gpu_pairs.rs`.
+//! GPU in `backend.rs` and `gpu_pairs.rs` (the device code in `gpu/`).
+//!
+//! It shares the marginalized graph kernel's result types, errors and
+//! weight scaling ([`crate::mgk`]) and, for the pairs the series does not
+//! cover, its GPU engine (as the `KronSystem::random_walk(λ)` instance).
 
-use super::system::{scale_pow2, unit_weights};
-use super::{Matrix, MgkError, Progress, SolverProgress};
 use crate::graph::{Graph, Label};
+use crate::mgk::system::{scale_pow2, unit_weights};
+use crate::mgk::{Matrix, MgkError, Progress, SolverProgress};
 
 mod backend;
+pub(crate) mod gpu;
 mod gpu_pairs;
 mod pairs;
 mod prep;
 
 use pairs::RwFail;
 use prep::{bounds_of, node_classes, rw_scale, series_terms, RwScale, MAX_TERMS, SERIES_TAIL};
+
+/// The CUDA C++ source of the moment series on the GPU
+/// (`kernels/rw_series.cu`, compiled by NVRTC at first use), for tests that
+/// compile it with NVRTC (feature `testing`).
+#[cfg(feature = "testing")]
+pub const SERIES_CUDA_SOURCE: &str = self::gpu::series::SOURCE;
+/// The CUDA C++ source of the fixed-point iteration (directed graphs, plain
+/// and node-labeled; `kernels/rw_fixed.cu`), for tests that compile it with
+/// NVRTC (feature `testing`).
+#[cfg(feature = "testing")]
+pub const FIXED_CUDA_SOURCE: &str = self::gpu::fixed::SOURCE;
 
 /// How [`RandomWalkKernel`] computes unlabeled pairs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -80,7 +96,7 @@ pub enum RwMethod {
 /// The kernel is not invariant to scaling the weights, but it depends on
 /// `λ` and `W ⊗ W'` only through `λ W ⊗ W'`: each graph's weights are
 /// scaled by an exact power of two `2^−e` (see
-/// [`system::unit_weights`](super::system::unit_weights)) and `λ` by
+/// [`system::unit_weights`](crate::mgk::system::unit_weights)) and `λ` by
 /// `2^(e + e')`, so that weights of `1e±150` neither overflow nor
 /// underflow. Where `λ 2^(e+e')` underflows to 0 the walk terms are below
 /// `2⁻¹⁰⁷⁴` of the first one and `k = n n'` to rounding; where it
@@ -155,7 +171,7 @@ impl RandomWalkKernel {
         if !(tol > 0.0 && tol < 1.0) {
             return Err(MgkError::InvalidParameter(format!("tolerance {tol} must lie in (0, 1)")));
         }
-        if let Some(msg) = super::config::tolerance_below_floor(tol, crate::backend::Precision::F64) {
+        if let Some(msg) = crate::mgk::tolerance_below_floor(tol, crate::backend::Precision::F64) {
             return Err(MgkError::InvalidParameter(msg));
         }
         self.tol = tol;

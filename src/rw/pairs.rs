@@ -2,12 +2,12 @@
 //! moment series or a solve per pair (CG, or BiCGSTAB for directed graphs),
 //! errors mapped to [`MgkError`], and the pair lists of the Gram matrices.
 
-use super::super::system::scale_pow2;
-use super::super::{Matrix, MgkError};
 use super::prep::{labeled_packs, node_classes, rw_scale, scaled_moments, series_terms, RwGraph, RwScale};
 use super::{RandomWalkKernel, RwMethod};
 use crate::graph::{Graph, Label};
 use crate::kron::{ClassPacking, Diag, KronApply, KronProduct, MatchedKron, Octiles, ShiftedKron, Unlabeled};
+use crate::mgk::system::scale_pow2;
+use crate::mgk::{Matrix, MgkError};
 use crate::solver::{
     bicgstab_or_fixed_point, cg, BicgstabParams, CgParams, IterParams, LinOp, Monitor, Precond, SolverError, Workspace,
 };

@@ -5,7 +5,7 @@
 //! CPU's fixed-point iteration and stopping rule
 //! ([`fixed_point`](crate::solver::fixed_point): `x ← x + (b − A x)` from
 //! `x = 0` until `‖b − A x‖ ≤ tol ‖b‖`). It converges when `λ ρ(W) ρ(W') < 1`,
-//! which the host checks first. The host side is in `mgk/rw/backend.rs`.
+//! which the host checks first. The host side is in `rw/gpu_pairs.rs`.
 //!
 //! A call is one upload (graphs, jobs and poisoned outputs in one
 //! [`Blob`](crate::cuda::blob::Blob)), one launch and one download.
@@ -13,7 +13,7 @@
 //! Without the `cuda` feature, [`fixed_point_pairs`] returns
 //! [`CudaError::NotCompiled`].
 
-use super::rw_series::SeriesCsr;
+use super::series::SeriesCsr;
 use crate::backend::Precision;
 use crate::cuda::CudaError;
 

@@ -2,10 +2,10 @@
 //! scales, Collatz–Wielandt spectral-radius bounds, the moment series' moments
 //! and truncation rule, and the node-label classes of the labeled kernel.
 
-use super::super::system::unit_weights;
-use super::super::MgkError;
 use crate::graph::{Graph, Label};
 use crate::kron::{ClassPacking, Octiles};
+use crate::mgk::system::unit_weights;
+use crate::mgk::MgkError;
 use rayon::prelude::*;
 
 /// Largest number of series terms before falling back to the solver.

@@ -1,11 +1,11 @@
 //! The moment series of the geometric random-walk kernel on the GPU
 //! (`kernels/rw_series.cu`): per graph, the Collatz–Wielandt bounds of
-//! [`RandomWalkKernel::spectral_radius_bounds`](crate::mgk::RandomWalkKernel::spectral_radius_bounds)
+//! [`RandomWalkKernel::spectral_radius_bounds`](crate::rw::RandomWalkKernel::spectral_radius_bounds)
 //! (one warp per graph, the CPU's power steps, rounded as the CPU rounds)
 //! and the scaled moments `m_k / ρ̂^k = 1ᵀ (W/ρ̂)^k 1`; per pair, the
 //! truncated sum `Σ_k r^k m_k m'_k` (one thread per pair) with the CPU's
 //! truncation rule, its constants passed at launch. The host side (which
-//! pairs, λ checks, the fallback to the solver) is in `mgk/rw/backend.rs`.
+//! pairs, λ checks, the fallback to the solver) is in `rw/backend.rs`.
 //!
 //! A call is one upload (the graphs in one page-locked host buffer kept
 //! between calls, written by [`pack`] in one pass per graph: the unit-weight
@@ -67,7 +67,7 @@ impl<'a> SeriesGraph<'a> {
     }
 }
 
-/// The series' constants, from `mgk/rw/prep.rs`.
+/// The series' constants, from `rw/prep.rs`.
 #[derive(Clone, Copy, Debug)]
 #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
 pub(crate) struct SeriesRule {

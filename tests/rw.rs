@@ -6,7 +6,8 @@ use crate::mgk_common;
 use crate::nvrtc_common;
 
 use kronograph::graph::{Direction, Graph};
-use kronograph::mgk::{MgkError, RandomWalkKernel, RwMethod};
+use kronograph::mgk::MgkError;
+use kronograph::rw::{RandomWalkKernel, RwMethod};
 use kronograph::solver::dense_solve;
 use mgk_common::*;
 use proptest::prelude::*;
@@ -242,7 +243,7 @@ fn compiles_for_sm90_and_sm80(src: &str, name: &str) {
 #[cfg(feature = "cuda")]
 #[test]
 fn series_kernels_compile() {
-    compiles_for_sm90_and_sm80(kronograph::mgk::RW_SERIES_CUDA_SOURCE, "rw_series");
+    compiles_for_sm90_and_sm80(kronograph::rw::SERIES_CUDA_SOURCE, "rw_series");
 }
 
 /// The GPU's moment series (the default method) and its solver agree with
@@ -371,7 +372,7 @@ fn gpu_bounds_equal_cpu_bounds() {
 #[cfg(feature = "cuda")]
 #[test]
 fn fixed_point_kernels_compile() {
-    compiles_for_sm90_and_sm80(kronograph::mgk::RW_FIXED_CUDA_SOURCE, "rw_fixed");
+    compiles_for_sm90_and_sm80(kronograph::rw::FIXED_CUDA_SOURCE, "rw_fixed");
 }
 
 /// The labeled kernel (undirected: the MGK's batched PCG with the labeled

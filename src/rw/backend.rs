@@ -1,25 +1,25 @@
 //! [`RandomWalkKernel`] on a backend chosen per call: the CPU, or a CUDA
-//! device (the moment series of `gpu/rw_series/`, the batched PCG of the
+//! device (the moment series of `gpu/series/`, the batched PCG of the
 //! marginalized graph kernel's engine, and for directed graphs the
-//! fixed-point iteration of `gpu/rw_fixed.rs`; labeled and directed pairs in
+//! fixed-point iteration of `gpu/fixed.rs`; labeled and directed pairs in
 //! `gpu_pairs.rs`).
 
-use super::super::system::{scale_pow2, unit_weights};
-use super::super::{KronSystem, MarginalizedGraphKernel, Matrix, MgkError};
 use super::{series_terms, RandomWalkKernel, RwScale, MAX_TERMS, SERIES_TAIL};
 use crate::backend::{backend_of, resolve_devices, Backend};
 use crate::basekernel::Constant;
 use crate::cuda::GpuLabel;
 use crate::graph::{Graph, Label};
+use crate::mgk::system::{scale_pow2, unit_weights};
+use crate::mgk::{KronSystem, MarginalizedGraphKernel, Matrix, MgkError};
 use rayon::prelude::*;
 
 /// The kernel on a backend chosen per call ([`Backend`]): the CPU computes
-/// as the plain methods do. On a CUDA device, with [`RwMethod::Auto`](crate::mgk::RwMethod::Auto) or
-/// [`RwMethod::Series`](crate::mgk::RwMethod::Series), the moment series runs on the GPU (the
+/// as the plain methods do. On a CUDA device, with [`RwMethod::Auto`](crate::rw::RwMethod::Auto) or
+/// [`RwMethod::Series`](crate::rw::RwMethod::Series), the moment series runs on the GPU (the
 /// spectral-radius bounds and the moments `m_k / ρ̂^k` of each graph, one block
 /// per graph, then `Σ_k r^k m_k m'_k` per pair with the CPU's truncation rule;
 /// `kernels/rw_series.cu`) in this kernel's precision; pairs it does not
-/// cover (more than 400 terms) and [`RwMethod::Solver`](crate::mgk::RwMethod::Solver) solve the system
+/// cover (more than 400 terms) and [`RwMethod::Solver`](crate::rw::RwMethod::Solver) solve the system
 /// `(I − λ W ⊗ W') x = 1` as an instance of the Kronecker systems of
 /// [`MarginalizedGraphKernel`](crate::mgk::MarginalizedGraphKernel)
 /// ([`KronSystem::random_walk`]: κv = κe = 1, unit degrees, scale `1/λ`,
@@ -108,7 +108,7 @@ impl RandomWalkKernel {
         }
     }
 
-    /// The moment series on device `device` (see [`RwMethod::Series`](crate::mgk::RwMethod::Series)):
+    /// The moment series on device `device` (see [`RwMethod::Series`](crate::rw::RwMethod::Series)):
     /// bounds and moments per graph and the sum per pair on the GPU, in
     /// this kernel's precision; pairs the series does not cover (more than
     /// `MAX_TERMS` terms) are solved by the GPU's batched PCG. `y = None`:
@@ -119,7 +119,7 @@ impl RandomWalkKernel {
         x: &[Graph<N, E>],
         y: Option<&[Graph<N, E>]>,
     ) -> crate::Result<Matrix> {
-        use crate::mgk::gpu::rw_series::{series_gram, SeriesGraph, SeriesPairs, SeriesRule};
+        use super::gpu::series::{series_gram, SeriesGraph, SeriesPairs, SeriesRule};
         let (nx, ny) = (x.len(), y.map_or(x.len(), <[_]>::len));
         if nx == 0 || ny == 0 {
             return Ok(Matrix::zeros(nx, ny));
@@ -159,7 +159,7 @@ impl RandomWalkKernel {
                 p(done, done);
             }
             trace_rest(t0, t1);
-            return Ok(Matrix { rows: nx, cols: ny, data: v });
+            return Ok(Matrix::from_row_major(nx, ny, v));
         }
         let mut k = Matrix::zeros(nx, ny);
         let mut left = Vec::new();
@@ -250,7 +250,7 @@ impl RandomWalkKernel {
         device: usize,
         x: &[Graph<N, E>],
     ) -> crate::Result<Vec<(f64, f64)>> {
-        use crate::mgk::gpu::rw_series::{series_gram, SeriesGraph, SeriesPairs, SeriesRule};
+        use super::gpu::series::{series_gram, SeriesGraph, SeriesPairs, SeriesRule};
         let list: Vec<SeriesGraph<'_>> = x.iter().map(SeriesGraph::of).collect();
         let rule = SeriesRule { lambda: 0.0, tail: SERIES_TAIL, max_terms: MAX_TERMS, stride: |_, _| 3 };
         let out = series_gram(device, &list, SeriesPairs { nx: 0, y0: 0, ny: 0 }, rule, crate::backend::Precision::F64)
@@ -260,7 +260,7 @@ impl RandomWalkKernel {
 
     /// Writes the upload of a GPU series call for `x` (the host's per-call
     /// work before the copy: the unit-weight check, the weight scaling and
-    /// the 32-bit CSR, `mgk/gpu/rw_series/layout.rs`'s `pack`) into `buf`, grown as
+    /// the 32-bit CSR, `rw/gpu/series/layout.rs`'s `pack`) into `buf`, grown as
     /// needed, and returns the bytes a call would upload; for the benchmark
     /// of that work (`benches/rw_pack.rs`), which needs no GPU.
     ///
@@ -268,7 +268,7 @@ impl RandomWalkKernel {
     /// [`MgkError::WeightRange`] as a series call.
     #[cfg(any(test, feature = "testing"))]
     pub fn gpu_series_pack<N: Label, E: Label>(x: &[Graph<N, E>], buf: &mut Vec<u64>) -> crate::Result<usize> {
-        use crate::mgk::gpu::rw_series::{pack, SeriesError, SeriesGraph, SeriesLayout};
+        use super::gpu::series::{pack, SeriesError, SeriesGraph, SeriesLayout};
         let list: Vec<SeriesGraph<'_>> = x.iter().map(SeriesGraph::of).collect();
         let layout = SeriesLayout::new(&list);
         if buf.len() < layout.words() {
@@ -335,10 +335,8 @@ fn trace_rest(t0: std::time::Instant, t1: std::time::Instant) {
 
 /// The graphs in CSR form for the GPU series, weights scaled by
 /// [`unit_weights`] (the exponents kept).
-pub(super) fn series_csr<N: Label, E: Label>(
-    x: &[&Graph<N, E>],
-) -> Result<crate::mgk::gpu::rw_series::SeriesCsr, MgkError> {
-    let mut c = crate::mgk::gpu::rw_series::SeriesCsr::default();
+pub(super) fn series_csr<N: Label, E: Label>(x: &[&Graph<N, E>]) -> Result<super::gpu::series::SeriesCsr, MgkError> {
+    let mut c = super::gpu::series::SeriesCsr::default();
     let nodes: usize = x.iter().map(|g| g.num_nodes()).sum();
     let nnz: usize = x.iter().map(|g| g.indices().len()).sum();
     c.node_off.reserve(x.len() + 1);
@@ -362,10 +360,10 @@ pub(super) fn series_csr<N: Label, E: Label>(
 /// The error of a series call: the driver's, or for a graph (`graph(i)`)
 /// whose scaled weights underflow, the CPU's [`MgkError::WeightRange`].
 fn series_error<'g, N: Label + 'g, E: Label + 'g>(
-    e: crate::mgk::gpu::rw_series::SeriesError,
+    e: super::gpu::series::SeriesError,
     graph: impl Fn(usize) -> Option<&'g Graph<N, E>>,
 ) -> crate::Error {
-    use crate::mgk::gpu::rw_series::SeriesError;
+    use super::gpu::series::SeriesError;
     match e {
         SeriesError::Cuda(e) => e.into(),
         SeriesError::WeightRange(i) => match graph(i).map(unit_weights) {

@@ -16,17 +16,17 @@
 //!   the CPU's (over the matched ones).
 //! - Directed pairs (plain or labeled), whose systems are not symmetric, and
 //!   labeled pairs whose λ cannot be certified for CG, run the CPU's
-//!   fixed-point iteration on the device (`gpu/rw_fixed.rs`).
+//!   fixed-point iteration on the device (`gpu/fixed.rs`).
 //!
 //! λ is checked per pair exactly as the CPU checks it (bounds computed on
 //! the host), and weights are scaled as on the CPU (`2^−e` per graph, λ by
 //! `2^(e + e')`).
 
+use super::gpu::fixed::{fixed_point_pairs, FixedRule};
 use super::{node_classes, RandomWalkKernel, RwFail, RwScale};
 use crate::backend::{Backend, Precision};
 use crate::basekernel::{Constant, KroneckerDelta};
 use crate::graph::{Graph, Label};
-use crate::mgk::gpu::rw_fixed::{fixed_point_pairs, FixedRule};
 use crate::mgk::system::{scale_pow2, unit_weights};
 use crate::mgk::{min_tolerance, KronSystem, MarginalizedGraphKernel, Matrix, MgkError};
 use crate::solver::SolverError;
