@@ -1,4 +1,4 @@
-//! Runtime choice of the instruction set for hot loops: [`wide`] runs a
+//! Runtime choice of the instruction set for hot loops: [`on_widest_isa`] runs a
 //! closure compiled (inlined) for AVX-512 or AVX2 when the CPU has it, as
 //! is, otherwise; [`isa_dispatch!`] defines a function that does the same
 //! for a named `#[inline(always)]` body (for loops a closure is not
@@ -9,7 +9,7 @@
 /// Runs `f` in a function compiled for the widest vector instructions the
 /// CPU has (AVX-512F, else AVX2, else the build's baseline).
 #[inline(always)]
-pub(crate) fn wide<R>(f: impl FnOnce() -> R) -> R {
+pub(crate) fn on_widest_isa<R>(f: impl FnOnce() -> R) -> R {
     #[cfg(target_arch = "x86_64")]
     {
         if std::arch::is_x86_feature_detected!("avx512f") {
@@ -40,7 +40,7 @@ fn avx2<R>(f: impl FnOnce() -> R) -> R {
 /// defines `name`, which runs the `#[inline(always)]` function `body` with
 /// the same arguments compiled for AVX-512F, else AVX2, else the build's
 /// baseline, chosen at run time (explicit `target_feature` builds: a closure
-/// handed to [`wide`] is not always inlined into them). The body is the same
+/// handed to [`on_widest_isa`] is not always inlined into them). The body is the same
 /// on every path, so are the results' bits.
 macro_rules! isa_dispatch {
     (

@@ -4,7 +4,7 @@
 //! row-by-row tables share.
 //!
 //! Each row is one pass over `|b|` values in the widest vector instructions
-//! the CPU has ([`crate::simd::wide`]). The operations are those of the
+//! the CPU has ([`crate::simd::on_widest_isa`]). The operations are those of the
 //! scalar definitions in the same order (no fused multiply–add), so every
 //! instruction set gives the same bits, and the square exponential's value is
 //! [`fastexp::exp`](super::fastexp::exp) of `(x − y)²·coef`, as the tables

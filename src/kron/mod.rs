@@ -75,7 +75,7 @@ fn xpay_diag<T: Real>(z: Option<(&[T], f64)>, d: Diag<'_, T>, x: &mut [T], y: &m
         return diag_mul(d, x, y);
     };
     let b = T::of_f64(beta);
-    crate::simd::wide(|| match d {
+    crate::simd::on_widest_isa(|| match d {
         Diag::Const(c) => y.iter_mut().zip(x.iter_mut().zip(z)).for_each(|(y, (x, &z))| {
             *x = z + b * *x;
             *y = c * *x;
@@ -89,7 +89,7 @@ fn xpay_diag<T: Real>(z: Option<(&[T], f64)>, d: Diag<'_, T>, x: &mut [T], y: &m
 
 /// `y ← d ⊙ x` (one pass, the CPU's widest vectors).
 fn diag_mul<T: Real>(d: Diag<'_, T>, x: &[T], y: &mut [T]) {
-    crate::simd::wide(|| match d {
+    crate::simd::on_widest_isa(|| match d {
         Diag::Const(c) => y.iter_mut().zip(x).for_each(|(y, &x)| *y = c * x),
         Diag::Vec(d) => y.iter_mut().zip(x).zip(d).for_each(|((y, &x), &d)| *y = d * x),
     });

@@ -302,7 +302,7 @@ pub fn pair_diagonal<T: Real, N, KV: BaseKernel<N>>(
     let floor = node_kernel_floor::<T>();
     kv_table.iter_mut().for_each(|kv| *kv = floor_node_kernel(*kv, floor));
     // the values first (vectorized, the CPU's widest vectors), then the check
-    crate::simd::wide(|| {
+    crate::simd::on_widest_isa(|| {
         for (&a, kr) in da.iter().zip(kv_table.chunks_exact(m.max(1))) {
             let di = a * s;
             dx.extend(db.iter().map(|&b| T::of_f64(di * b)));
@@ -311,7 +311,8 @@ pub fn pair_diagonal<T: Real, N, KV: BaseKernel<N>>(
     });
     let bad = |kv: f64, e: T| !(kv > 0.0 && kv.is_finite() && e.as_f64().is_finite());
     // one branch-free pass (vectorized) over all values; the position only on failure
-    let any_bad = crate::simd::wide(|| kv_table.iter().zip(diag.iter()).fold(false, |b, (&kv, &e)| b | bad(kv, e)));
+    let any_bad =
+        crate::simd::on_widest_isa(|| kv_table.iter().zip(diag.iter()).fold(false, |b, (&kv, &e)| b | bad(kv, e)));
     match any_bad.then(|| kv_table.iter().zip(diag.iter()).position(|(&kv, &e)| bad(kv, e))).flatten() {
         Some(at) => Err((at / m, at % m, kv_table[at])),
         None => Ok(()),

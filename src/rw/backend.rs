@@ -379,7 +379,7 @@ fn series_error<'g, N: Label + 'g, E: Label + 'g>(
 /// Whether every value is finite and `≥ 0`: one branch-free pass (no early
 /// exit, so that it vectorizes; NaN fails both comparisons).
 fn all_finite_non_negative(v: &[f64]) -> bool {
-    crate::simd::wide(|| v.iter().fold(true, |ok, x| ok & (0.0..f64::INFINITY).contains(x)))
+    crate::simd::on_widest_isa(|| v.iter().fold(true, |ok, x| ok & (0.0..f64::INFINITY).contains(x)))
 }
 
 /// The scales of undirected graphs with exponents `exp` and bounds from the GPU.

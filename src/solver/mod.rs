@@ -4,8 +4,14 @@
 //!   itself, `y ← A x`, and may know its diagonal.
 //! - [`Vector`]: the handful of vector operations the solvers need (copy,
 //!   fill, axpy, dot, norm, element-wise product). It is implemented for
-//!   `Vec<f64>` and `Vec<f32>`; a GPU backend implements it for its device
-//!   buffers and reuses the same solver code.
+//!   `Vec<f64>` and `Vec<f32>` (`vector.rs`) and, in the CUDA layer, for
+//!   device buffers ([`DeviceVec`](crate::cuda::DeviceVec)`<f64>` and
+//!   `<f32>`, each operation a kernel): the same solver code runs on a GPU
+//!   over the device Kronecker product (`kron::DeviceKron`, used by
+//!   [`kron::solve_pairs_gpu`](crate::kron::solve_pairs_gpu)) or a user's
+//!   operator. The marginalized graph kernel's batched GPU path does not use
+//!   these solvers: it runs its own PCG inside one CUDA kernel per batch of
+//!   pairs (`kernels/mgk_pcg.cu`), with the same stopping rule.
 //! - Solvers: preconditioned conjugate gradients [`cg`] (symmetric positive
 //!   definite `A`), [`fixed_point`] (preconditioned Richardson / Jacobi
 //!   iteration) and [`bicgstab`] (general non-singular `A`, e.g. directed

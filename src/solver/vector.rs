@@ -140,7 +140,7 @@ impl<T: Real> Vector for Vec<T> {
     #[inline]
     fn xpay(&mut self, x: &Self, a: f64) {
         let a = T::of_f64(a);
-        crate::simd::wide(|| {
+        crate::simd::on_widest_isa(|| {
             for (y, &x) in self.iter_mut().zip(x) {
                 *y = x + a * *y;
             }
