@@ -132,7 +132,10 @@ pub enum Origin {
     FastTier,
 }
 
-pub use crate::backend::{resolve_backend, Backend, Precision};
+/// The backend choice at its former path (it lives in [`crate::backend`],
+/// above this layer).
+pub use crate::backend::{resolve_backend, Backend};
+pub use crate::precision::Precision;
 
 /// Errors of the CUDA backend.
 #[derive(Debug, thiserror::Error)]

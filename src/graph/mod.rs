@@ -10,7 +10,7 @@ mod dataset;
 pub mod generate;
 pub mod io;
 pub mod label;
-mod label_struct;
+mod label_number;
 mod petgraph_conv;
 pub mod reorder;
 
@@ -18,7 +18,7 @@ pub use self::builder::{Duplicates, GraphBuilder};
 pub use self::core::{Direction, Graph};
 pub use self::dataset::{CountStats, Dataset, FieldSummary, FieldValues, GraphLabels, NodeFeatures};
 pub use self::label::{FieldKind, Label, LabelError, Record, Schema, Value};
-pub use self::label_struct::LabelNumber;
+pub use self::label_number::LabelNumber;
 
 /// Errors in building or transforming a graph.
 #[derive(Debug, thiserror::Error, Clone, PartialEq)]

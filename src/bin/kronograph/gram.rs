@@ -156,11 +156,9 @@ pub fn weights_name(weight: Option<&str>, ds: &Dataset) -> String {
     }
 }
 
-/// Runs `gram`.
+/// Runs `gram` into one output (`--tiles` / `--resume` runs are
+/// `gram_tiles::run`'s; `main` chooses).
 pub fn run(args: Args, quiet: bool) -> kronograph::Result<()> {
-    if args.tiles.is_some() || args.resume {
-        return crate::gram_tiles::run(&args, quiet);
-    }
     crate::preflight::check_out(args.out.as_deref(), &args.dataset)?;
     let (ds, loaded) = load(&args.dataset, args.weight.as_deref(), args.first)?;
     crate::preflight::check_gram_memory("gram", &ds.graphs, loaded, crate::preflight::MGK_BYTES_PER_PAIR)?;

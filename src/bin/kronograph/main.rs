@@ -118,6 +118,8 @@ fn main() -> ExitCode {
         Command::Bfs(a) => bfs::run(a),
         Command::Triangles(a) => triangles::run(a),
         Command::Sssp(a) => sssp::run(a),
+        // a tiled (resumable) output is its own run over the same set-up
+        Command::Gram(a) if a.tiles.is_some() || a.resume => gram_tiles::run(&a, cli.quiet),
         Command::Gram(a) => gram::run(a, cli.quiet),
         Command::Rw(a) => rw::run(a, cli.quiet),
         Command::ReorderStats(a) => reorder_stats::run(a),
