@@ -15,7 +15,8 @@ The dependency graph is computed from the code (comments and string
 literals removed): every path `crate::…`, `super::…`, `self::…` or one
 that starts with a child module or an imported name, in `use` items and in
 expressions, resolved through the modules' `use` items and re-exports to
-the file that defines the item. A module may re-export its own children's
+the file that defines the item. Unit tests (`#[cfg(test)]` modules) are
+left out: they are not part of the library. A module may re-export its own children's
 items (`pub use self::child::Item`): that is its interface, not a
 dependency. Any other `use`, `pub use` included, is one; `REEXPORTS` below
 lists the compatibility re-exports allowed to point up the graph.
@@ -47,11 +48,11 @@ KNOWN_CYCLES = {
     "GPU packer and code generation (mgk/gpu/kron_device.rs, kron/pair_gpu.rs)",
     frozenset({"src/kron/pair_gpu.rs", "src/kron/pair_system.rs"}): "solve_pairs_gpu's device loop and the "
     "PairSystem it shares with solve_pairs",
-    frozenset({"src/basekernel/leaf/discrete.rs", "src/basekernel/lowrank.rs"}): "the low-rank forms of the "
-    "discrete kernels (lowrank.rs) and the kernels that return them",
-    frozenset({"src/mgk/gpu/gram.rs", "src/mgk/gpu/upload.rs"}): "GpuGraphs is uploaded by and for a GpuGram",
+    frozenset({"src/mgk/gpu/gram.rs", "src/mgk/gpu/upload.rs"}): "GpuGram's upload methods are in upload.rs, "
+    "beside the GpuGraphs they make, which GpuGram's Gram methods take",
     frozenset({"src/basekernel/expr/closure.rs", "src/basekernel/expr/kernel/mod.rs", "src/basekernel/expr/leaf.rs"}):
-    "the expression kernel, its compiled closures and its leaves",
+    "recursive types: an expression kernel's leaf can be an R-convolution over an expression kernel (leaf.rs), and "
+    "the closures are built from the compiled code of kernel/mod.rs",
 }
 
 # Folders whose file-level cycles are reported as warnings, not errors, while
@@ -149,19 +150,25 @@ class Crate:
         self.file_module = {}  # file -> the module it holds
         self._load(root_file, ())
 
-    def _load(self, file, modpath):
+    def _load(self, file, modpath, test_only=False):
         text = strip(file.read_text(encoding="utf-8"))
         self.files.append(file)
         self.file_module[file] = modpath
         self.modules.setdefault(modpath, Module(modpath, file))
         # inline modules: their spans, so that each offset knows its module
         spans = []  # (start, end, name path relative to the file's module)
+        test_spans = []  # the spans of `#[cfg(test)] mod NAME { … }`
         for m in re.finditer(r"\bmod\s+(\w+)\s*\{", text):
             depth, j = 1, m.end()
             while j < len(text) and depth:
                 depth += {"{": 1, "}": -1}.get(text[j], 0)
                 j += 1
             spans.append((m.start(), j, m.group(1)))
+            if re.search(r"#\[cfg\(test\)\]\s*$", text[: m.start()]):
+                test_spans.append((m.start(), j))
+
+        def in_test(pos):
+            return test_only or any(a <= pos < b for a, b in test_spans)
 
         def module_at(pos):
             inner = [s for s in spans if s[0] < pos < s[1]]
@@ -173,6 +180,7 @@ class Crate:
             self.modules.setdefault(p, Module(p, file))
         # file modules declared here
         for m in re.finditer(r"(#\[path\s*=\s*\"[^\"]*\"\]\s*)?(?:pub(?:\([^)]*\))?\s+)?\bmod\s+(\w+)\s*;", text):
+            is_test = in_test(m.start()) or bool(re.search(r"#\[cfg\(test\)\]\s*$", text[: m.start()]))
             name = m.group(2)
             here = module_at(m.start())
             base = file.parent if file.name in ("mod.rs", "lib.rs", "main.rs") else file.parent / file.stem
@@ -183,7 +191,7 @@ class Crate:
             else:
                 child = base / f"{name}.rs" if (base / f"{name}.rs").exists() else base / name / "mod.rs"
             if child.exists() and child not in self.files:
-                self._load(child, here + (name,))
+                self._load(child, here + (name,), is_test)
         # items
         for m in re.finditer(r"\b(?:struct|enum|trait|fn|type|const|static|union)\s+(\w+)|macro_rules!\s*(\w+)", text):
             name = m.group(1) or m.group(2)
@@ -204,7 +212,8 @@ class Crate:
                     target.globs.append(absolute)
                 else:
                     target.uses.setdefault(alias, absolute)
-                self.refs.append((file, line, here, absolute, rel, is_pub))
+                if not in_test(m.start()):
+                    self.refs.append((file, line, here, absolute, rel, is_pub))
         # paths in expressions (those not in `use` items)
         use_spans = [(m.start(), m.end()) for m in re.finditer(r"\buse\s+[^;]*;", text)]
         for m in re.finditer(r"(?<![\w:])(\$?\w+)((?:\s*::\s*\w+)+)", text):
@@ -212,6 +221,8 @@ class Crate:
                 continue
             segs = [m.group(1)] + [s for s in re.split(r"\s*::\s*", m.group(2)) if s]
             if segs[0] in ("Self", "std", "core", "alloc"):
+                continue
+            if in_test(m.start()):
                 continue
             here = module_at(m.start())
             line = text.count("\n", 0, m.start()) + 1
