@@ -3,23 +3,40 @@
 # once (maturin), installs it into a fresh virtual environment as a user
 # would, and runs pytest against it (python/tests/). pytest's exit code 5
 # ("no tests collected"), like any non-zero exit, fails the run.
+#
+# `scripts/test_python.sh prepare` only makes the virtual environment with
+# maturin and the test dependencies (downloads, little CPU): scripts/test.sh
+# runs it in the background while the Rust tests compile; the plain call
+# then reuses it (target/python-venv/.prepared) instead of making it again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 venv=target/python-venv
 wheels=target/python-wheels
-rm -rf "$venv" "$wheels"
-python3 -m venv "$venv"
 py="$venv/bin/python"
-"$py" -m pip install --quiet --disable-pip-version-check --upgrade pip
-"$py" -m pip install --quiet --disable-pip-version-check "maturin>=1.5,<2"
+prepare() {
+  rm -rf "$venv"
+  python3 -m venv "$venv"
+  # one resolver run for maturin and every test dependency, wheels only (no
+  # source build); matplotlib: tests/test_examples.py runs the picture
+  # example; sympy: Expr from SymPy
+  "$py" -m pip install --quiet --disable-pip-version-check --only-binary :all: \
+    "maturin>=1.5,<2" pytest networkx "dask[array,distributed]" matplotlib sympy
+  touch "$venv/.prepared"
+}
+if [ "${1:-}" = prepare ]; then
+  prepare
+  exit 0
+fi
+[ -e "$venv/.prepared" ] || prepare
+rm -f "$venv/.prepared"  # the next run makes a fresh one
+rm -rf "$wheels"
 # The wheel's library with the features the Rust tests built it with (`cuda` and
 # the crate's `testing`), so that scripts/test.sh compiles the library once.
 "$venv/bin/maturin" build --release --quiet -m python/Cargo.toml --features kronograph/testing -o "$wheels"
 wheel=$(ls "$wheels"/kronograph-*.whl)
-# the [cuda] extra: NVRTC from PyPI, found at import (tests/test_algorithms.py checks it)
-# matplotlib: tests/test_examples.py runs the picture example; [rdkit]: tests/test_chem.py; sympy: Expr from SymPy
-"$py" -m pip install --quiet --disable-pip-version-check "$wheel[cuda,rdkit]" pytest networkx "dask[array,distributed]" matplotlib sympy
+# the [cuda] extra: NVRTC from PyPI, found at import (tests/test_algorithms.py checks it); [rdkit]: tests/test_chem.py
+"$py" -m pip install --quiet --disable-pip-version-check --only-binary :all: "$wheel[cuda,rdkit]"
 
 # the CLI whose results the Python ones must equal
 # (with `testing` like the test build, so that it is not compiled a second time)
