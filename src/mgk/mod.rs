@@ -117,6 +117,7 @@ pub mod system;
 #[cfg_attr(not(feature = "cuda"), allow(unused_imports))]
 pub(crate) use self::config::Tuning;
 pub use self::config::{min_tolerance, GpuGramParams, MgkConfig, XmvScheme, MIN_Q};
+pub use self::engine::MgkPairSystem;
 pub use self::kernel::{MarginalizedGraphKernel, StartProbability};
 pub use self::rw::{RandomWalkKernel, RwMethod};
 /// The CUDA C++ source of the random-walk kernel's moment series on the GPU
