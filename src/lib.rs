@@ -59,8 +59,9 @@
 //! A [`kron::PairSystem`] states the diagonal, right-hand side and output
 //! of `(diag(d) − c (W ⊗ W') ⊙ κe) x = b`; [`kron::solve_pairs`] solves a
 //! list of pairs in parallel, with nodal outputs and gradients by adjoint
-//! solves; [`kron::solve_pairs_gpu`] solves the same system on a CUDA
-//! device (or on the CPU without one), equal to the CPU to 1e-12.
+//! solves, on the CPU or on a CUDA device ([`kron::PairSolve::backend`]:
+//! every pair in one batched launch, f64 or f32, directed graphs too),
+//! equal to the CPU to 1e-12 in f64.
 //! `examples/own_system.rs` is the whole walk-through (dense and
 //! finite-difference checks, the GPU, and an own Chebyshev iteration written
 //! once over the [`solver::Vector`] trait and run over the CPU product and
@@ -102,7 +103,7 @@
 //!    CPU or a GPU.
 //! 8. **`own_system`** — your own pair system with its own right-hand side
 //!    and output ([`kron::PairSystem`], [`kron::solve_pairs`],
-//!    [`kron::solve_pairs_gpu`]) with gradients on the CPU and the GPU, and
+//!    on either backend) with gradients on the CPU and the GPU, and
 //!    your own Chebyshev solver over the operator on either.
 //!
 //! Errors are one type, [`Error`]; `fn main() -> kronograph::Result<()>`

@@ -1,15 +1,17 @@
 //! The generic Kronecker layer on the device (issue 33): device vectors under
 //! the generic solvers, the device `KronProduct` against the CPU one, a
 //! user's own Chebyshev iteration over it, and a user's own pair system
-//! through `solve_pairs_gpu` equal to the CPU f64 result (values, nodal
-//! outputs and gradients to 1e-12). The GPU tests skip without a GPU and fail
+//! through `solve_pairs` on the device (one batched launch) equal to the CPU
+//! f64 result (values, nodal outputs and gradients to 1e-12; directed
+//! graphs; f32 to 1e-4), the MGK and the random walk through that path. The GPU tests skip without a GPU and fail
 //! instead when `KRONOGRAPH_REQUIRE_GPU=1`; the CPU tests run everywhere.
 
 use crate::device_common::gpu_or_skip;
 use kronograph::basekernel::{Field, KroneckerDelta};
 use kronograph::cuda::Backend;
 use kronograph::graph::{Direction, FieldKind, Graph, GraphBuilder, Record, Schema, Value};
-use kronograph::kron::{solve_pairs, solve_pairs_gpu, PairSolution, PairSolve, PairSystem, PairSystemError};
+use kronograph::kron::{solve_pairs, solve_pairs_cpu, PairSolution, PairSolve, PairSystem, PairSystemError};
+use kronograph::mgk::Precision;
 use kronograph::rand::{Rng, SeedableRng};
 use std::sync::Arc;
 
@@ -107,55 +109,170 @@ fn assert_same(gpu: &[PairSolution], cpu: &[PairSolution], tol: f64) {
     }
 }
 
-/// On the CPU backend `solve_pairs_gpu` is `solve_pairs`; without a device a
-/// CUDA backend is a typed error, never a silent CPU run.
+/// The one entry point: on the CPU backend `solve_pairs` is `solve_pairs_cpu`;
+/// the CPU solver refuses a CUDA backend, and without a device a CUDA
+/// backend is a typed error, never a silent CPU run.
 #[test]
-fn pair_system_gpu_entry_on_the_cpu() {
+fn pair_system_one_entry_point() {
     let gs = graphs();
     let s = Own { kernel: kernel(), c: 0.2, beta: 0.7 };
     let opts = PairSolve { backend: Backend::Cpu, gradient: true, nodal: true, ..Default::default() };
     let pairs = all_pairs(gs.len());
-    let cpu = solve_pairs(&s, &gs, None, &pairs, &opts).unwrap();
-    assert_eq!(solve_pairs_gpu(&s, &gs, None, &pairs, &opts).unwrap(), cpu);
+    let cpu = solve_pairs_cpu(&s, &gs, None, &pairs, &opts).unwrap();
+    assert_eq!(solve_pairs(&s, &gs, None, &pairs, &opts).unwrap(), cpu);
     let cuda = PairSolve { backend: Backend::Cuda(0), ..opts.clone() };
-    assert!(matches!(solve_pairs(&s, &gs, None, &pairs, &cuda), Err(PairSystemError::GpuNotSupported)));
+    assert!(matches!(solve_pairs_cpu(&s, &gs, None, &pairs, &cuda), Err(PairSystemError::GpuNotSupported)));
     if gpu_or_skip().is_none() {
-        let e = solve_pairs_gpu(&s, &gs, None, &pairs, &cuda).unwrap_err();
+        let e = solve_pairs(&s, &gs, None, &pairs, &cuda).unwrap_err();
         assert!(matches!(e, PairSystemError::Cuda(_)), "{e}");
     }
 }
 
-/// A user's pair system on the GPU equals the CPU f64 solve: values, nodal
-/// outputs and gradients (by adjoint solves) to 1e-12 relative; misspelt
-/// fields, bad pairs and directed graphs are typed errors.
+/// A random graph with integer edge labels and weights in [0.5, 2): edge
+/// probability `p`, directed or not, a few self-loops.
+fn random_graph_p(n: usize, seed: u64, p: f64, directed: bool) -> G {
+    let s = Arc::new(Schema::new().with("label", FieldKind::Int));
+    let mut rng = kronograph::rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    let labels = (0..n).map(|_| rng.random_range(0..3u8)).collect();
+    let dir = if directed { Direction::Directed } else { Direction::Undirected };
+    let mut b = GraphBuilder::new(n, dir).node_labels(labels);
+    for i in 0..n {
+        for j in (if directed { 0 } else { i })..n {
+            if rng.random_bool(if i == j { 0.1 } else { p }) {
+                let l = Record::new(s.clone(), [Value::Int(rng.random_range(0..2))]).unwrap();
+                b.push_edge(i, j, rng.random_range(0.5..2.0), l);
+            }
+        }
+    }
+    b.build().unwrap()
+}
+
+/// A user's pair system on the GPU, every pair in one batched launch, equals
+/// the CPU f64 solve: values, nodal outputs and gradients (by adjoint
+/// solves) to 1e-12 relative, over pairs whose vectors sit in shared
+/// memory, in global memory (N > 2048), and whose graphs are staged in
+/// global memory (over 200 KiB); misspelt fields, bad pairs and gradients
+/// of directed pairs are typed errors.
 #[test]
 fn pair_system_gpu_matches_cpu() {
     let Some(ordinal) = gpu_or_skip() else { return };
-    let gs = graphs();
+    let mut gs = graphs();
+    gs.push(random_graph_p(60, 7, 0.1, false)); // 3600 product nodes with itself: global vectors
+    gs.push(random_graph_p(130, 8, 0.45, false)); // ~7600 entries: graphs staged in global memory
     let ys: Vec<G> = (0..3).map(|k| random_graph(5 + 3 * k, 90 + k as u64, true)).collect();
     let s = Own { kernel: kernel(), c: 0.2, beta: 0.7 };
     let cpu_opts = PairSolve { backend: Backend::Cpu, tol: 1e-14, gradient: true, nodal: true, ..Default::default() };
     let gpu_opts = PairSolve { backend: Backend::Cuda(ordinal), ..cpu_opts.clone() };
     let pairs = all_pairs(gs.len());
     let cpu = solve_pairs(&s, &gs, None, &pairs, &cpu_opts).unwrap();
-    let gpu = solve_pairs_gpu(&s, &gs, None, &pairs, &gpu_opts).unwrap();
+    let gpu = solve_pairs(&s, &gs, None, &pairs, &gpu_opts).unwrap();
     assert_same(&gpu, &cpu, 1e-12);
     let xy: Vec<(usize, usize)> = (0..gs.len()).flat_map(|a| (0..ys.len()).map(move |b| (a, b))).collect();
     let cpu = solve_pairs(&s, &gs, Some(&ys), &xy, &cpu_opts).unwrap();
-    let gpu = solve_pairs_gpu(&s, &gs, Some(&ys), &xy, &gpu_opts).unwrap();
+    let gpu = solve_pairs(&s, &gs, Some(&ys), &xy, &gpu_opts).unwrap();
     assert_same(&gpu, &cpu, 1e-12);
+    // values only: no solution read back, the kernel's own oᵀx
+    let values = PairSolve { gradient: false, nodal: false, ..gpu_opts.clone() };
+    for (g, c) in solve_pairs(&s, &gs, None, &pairs, &values)
+        .unwrap()
+        .iter()
+        .zip(&solve_pairs_cpu(&s, &gs, None, &pairs, &PairSolve { backend: Backend::Cpu, ..values.clone() }).unwrap())
+    {
+        assert!((g.value - c.value).abs() <= 1e-12 * c.value.abs(), "{} vs {}", g.value, c.value);
+        assert!(g.nodal.is_none() && g.grad.is_empty());
+    }
     println!("pair system GPU vs CPU: {} + {} pairs within 1e-12", pairs.len(), xy.len());
     // typed errors
     let bad = Own { kernel: Field::new("lable", KroneckerDelta::new(0.3)), c: 0.2, beta: 0.7 };
-    let e = solve_pairs_gpu(&bad, &gs, None, &pairs, &gpu_opts).unwrap_err();
+    let e = solve_pairs(&bad, &gs, None, &pairs, &gpu_opts).unwrap_err();
     assert!(e.to_string().contains("lable"), "{e}");
-    let e = solve_pairs_gpu(&s, &gs, None, &[(0, 9)], &gpu_opts).unwrap_err();
-    assert!(matches!(e, PairSystemError::PairIndex { index: 9, .. }), "{e}");
-    let mut d = GraphBuilder::new(2, Direction::Directed).node_labels(vec![0u8, 1]);
-    let schema = Arc::new(Schema::new().with("label", FieldKind::Int));
-    d.push_edge(0, 1, 1.0, Record::new(schema, [Value::Int(0)]).unwrap());
-    let e = solve_pairs_gpu(&s, &[d.build().unwrap()], None, &[(0, 0)], &gpu_opts).unwrap_err();
-    assert!(matches!(e, PairSystemError::Cuda(_)) && e.to_string().contains("directed"), "{e}");
+    let e = solve_pairs(&s, &gs, None, &[(0, 99)], &gpu_opts).unwrap_err();
+    assert!(matches!(e, PairSystemError::PairIndex { index: 99, .. }), "{e}");
+    let dg = vec![random_graph_p(4, 3, 0.5, true)];
+    let e = solve_pairs(&s, &dg, None, &[(0, 0)], &gpu_opts).unwrap_err();
+    assert!(matches!(e, PairSystemError::DirectedGradient { pair: (0, 0) }), "{e}");
+    // too few iterations: a typed solver error naming the pair
+    let few = PairSolve { max_iters: 1, ..gpu_opts.clone() };
+    let e = solve_pairs(&s, &gs, None, &[(3, 3)], &few).unwrap_err();
+    assert!(matches!(e, PairSystemError::Solver { pair: (3, 3), .. }), "{e}");
+}
+
+/// Directed graphs (BiCGSTAB in the batched kernel) equal the CPU's
+/// BiCGSTAB to 1e-12; f32 on the device equals the CPU f64 solve to 1e-4
+/// relative (values and nodal outputs; f32 solves to a relative residual
+/// of 1e-6) and its gradients to 1e-3.
+#[test]
+fn pair_system_gpu_directed_and_f32() {
+    let Some(ordinal) = gpu_or_skip() else { return };
+    let s = Own { kernel: kernel(), c: 0.2, beta: 0.7 };
+    let dg: Vec<G> = (0..8).map(|k| random_graph_p(3 + 5 * k, 60 + k as u64, 0.3, k % 3 != 1)).collect();
+    let pairs: Vec<(usize, usize)> = (0..dg.len()).flat_map(|a| (0..dg.len()).map(move |b| (a, b))).collect();
+    let cpu_opts = PairSolve { backend: Backend::Cpu, tol: 1e-14, nodal: true, ..Default::default() };
+    let gpu_opts = PairSolve { backend: Backend::Cuda(ordinal), ..cpu_opts.clone() };
+    let cpu = solve_pairs(&s, &dg, None, &pairs, &cpu_opts).unwrap();
+    let gpu = solve_pairs(&s, &dg, None, &pairs, &gpu_opts).unwrap();
+    assert_same(&gpu, &cpu, 1e-12);
+    let gs = graphs();
+    let pairs = all_pairs(gs.len());
+    let f64_opts = PairSolve { backend: Backend::Cpu, tol: 1e-14, gradient: true, nodal: true, ..Default::default() };
+    let f32_opts =
+        PairSolve { backend: Backend::Cuda(ordinal), precision: Precision::F32, tol: 1e-6, ..f64_opts.clone() };
+    let cpu = solve_pairs(&s, &gs, None, &pairs, &f64_opts).unwrap();
+    let gpu = solve_pairs(&s, &gs, None, &pairs, &f32_opts).unwrap();
+    for (g, c) in gpu.iter().zip(&cpu) {
+        assert!((g.value - c.value).abs() <= 1e-4 * c.value.abs(), "f32 value {} vs {}", g.value, c.value);
+        for (a, b) in g.nodal.as_ref().unwrap().iter().zip(c.nodal.as_ref().unwrap()) {
+            assert!((a - b).abs() <= 1e-4 * c.value.abs(), "f32 nodal {a} vs {b}");
+        }
+        for (a, b) in g.grad.iter().zip(&c.grad) {
+            assert!((a - b).abs() <= 1e-3 * b.abs().max(1.0), "f32 gradient {a} vs {b}");
+        }
+    }
+    let dirf32 = solve_pairs(&s, &dg, None, &[(2, 5), (5, 2)], &PairSolve { gradient: false, ..f32_opts }).unwrap();
+    let dircpu = solve_pairs(&s, &dg, None, &[(2, 5), (5, 2)], &cpu_opts).unwrap();
+    for (g, c) in dirf32.iter().zip(&dircpu) {
+        assert!((g.value - c.value).abs() <= 1e-4 * c.value.abs(), "f32 directed {} vs {}", g.value, c.value);
+    }
+}
+
+/// The marginalized graph kernel expressed as a pair system
+/// ([`MgkPairSystem`]) through the generic path equals the kernel's own
+/// Gram matrix to 1e-12, on the CPU and (when there is one) on the GPU; so
+/// does the random-walk kernel's system (`KronSystem::random_walk`).
+#[test]
+fn mgk_and_random_walk_through_the_generic_path() {
+    use kronograph::kron::Unlabeled;
+    use kronograph::mgk::{KronSystem, MarginalizedGraphKernel, MgkPairSystem};
+    let gs = graphs();
+    let pairs = all_pairs(gs.len());
+    let mgk =
+        MarginalizedGraphKernel::new(KroneckerDelta::new(0.5), kernel(), 0.05).unwrap().with_tolerance(1e-13).unwrap();
+    let rw = MarginalizedGraphKernel::new(Unlabeled, Unlabeled, 0.05)
+        .unwrap()
+        .with_system(Some(KronSystem::random_walk(1e-4)))
+        .unwrap()
+        .with_tolerance(1e-13)
+        .unwrap();
+    let mut backends = vec![Backend::Cpu];
+    backends.extend(gpu_or_skip().map(Backend::Cuda));
+    for backend in backends {
+        let opts = PairSolve { backend: backend.clone(), tol: 1e-14, ..Default::default() };
+        let want = mgk.gram(&gs).unwrap();
+        let got = solve_pairs(&MgkPairSystem::new(&mgk).unwrap(), &gs, None, &pairs, &opts).unwrap();
+        for (r, &(a, b)) in got.iter().zip(&pairs) {
+            assert!((r.value - want.get(a, b)).abs() <= 1e-12 * want.get(a, b), "MGK {backend:?} ({a}, {b})");
+        }
+        let want = rw.gram(&gs).unwrap();
+        let got = solve_pairs(&MgkPairSystem::new(&rw).unwrap(), &gs, None, &pairs, &opts).unwrap();
+        for (r, &(a, b)) in got.iter().zip(&pairs) {
+            assert!((r.value - want.get(a, b)).abs() <= 1e-12 * want.get(a, b), "RW {backend:?} ({a}, {b})");
+        }
+    }
+    let l1 = MarginalizedGraphKernel::<u8, Record, _, _>::new(KroneckerDelta::new(0.5), kernel(), 0.05)
+        .unwrap()
+        .with_lmin(1)
+        .unwrap();
+    assert!(MgkPairSystem::new(&l1).is_err());
 }
 
 #[cfg(feature = "cuda")]
@@ -345,5 +462,33 @@ mod device {
         assert!(max_abs_diff(&x.to_host().unwrap(), &want) <= 1e-11 * scale);
         let short = zeros().zeros_like(n - 1).unwrap();
         assert!(DeviceShiftedKron::new(&short, c, &kron).is_err());
+    }
+}
+
+/// The batched pair-system kernel compiles with NVRTC (no GPU needed) for
+/// unlabeled and record edge labels, in f32 and f64, for sm_90 and sm_80.
+#[cfg(feature = "cuda")]
+#[test]
+fn kron_pairs_kernel_compiles() {
+    use kronograph::cuda::jit::{compile, options};
+    use kronograph::cuda::label::{CType, LabelLayout};
+    use kronograph::kron::Unlabeled;
+    use kronograph::mgk::codegen::kron_pairs_source;
+    if !crate::nvrtc_common::nvrtc_or_skip() {
+        return;
+    }
+    for p in [Precision::F32, Precision::F64] {
+        let el = LabelLayout::record(&[("label".into(), CType::Int32)], p);
+        let sources = [
+            kron_pairs_source::<(), (), _>(&Unlabeled, &LabelLayout::Empty, &LabelLayout::Empty, p).unwrap(),
+            kron_pairs_source::<Record, Record, _>(&kernel(), &LabelLayout::Empty, &el, p).unwrap(),
+        ];
+        for src in sources {
+            for arch in [(9, 0), (8, 0)] {
+                let image = compile(&src.source, &src.name, &options(arch))
+                    .unwrap_or_else(|e| panic!("{} {p:?}: {e}\n--- source ---\n{}", src.name, src.source));
+                assert!(image.len() > 1000);
+            }
+        }
     }
 }

@@ -38,7 +38,7 @@ pub use self::edgepair::EdgePairKron;
 pub use self::lowrank::LowRankKron;
 pub use self::matched::{ClassPacking, MatchedKron};
 pub use self::octile::{OctileLayout, Octiles, Tile, TileEntry, TILE};
-pub use self::pair_system::{solve_pairs, solve_pairs_gpu, PairSolution, PairSolve, PairSystem, PairSystemError};
+pub use self::pair_system::{solve_pairs, solve_pairs_cpu, PairSolution, PairSolve, PairSystem, PairSystemError};
 #[cfg(feature = "cuda")]
 pub(crate) use self::product::bind_kernel;
 pub use self::product::{CachedKron, KronProduct, KronScalar, Unlabeled};

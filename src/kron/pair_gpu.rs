@@ -1,15 +1,17 @@
-//! [`solve_pairs_gpu`](super::solve_pairs_gpu) on a CUDA device: a user's
-//! [`PairSystem`] through the device Kronecker product ([`DeviceKronSet`])
-//! and the generic solvers over [`DeviceVec`].
+//! [`solve_pairs`](super::solve_pairs) on a CUDA device: a user's
+//! [`PairSystem`] for every pair of a call in one batched launch (see
+//! `crate::mgk::gpu::kron_pairs`); the user's diagonals, right-hand sides,
+//! outputs and derivatives are evaluated on the host, in parallel.
 
-use super::pair_system::{cg_params, check_pairs, finish, inputs, wants_gradient};
-use super::{DeviceKronSet, DeviceShiftedKron, PairSolution, PairSolve, PairSystem, PairSystemError};
-use crate::cuda::{DeviceVec, GpuDevice, GpuLabel};
+use super::pair_system::{check_pairs, fill_inputs, finish, wants_gradient};
+use super::{PairSolution, PairSolve, PairSystem, PairSystemError};
+use crate::cuda::{GpuDevice, GpuLabel};
 use crate::graph::Graph;
-use crate::solver::{cg, SolverError, Workspace};
+use crate::mgk::gpu::kron_pairs::{BatchSolver, PairBatch, Settings};
+use crate::solver::SolverError;
+use rayon::prelude::*;
 
-/// Solves every pair on device `ordinal`, one after the other, with one
-/// upload of the graphs, one product kernel and one workspace.
+/// Solves every pair on device `ordinal` in one launch.
 pub(super) fn solve_pairs_device<N: GpuLabel, E: GpuLabel, S: PairSystem<N, E>>(
     system: &S,
     x: &[Graph<N, E>],
@@ -20,49 +22,111 @@ pub(super) fn solve_pairs_device<N: GpuLabel, E: GpuLabel, S: PairSystem<N, E>>(
 ) -> Result<Vec<PairSolution>, PairSystemError> {
     let yy = y.unwrap_or(x);
     check_pairs(pairs, x.len(), yy.len())?;
+    let directed: Vec<bool> = pairs.iter().map(|&(a, b)| x[a].is_directed() || yy[b].is_directed()).collect();
+    let mut want_grad = false;
+    for (&pair, &dir) in pairs.iter().zip(&directed) {
+        want_grad |= wants_gradient(system, dir, pair, opts)?;
+    }
     let dev = GpuDevice::open(ordinal)?;
-    let set = DeviceKronSet::<f64, E, S::EdgeKernel>::upload(&dev, x, y, system.edge_kernel())?;
-    let mut made = (0..8).map(|_| DeviceVec::zeros(&dev, 0)).collect::<Result<Vec<_>, _>>()?.into_iter();
-    let mut ws = Workspace::with_vectors(|| made.next().expect("eight vectors were made"));
-    let zeros = |n: usize| DeviceVec::<f64>::zeros(&dev, n);
+    let any_directed = directed.iter().any(|&d| d);
+    let solver = BatchSolver::new(&dev, (x, y), system.edge_kernel(), opts.precision, any_directed)?;
+    let settings = Settings {
+        coupling: system.coupling(),
+        tol: opts.tol,
+        max_iter: opts.max_iters,
+        want_x: opts.nodal,
+        adjoint: want_grad,
+    };
+    let sizes: Vec<usize> = pairs.iter().map(|&(a, b)| x[a].num_nodes() * yy[b].num_nodes()).collect();
     let mut out = Vec::with_capacity(pairs.len());
-    for &pair in pairs {
-        let (g, h) = (&x[pair.0], &yy[pair.1]);
-        let want_grad = wants_gradient(system, false, pair, opts)?;
-        let (d, rhs, o) = inputs(system, g, h, pair)?;
-        let dim = d.len();
-        let kron = set.pair(pair.0, pair.1)?;
-        let d_dev = DeviceVec::from_host(&dev, &d)?;
-        let op = DeviceShiftedKron::new(&d_dev, system.coupling(), &kron)
-            .map_err(|source| PairSystemError::Solver { pair, source })?;
-        let solve = |b: &[f64], ws: &mut Workspace<DeviceVec<f64>>| -> Result<_, PairSystemError> {
-            let b = DeviceVec::from_host(&dev, b)?;
-            let mut x = zeros(dim)?;
-            let info = cg(&op, &b, &mut x, &cg_params(opts), ws).map_err(|source| solver_error(pair, &x, source))?;
-            Ok((x, info))
-        };
-        let (x_dev, info) = solve(&rhs, &mut ws)?;
-        let xs = x_dev.to_host()?;
-        let adjoint = if want_grad {
-            // Aᵀ y = o (A is symmetric: the device path takes undirected graphs only)
-            let ys = solve(&o, &mut ws)?.0.to_host()?;
-            let mut kx = zeros(dim)?;
-            kron.apply_add(1.0, &x_dev, &mut kx)?;
-            Some((ys, kx.to_host()?))
-        } else {
-            None
-        };
-        let adjoint = adjoint.as_ref().map(|(ys, kx)| (ys.as_slice(), kx.as_slice()));
-        out.push(finish(system, (g, h), pair, &o, &xs, adjoint, info.iterations, opts)?);
+    // launches of at most CHUNK product nodes (with at least one pair each), so that the
+    // host and device vectors stay bounded however many pairs a call has
+    let mut start = 0;
+    while start < pairs.len() {
+        let mut end = start + 1;
+        let mut total = sizes[start];
+        while end < pairs.len() && total + sizes[end] <= CHUNK {
+            total += sizes[end];
+            end += 1;
+        }
+        let chunk = Chunk { pairs: &pairs[start..end], sizes: &sizes[start..end], directed: &directed[start..end] };
+        out.extend(solve_chunk(system, (x, yy), &solver, &chunk, &settings, opts)?);
+        start = end;
     }
     Ok(out)
 }
 
-/// A failed solve: a kept CUDA error of the vector operations if there is
-/// one (the real cause of a breakdown), else the solver's report.
-fn solver_error(pair: (usize, usize), v: &DeviceVec<f64>, source: SolverError) -> PairSystemError {
-    match v.check() {
-        Err(e) => e.into(),
-        Ok(()) => PairSystemError::Solver { pair, source },
+/// Product nodes per launch (three host vectors of f64 each: 1.5 GiB).
+const CHUNK: usize = 1 << 26;
+
+/// Consecutive pairs of a call solved in one launch.
+struct Chunk<'a> {
+    pairs: &'a [(usize, usize)],
+    sizes: &'a [usize],
+    directed: &'a [bool],
+}
+
+fn solve_chunk<N: GpuLabel, E: GpuLabel, S: PairSystem<N, E>>(
+    system: &S,
+    (x, yy): (&[Graph<N, E>], &[Graph<N, E>]),
+    solver: &BatchSolver,
+    chunk: &Chunk<'_>,
+    settings: &Settings,
+    opts: &PairSolve,
+) -> Result<Vec<PairSolution>, PairSystemError> {
+    let Chunk { pairs, sizes, directed } = *chunk;
+    let offsets: Vec<usize> = sizes.iter().scan(0, |s, &n| Some(std::mem::replace(s, *s + n))).collect();
+    let total: usize = sizes.iter().sum();
+    let (mut d, mut b, mut o) = (vec![0.0; total], vec![0.0; total], vec![0.0; total]);
+    split(&mut d, sizes)
+        .into_par_iter()
+        .zip(split(&mut b, sizes))
+        .zip(split(&mut o, sizes))
+        .zip(pairs.par_iter())
+        .try_for_each(|(((d, b), o), &pair)| fill_inputs(system, (&x[pair.0], &yy[pair.1]), pair, (d, b, o)))?;
+    let batch = PairBatch { jobs: pairs, directed, offsets: &offsets, d: &d, b: &b, o: &o };
+    let out = solver.solve(&batch, settings)?;
+    (0..pairs.len())
+        .into_par_iter()
+        .map(|k| {
+            let pair = pairs[k];
+            let iterations = out.iterations[k] as usize;
+            if out.status[k] != 0 {
+                let what = if out.status[k] & 1 != 0 {
+                    "the device's forward solve did not reach the tolerance within max_iters (or broke down: \
+                     a non-positive curvature or a vanishing BiCGSTAB scalar)"
+                } else {
+                    "the device's adjoint solve did not reach the tolerance within max_iters (or met a \
+                     non-positive curvature)"
+                };
+                let source = SolverError::Breakdown { iteration: iterations, what };
+                return Err(PairSystemError::Solver { pair, source });
+            }
+            let r = offsets[k]..offsets[k] + sizes[k];
+            match &out.x {
+                Some(xs) => {
+                    let adjoint = out.adjoint.as_ref().map(|(ys, kx)| (&ys[r.clone()], &kx[r.clone()]));
+                    finish(system, (&x[pair.0], &yy[pair.1]), pair, &o[r.clone()], &xs[r], adjoint, iterations, opts)
+                }
+                None => {
+                    let value = out.values[k];
+                    if !value.is_finite() {
+                        return Err(PairSystemError::NotFinite { pair, what: "value", at: 0 });
+                    }
+                    Ok(PairSolution { value, grad: Vec::new(), nodal: None, iterations })
+                }
+            }
+        })
+        .collect()
+}
+
+/// `v` cut into consecutive slices of `sizes`.
+fn split<'a>(mut v: &'a mut [f64], sizes: &[usize]) -> Vec<&'a mut [f64]> {
+    let mut out = Vec::with_capacity(sizes.len());
+    for &n in sizes {
+        let (head, tail) = std::mem::take(&mut v).split_at_mut(n);
+        out.push(head);
+        v = tail;
     }
+    out
 }

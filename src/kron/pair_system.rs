@@ -7,9 +7,10 @@
 //! ```
 //!
 //! (product node `(i, i')` at `i·n' + i'`), and [`solve_pairs`] solves it for
-//! a list of pairs in parallel, with the nodal outputs `o ⊙ x` and the
-//! gradient of the value with respect to the system's own parameters by one
-//! adjoint solve per pair:
+//! a list of pairs on the backend [`PairSolve::backend`] names (the CPU in
+//! parallel, or a CUDA device in one batched launch), with the nodal
+//! outputs `o ⊙ x` and the gradient of the value with respect to the
+//! system's own parameters by one adjoint solve per pair:
 //!
 //! ```text
 //! ∂value/∂θ = (∂o)ᵀ x + yᵀ (∂b − diag(∂d) x + ∂c (W ⊗ W') ⊙ κe x),   Aᵀ y = o.
@@ -18,7 +19,7 @@
 //! The edge kernel κe is applied lazily ([`KronProduct`], bound to record
 //! labels where it meets them); the systems of undirected graphs are solved
 //! by Jacobi-preconditioned CG, those of directed graphs by BiCGSTAB (with
-//! the Jacobi iteration as fallback). The system must be non-singular, and
+//! the Jacobi iteration as fallback on the CPU). The system must be non-singular, and
 //! symmetric positive definite for CG: strict diagonal dominance,
 //! `d_(i,i') > |c| Σ_(j,j') w_ij w'_i'j' κe`, is enough.
 //!
@@ -26,7 +27,7 @@
 //! dense solve and finite differences).
 
 use super::{Diag, KronApply, KronProduct, Octiles, ShiftedKron};
-use crate::backend::Backend;
+use crate::backend::{Backend, Precision};
 use crate::basekernel::{BaseKernel, KernelError};
 use crate::cuda::GpuLabel;
 use crate::graph::{Graph, Label};
@@ -57,8 +58,10 @@ use rayon::prelude::*;
 /// Compared with [`mgk::KronSystem`](crate::mgk::KronSystem) (the
 /// marginalized graph kernel's shape `(s D× V×⁻¹ − A×) r = s D× 1`, with its
 /// own batched CPU and GPU solvers), a `PairSystem` takes any diagonal,
-/// right-hand side and output; [`solve_pairs`] solves it on the CPU,
-/// [`solve_pairs_gpu`] on a CUDA device (labels with a device layout).
+/// right-hand side and output; [`solve_pairs`] solves it on any backend
+/// (labels with a device layout), [`solve_pairs_cpu`] on the CPU for any
+/// labels. The marginalized graph kernel itself is one such system:
+/// [`mgk::MgkPairSystem`](crate::mgk::MgkPairSystem).
 pub trait PairSystem<N: Label, E: Label>: Sync {
     /// The edge kernel κe of the off-diagonal part.
     type EdgeKernel: BaseKernel<E>;
@@ -104,12 +107,15 @@ pub trait PairSystem<N: Label, E: Label>: Sync {
 /// What [`solve_pairs`] computes besides the values, and how.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PairSolve {
-    /// Where to solve. [`solve_pairs`] takes [`Backend::Cpu`] or
-    /// [`Backend::Auto`] (both the CPU; a CUDA device is
-    /// [`PairSystemError::GpuNotSupported`] there); [`solve_pairs_gpu`]
-    /// takes any backend (`Auto`: the first GPU if there is one, else the
-    /// CPU). Default `Auto`.
+    /// Where to solve: [`solve_pairs`] takes any backend (`Auto`: the first
+    /// GPU if there is one, else the CPU; a device set: its first device);
+    /// [`solve_pairs_cpu`] takes [`Backend::Cpu`] and [`Backend::Auto`]
+    /// (both the CPU). Default `Auto`.
     pub backend: Backend,
+    /// The precision of the device solve (default [`Precision::F64`]; f32
+    /// vectors reach a relative residual of about `1e-6` at best, so set
+    /// `tol` accordingly). The CPU always solves in f64.
+    pub precision: Precision,
     /// Relative residual tolerance of every solve (default `1e-12`).
     pub tol: f64,
     /// Iteration limit of every solve (default 1000).
@@ -122,7 +128,14 @@ pub struct PairSolve {
 
 impl Default for PairSolve {
     fn default() -> Self {
-        PairSolve { backend: Backend::Auto, tol: 1e-12, max_iters: 1000, gradient: false, nodal: false }
+        PairSolve {
+            backend: Backend::Auto,
+            precision: Precision::F64,
+            tol: 1e-12,
+            max_iters: 1000,
+            gradient: false,
+            nodal: false,
+        }
     }
 }
 
@@ -155,7 +168,8 @@ pub enum PairSystemError {
         /// The list's length.
         len: usize,
     },
-    /// The edge kernel does not fit the graphs' edge labels.
+    /// The edge kernel does not fit the graphs' edge labels (or, on a
+    /// device, has no CUDA form).
     #[error("edge kernel: {0}")]
     Kernel(#[from] KernelError),
     /// A solve failed.
@@ -184,9 +198,9 @@ pub enum PairSystemError {
         /// The pair.
         pair: (usize, usize),
     },
-    /// [`solve_pairs`] (the CPU solver) was asked to run on a CUDA device.
+    /// [`solve_pairs_cpu`] was asked to run on a CUDA device.
     #[error(
-        "solve_pairs runs on the CPU: call kron::solve_pairs_gpu for a CUDA backend (its labels need a device \
+        "solve_pairs_cpu runs on the CPU: call kron::solve_pairs for a CUDA backend (its labels need a device \
          layout: primitive types, Record, or a struct declared with kronograph::label_struct!)"
     )]
     GpuNotSupported,
@@ -197,33 +211,79 @@ pub enum PairSystemError {
 }
 
 impl From<crate::cuda::CudaError> for PairSystemError {
+    /// The edge kernel's own error as on the CPU ([`PairSystemError::Kernel`]),
+    /// any other as [`PairSystemError::Cuda`].
     fn from(e: crate::cuda::CudaError) -> Self {
-        PairSystemError::Cuda(Box::new(e))
+        match e {
+            crate::cuda::CudaError::Kernel { source, .. } => PairSystemError::Kernel(source),
+            e => PairSystemError::Cuda(Box::new(e)),
+        }
     }
 }
 
-/// [`solve_pairs`] on the backend of `opts`: on a CUDA device (f64 vectors)
-/// the graphs are uploaded once, the product kernel is generated for the
-/// edge kernel's CUDA form, and each pair is solved by the same
-/// Jacobi-preconditioned [`cg`] over device vectors
-/// ([`DeviceVec`](crate::cuda::DeviceVec)), one pair after the other, with
-/// the gradient by an adjoint solve on the device; the user's diagonal,
-/// right-hand side, output and derivatives are evaluated on the host. On
-/// the CPU (`Backend::Cpu`, or `Auto` without a GPU) it is [`solve_pairs`].
+/// Solves `system` for each pair `(a, b)` of `pairs` (graph `a` of `x`,
+/// graph `b` of `y`, of `x` when `y` is `None`) on the backend of `opts`;
+/// results in the order of `pairs`.
+///
+/// - On the CPU ([`Backend::Cpu`], or `Auto` without a GPU): as
+///   [`solve_pairs_cpu`], in parallel, f64.
+/// - On a CUDA device: the graphs are uploaded once (octiles, as the
+///   marginalized graph kernel packs them), the user's diagonals,
+///   right-hand sides and outputs are evaluated on the host (in parallel)
+///   and uploaded, and every pair is solved in ONE batched launch of a
+///   kernel generated for the edge kernel's CUDA form (persistent blocks,
+///   one pair per block, the MGK's staging and product): Jacobi PCG for
+///   undirected pairs, Jacobi BiCGSTAB for pairs with a directed graph; the
+///   gradient's adjoint solve and `K x` run in the same launch. Precision
+///   [`PairSolve::precision`].
+///
+/// # Examples
+/// The random-walk-like system `(2 I − 0.1 (W ⊗ W')) x = 1`, value `1ᵀx`,
+/// on every pair of two graphs, on the first GPU if there is one (else the
+/// CPU), with the nodal outputs:
+/// ```
+/// use kronograph::graph::{Direction, Graph, GraphBuilder};
+/// use kronograph::kron::{solve_pairs, PairSolve, PairSystem, Unlabeled};
+/// use kronograph::{Backend, Precision};
+///
+/// struct Walk;
+/// impl PairSystem<(), ()> for Walk {
+///     type EdgeKernel = Unlabeled;
+///     fn edge_kernel(&self) -> &Unlabeled { &Unlabeled }
+///     fn coupling(&self) -> f64 { 0.1 }
+///     fn diagonal(&self, _: &Graph<(), ()>, _: &Graph<(), ()>, d: &mut [f64]) { d.fill(2.0) }
+///     fn rhs(&self, _: &Graph<(), ()>, _: &Graph<(), ()>, b: &mut [f64]) { b.fill(1.0) }
+///     fn output(&self, _: &Graph<(), ()>, _: &Graph<(), ()>, o: &mut [f64]) { o.fill(1.0) }
+/// }
+///
+/// let path = |n: usize| {
+///     let mut b = GraphBuilder::<(), ()>::new(n, Direction::Undirected).node_labels(vec![(); n]);
+///     (1..n).for_each(|i| b.push_edge(i - 1, i, 1.0, ()));
+///     b.build()
+/// };
+/// let graphs = vec![path(3)?, path(5)?];
+/// let opts = PairSolve { backend: Backend::Auto, precision: Precision::F64, nodal: true, ..Default::default() };
+/// let out = solve_pairs(&Walk, &graphs, None, &[(0, 0), (0, 1), (1, 1)], &opts)?;
+/// // no edge: x = b / 2 on every product node; edges only add (W ≥ 0)
+/// assert!(out[1].value > 15.0 / 2.0);
+/// assert_eq!(out[1].nodal.as_ref().map(Vec::len), Some(15));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 ///
 /// # Errors
-/// As [`solve_pairs`]; [`PairSystemError::Cuda`] when the device cannot be
-/// used, without the `cuda` feature for a CUDA backend, and for directed
-/// graphs on the device (the device path is undirected only).
-pub fn solve_pairs_gpu<N: GpuLabel, E: GpuLabel, S: PairSystem<N, E>>(
+/// [`PairSystemError`] naming the failing pair; [`PairSystemError::Cuda`]
+/// when the device cannot be used (no device for `Cuda(i)`, no `cuda`
+/// feature, an edge kernel without a CUDA form, a graph the device cannot
+/// hold).
+pub fn solve_pairs<N: GpuLabel, E: GpuLabel, S: PairSystem<N, E>>(
     system: &S,
     x: &[Graph<N, E>],
     y: Option<&[Graph<N, E>]>,
     pairs: &[(usize, usize)],
     opts: &PairSolve,
 ) -> Result<Vec<PairSolution>, PairSystemError> {
-    match crate::backend::resolve_backend(opts.backend)? {
-        None => solve_pairs(system, x, y, pairs, &PairSolve { backend: Backend::Cpu, ..opts.clone() }),
+    match crate::backend::resolve_backend(opts.backend.clone())? {
+        None => solve_pairs_cpu(system, x, y, pairs, &PairSolve { backend: Backend::Cpu, ..opts.clone() }),
         #[cfg(feature = "cuda")]
         Some(ordinal) => super::pair_gpu::solve_pairs_device(system, x, y, pairs, opts, ordinal),
         #[cfg(not(feature = "cuda"))]
@@ -231,15 +291,14 @@ pub fn solve_pairs_gpu<N: GpuLabel, E: GpuLabel, S: PairSystem<N, E>>(
     }
 }
 
-/// Solves `system` for each pair `(a, b)` of `pairs`: graph `a` of `x` and
-/// graph `b` of `y` (of `x` when `y` is `None`), in parallel (rayon, one
-/// workspace per thread); results in the order of `pairs`. `O(iterations ·
+/// [`solve_pairs`] on the CPU, for labels without a device layout too:
+/// each pair in parallel (rayon, one workspace per thread). `O(iterations ·
 /// nnz(W) nnz(W'))` per pair.
 ///
 /// # Errors
 /// [`PairSystemError`] naming the failing pair, or
 /// [`PairSystemError::GpuNotSupported`] for an explicit CUDA backend.
-pub fn solve_pairs<N: Label, E: Label, S: PairSystem<N, E>>(
+pub fn solve_pairs_cpu<N: Label, E: Label, S: PairSystem<N, E>>(
     system: &S,
     x: &[Graph<N, E>],
     y: Option<&[Graph<N, E>]>,
@@ -272,19 +331,30 @@ pub(super) fn inputs<N: Label, E: Label, S: PairSystem<N, E>>(
     pair: (usize, usize),
 ) -> Result<Inputs, PairSystemError> {
     let dim = g.num_nodes() * h.num_nodes();
-    let filled = |what: &'static str, f: &dyn Fn(&mut [f64])| {
-        let mut v = vec![0.0; dim];
-        f(&mut v);
-        match v.iter().position(|e| !e.is_finite()) {
-            Some(at) => Err(PairSystemError::NotFinite { pair, what, at }),
-            None => Ok(v),
-        }
+    let (mut d, mut b, mut o) = (vec![0.0; dim], vec![0.0; dim], vec![0.0; dim]);
+    fill_inputs(system, (g, h), pair, (&mut d, &mut b, &mut o))?;
+    Ok((d, b, o))
+}
+
+/// Writes the diagonal, right-hand side and output functional of the pair
+/// `(g, h)` into the zeroed slices (`n·n'` long each), each checked to be
+/// finite.
+pub(super) fn fill_inputs<N: Label, E: Label, S: PairSystem<N, E>>(
+    system: &S,
+    (g, h): (&Graph<N, E>, &Graph<N, E>),
+    pair: (usize, usize),
+    (d, b, o): (&mut [f64], &mut [f64], &mut [f64]),
+) -> Result<(), PairSystemError> {
+    let finite = |what: &'static str, v: &[f64]| match v.iter().position(|e| !e.is_finite()) {
+        Some(at) => Err(PairSystemError::NotFinite { pair, what, at }),
+        None => Ok(()),
     };
-    Ok((
-        filled("diagonal", &|v| system.diagonal(g, h, v))?,
-        filled("right-hand side", &|v| system.rhs(g, h, v))?,
-        filled("output functional", &|v| system.output(g, h, v))?,
-    ))
+    system.diagonal(g, h, d);
+    finite("diagonal", d)?;
+    system.rhs(g, h, b);
+    finite("right-hand side", b)?;
+    system.output(g, h, o);
+    finite("output functional", o)
 }
 
 /// The solved pair's result from the forward solution `xs`, and for the
@@ -398,158 +468,5 @@ fn solve_pair<N: Label, E: Label, S: PairSystem<N, E>>(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::basekernel::{Field, KroneckerDelta};
-    use crate::graph::{Direction, FieldKind, GraphBuilder, Record, Schema, Value};
-    use crate::solver::dense_solve;
-    use proptest::prelude::*;
-    use rand::{Rng, SeedableRng};
-    use rand_chacha::ChaCha8Rng;
-    use std::sync::Arc;
-
-    type G = Graph<u8, Record>;
-
-    fn random_graph(n: usize, directed: bool, seed: u64) -> G {
-        let s = Arc::new(Schema::new().with("label", FieldKind::Int));
-        let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        let dir = if directed { Direction::Directed } else { Direction::Undirected };
-        let labels = (0..n).map(|_| rng.random_range(0..3u8)).collect();
-        let mut b = GraphBuilder::new(n, dir).node_labels(labels);
-        for i in 0..n {
-            for j in 0..n {
-                if (directed || i < j) && i != j && rng.random_bool(0.5) {
-                    let l = Record::new(s.clone(), [Value::Int(rng.random_range(0..2))]).unwrap();
-                    b.push_edge(i, j, rng.random_range(0.5..2.0), l);
-                }
-            }
-        }
-        b.build().unwrap()
-    }
-
-    /// (D ⊗ D' + 1 − c (W ⊗ W') ⊙ κe) x = b with b_(i,i') = 1 + β [v_i = v'_i'],
-    /// value Σ_(i,i') x · (1 + i'), θ = (c, β).
-    struct Own {
-        kernel: Field<KroneckerDelta>,
-        c: f64,
-        beta: f64,
-    }
-
-    impl PairSystem<u8, Record> for Own {
-        type EdgeKernel = Field<KroneckerDelta>;
-        fn edge_kernel(&self) -> &Self::EdgeKernel {
-            &self.kernel
-        }
-        fn coupling(&self) -> f64 {
-            self.c
-        }
-        fn diagonal(&self, g: &G, h: &G, d: &mut [f64]) {
-            let (dg, dh) = (g.degrees(), h.degrees());
-            for (k, v) in d.iter_mut().enumerate() {
-                *v = dg[k / h.num_nodes()] * dh[k % h.num_nodes()] + 1.0;
-            }
-        }
-        fn rhs(&self, g: &G, h: &G, b: &mut [f64]) {
-            let m = h.num_nodes();
-            for (k, v) in b.iter_mut().enumerate() {
-                let same = g.node_labels()[k / m] == h.node_labels()[k % m];
-                *v = 1.0 + if same { self.beta } else { 0.0 };
-            }
-        }
-        fn output(&self, _g: &G, h: &G, o: &mut [f64]) {
-            let m = h.num_nodes();
-            for (k, v) in o.iter_mut().enumerate() {
-                *v = 1.0 + (k % m) as f64;
-            }
-        }
-        fn num_params(&self) -> usize {
-            2
-        }
-        fn derivatives(&self, g: &G, h: &G, t: usize, _dd: &mut [f64], db: &mut [f64], _do: &mut [f64]) -> f64 {
-            if t == 0 {
-                return 1.0;
-            }
-            let m = h.num_nodes();
-            for (k, v) in db.iter_mut().enumerate() {
-                *v = if g.node_labels()[k / m] == h.node_labels()[k % m] { 1.0 } else { 0.0 };
-            }
-            0.0
-        }
-    }
-
-    fn own(c: f64, beta: f64) -> Own {
-        Own { kernel: Field::new("label", KroneckerDelta::new(0.5)), c, beta }
-    }
-
-    /// The dense solve of the same system: the value.
-    fn dense_value(s: &Own, g: &G, h: &G) -> f64 {
-        let dim = g.num_nodes() * h.num_nodes();
-        let (pg, ph) = (Octiles::<f64, _>::new(g), Octiles::<f64, _>::new(h));
-        let k = KronProduct::new(&pg, &ph, &s.kernel).unwrap().to_dense();
-        let (mut d, mut b, mut o) = (vec![0.0; dim], vec![0.0; dim], vec![0.0; dim]);
-        s.diagonal(g, h, &mut d);
-        s.rhs(g, h, &mut b);
-        s.output(g, h, &mut o);
-        let mut a: Vec<f64> = k.iter().map(|v| -s.c * v).collect();
-        for i in 0..dim {
-            a[i * dim + i] += d[i];
-        }
-        let x = dense_solve(dim, &a, &b).unwrap();
-        o.iter().zip(&x).map(|(o, x)| o * x).sum()
-    }
-
-    proptest! {
-        #![proptest_config(ProptestConfig::with_cases(24))]
-        /// Values equal the dense solve (relative 1e-10, CG at tol 1e-13),
-        /// directed pairs too (BiCGSTAB); gradients equal central finite
-        /// differences of the dense values (relative 1e-5).
-        #[test]
-        fn pair_system_matches_dense(n in 1usize..6, m in 1usize..6, seed in any::<u64>(), directed in any::<bool>(),
-                                     c in 0.05f64..0.9, beta in 0.0f64..2.0) {
-            let gs = vec![random_graph(n, directed, seed), random_graph(m, directed, seed ^ 9)];
-            let s = own(c, beta);
-            let opts = PairSolve { tol: 1e-13, gradient: !directed, nodal: true, ..Default::default() };
-            let out = solve_pairs(&s, &gs, None, &[(0, 1), (1, 1)], &opts).unwrap();
-            for (r, &(a, b)) in out.iter().zip(&[(0usize, 1usize), (1, 1)]) {
-                let want = dense_value(&s, &gs[a], &gs[b]);
-                prop_assert!((r.value - want).abs() <= 1e-10 * want.abs().max(1.0), "{} vs {}", r.value, want);
-                let nodal: f64 = r.nodal.as_ref().unwrap().iter().sum();
-                prop_assert!((nodal - r.value).abs() <= 1e-12 * r.value.abs().max(1.0));
-                if !directed {
-                    let hstep = 1e-5;
-                    let fd_c = (dense_value(&own(c + hstep, beta), &gs[a], &gs[b])
-                        - dense_value(&own(c - hstep, beta), &gs[a], &gs[b])) / (2.0 * hstep);
-                    let fd_b = (dense_value(&own(c, beta + hstep), &gs[a], &gs[b])
-                        - dense_value(&own(c, beta - hstep), &gs[a], &gs[b])) / (2.0 * hstep);
-                    prop_assert!((r.grad[0] - fd_c).abs() <= 1e-5 * fd_c.abs().max(1.0), "{} vs {}", r.grad[0], fd_c);
-                    prop_assert!((r.grad[1] - fd_b).abs() <= 1e-5 * fd_b.abs().max(1.0), "{} vs {}", r.grad[1], fd_b);
-                }
-            }
-        }
-    }
-
-    /// Each typed error of `solve_pairs`.
-    #[test]
-    fn pair_system_errors() {
-        let gs = vec![random_graph(4, false, 1), random_graph(3, false, 2)];
-        let s = own(0.3, 1.0);
-        let cuda = PairSolve { backend: Backend::Cuda(0), ..Default::default() };
-        assert!(matches!(solve_pairs(&s, &gs, None, &[(0, 1)], &cuda), Err(PairSystemError::GpuNotSupported)));
-        let e = solve_pairs(&s, &gs, None, &[(0, 2)], &PairSolve::default()).unwrap_err();
-        assert!(matches!(e, PairSystemError::PairIndex { index: 2, list: "second", len: 2, .. }), "{e}");
-        let bad = Own { kernel: Field::new("lable", KroneckerDelta::new(0.5)), c: 0.3, beta: 1.0 };
-        let e = solve_pairs(&bad, &gs, None, &[(0, 1)], &PairSolve::default()).unwrap_err();
-        assert!(matches!(e, PairSystemError::Kernel(_)) && e.to_string().contains("lable"), "{e}");
-        let nan = own(0.3, f64::NAN);
-        let e = solve_pairs(&nan, &gs, None, &[(0, 1)], &PairSolve::default()).unwrap_err();
-        assert!(matches!(e, PairSystemError::NotFinite { what: "right-hand side", .. }), "{e}");
-        let dg = vec![random_graph(3, true, 4)];
-        let grad = PairSolve { gradient: true, ..Default::default() };
-        let e = solve_pairs(&s, &dg, None, &[(0, 0)], &grad).unwrap_err();
-        assert!(matches!(e, PairSystemError::DirectedGradient { pair: (0, 0) }), "{e}");
-        // a singular-ish system that CG cannot solve in 2 iterations
-        let few = PairSolve { max_iters: 1, tol: 1e-15, ..Default::default() };
-        let e = solve_pairs(&own(0.9, 1.0), &gs, None, &[(0, 0)], &few).unwrap_err();
-        assert!(matches!(e, PairSystemError::Solver { pair: (0, 0), .. }), "{e}");
-    }
-}
+#[path = "pair_system_tests.rs"]
+mod tests;

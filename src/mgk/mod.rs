@@ -117,6 +117,7 @@ pub(crate) use self::config::tolerance_below_floor;
 #[cfg_attr(not(feature = "cuda"), allow(unused_imports))]
 pub(crate) use self::config::Tuning;
 pub use self::config::{min_tolerance, GpuGramParams, MgkConfig, XmvScheme, MIN_Q};
+pub use self::engine::MgkPairSystem;
 pub use self::kernel::{MarginalizedGraphKernel, StartProbability};
 pub use self::system::{check_values, normalize_gram};
 pub use self::system::{DegreeRule, KronSystem};

@@ -225,12 +225,37 @@ pub fn mgk_grad_source_placed<N: ?Sized, E: ?Sized, KN: BaseKernel<N>, KE: BaseK
     generate(node_kernel, edge_kernel, node_layout, edge_layout, precision, Family::Gradient(placement))
 }
 
+/// The batched pair-system kernel of the generic Kronecker layer
+/// (`kernels/kron_pairs.cu` after `kernels/mgk_xmv.cu`, whose row-scheme
+/// staging and product it reuses): a user's diagonal, right-hand side and
+/// output per pair (see `crate::kron::solve_pairs`). The kernel is named
+/// `KRON_PAIRS_NAME` = `name` = `kron_pairs_<hash>`; θ is the edge kernel's.
+///
+/// # Errors
+/// [`CudaError::Kernel`] when the edge kernel has no CUDA form.
+pub fn kron_pairs_source<N: ?Sized, E: ?Sized, KE: BaseKernel<E>>(
+    edge_kernel: &KE,
+    node_layout: &LabelLayout,
+    edge_layout: &LabelLayout,
+    precision: Precision,
+) -> Result<KernelSource, CudaError> {
+    let unlabeled = crate::kron::Unlabeled;
+    generate::<N, E, _, _>(&unlabeled, edge_kernel, node_layout, edge_layout, precision, Family::Pairs)
+}
+
+/// The kernels of the generic pair systems (appended after
+/// [`MGK_COMMON_TEMPLATE`] and `kernels/mgk_xmv.cu`).
+pub const KRON_PAIRS_TEMPLATE: &str =
+    concat!(include_str!("../../../kernels/mgk_xmv.cu"), include_str!("../../../kernels/kron_pairs.cu"));
+
 /// The kernel families generated from one template set.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Family {
     Batched(XmvScheme, VectorPlacement),
     Large,
     Gradient(VectorPlacement),
+    /// The generic pair systems (`kron_pairs_source`).
+    Pairs,
 }
 
 fn generate<N: ?Sized, E: ?Sized, KN: BaseKernel<N>, KE: BaseKernel<E>>(
@@ -325,11 +350,13 @@ fn generate<N: ?Sized, E: ?Sized, KN: BaseKernel<N>, KE: BaseKernel<E>>(
             body.push_str(MGK_PCG_TEMPLATE);
             body.push_str(MGK_GRAD_TEMPLATE);
         }
+        Family::Pairs => body.push_str(KRON_PAIRS_TEMPLATE),
     }
     let (prefix, define) = match family {
         Family::Batched(..) => ("mgk_pcg", "MGK_KERNEL_NAME"),
         Family::Large => ("mgk_large", "MGK_LARGE_NAME"),
         Family::Gradient(_) => ("mgk_grad", "MGK_GRAD_NAME"),
+        Family::Pairs => ("kron_pairs", "KRON_PAIRS_NAME"),
     };
     let name = format!("{prefix}_{}", &hash_hex(&[body.as_bytes()])[..16]);
     let source = format!("#define {define} {name}\n{body}");

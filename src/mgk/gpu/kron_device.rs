@@ -15,7 +15,7 @@
 
 use super::codegen::{mgk_dense_min, mgk_large_source};
 use super::large::{PairInfo, BLOCK};
-use super::pack::pack_graphs_for;
+use super::pack::pack_graphs_directed;
 use super::upload::{real_bytes, upload_batch, GpuGraphs};
 use crate::basekernel::BaseKernel;
 use crate::cuda::device::check;
@@ -43,6 +43,38 @@ fn self_loops<N: crate::graph::Label, E: crate::graph::Label>(g: &Graph<N, E>) -
         .flat_map(|i| (ptr[i]..ptr[i + 1]).filter(move |&k| idx[k] == i).map(move |k| (i, k)))
         .map(|(i, k)| (i, g.weights()[k], g.edge_labels()[k].clone()))
         .collect()
+}
+
+/// `kernel` bound to the schema of the record edge labels of `x` (and `y`),
+/// as [`KronProduct::new`](crate::kron::KronProduct::new) binds it.
+pub(super) fn bind_edge_kernel<N: GpuLabel, E: GpuLabel, K: BaseKernel<E>>(
+    kernel: &K,
+    x: &[Graph<N, E>],
+    y: Option<&[Graph<N, E>]>,
+) -> Result<K, CudaError> {
+    let schema = |gs: &[Graph<N, E>]| gs.iter().find_map(|g| g.edge_labels().first()).and_then(|l| l.schema()).cloned();
+    Ok(crate::kron::bind_kernel(kernel, schema(x), y.and_then(schema))
+        .map_err(|source| CudaError::Kernel { which: "edge", source })?
+        .into_owned())
+}
+
+/// `x` and `y` (or `x` again) packed into octiles with their weights as
+/// they are (unit degrees) and uploaded; directed graphs only when
+/// `directed` is set.
+pub(super) fn upload_lists<N: GpuLabel, E: GpuLabel>(
+    dev: &GpuDevice,
+    x: &[Graph<N, E>],
+    y: Option<&[Graph<N, E>]>,
+    p: Precision,
+    directed: bool,
+) -> Result<(Arc<GpuGraphs>, Arc<GpuGraphs>), CudaError> {
+    let system = KronSystem::random_walk(1.0);
+    let a = Arc::new(upload_batch(&dev.dev, &pack_graphs_directed(x, p, &system, directed)?)?);
+    let b = match y {
+        Some(y) => Arc::new(upload_batch(&dev.dev, &pack_graphs_directed(y, p, &system, directed)?)?),
+        None => a.clone(),
+    };
+    Ok((a, b))
 }
 
 fn precision_of<T: DeviceScalar>() -> Precision {
@@ -82,20 +114,9 @@ impl<T: DeviceScalar, E: GpuLabel, K: BaseKernel<E>> DeviceKronSet<T, E, K> {
         y: Option<&[Graph<N, E>]>,
         kernel: &K,
     ) -> Result<Self, CudaError> {
-        let schema =
-            |gs: &[Graph<N, E>]| gs.iter().find_map(|g| g.edge_labels().first()).and_then(|l| l.schema()).cloned();
-        let kernel = crate::kron::bind_kernel(kernel, schema(x), y.and_then(schema))
-            .map_err(|source| CudaError::Kernel { which: "edge", source })?
-            .into_owned();
+        let kernel = bind_edge_kernel(kernel, x, y)?;
         let p = precision_of::<T>();
-        // unit degrees: the weights are packed as they are
-        let system = KronSystem::random_walk(1.0);
-        let pa = pack_graphs_for(x, p, &system)?;
-        let a = Arc::new(upload_batch(&dev.dev, &pa)?);
-        let b = match y {
-            Some(y) => Arc::new(upload_batch(&dev.dev, &pack_graphs_for(y, p, &system)?)?),
-            None => a.clone(),
-        };
+        let (a, b) = upload_lists(dev, x, y, p, false)?;
         let src = mgk_large_source::<N, E, _, _>(&Unlabeled, &kernel, &a.node_layout, &a.edge_layout, p)?;
         let name = format!("{}_xmv", src.name);
         let xmv = dev.dev.module_functions(&src.source, &src.name, &[&name])?.remove(0);

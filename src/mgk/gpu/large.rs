@@ -12,7 +12,7 @@
 //!
 //! `src/solver`'s generic `cg` over [`DeviceVec`](crate::cuda::DeviceVec)
 //! with this module's `_xmv` kernel as the product (the device
-//! `KronProduct` of `kron_device.rs`, which `kron::solve_pairs_gpu` uses)
+//! `KronProduct` of `kron_device.rs`, [`crate::kron::DeviceKron`])
 //! does about the same per iteration (the direction update, the diagonal
 //! product, the XMV, `pᵀq` and the fused update with its two reductions: five
 //! launches, two read-backs); this path keeps its own set-up and result

@@ -96,6 +96,9 @@ mod grad;
 mod gram;
 #[cfg(feature = "cuda")]
 pub(crate) mod kron_device;
+// the batched launch of the generic pair systems (crate::kron::solve_pairs on a device)
+#[cfg(feature = "cuda")]
+pub(crate) mod kron_pairs;
 #[cfg(feature = "cuda")]
 mod large;
 #[cfg(feature = "cuda")]

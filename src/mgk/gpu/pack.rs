@@ -138,6 +138,22 @@ pub fn pack_graphs_for<N: GpuLabel, E: GpuLabel>(
     precision: Precision,
     system: &KronSystem,
 ) -> Result<PackedBatch, CudaError> {
+    pack_graphs_directed(graphs, precision, system, false)
+}
+
+/// [`pack_graphs_for`], taking directed graphs too when `directed` is set
+/// (their octiles hold the arcs `i → j` at row `i`, as the CPU's; the
+/// generic pair systems of [`crate::kron`] solve them, the marginalized
+/// graph kernel does not).
+///
+/// # Errors
+/// As [`pack_graphs_for`].
+pub(crate) fn pack_graphs_directed<N: GpuLabel, E: GpuLabel>(
+    graphs: &[Graph<N, E>],
+    precision: Precision,
+    system: &KronSystem,
+    directed: bool,
+) -> Result<PackedBatch, CudaError> {
     let first_nodes = graphs.iter().find(|g| g.num_nodes() > 0);
     let first_edges = graphs.iter().find(|g| g.num_entries() > 0);
     let node_layout = N::layout(first_nodes.map(|g| g.node_labels()).unwrap_or(&[]), precision)?;
@@ -172,7 +188,7 @@ pub fn pack_graphs_for<N: GpuLabel, E: GpuLabel>(
         // the same exact power-of-two weight scaling as the CPU solver (the kernel is scale invariant)
         let g = system.scaled_weights(g).map_err(|e| CudaError::UnsupportedGraph { index, reason: e.to_string() })?;
         let g = &*g;
-        if g.is_directed() {
+        if g.is_directed() && !directed {
             return Err(CudaError::UnsupportedGraph { index, reason: "directed graphs are not supported".into() });
         }
         let n = g.num_nodes();
