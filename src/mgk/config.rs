@@ -260,14 +260,17 @@ pub(crate) struct Tuning {
     /// less to compile).
     pub global_copies: u32,
     /// NVRTC's fast math for the `f32` value kernels (batched and large
-    /// pair; `KRONOGRAPH_MGK_FAST_MATH`, 0 or 1; default 1): approximate
-    /// `exp` and division in the label kernels, evaluated once per nonzero
-    /// product of every XMV (see `src/mgk/gpu/codegen.rs`).
+    /// pair) whose label kernels divide or call `exp`, `log`, `pow` or
+    /// `sqrt` (`KRONOGRAPH_MGK_FAST_MATH`, 0 or 1; default 1): those are
+    /// evaluated once per nonzero product of every XMV (see
+    /// `src/mgk/gpu/codegen.rs`).
     pub fast_math: bool,
     /// The row-scheme XMV's G′ in row-major order, a lane's nonzeros
     /// consecutive and summed per row before one atomic
-    /// (`KRONOGRAPH_MGK_XMV_CSR`, 0 or 1; default 1; `kernels/mgk_xmv.cu`,
-    /// `MGK_XMV_CSR`); 0: octile order, every 32nd nonzero per lane.
+    /// (`KRONOGRAPH_MGK_XMV_CSR`, 0 or 1; default 0; `kernels/mgk_xmv.cu`,
+    /// `MGK_XMV_CSR`); 0: octile order, every 32nd nonzero per lane. On an
+    /// H100 (issue 31) 1 was 4 % faster on BA96L and 5 % slower on NWS96L,
+    /// 10–25 % slower on NWS96, BA96 and MUTAG.
     pub xmv_csr: bool,
 }
 
@@ -283,7 +286,7 @@ impl Tuning {
             block: var("KRONOGRAPH_MGK_BLOCK").filter(|&b| (32..=1024).contains(&b) && b % 32 == 0),
             global_copies: var("KRONOGRAPH_MGK_GLOBAL_COPIES").filter(|c| (1..=2).contains(c)).unwrap_or(1),
             fast_math: var("KRONOGRAPH_MGK_FAST_MATH").filter(|c| *c <= 1).is_none_or(|c| c == 1),
-            xmv_csr: var("KRONOGRAPH_MGK_XMV_CSR").filter(|c| *c <= 1).is_none_or(|c| c == 1),
+            xmv_csr: var("KRONOGRAPH_MGK_XMV_CSR").is_some_and(|c| c == 1),
         }
     }
 

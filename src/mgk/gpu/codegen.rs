@@ -292,7 +292,13 @@ fn generate<N: ?Sized, E: ?Sized, KN: BaseKernel<N>, KE: BaseKernel<E>>(
     // product of each XMV, were most of the labeled sets' time: issue 31). Their stated agreement
     // with f64 (about 1e-5 relative) is unchanged: the fast exp's relative error is about
     // 2 ulp + 2^-22 |x|, far under the PCG's 1e-6 tolerance for the arguments that matter.
-    if precision == Precision::F32 && !matches!(family, Family::Gradient(_)) && crate::mgk::Tuning::from_env().fast_math
+    // Only where the label kernels divide or call a transcendental function (nothing else in
+    // the kernel pays for it: the PCG divides a few times per iteration).
+    let approximable = |e: &str| ["/", "exp(", "log(", "pow(", "sqrt("].iter().any(|t| e.contains(t));
+    if precision == Precision::F32
+        && !matches!(family, Family::Gradient(_))
+        && (approximable(&kv) || approximable(&ke))
+        && crate::mgk::Tuning::from_env().fast_math
     {
         body.push_str(crate::cuda::jit::FAST_MATH_MARKER);
     }
@@ -561,17 +567,21 @@ mod tests {
     fn fast_math_marks_the_f32_value_kernels_only() {
         use crate::cuda::jit::FAST_MATH_MARKER;
         let layout = |p| LabelLayout::record(&[("label".into(), crate::cuda::label::CType::Int32)], p);
-        let kn = Field::new("label", KroneckerDelta::new(0.5));
-        let ke = Constant::new(1.0);
+        let delta = Field::new("label", KroneckerDelta::new(0.5));
+        let sqexp = Field::new("label", crate::basekernel::SquareExponential::new(0.5));
         for p in [Precision::F32, Precision::F64] {
             let l = layout(p);
-            let batched = mgk_source::<Record, (), _, _>(&kn, &ke, &l, &LabelLayout::Empty, p).unwrap();
-            let large = mgk_large_source::<Record, (), _, _>(&kn, &ke, &l, &LabelLayout::Empty, p).unwrap();
-            let grad = mgk_grad_source::<Record, (), _, _>(&kn, &ke, &l, &LabelLayout::Empty, p).unwrap();
+            // an exp in the edge kernel: fast math in f32; a delta and a constant: none
+            let batched = mgk_source::<Record, Record, _, _>(&delta, &sqexp, &l, &l, p).unwrap();
+            let large = mgk_large_source::<Record, Record, _, _>(&delta, &sqexp, &l, &l, p).unwrap();
+            let grad = mgk_grad_source::<Record, Record, _, _>(&delta, &sqexp, &l, &l, p).unwrap();
+            let plain =
+                mgk_source::<Record, (), _, _>(&delta, &Constant::new(1.0), &l, &LabelLayout::Empty, p).unwrap();
             let fast = crate::mgk::Tuning::from_env().fast_math && p == Precision::F32;
             assert_eq!(batched.source.contains(FAST_MATH_MARKER), fast);
             assert_eq!(large.source.contains(FAST_MATH_MARKER), fast);
             assert!(!grad.source.contains(FAST_MATH_MARKER));
+            assert!(!plain.source.contains(FAST_MATH_MARKER));
         }
     }
 
