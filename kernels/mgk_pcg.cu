@@ -369,10 +369,19 @@ extern "C" __global__ void __launch_bounds__(1024) MGK_KERNEL_NAME(
         (void)gpy;
         (void)xk;
 #endif
+#if MGK_SHARED_VECTORS
         {
             pair_setup(A, B, ga, gb, sp, minv, diag, dscale, theta, P, nullptr, nullptr);
             it = pcg(A, B, P, RHS_DEGREE, dscale, theta, tol, max_iter, x, r, red);
         }
+#else
+        {
+            // this image has no shared-memory copy (the host launches it only when every pair's
+            // vectors are in global memory): a pair that should not be here stays poisoned
+            if (tid == 0) iters[job] = -1;
+            continue;
+        }
+#endif
 
         const bool has_x = nodal || N <= shared_n;
         double k = has_x ? 0.0 : kx;

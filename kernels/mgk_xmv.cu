@@ -38,7 +38,7 @@
 // keeps the lanes of a warp on few tiles of G', so the reads of p hit distinct banks or the
 // same word. Cost per item: |row i| * 32 * MGK_LANE_NZ products, MGK_LANE_NZ atomics per lane.
 // Shared memory: 2N reals, (real + edge label + 4) bytes per nonzero of each graph and
-// 4 (n + 1) bytes of row pointers.
+// 4 (n + 1) bytes of row pointers (and 4 (n' + 1) for G' with MGK_XMV_CSR).
 //
 // Tile-pair scheme (MGK_XMV_TILES = 1, the earlier design, kept for comparison): both graphs
 // are staged as octiles (bitmap, (I, J), first nonzero per tile; position in the tile, weight,
@@ -52,11 +52,31 @@
 // however few products they hold. Shared memory: 2N reals and, per graph, 16 bytes per tile
 // and (real + edge label + 1) bytes per nonzero.
 
+// The fast tier (src/cuda/jit.rs, FAST_TIER_DEFINE: the image a first call runs while the full
+// one compiles) leaves out the unrolled copies: one nonzero per lane, one entry per vector-pass
+// step, one global-vector copy. Same results up to the order of the sums.
+#ifdef KRONOGRAPH_FAST_TIER
+#undef MGK_LANE_NZ
+#define MGK_LANE_NZ 1
+#undef MGK_VEC_BATCH
+#define MGK_VEC_BATCH 1
+#undef MGK_GLOBAL_COPIES
+#define MGK_GLOBAL_COPIES 1
+#endif
 #ifndef MGK_LANE_NZ
 #define MGK_LANE_NZ 1
 #endif
 #ifndef MGK_XMV_TILES
 #define MGK_XMV_TILES 0
+#endif
+// Row scheme only. 1: G' is staged in row-major (CSR) order rather than octile order, and a lane
+// holds MGK_LANE_NZ consecutive nonzeros (lane * MGK_LANE_NZ + r of its chunk) rather than every
+// 32nd: a lane's nonzeros of the same row of G' are summed in registers and added with one shared
+// atomic (per row of G, a graph of mean degree d needs about 1 + (MGK_LANE_NZ - 1) / d atomics
+// per lane rather than MGK_LANE_NZ), and lanes rarely add to the same entry at once. 0: octile
+// order, every 32nd nonzero. Same sums up to their order.
+#ifndef MGK_XMV_CSR
+#define MGK_XMV_CSR 0
 #endif
 #ifndef MGK_DENSE_MIN
 #define MGK_DENSE_MIN 64
@@ -68,6 +88,12 @@
 // VectorPlacement).
 #ifndef MGK_GLOBAL_VECTORS
 #define MGK_GLOBAL_VECTORS 1
+#endif
+// 0: the value kernel leaves out the PCG with vectors in shared memory, for launches whose every
+// pair keeps its vectors in global memory (src/mgk/gpu/codegen.rs, VectorPlacement::Global; less
+// to compile). 1 (the default): it holds it.
+#ifndef MGK_SHARED_VECTORS
+#define MGK_SHARED_VECTORS 1
 #endif
 // Entries per thread whose loads each PCG vector pass issues together before any store (the
 // vectors may alias as far as the compiler knows, so it would not hoist loads over stores by
@@ -342,7 +368,7 @@ static __device__ __forceinline__ real xmv(const Staged& S, const int n, const i
         real acc[MGK_LANE_NZ];
 #pragma unroll
         for (int r = 0; r < MGK_LANE_NZ; ++r) {
-            const int k = c * per_item + r * 32 + lane;
+            const int k = MGK_XMV_CSR ? c * per_item + lane * MGK_LANE_NZ + r : c * per_item + r * 32 + lane;
             kb[r] = k < S.nz2 ? k : -1;
             const int ks = k < S.nz2 ? k : 0;
             cb[r] = (int)(S.rc2[ks] & 0xffffu);
@@ -356,6 +382,31 @@ static __device__ __forceinline__ real xmv(const Staged& S, const int n, const i
 #pragma unroll
             for (int r = 0; r < MGK_LANE_NZ; ++r) acc[r] += wa * kappa_edge(ea, eb[r], theta) * prow[cb[r]];
         }
+#if MGK_XMV_CSR
+        // the lane's nonzeros are consecutive in row-major order (the valid ones first): the
+        // terms of one row of G' summed, one atomic per row
+        real v = 0;
+        int row = -1;
+#pragma unroll
+        for (int r = 0; r < MGK_LANE_NZ; ++r) {
+            if (kb[r] >= 0) {
+                const int rr = (int)(S.rc2[kb[r]] >> 16);
+                if (rr != row && row >= 0) {
+                    const int o = i * n2 + row;
+                    atomicAdd(&y[o], PAP ? sign * v : v);
+                    if (PAP) pw += p[o] * v;
+                    v = 0;
+                }
+                row = rr;
+                v += S.w2[kb[r]] * acc[r];
+            }
+        }
+        if (row >= 0) {
+            const int o = i * n2 + row;
+            atomicAdd(&y[o], PAP ? sign * v : v);
+            if (PAP) pw += p[o] * v;
+        }
+#else
 #pragma unroll
         for (int r = 0; r < MGK_LANE_NZ; ++r) {
             if (kb[r] >= 0) {
@@ -365,14 +416,39 @@ static __device__ __forceinline__ real xmv(const Staged& S, const int n, const i
                 if (PAP) pw += p[o] * v;
             }
         }
+#endif
     }
     return pw;
+}
+
+// Stages graph g of G' (n nodes) at base as its nonzeros in row-major order (MGK_XMV_CSR): by
+// rows as stage_rows, then each column made (row << 16) | column in place. Returns the end.
+static __device__ __forceinline__ unsigned char* stage_nonzeros_csr(const GraphSet& G, int g, int n,
+                                                                    unsigned char* base, Staged& S) {
+    Staged T;
+    unsigned char* end = stage_rows(G, g, n, base, T);
+    int* col = const_cast<int*>(T.col);
+    // the thread that wrote row i's columns in stage_rows (same row loop) tags them
+    #pragma unroll 1
+    for (int i = threadIdx.x; i < n; i += (int)blockDim.x) {
+        #pragma unroll 1
+        for (int k = T.row_ptr[i]; k < T.row_ptr[i + 1]; ++k) col[k] |= i << 16;
+    }
+    S.nz2 = G.nz_off[g + 1] - G.nz_off[g];
+    S.rc2 = reinterpret_cast<const unsigned int*>(col);
+    S.w2 = T.w;
+    S.e2 = T.e;
+    return end;
 }
 
 // Stages the pair (graph ga of A with n1 nodes, graph gb of B) at base.
 static __device__ __forceinline__ void stage_pair(const GraphSet& A, int ga, int n1, const GraphSet& B, int gb,
                                                   unsigned char* base, Staged& S) {
     base = stage_rows(A, ga, n1, base, S);
+#if MGK_XMV_CSR
+    stage_nonzeros_csr(B, gb, B.node_off[gb + 1] - B.node_off[gb], base, S);
+#else
     stage_nonzeros(B, gb, base, S);
+#endif
 }
 #endif  // MGK_XMV_TILES

@@ -9,7 +9,7 @@ use crate::nvrtc_common;
 
 use kronograph::basekernel::BaseKernel;
 use kronograph::basekernel::{product, Constant, Field, KroneckerDelta, SquareExponential};
-use kronograph::cuda::jit::{compile, nvrtc_version, options};
+use kronograph::cuda::jit::{compile, nvrtc_version, options, options_for_source, tier_source, Tier};
 use kronograph::cuda::label::{CType, LabelLayout};
 use kronograph::cuda::{CudaError, Precision};
 use kronograph::graph::Record;
@@ -47,9 +47,23 @@ fn compile_both<N: ?Sized, E: ?Sized>(
                 (arch == (9, 0))
                     .then(|| mgk_grad_source_placed(kn, ke, nl, el, precision, VectorPlacement::Shared).unwrap()),
             ) {
-                let image = compile(&src.source, &src.name, &options(arch)).unwrap_or_else(|e| {
-                    panic!("{} {precision:?} sm_{}{}: {e}\n--- source ---\n{}", src.name, arch.0, arch.1, src.source)
-                });
+                let image = compile(&src.source, &src.name, &options_for_source(&src.source, arch, Tier::Full))
+                    .unwrap_or_else(|e| {
+                        panic!(
+                            "{} {precision:?} sm_{}{}: {e}\n--- source ---\n{}",
+                            src.name, arch.0, arch.1, src.source
+                        )
+                    });
+                assert!(image.len() > 1000, "a CUBIN of {} bytes", image.len());
+            }
+        }
+        // the global-memory-only value kernel, and the fast tier's leaner source of each placement
+        for placement in [VectorPlacement::Shared, VectorPlacement::Any, VectorPlacement::Global] {
+            let src = mgk_source_placed(kn, ke, nl, el, precision, XmvScheme::Rows, placement).unwrap();
+            for tier in [Tier::Full, Tier::Fast] {
+                let image =
+                    compile(&tier_source(&src.source, tier), &src.name, &options_for_source(&src.source, (9, 0), tier))
+                        .unwrap_or_else(|e| panic!("{placement:?} {tier:?} {precision:?}: {e}"));
                 assert!(image.len() > 1000, "a CUBIN of {} bytes", image.len());
             }
         }

@@ -26,8 +26,8 @@
 //! labels, else `constant(1)`. Kernels are the library's [`SpecKernel`]s.
 //!
 //! `--jit-times` only times NVRTC: loading the library, a trivial program,
-//! then each set's batched-kernel source (both vector placements: shared
-//! memory only, and any) compiled three times at the full and three at the
+//! then each set's batched-kernel source (the three vector placements:
+//! shared memory only, any, global memory only) compiled three times at the full and three at the
 //! fast tier, without kronograph's caches (the first
 //! compile of a process pays NVRTC's own start-up; on a machine with a GPU
 //! driver, set `CUDA_CACHE_DISABLE=1` to keep the driver's compute cache
@@ -337,14 +337,14 @@ fn jit_times<KN: BaseKernel<Record>, KE: BaseKernel<Record>>(
     xmv: XmvScheme,
     dump: Option<&Path>,
 ) -> Result<(), String> {
-    use kronograph::cuda::jit::{compile, options_for, Tier};
+    use kronograph::cuda::jit::{compile, options_for_source, tier_source, Tier};
     use kronograph::cuda::label::GpuLabel;
     use kronograph::mgk::codegen::{mgk_source_placed, VectorPlacement};
     let e = |e: kronograph::cuda::CudaError| e.to_string();
     let g = graphs.iter().find(|g| g.num_entries() > 0).ok_or("no graph with edges")?;
     let nl = Record::layout(g.node_labels(), precision).map_err(e)?;
     let el = Record::layout(g.edge_labels(), precision).map_err(e)?;
-    for placement in [VectorPlacement::Shared, VectorPlacement::Any] {
+    for placement in [VectorPlacement::Shared, VectorPlacement::Any, VectorPlacement::Global] {
         let src = mgk_source_placed(kn, ke, &nl, &el, precision, xmv, placement).map_err(e)?;
         if let Some(dir) = dump {
             let path = dir.join(format!("{set}_{precision:?}_{placement:?}.cu"));
@@ -354,7 +354,8 @@ fn jit_times<KN: BaseKernel<Record>, KE: BaseKernel<Record>>(
         for tier in [Tier::Full, Tier::Fast] {
             for _ in 0..3 {
                 let t = Instant::now();
-                compile(&src.source, &src.name, &options_for((9, 0), tier)).map_err(e)?;
+                compile(&tier_source(&src.source, tier), &src.name, &options_for_source(&src.source, (9, 0), tier))
+                    .map_err(e)?;
                 times.push(format!("{:.3}", t.elapsed().as_secs_f64()));
             }
             times.push("|".into());

@@ -91,6 +91,41 @@ pub fn options_for(arch: (i32, i32), tier: Tier) -> Vec<String> {
     o
 }
 
+/// A line that, anywhere in a kernel's source, compiles it with NVRTC's
+/// `--use_fast_math` (approximate single-precision division, square root
+/// and `exp`/`log`/trigonometric functions, single-precision denormals
+/// flushed to zero; double precision is unchanged). A generator adds it to
+/// the sources whose stated tolerance allows it (the marginalized graph
+/// kernel's `f32` value kernels: `src/mgk/gpu/codegen.rs`); the compile
+/// options, and so the cache keys, follow the source.
+pub const FAST_MATH_MARKER: &str = "#define KRONOGRAPH_NVRTC_FAST_MATH 1\n";
+
+/// The compile options of `source` for `arch` at `tier`: [`options_for`],
+/// plus `--use_fast_math` when the source holds [`FAST_MATH_MARKER`].
+pub fn options_for_source(source: &str, arch: (i32, i32), tier: Tier) -> Vec<String> {
+    let mut o = options_for(arch, tier);
+    if source.contains(FAST_MATH_MARKER) {
+        o.push("--use_fast_math".into());
+    }
+    o
+}
+
+/// The line the fast tier ([`Tier::Fast`]) puts before a source: a
+/// template may read it to leave out code that only makes the image faster
+/// (unrolled copies, several placements), so that the image it runs while
+/// the full one compiles takes less time to build. Same kernel names and
+/// arguments at both tiers.
+pub const FAST_TIER_DEFINE: &str = "#define KRONOGRAPH_FAST_TIER 1\n";
+
+/// The source NVRTC compiles for `tier`: `source`, after
+/// [`FAST_TIER_DEFINE`] at the fast tier.
+pub fn tier_source(source: &str, tier: Tier) -> std::borrow::Cow<'_, str> {
+    match tier {
+        Tier::Full => std::borrow::Cow::Borrowed(source),
+        Tier::Fast => std::borrow::Cow::Owned(format!("{FAST_TIER_DEFINE}{source}")),
+    }
+}
+
 /// Whether [`compile_tiered`] uses a fast tier: NVRTC 12.8 or later, and
 /// `KRONOGRAPH_NVRTC_FAST_COMPILE` is not `0`.
 pub fn fast_tier_available() -> bool {
@@ -157,13 +192,13 @@ fn key_lock(key: &str) -> Arc<Mutex<()>> {
 #[cfg(feature = "testing")]
 pub fn production(name: &str, tier: Tier) -> Option<(Origin, f64)> {
     let prefix = format!("name={name}\n");
-    let fast = options_for((0, 0), Tier::Fast).pop().unwrap_or_default();
+    let fast = "--Ofast-compile=min";
     let cache = memory_cache().read().unwrap_or_else(|e| e.into_inner());
     cache
         .iter()
         .find(|(k, _)| {
             let header = k.split("\n\n").next().unwrap_or("");
-            k.starts_with(&prefix) && header.contains(&fast) == (tier == Tier::Fast)
+            k.starts_with(&prefix) && header.contains(fast) == (tier == Tier::Fast)
         })
         .map(|(_, e)| (e.produced, e.seconds))
 }
@@ -301,7 +336,8 @@ pub(crate) fn warm_up() {
 
 fn cache_key(source: &str, name: &str, arch: (i32, i32), tier: Tier) -> Result<String, CudaError> {
     let version = nvrtc_version()?;
-    let opts = options_for(arch, tier);
+    let opts = options_for_source(source, arch, tier);
+    let source = tier_source(source, tier);
     Ok(format!(
         "name={name}\narch=sm_{}{}\nnvrtc={}.{}\noptions={}\n\n{source}",
         arch.0,
@@ -355,7 +391,7 @@ fn get(source: &str, name: &str, arch: (i32, i32), tier: Tier, ahead: bool) -> R
     let (image, produced) = match path.as_ref().and_then(|p| read_cache_file(p, &key)) {
         Some(img) => (img, Origin::Disk),
         None => {
-            let img = compile(source, name, &options_for(arch, tier))?;
+            let img = compile(&tier_source(source, tier), name, &options_for_source(source, arch, tier))?;
             if let Some(p) = &path {
                 if let Err(e) = write_cache_file(p, &key, &img) {
                     static ONCE: std::sync::Once = std::sync::Once::new();
@@ -462,5 +498,19 @@ mod tests {
         assert_eq!(read_cache_file(&p, "key two"), None);
         std::fs::write(&p, b"garbage").unwrap();
         assert_eq!(read_cache_file(&p, "key one"), None);
+    }
+
+    #[test]
+    fn fast_math_follows_the_source_and_the_fast_tier_its_define() {
+        let plain = "extern \"C\" __global__ void k(float* x) { x[0] = 1; }";
+        let fast = format!("{FAST_MATH_MARKER}{plain}");
+        for tier in [Tier::Full, Tier::Fast] {
+            assert_eq!(options_for_source(plain, (9, 0), tier), options_for((9, 0), tier));
+            let o = options_for_source(&fast, (9, 0), tier);
+            assert_eq!(o.last().map(String::as_str), Some("--use_fast_math"));
+            assert_eq!(o[..o.len() - 1], options_for((9, 0), tier)[..]);
+        }
+        assert_eq!(tier_source(plain, Tier::Full), plain);
+        assert_eq!(tier_source(plain, Tier::Fast), format!("{FAST_TIER_DEFINE}{plain}"));
     }
 }

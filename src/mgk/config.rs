@@ -259,6 +259,19 @@ pub(crate) struct Tuning {
     /// global memory; 1 has one copy for both (generic loads of the graphs,
     /// less to compile).
     pub global_copies: u32,
+    /// NVRTC's fast math for the `f32` value kernels (batched and large
+    /// pair) whose label kernels divide or call `exp`, `log`, `pow` or
+    /// `sqrt` (`KRONOGRAPH_MGK_FAST_MATH`, 0 or 1; default 1): those are
+    /// evaluated once per nonzero product of every XMV (see
+    /// `src/mgk/gpu/codegen.rs`).
+    pub fast_math: bool,
+    /// The row-scheme XMV's G′ in row-major order, a lane's nonzeros
+    /// consecutive and summed per row before one atomic
+    /// (`KRONOGRAPH_MGK_XMV_CSR`, 0 or 1; default 0; `kernels/mgk_xmv.cu`,
+    /// `MGK_XMV_CSR`); 0: octile order, every 32nd nonzero per lane. On an
+    /// H100 (issue 31) 1 was 4 % faster on BA96L and 5 % slower on NWS96L,
+    /// 10–25 % slower on NWS96, BA96 and MUTAG.
+    pub xmv_csr: bool,
 }
 
 #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
@@ -272,6 +285,8 @@ impl Tuning {
             dense_min: var("KRONOGRAPH_MGK_DENSE_MIN").unwrap_or(64),
             block: var("KRONOGRAPH_MGK_BLOCK").filter(|&b| (32..=1024).contains(&b) && b % 32 == 0),
             global_copies: var("KRONOGRAPH_MGK_GLOBAL_COPIES").filter(|c| (1..=2).contains(c)).unwrap_or(1),
+            fast_math: var("KRONOGRAPH_MGK_FAST_MATH").filter(|c| *c <= 1).is_none_or(|c| c == 1),
+            xmv_csr: var("KRONOGRAPH_MGK_XMV_CSR").is_some_and(|c| c == 1),
         }
     }
 

@@ -138,6 +138,11 @@ pub enum VectorPlacement {
     /// in shared or in global memory (the template's default): for launches
     /// with a pair whose vectors go to global memory.
     Any,
+    /// Only vectors in global memory (`#define MGK_SHARED_VECTORS 0`, value
+    /// kernel): for launches whose every pair keeps p and y in global
+    /// memory (large graphs); the gradient family treats it as
+    /// [`Any`](Self::Any).
+    Global,
 }
 
 /// The source of the batched PCG kernel with the XMV scheme `xmv` and the
@@ -291,14 +296,36 @@ fn generate<N: ?Sized, E: ?Sized, KN: BaseKernel<N>, KE: BaseKernel<E>>(
     if family != Family::Large {
         body.push_str(&format!("#define MGK_LANE_NZ {}\n", mgk_lane_nz(precision)));
     }
+    if matches!(family, Family::Batched(XmvScheme::Rows, _) | Family::Gradient(_))
+        && crate::mgk::Tuning::from_env().xmv_csr
+    {
+        body.push_str("#define MGK_XMV_CSR 1\n");
+    }
     if let Family::Batched(XmvScheme::TilePairs, _) = family {
         body.push_str(&format!("#define MGK_XMV_TILES 1\n#define MGK_DENSE_MIN {}\n", mgk_dense_min()));
     }
-    if let Family::Batched(_, VectorPlacement::Any) = family {
+    if let Family::Batched(_, VectorPlacement::Any | VectorPlacement::Global) = family {
         body.push_str(&format!("#define MGK_GLOBAL_COPIES {}\n", crate::mgk::Tuning::from_env().global_copies));
     }
     if let Family::Batched(_, VectorPlacement::Shared) | Family::Gradient(VectorPlacement::Shared) = family {
         body.push_str("#define MGK_GLOBAL_VECTORS 0\n");
+    }
+    if let Family::Batched(_, VectorPlacement::Global) = family {
+        body.push_str("#define MGK_SHARED_VECTORS 0\n");
+    }
+    // f32 value kernels: NVRTC's fast math (the label kernels' exp and division, once per nonzero
+    // product of each XMV, were most of the labeled sets' time: issue 31). Their stated agreement
+    // with f64 (about 1e-5 relative) is unchanged: the fast exp's relative error is about
+    // 2 ulp + 2^-22 |x|, far under the PCG's 1e-6 tolerance for the arguments that matter.
+    // Only where the label kernels divide or call a transcendental function (nothing else in
+    // the kernel pays for it: the PCG divides a few times per iteration).
+    let approximable = |e: &str| ["/", "exp(", "log(", "pow(", "sqrt("].iter().any(|t| e.contains(t));
+    if precision == Precision::F32
+        && !matches!(family, Family::Gradient(_))
+        && (approximable(&kv) || approximable(&ke))
+        && crate::mgk::Tuning::from_env().fast_math
+    {
+        body.push_str(crate::cuda::jit::FAST_MATH_MARKER);
     }
     body.push_str(&format!("#define MGK_MAX_THETA {}\n", gen.params().len().max(1)));
     body.push_str(&node_layout.declaration("node_label"));
@@ -533,6 +560,12 @@ mod tests {
             assert_ne!(shared.name, any.name);
             assert_eq!(shared.theta, any.theta);
             assert!(preface(&any.source).contains("#define MGK_GLOBAL_COPIES "));
+            assert!(!preface(&any.source).contains("MGK_SHARED_VECTORS"));
+            let global = gen(VectorPlacement::Global);
+            assert!(preface(&global.source).contains("#define MGK_SHARED_VECTORS 0\n"));
+            assert!(!preface(&global.source).contains("MGK_GLOBAL_VECTORS"));
+            assert_ne!(global.name, any.name);
+            assert_eq!(global.theta, any.theta);
         }
         // the gradient kernel: the same switch, and the default (Any) source holds the global path
         let grad = |placement| {
@@ -555,6 +588,28 @@ mod tests {
             mgk_grad_source::<Record, (), _, _>(&kn, &Constant::new(1.0), &layout, &LabelLayout::Empty, Precision::F32)
                 .unwrap();
         assert_eq!(default, any);
+    }
+
+    #[test]
+    fn fast_math_marks_the_f32_value_kernels_only() {
+        use crate::cuda::jit::FAST_MATH_MARKER;
+        let layout = |p| LabelLayout::record(&[("label".into(), crate::cuda::label::CType::Int32)], p);
+        let delta = Field::new("label", KroneckerDelta::new(0.5));
+        let sqexp = Field::new("label", crate::basekernel::SquareExponential::new(0.5));
+        for p in [Precision::F32, Precision::F64] {
+            let l = layout(p);
+            // an exp in the edge kernel: fast math in f32; a delta and a constant: none
+            let batched = mgk_source::<Record, Record, _, _>(&delta, &sqexp, &l, &l, p).unwrap();
+            let large = mgk_large_source::<Record, Record, _, _>(&delta, &sqexp, &l, &l, p).unwrap();
+            let grad = mgk_grad_source::<Record, Record, _, _>(&delta, &sqexp, &l, &l, p).unwrap();
+            let plain =
+                mgk_source::<Record, (), _, _>(&delta, &Constant::new(1.0), &l, &LabelLayout::Empty, p).unwrap();
+            let fast = crate::mgk::Tuning::from_env().fast_math && p == Precision::F32;
+            assert_eq!(batched.source.contains(FAST_MATH_MARKER), fast);
+            assert_eq!(large.source.contains(FAST_MATH_MARKER), fast);
+            assert!(!grad.source.contains(FAST_MATH_MARKER));
+            assert!(!plain.source.contains(FAST_MATH_MARKER));
+        }
     }
 
     #[test]

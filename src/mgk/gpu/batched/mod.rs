@@ -100,7 +100,7 @@ where
     /// keeps them in global memory (`vectors_shared` false), then
     /// - [`XmvScheme::Rows`]: graph i by rows ((real + edge label + 4 B) per
     ///   nonzero, 4 B per row pointer), graph j's nonzeros ((real + edge
-    ///   label + 4 B) each);
+    ///   label + 4 B) each, and its row pointers);
     /// - [`XmvScheme::TilePairs`]: both graphs' octiles (16 B per tile,
     ///   (real + edge label + 1 B) per nonzero).
     pub(super) fn batched_smem(
@@ -117,7 +117,8 @@ where
         let graphs = match xmv {
             XmvScheme::Rows => {
                 let rows = (rs + es + 4) * a.nnz[i] + 4 * (a.num_nodes[i] + 1) + 24;
-                let nonzeros = (rs + es + 4) * b.nnz[j] + 24;
+                // with row pointers (MGK_XMV_CSR: G' staged by rows too)
+                let nonzeros = (rs + es + 4) * b.nnz[j] + 4 * (b.num_nodes[j] + 1) + 24;
                 rows + nonzeros
             }
             XmvScheme::TilePairs => {
@@ -357,12 +358,21 @@ where
     pub(super) fn placement_hint(&self, sizes: &[(usize, usize)], edge_bytes: usize) -> VectorPlacement {
         let rs = self.params.precision.size();
         let Some(&(n, nz)) = sizes.iter().max_by_key(|s| s.0) else { return VectorPlacement::Shared };
-        let graphs = 2 * (rs + edge_bytes.max(1) + 4) * nz + 4 * (n + 1) + 48;
-        if (2 * n * n * rs).div_ceil(8) * 8 + graphs > self.smem_limit() {
+        // a graph paired with itself: whether its vectors miss shared memory
+        let misses = |&(n, nz): &(usize, usize)| {
+            let graphs = 2 * (rs + edge_bytes.max(1) + 4) * nz + 8 * (n + 1) + 48;
+            (2 * n * n * rs).div_ceil(8) * 8 + graphs > self.smem_limit()
+                || self.vector_cap().is_some_and(|cap| n * n > cap)
+        };
+        let smallest = sizes.iter().min_by_key(|s| s.0).copied().unwrap_or((n, nz));
+        if !self.gram_params.any_placement && misses(&smallest) {
+            return VectorPlacement::Global;
+        }
+        if misses(&(n, nz)) {
             return VectorPlacement::Any;
         }
-        if let Some(cap) = self.vector_cap() {
-            return if n * n > cap { VectorPlacement::Any } else { VectorPlacement::Shared };
+        if self.vector_cap().is_some() {
+            return VectorPlacement::Shared;
         }
         // pairs i <= j with n_i n_j over the occupancy size, by two pointers over the sorted counts
         let occupancy_n = SHARED_VECTOR_BYTES / (2 * rs);
@@ -405,9 +415,17 @@ where
         let t_prep = std::time::Instant::now();
         let precision = self.params.precision;
         let rs = precision.size();
-        let any_global = jobs.iter().any(|&(i, j)| a.num_nodes[i] * b.num_nodes[j] > shared_n);
-        let placement =
-            if any_global || self.gram_params.any_placement { VectorPlacement::Any } else { VectorPlacement::Shared };
+        let global = |&(i, j): &(usize, usize)| a.num_nodes[i] * b.num_nodes[j] > shared_n;
+        let any_global = jobs.iter().any(global);
+        let placement = if self.gram_params.any_placement {
+            VectorPlacement::Any
+        } else if jobs.iter().all(global) {
+            VectorPlacement::Global
+        } else if any_global {
+            VectorPlacement::Any
+        } else {
+            VectorPlacement::Shared
+        };
         let src = self.batched_source(a, placement)?;
         let t_jit = std::time::Instant::now();
         let (func, origin) = self.function(&src.name, &src.source)?;
