@@ -64,21 +64,46 @@ extern "C" __global__ void fglt_spmv(int n, const int* __restrict__ ptr, const i
     }
 }
 
-// W on every stored entry (i, j): |N(i) ∩ N(j)|, walking the shorter row
-// and binary-searching the longer. One thread per entry.
+// Entries whose shorter row has more than LONG_ROW entries are intersected
+// by the whole warp (lanes share the shorter row, each binary-searching the
+// longer); the others by one lane each (a merge with a moving lower bound).
+#define LONG_ROW 32
+
+// W on every stored entry (i, j): |N(i) ∩ N(j)|. A warp takes 32 entries,
+// one per lane, then the long ones together.
 extern "C" __global__ void fglt_w(int n, long long nnz, const int* __restrict__ ptr, const int* __restrict__ idx,
                                   const int* __restrict__ row_of, u32* __restrict__ w) {
-    for (long long e = blockIdx.x * (long long)blockDim.x + threadIdx.x; e < nnz; e += (long long)gridDim.x * blockDim.x) {
-        int i = row_of[e], j = idx[e];
-        int a0 = ptr[i], a1 = ptr[i + 1], b0 = ptr[j], b1 = ptr[j + 1];
-        if (a1 - a0 > b1 - b0) { int t = a0; a0 = b0; b0 = t; t = a1; a1 = b1; b1 = t; }
-        u32 c = 0;
-        int lo = b0;
-        for (int p = a0; p < a1 && lo < b1; ++p) {
-            lo = lower_bound(idx, lo, b1, idx[p]);
-            if (lo < b1 && idx[lo] == idx[p]) ++c;
+    int lane = threadIdx.x & 31;
+    long long step = ((long long)gridDim.x * blockDim.x) & ~31ll;
+    for (long long base = (blockIdx.x * (long long)blockDim.x + threadIdx.x) & ~31ll; base < nnz; base += step) {
+        long long e = base + lane;
+        bool wide = false;
+        if (e < nnz) {
+            int i = row_of[e], j = idx[e];
+            int a0 = ptr[i], a1 = ptr[i + 1], b0 = ptr[j], b1 = ptr[j + 1];
+            if (a1 - a0 > b1 - b0) { int t = a0; a0 = b0; b0 = t; t = a1; a1 = b1; b1 = t; }
+            if (a1 - a0 > LONG_ROW) {
+                wide = true;
+            } else {
+                u32 c = 0;
+                int lo = b0;
+                for (int p = a0; p < a1 && lo < b1; ++p) {
+                    lo = lower_bound(idx, lo, b1, idx[p]);
+                    if (lo < b1 && idx[lo] == idx[p]) ++c;
+                }
+                w[e] = c;
+            }
         }
-        w[e] = c;
+        for (unsigned m = __ballot_sync(FULL_MASK, wide); m; m &= m - 1) {
+            long long f = base + __ffs(m) - 1;
+            int i = row_of[f], j = idx[f];
+            int a0 = ptr[i], a1 = ptr[i + 1], b0 = ptr[j], b1 = ptr[j + 1];
+            if (a1 - a0 > b1 - b0) { int t = a0; a0 = b0; b0 = t; t = a1; a1 = b1; b1 = t; }
+            u64 c = 0;
+            for (int p = a0 + lane; p < a1; p += 32) c += find(idx, b0, b1, idx[p]) >= 0;
+            c = warp_sum(c);
+            if (lane == 0) w[f] = (u32)c;
+        }
     }
 }
 
@@ -107,30 +132,50 @@ extern "C" __global__ void fglt_w_sums(int n, const int* __restrict__ ptr, const
     }
 }
 
+// Σ_{k ∈ N(i) ∩ N(j)} (W_jk − 1) over the lanes' share (lane, stride) of
+// the shorter of rows i = [a0, a1) and j = [b0, b1) (the slot (j, k) read
+// from W: found by search when walking N(i), direct when walking N(j)).
+__device__ __forceinline__ u64 aba_entry(const int* __restrict__ idx, const u32* __restrict__ w, int a0, int a1,
+                                         int b0, int b1, int lane, int stride) {
+    u64 s = 0;
+    if (a1 - a0 <= b1 - b0) {
+        for (int p = a0 + lane; p < a1; p += stride) {
+            int q = find(idx, b0, b1, idx[p]);
+            if (q >= 0) s += (u64)w[q] - 1;
+        }
+    } else {
+        for (int q = b0 + lane; q < b1; q += stride)
+            if (find(idx, a0, a1, idx[q]) >= 0) s += (u64)w[q] - 1;
+    }
+    return s;
+}
+
 // aba[i] += Σ_{k ∈ N(i) ∩ N(j)} (W_jk − 1) for every stored entry (i, j):
-// diag(A (W − A) A). One thread per entry; aba must be zero.
+// diag(A (W − A) A). A warp takes 32 entries, one per lane, then the long
+// ones together; aba must be zero.
 extern "C" __global__ void fglt_aba(int n, long long nnz, const int* __restrict__ ptr, const int* __restrict__ idx,
                                     const int* __restrict__ row_of, const u32* __restrict__ w, u64* __restrict__ aba) {
-    for (long long e = blockIdx.x * (long long)blockDim.x + threadIdx.x; e < nnz; e += (long long)gridDim.x * blockDim.x) {
-        int i = row_of[e], j = idx[e];
-        int a0 = ptr[i], a1 = ptr[i + 1], b0 = ptr[j], b1 = ptr[j + 1];
-        u64 s = 0;
-        if (a1 - a0 <= b1 - b0) {
-            // walk N(i), find each k in N(j): its position there is the slot (j, k)
-            int lo = b0;
-            for (int p = a0; p < a1 && lo < b1; ++p) {
-                lo = lower_bound(idx, lo, b1, idx[p]);
-                if (lo < b1 && idx[lo] == idx[p]) s += (u64)w[lo] - 1;
-            }
-        } else {
-            // walk N(j) (slots (j, k) directly), find each k in N(i)
-            int lo = a0;
-            for (int q = b0; q < b1 && lo < a1; ++q) {
-                lo = lower_bound(idx, lo, a1, idx[q]);
-                if (lo < a1 && idx[lo] == idx[q]) s += (u64)w[q] - 1;
+    int lane = threadIdx.x & 31;
+    long long step = ((long long)gridDim.x * blockDim.x) & ~31ll;
+    for (long long base = (blockIdx.x * (long long)blockDim.x + threadIdx.x) & ~31ll; base < nnz; base += step) {
+        long long e = base + lane;
+        bool wide = false;
+        if (e < nnz) {
+            int i = row_of[e], j = idx[e];
+            int a0 = ptr[i], a1 = ptr[i + 1], b0 = ptr[j], b1 = ptr[j + 1];
+            if (min(a1 - a0, b1 - b0) > LONG_ROW) {
+                wide = true;
+            } else {
+                u64 s = aba_entry(idx, w, a0, a1, b0, b1, 0, 1);
+                if (s) atomicAdd(&aba[i], s);
             }
         }
-        if (s) atomicAdd(&aba[i], s);
+        for (unsigned m = __ballot_sync(FULL_MASK, wide); m; m &= m - 1) {
+            long long f = base + __ffs(m) - 1;
+            int i = row_of[f], j = idx[f];
+            u64 s = warp_sum(aba_entry(idx, w, ptr[i], ptr[i + 1], ptr[j], ptr[j + 1], lane, 32));
+            if (lane == 0 && s) atomicAdd(&aba[i], s);
+        }
     }
 }
 
@@ -197,10 +242,80 @@ extern "C" __global__ void fglt_c4(int n, const int* __restrict__ ptr, const int
     }
 }
 
-// 4-cliques through each vertex: one warp per stored entry (u, v) with
-// u < v; its lanes share out the w > v of N(u), and each w in N(v) closes
-// the cliques u < v < w < x with every x > w of N(w) in N(u) and N(v),
-// each found once. k4 must be zero.
+// 4-cliques through each vertex. Each clique u < v < w < x is found once,
+// from its lowest vertex u, as a triangle of the graph H_u induced on
+// N⁺(u) (u's higher-numbered neighbours). Vertices with |N⁺(u)| ≤ K4_LOCAL
+// take fglt_k4_local; the others fglt_k4 (k4 must be zero before both).
+#define K4_LOCAL 512
+#define K4_WORDS (K4_LOCAL / 32)
+
+// First position of row u (in idx[ptr[u], ptr[u+1])) above u: N⁺(u) starts there.
+__device__ __forceinline__ int upper_start(const int* __restrict__ ptr, const int* __restrict__ idx, int u) {
+    return lower_bound(idx, ptr[u], ptr[u + 1], u + 1);
+}
+
+// One block per vertex u with 3 ≤ |N⁺(u)| ≤ K4_LOCAL: H_u's rows as
+// bitsets in shared memory (bit t of row s: L[s] ~ L[t], L = N⁺(u)); a
+// vertex s of H_u is in ½ Σ_{t ∈ row s} |row s ∩ row t| triangles of H_u,
+// i.e. 4-cliques with u below; u in a third of their sum.
+extern "C" __global__ void fglt_k4_local(int n, const int* __restrict__ ptr, const int* __restrict__ idx,
+                                         u64* __restrict__ k4) {
+    __shared__ int L[K4_LOCAL];
+    __shared__ u32 rows[K4_LOCAL * K4_WORDS];
+    __shared__ u64 warp_tot[32];
+    int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
+    for (int u = blockIdx.x; u < n; u += gridDim.x) {
+        int u1 = ptr[u + 1], u0 = upper_start(ptr, idx, u), k = u1 - u0;
+        if (k < 3 || k > K4_LOCAL) continue;  // uniform over the block
+        int words = (k + 31) >> 5;
+        for (int i = threadIdx.x; i < k; i += blockDim.x) L[i] = idx[u0 + i];
+        for (int i = threadIdx.x; i < k * words; i += blockDim.x) rows[i] = 0;
+        __syncthreads();
+        int lo_v = L[0], hi_v = L[k - 1];
+        for (int s = warp; s < k; s += nwarps) {
+            int v = L[s], v1 = ptr[v + 1];
+            for (int q = lower_bound(idx, ptr[v], v1, lo_v) + lane; q < v1; q += 32) {
+                int x = idx[q];
+                if (x > hi_v) break;
+                int a = 0, b = k;
+                while (a < b) {
+                    int m = (a + b) >> 1;
+                    if (L[m] < x) a = m + 1; else b = m;
+                }
+                if (a < k && L[a] == x) atomicOr(&rows[s * words + (a >> 5)], 1u << (a & 31));
+            }
+        }
+        __syncthreads();
+        u64 mine = 0;
+        for (int s = warp; s < k; s += nwarps) {
+            const u32* rs = rows + s * words;
+            u64 c = 0;
+            for (int t = lane; t < k; t += 32) {
+                if (!((rs[t >> 5] >> (t & 31)) & 1u)) continue;
+                const u32* rt = rows + t * words;
+                for (int w = 0; w < words; ++w) c += __popc(rs[w] & rt[w]);
+            }
+            c = warp_sum(c) / 2;  // triangles of H_u at s
+            if (lane == 0 && c) {
+                atomicAdd(&k4[L[s]], c);
+                mine += c;
+            }
+        }
+        if (lane == 0) warp_tot[warp] = mine;
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            u64 tot = 0;
+            for (int w = 0; w < nwarps; ++w) tot += warp_tot[w];
+            if (tot) atomicAdd(&k4[u], tot / 3);
+        }
+        __syncthreads();
+    }
+}
+
+// 4-cliques from the vertices u with |N⁺(u)| > K4_LOCAL: one warp per
+// stored entry (u, v) with u < v; its lanes share out the w > v of N(u),
+// and each w in N(v) closes the cliques u < v < w < x with every x > w of
+// N(w) in N(u) and N(v), each found once.
 extern "C" __global__ void fglt_k4(int n, long long nnz, const int* __restrict__ ptr, const int* __restrict__ idx,
                                    const int* __restrict__ row_of, u64* __restrict__ k4) {
     int lane = threadIdx.x & 31;
@@ -210,6 +325,7 @@ extern "C" __global__ void fglt_k4(int n, long long nnz, const int* __restrict__
         if (v <= u) continue;  // uniform over the warp
         int u1 = ptr[u + 1], v0 = ptr[v], v1 = ptr[v + 1];
         if (u1 - (int)e < 3) continue;  // fewer than two w > v in N(u)
+        if (u1 - upper_start(ptr, idx, u) <= K4_LOCAL) continue;  // fglt_k4_local's
         int vstart = lower_bound(idx, v0, v1, v + 1);
         u64 uv = 0;
         for (int p = (int)e + 1 + lane; p < u1; p += 32) {
