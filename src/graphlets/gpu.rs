@@ -16,11 +16,13 @@
 //!   per row); `W` on every stored entry (one thread per entry, the shorter
 //!   row walked, the longer binary-searched, a warp together past 32
 //!   entries); the row sums of `W`; `A (W e)`;
-//!   `diag(A (W − A) A)` (one thread per entry); 4-cycles (a block per vertex
-//!   with its own counter array, as many blocks as an eighth of the device's
-//!   memory holds); 4-cliques as the triangles of the graphs induced on each
-//!   `N⁺(u)` (one block per `u` with its bitset rows in shared memory while
-//!   `|N⁺(u)| ≤ 512`, else one warp per edge `u < v`);
+//!   `diag(A (W − A) A)` (as `W`); 4-cycles (a block per vertex counting
+//!   its wedges by their end, in a hash table in shared memory when they
+//!   fit half of it, else in the block's own counter array of `n`, as many
+//!   blocks as an eighth of the device's memory holds); 4-cliques as the
+//!   triangles of the graphs induced on each `N⁺(u)` (one block per `u`,
+//!   bitset rows in shared memory while `|N⁺(u)| ≤ 512`, else in global
+//!   scratch of `√nnz` rows, which bounds `|N⁺(u)|` in degree order);
 //! - **raw and net**: [`transform`](super::transform)'s formulas and its net
 //!   table, written straight into the graph's vertex order.
 //!
@@ -90,7 +92,7 @@ pub_for_testing! {
 pub_for_testing! {
     /// The kernels of [`source`].
     pub const KERNELS: [&str; 19] = [
-        "fglt_fill", "fglt_degrees", "fglt_spmv", "fglt_w", "fglt_w_sums", "fglt_aba", "fglt_c4", "fglt_k4_local", "fglt_k4",
+        "fglt_fill", "fglt_degrees", "fglt_spmv", "fglt_w", "fglt_w_sums", "fglt_aba", "fglt_c4", "fglt_k4_local", "fglt_k4_wide",
         "fglt_scan_sums", "fglt_scan_parts", "fglt_scan_apply", "fglt_in_degrees", "fglt_place", "fglt_relabel",
         "fglt_sort_warp", "fglt_sort_block", "fglt_sort_bitmap", "fglt_assemble",
     ];

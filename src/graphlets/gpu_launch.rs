@@ -3,6 +3,7 @@
 use super::*;
 use crate::cuda::device::{check, device, Device};
 use cudarc::driver::{sys, CudaEvent, CudaFunction, CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
+use rayon::prelude::*;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -13,6 +14,8 @@ const SCAN_PARTS: usize = 1024;
 /// (`SORT_WARP`, `SORT_BLOCK` in kernels/fglt_prep.cu).
 const SORT_WARP: u64 = 32;
 const SORT_BLOCK: u64 = 4096;
+/// Largest `|N⁺(u)|` of `fglt_k4_local` (`K4_LOCAL` in kernels/fglt.cu).
+const K4_LOCAL: usize = 512;
 
 /// The loaded kernels, looked up by name.
 struct Kernels(Vec<CudaFunction>);
@@ -142,7 +145,10 @@ pub fn transform<N: Label, E: Label>(
         launch!(stream, ks, "fglt_assemble", per_thread; &n32, &order, &p[0], &p[3], &p[4], &p[5], &p[6], &p[7], &p[8],
             &p[9], &p[10], &p[11], &p[12], &mut raw_d, &mut net_d);
         marks.push(("download", event(stream)?));
-        let (mut raw, mut net) = (Frequencies::zeros(n), Frequencies::zeros(n));
+        // host pages touched by all threads first: the copies then write to
+        // memory already mapped (first-touch faults were most of their time)
+        let table = || Frequencies { n, data: rayon::iter::repeat_n(0u64, n * ORBITS).collect() };
+        let (mut raw, mut net) = (table(), table());
         check("downloading the raw table", || stream.memcpy_dtoh(&raw_d, &mut raw.data))?;
         check("downloading the net table", || stream.memcpy_dtoh(&net_d, &mut net.data))?;
         DeviceResult::Frequencies { raw, net }
@@ -243,7 +249,6 @@ fn primitives(
     let per_thread = grid(n, BLOCK as usize);
     let per_warp = grid(n, (BLOCK / 32) as usize);
     let per_entry = grid(nnz, BLOCK as usize);
-    let per_entry_warp = grid(nnz, (BLOCK / 32) as usize);
     let blocks = |g: usize, b: u32| LaunchConfig { grid_dim: (g as u32, 1, 1), block_dim: (b, 1, 1), shared_mem_bytes: 0 };
     let poison: u64 = u64::MAX;
     for s in v.iter_mut().take(10) {
@@ -274,8 +279,19 @@ fn primitives(
 
     mark("4-cliques")?;
     launch!(stream, ks, "fglt_k4_local", blocks(sms * 6, 128); &n32, ptr_d, idx_d, &mut *k4);
-    launch!(stream, ks, "fglt_k4", per_entry_warp; &n32, &nnz64, ptr_d, idx_d, row_d, &mut *k4);
+    // |N⁺(u)| ≤ √nnz in degree order (see kernels/fglt.cu)
+    let kmax = (nnz as f64).sqrt() as usize + 1;
+    let mut wide = None;
+    if kmax > K4_LOCAL {
+        let per_block = kmax * kmax.div_ceil(32) * 4 + kmax * 4;
+        let nb = ((dev.info.total_memory / 8) / per_block).clamp(1, sms * 2);
+        let rows = check("allocating 4-clique bitsets", || stream.alloc_zeros::<u32>(nb * kmax * kmax.div_ceil(32)))?;
+        let list = check("allocating 4-clique lists", || stream.alloc_zeros::<i32>(nb * kmax))?;
+        let (rows, list) = wide.insert((rows, list));
+        let kmax32 = kmax as i32;
+        launch!(stream, ks, "fglt_k4_wide", blocks(nb, 512); &n32, &kmax32, ptr_d, idx_d, rows, list, &mut *k4);
+    }
     // the scratch is freed in stream order after the launches that read it
-    drop((w_d, acc_d, touched_d));
+    drop((w_d, acc_d, touched_d, wide));
     Ok(v)
 }
