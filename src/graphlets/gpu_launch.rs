@@ -93,7 +93,8 @@ pub fn transform<N: Label, E: Label>(
         let g = items.div_ceil(per_block).clamp(1, sms * 32) as u32;
         LaunchConfig { grid_dim: (g, 1, 1), block_dim: (BLOCK, 1, 1), shared_mem_bytes: 0 }
     };
-    let blocks = |g: usize, b: u32| LaunchConfig { grid_dim: (g as u32, 1, 1), block_dim: (b, 1, 1), shared_mem_bytes: 0 };
+    let blocks =
+        |g: usize, b: u32| LaunchConfig { grid_dim: (g as u32, 1, 1), block_dim: (b, 1, 1), shared_mem_bytes: 0 };
     let per_thread = grid(n, BLOCK as usize);
     let per_warp = grid(n, (BLOCK / 32) as usize);
     let n32 = n as i32;
@@ -249,7 +250,8 @@ fn primitives(
     let per_thread = grid(n, BLOCK as usize);
     let per_warp = grid(n, (BLOCK / 32) as usize);
     let per_entry = grid(nnz, BLOCK as usize);
-    let blocks = |g: usize, b: u32| LaunchConfig { grid_dim: (g as u32, 1, 1), block_dim: (b, 1, 1), shared_mem_bytes: 0 };
+    let blocks =
+        |g: usize, b: u32| LaunchConfig { grid_dim: (g as u32, 1, 1), block_dim: (b, 1, 1), shared_mem_bytes: 0 };
     let poison: u64 = u64::MAX;
     for s in v.iter_mut().take(10) {
         launch!(stream, ks, "fglt_fill", per_thread; &n64, s, &poison);
