@@ -314,118 +314,90 @@ __device__ __forceinline__ int upper_start(const int* __restrict__ ptr, const in
     return lower_bound(idx, ptr[u], ptr[u + 1], u + 1);
 }
 
-// One block per vertex u with 3 ≤ |N⁺(u)| ≤ K4_LOCAL: H_u's rows as
-// bitsets in shared memory (bit t of row s: L[s] ~ L[t], L = N⁺(u)); a
-// vertex s of H_u is in ½ Σ_{t ∈ row s} |row s ∩ row t| triangles of H_u,
-// i.e. 4-cliques with u below; u in a third of their sum.
+// The 4-cliques with lowest vertex u (N⁺(u) = idx[u0, u0 + k)), by the
+// whole block: H_u's rows as bitsets (bit t of row s: L[s] ~ L[t], L =
+// N⁺(u); rows of `words` words); a vertex s of H_u is in
+// ½ Σ_{t ∈ row s} |row s ∩ row t| triangles of H_u, i.e. 4-cliques with u
+// below; u in a third of their sum. L and rows in shared or global memory;
+// the intersections by the lanes over t (short rows) or over the words.
+__device__ void k4_vertex(int u, int u0, int k, const int* __restrict__ ptr, const int* __restrict__ idx, int* L,
+                          u32* rows, bool lanes_over_words, u64* warp_tot, u64* __restrict__ k4) {
+    int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
+    int words = (k + 31) >> 5;
+    for (int i = threadIdx.x; i < k; i += blockDim.x) L[i] = idx[u0 + i];
+    for (long long i = threadIdx.x; i < (long long)k * words; i += blockDim.x) rows[i] = 0;
+    __syncthreads();
+    int lo_v = L[0], hi_v = L[k - 1];
+    for (int s = warp; s < k; s += nwarps) {
+        int v = L[s], v1 = ptr[v + 1];
+        for (int q = lower_bound(idx, ptr[v], v1, lo_v) + lane; q < v1; q += 32) {
+            int x = idx[q];
+            if (x > hi_v) break;
+            int a = lower_bound(L, 0, k, x);
+            if (a < k && L[a] == x) atomicOr(&rows[(long long)s * words + (a >> 5)], 1u << (a & 31));
+        }
+    }
+    __syncthreads();
+    u64 mine = 0;
+    for (int s = warp; s < k; s += nwarps) {
+        const u32* rs = rows + (long long)s * words;
+        u64 c = 0;
+        if (lanes_over_words) {
+            for (int tw = 0; tw < words; ++tw) {
+                for (u32 bits = rs[tw]; bits; bits &= bits - 1) {
+                    const u32* rt = rows + (long long)(tw * 32 + __ffs(bits) - 1) * words;
+                    for (int w = lane; w < words; w += 32) c += __popc(rs[w] & rt[w]);
+                }
+            }
+        } else {
+            for (int t = lane; t < k; t += 32) {
+                if (!((rs[t >> 5] >> (t & 31)) & 1u)) continue;
+                const u32* rt = rows + (long long)t * words;
+                for (int w = 0; w < words; ++w) c += __popc(rs[w] & rt[w]);
+            }
+        }
+        c = warp_sum(c) / 2;  // triangles of H_u at s
+        if (lane == 0 && c) {
+            atomicAdd(&k4[L[s]], c);
+            mine += c;
+        }
+    }
+    if (lane == 0) warp_tot[warp] = mine;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        u64 tot = 0;
+        for (int w = 0; w < nwarps; ++w) tot += warp_tot[w];
+        if (tot) atomicAdd(&k4[u], tot / 3);
+    }
+    __syncthreads();
+}
+
+// One block per vertex u with 3 ≤ |N⁺(u)| ≤ K4_LOCAL, H_u in shared memory.
 extern "C" __global__ void fglt_k4_local(int n, const int* __restrict__ ptr, const int* __restrict__ idx,
                                          u64* __restrict__ k4) {
     __shared__ int L[K4_LOCAL];
     __shared__ u32 rows[K4_LOCAL * K4_WORDS];
     __shared__ u64 warp_tot[32];
-    int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
     for (int u = blockIdx.x; u < n; u += gridDim.x) {
         int u1 = ptr[u + 1], u0 = upper_start(ptr, idx, u), k = u1 - u0;
         if (k < 3 || k > K4_LOCAL) continue;  // uniform over the block
-        int words = (k + 31) >> 5;
-        for (int i = threadIdx.x; i < k; i += blockDim.x) L[i] = idx[u0 + i];
-        for (int i = threadIdx.x; i < k * words; i += blockDim.x) rows[i] = 0;
-        __syncthreads();
-        int lo_v = L[0], hi_v = L[k - 1];
-        for (int s = warp; s < k; s += nwarps) {
-            int v = L[s], v1 = ptr[v + 1];
-            for (int q = lower_bound(idx, ptr[v], v1, lo_v) + lane; q < v1; q += 32) {
-                int x = idx[q];
-                if (x > hi_v) break;
-                int a = 0, b = k;
-                while (a < b) {
-                    int m = (a + b) >> 1;
-                    if (L[m] < x) a = m + 1; else b = m;
-                }
-                if (a < k && L[a] == x) atomicOr(&rows[s * words + (a >> 5)], 1u << (a & 31));
-            }
-        }
-        __syncthreads();
-        u64 mine = 0;
-        for (int s = warp; s < k; s += nwarps) {
-            const u32* rs = rows + s * words;
-            u64 c = 0;
-            for (int t = lane; t < k; t += 32) {
-                if (!((rs[t >> 5] >> (t & 31)) & 1u)) continue;
-                const u32* rt = rows + t * words;
-                for (int w = 0; w < words; ++w) c += __popc(rs[w] & rt[w]);
-            }
-            c = warp_sum(c) / 2;  // triangles of H_u at s
-            if (lane == 0 && c) {
-                atomicAdd(&k4[L[s]], c);
-                mine += c;
-            }
-        }
-        if (lane == 0) warp_tot[warp] = mine;
-        __syncthreads();
-        if (threadIdx.x == 0) {
-            u64 tot = 0;
-            for (int w = 0; w < nwarps; ++w) tot += warp_tot[w];
-            if (tot) atomicAdd(&k4[u], tot / 3);
-        }
-        __syncthreads();
+        k4_vertex(u, u0, k, ptr, idx, L, rows, false, warp_tot, k4);
     }
 }
 
-// 4-cliques from the vertices u with |N⁺(u)| > K4_LOCAL: as fglt_k4_local,
-// one block per such u, H_u's rows (words 32-bit words each) and N⁺(u) in
-// the block's own part of global scratch (kmax rows and kmax entries, kmax
-// ≥ every |N⁺(u)|: √nnz bounds it in degree order, each w of N⁺(u) having
-// degree ≥ |N⁺(u)|); the row intersections by the lanes over the words.
+// One block per vertex u with |N⁺(u)| > K4_LOCAL, H_u and N⁺(u) in the
+// block's own part of global scratch (kmax rows and kmax entries, kmax ≥
+// every |N⁺(u)|: √nnz bounds it in degree order, each w of N⁺(u) having
+// degree ≥ |N⁺(u)|).
 extern "C" __global__ void fglt_k4_wide(int n, int kmax, const int* __restrict__ ptr, const int* __restrict__ idx,
                                         u32* __restrict__ rows_all, int* __restrict__ L_all, u64* __restrict__ k4) {
     __shared__ u64 warp_tot[32];
-    int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
     long long wmax = (kmax + 31) >> 5;
     u32* rows = rows_all + (long long)blockIdx.x * kmax * wmax;
     int* L = L_all + (long long)blockIdx.x * kmax;
     for (int u = blockIdx.x; u < n; u += gridDim.x) {
         int u1 = ptr[u + 1], u0 = upper_start(ptr, idx, u), k = u1 - u0;
         if (k <= K4_LOCAL) continue;  // uniform over the block
-        int words = (k + 31) >> 5;
-        for (int i = threadIdx.x; i < k; i += blockDim.x) L[i] = idx[u0 + i];
-        for (long long i = threadIdx.x; i < (long long)k * words; i += blockDim.x) rows[i] = 0;
-        __syncthreads();
-        int lo_v = L[0], hi_v = L[k - 1];
-        for (int s = warp; s < k; s += nwarps) {
-            int v = L[s], v1 = ptr[v + 1];
-            for (int q = lower_bound(idx, ptr[v], v1, lo_v) + lane; q < v1; q += 32) {
-                int x = idx[q];
-                if (x > hi_v) break;
-                int a = lower_bound(L, 0, k, x);
-                if (a < k && L[a] == x) atomicOr(&rows[(long long)s * words + (a >> 5)], 1u << (a & 31));
-            }
-        }
-        __syncthreads();
-        u64 mine = 0;
-        for (int s = warp; s < k; s += nwarps) {
-            const u32* rs = rows + (long long)s * words;
-            u64 c = 0;
-            for (int tw = 0; tw < words; ++tw) {
-                for (u32 bits = rs[tw]; bits; bits &= bits - 1) {
-                    int t = tw * 32 + __ffs(bits) - 1;
-                    const u32* rt = rows + (long long)t * words;
-                    for (int w = lane; w < words; w += 32) c += __popc(rs[w] & rt[w]);
-                }
-            }
-            c = warp_sum(c) / 2;
-            if (lane == 0 && c) {
-                atomicAdd(&k4[L[s]], c);
-                mine += c;
-            }
-        }
-        if (lane == 0) warp_tot[warp] = mine;
-        __syncthreads();
-        if (threadIdx.x == 0) {
-            u64 tot = 0;
-            for (int w = 0; w < nwarps; ++w) tot += warp_tot[w];
-            if (tot) atomicAdd(&k4[u], tot / 3);
-        }
-        __syncthreads();
+        k4_vertex(u, u0, k, ptr, idx, L, rows, true, warp_tot, k4);
     }
 }
