@@ -64,21 +64,46 @@ extern "C" __global__ void fglt_spmv(int n, const int* __restrict__ ptr, const i
     }
 }
 
-// W on every stored entry (i, j): |N(i) ∩ N(j)|, walking the shorter row
-// and binary-searching the longer. One thread per entry.
+// Entries whose shorter row has more than LONG_ROW entries are intersected
+// by the whole warp (lanes share the shorter row, each binary-searching the
+// longer); the others by one lane each (a merge with a moving lower bound).
+#define LONG_ROW 32
+
+// W on every stored entry (i, j): |N(i) ∩ N(j)|. A warp takes 32 entries,
+// one per lane, then the long ones together.
 extern "C" __global__ void fglt_w(int n, long long nnz, const int* __restrict__ ptr, const int* __restrict__ idx,
                                   const int* __restrict__ row_of, u32* __restrict__ w) {
-    for (long long e = blockIdx.x * (long long)blockDim.x + threadIdx.x; e < nnz; e += (long long)gridDim.x * blockDim.x) {
-        int i = row_of[e], j = idx[e];
-        int a0 = ptr[i], a1 = ptr[i + 1], b0 = ptr[j], b1 = ptr[j + 1];
-        if (a1 - a0 > b1 - b0) { int t = a0; a0 = b0; b0 = t; t = a1; a1 = b1; b1 = t; }
-        u32 c = 0;
-        int lo = b0;
-        for (int p = a0; p < a1 && lo < b1; ++p) {
-            lo = lower_bound(idx, lo, b1, idx[p]);
-            if (lo < b1 && idx[lo] == idx[p]) ++c;
+    int lane = threadIdx.x & 31;
+    long long step = ((long long)gridDim.x * blockDim.x) & ~31ll;
+    for (long long base = (blockIdx.x * (long long)blockDim.x + threadIdx.x) & ~31ll; base < nnz; base += step) {
+        long long e = base + lane;
+        bool wide = false;
+        if (e < nnz) {
+            int i = row_of[e], j = idx[e];
+            int a0 = ptr[i], a1 = ptr[i + 1], b0 = ptr[j], b1 = ptr[j + 1];
+            if (a1 - a0 > b1 - b0) { int t = a0; a0 = b0; b0 = t; t = a1; a1 = b1; b1 = t; }
+            if (a1 - a0 > LONG_ROW) {
+                wide = true;
+            } else {
+                u32 c = 0;
+                int lo = b0;
+                for (int p = a0; p < a1 && lo < b1; ++p) {
+                    lo = lower_bound(idx, lo, b1, idx[p]);
+                    if (lo < b1 && idx[lo] == idx[p]) ++c;
+                }
+                w[e] = c;
+            }
         }
-        w[e] = c;
+        for (unsigned m = __ballot_sync(FULL_MASK, wide); m; m &= m - 1) {
+            long long f = base + __ffs(m) - 1;
+            int i = row_of[f], j = idx[f];
+            int a0 = ptr[i], a1 = ptr[i + 1], b0 = ptr[j], b1 = ptr[j + 1];
+            if (a1 - a0 > b1 - b0) { int t = a0; a0 = b0; b0 = t; t = a1; a1 = b1; b1 = t; }
+            u64 c = 0;
+            for (int p = a0 + lane; p < a1; p += 32) c += find(idx, b0, b1, idx[p]) >= 0;
+            c = warp_sum(c);
+            if (lane == 0) w[f] = (u32)c;
+        }
     }
 }
 
@@ -107,42 +132,90 @@ extern "C" __global__ void fglt_w_sums(int n, const int* __restrict__ ptr, const
     }
 }
 
+// Σ_{k ∈ N(i) ∩ N(j)} (W_jk − 1) over the lanes' share (lane, stride) of
+// the shorter of rows i = [a0, a1) and j = [b0, b1) (the slot (j, k) read
+// from W: found by search when walking N(i), direct when walking N(j)).
+__device__ __forceinline__ u64 aba_entry(const int* __restrict__ idx, const u32* __restrict__ w, int a0, int a1,
+                                         int b0, int b1, int lane, int stride) {
+    u64 s = 0;
+    if (a1 - a0 <= b1 - b0) {
+        for (int p = a0 + lane; p < a1; p += stride) {
+            int q = find(idx, b0, b1, idx[p]);
+            if (q >= 0) s += (u64)w[q] - 1;
+        }
+    } else {
+        for (int q = b0 + lane; q < b1; q += stride)
+            if (find(idx, a0, a1, idx[q]) >= 0) s += (u64)w[q] - 1;
+    }
+    return s;
+}
+
 // aba[i] += Σ_{k ∈ N(i) ∩ N(j)} (W_jk − 1) for every stored entry (i, j):
-// diag(A (W − A) A). One thread per entry; aba must be zero.
+// diag(A (W − A) A). A warp takes 32 entries, one per lane, then the long
+// ones together; aba must be zero.
 extern "C" __global__ void fglt_aba(int n, long long nnz, const int* __restrict__ ptr, const int* __restrict__ idx,
                                     const int* __restrict__ row_of, const u32* __restrict__ w, u64* __restrict__ aba) {
-    for (long long e = blockIdx.x * (long long)blockDim.x + threadIdx.x; e < nnz; e += (long long)gridDim.x * blockDim.x) {
-        int i = row_of[e], j = idx[e];
-        int a0 = ptr[i], a1 = ptr[i + 1], b0 = ptr[j], b1 = ptr[j + 1];
-        u64 s = 0;
-        if (a1 - a0 <= b1 - b0) {
-            // walk N(i), find each k in N(j): its position there is the slot (j, k)
-            int lo = b0;
-            for (int p = a0; p < a1 && lo < b1; ++p) {
-                lo = lower_bound(idx, lo, b1, idx[p]);
-                if (lo < b1 && idx[lo] == idx[p]) s += (u64)w[lo] - 1;
-            }
-        } else {
-            // walk N(j) (slots (j, k) directly), find each k in N(i)
-            int lo = a0;
-            for (int q = b0; q < b1 && lo < a1; ++q) {
-                lo = lower_bound(idx, lo, a1, idx[q]);
-                if (lo < a1 && idx[lo] == idx[q]) s += (u64)w[q] - 1;
+    int lane = threadIdx.x & 31;
+    long long step = ((long long)gridDim.x * blockDim.x) & ~31ll;
+    for (long long base = (blockIdx.x * (long long)blockDim.x + threadIdx.x) & ~31ll; base < nnz; base += step) {
+        long long e = base + lane;
+        bool wide = false;
+        if (e < nnz) {
+            int i = row_of[e], j = idx[e];
+            int a0 = ptr[i], a1 = ptr[i + 1], b0 = ptr[j], b1 = ptr[j + 1];
+            if (min(a1 - a0, b1 - b0) > LONG_ROW) {
+                wide = true;
+            } else {
+                u64 s = aba_entry(idx, w, a0, a1, b0, b1, 0, 1);
+                if (s) atomicAdd(&aba[i], s);
             }
         }
-        if (s) atomicAdd(&aba[i], s);
+        for (unsigned m = __ballot_sync(FULL_MASK, wide); m; m &= m - 1) {
+            long long f = base + __ffs(m) - 1;
+            int i = row_of[f], j = idx[f];
+            u64 s = warp_sum(aba_entry(idx, w, ptr[i], ptr[i + 1], ptr[j], ptr[j + 1], lane, 32));
+            if (lane == 0 && s) atomicAdd(&aba[i], s);
+        }
     }
 }
 
 // 4-cycles through each vertex. A block takes vertices u in turn (grid
-// stride) and counts the wedges u–v–w with v, w < u into its own counter
-// array acc (n entries, zero between vertices), listing each w reached in
-// touched (n entries): u and w share C(acc[w], 2) cycles, and each middle v
-// is in acc[w] − 1 of them. c4 must be zero.
+// stride) and counts the wedges u–v–w with v, w < u by their end w: u and w
+// share C(a_w, 2) cycles (a_w wedges end at w), and each middle v is in
+// a_w − 1 of them. The counters live in a hash table in shared memory
+// (C4_SLOTS slots, linear probing) when u's wedges (bounded by the degrees
+// of its lower neighbours) fill at most half of it, else in the block's own
+// array acc of n counters in global memory (zero between vertices), each w
+// reached listed in touched. c4 must be zero.
+#define C4_SLOTS 4096
+
+__device__ __forceinline__ u32 c4_hash(int w) { return ((u32)w * 2654435761u) >> 20; }  // 12 bits
+
+// The slot of w in the table of `size` slots (a power of two), inserting
+// it (count 0) if absent.
+__device__ __forceinline__ int c4_slot(int* keys, int w, u32 mask) {
+    for (u32 h = c4_hash(w) & mask;; h = (h + 1) & mask) {
+        int k = keys[h];
+        if (k == w) return (int)h;
+        if (k < 0) {
+            int old = atomicCAS(&keys[h], -1, w);
+            if (old < 0 || old == w) return (int)h;
+        }
+    }
+}
+
+__device__ __forceinline__ int c4_find(const int* keys, int w, u32 mask) {
+    for (u32 h = c4_hash(w) & mask;; h = (h + 1) & mask)
+        if (keys[h] == w) return (int)h;
+}
+
 extern "C" __global__ void fglt_c4(int n, const int* __restrict__ ptr, const int* __restrict__ idx,
                                    u32* __restrict__ acc_all, int* __restrict__ touched_all, u64* __restrict__ c4) {
     __shared__ int ntouched;
     __shared__ u64 block_sum[32];
+    __shared__ int keys[C4_SLOTS];
+    __shared__ u32 vals[C4_SLOTS];
+    __shared__ long long bound_sh;
     u32* acc = acc_all + (long long)blockIdx.x * n;
     int* touched = touched_all + (long long)blockIdx.x * n;
     int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
@@ -152,23 +225,52 @@ extern "C" __global__ void fglt_c4(int n, const int* __restrict__ ptr, const int
         int u0 = ptr[u];
         int u1 = lower_bound(idx, u0, ptr[u + 1], u);  // N(u) ∩ [0, u)
         if (u1 - u0 < 2) continue;  // a cycle needs two middles (uniform over the block)
+        // wedge bound: the degrees of the lower neighbours
+        if (threadIdx.x == 0) bound_sh = 0;
+        __syncthreads();
+        long long b = 0;
+        for (int p = u0 + threadIdx.x; p < u1; p += blockDim.x) b += ptr[idx[p] + 1] - ptr[idx[p]];
+        for (int o = 16; o > 0; o >>= 1) b += __shfl_down_sync(FULL_MASK, b, o);
+        if (lane == 0 && b) atomicAdd((unsigned long long*)&bound_sh, (unsigned long long)b);
+        __syncthreads();
+        long long bound = bound_sh;
+        bool local = 2 * bound <= C4_SLOTS;
+        u32 mask = 0;
+        if (local) {
+            u32 size = 64;
+            while (size < 2 * bound) size <<= 1;
+            mask = size - 1;
+            for (int t = threadIdx.x; t < (int)size; t += blockDim.x) { keys[t] = -1; vals[t] = 0; }
+            __syncthreads();
+        }
         for (int p = u0 + warp; p < u1; p += nwarps) {
             int v = idx[p];
             for (int q = ptr[v] + lane; q < ptr[v + 1]; q += 32) {
                 int w = idx[q];
                 if (w >= u) break;
-                if (atomicAdd(&acc[w], 1u) == 0) touched[atomicAdd(&ntouched, 1)] = w;
+                if (local) atomicAdd(&vals[c4_slot(keys, w, mask)], 1u);
+                else if (atomicAdd(&acc[w], 1u) == 0) touched[atomicAdd(&ntouched, 1)] = w;
             }
         }
         __syncthreads();
-        int nt = ntouched;
         u64 own = 0;
-        for (int t = threadIdx.x; t < nt; t += blockDim.x) {
-            int w = touched[t];
-            u64 c = choose2(acc[w]);
-            if (c) {
-                own += c;
-                atomicAdd(&c4[w], c);
+        if (local) {
+            for (int t = threadIdx.x; t <= (int)mask; t += blockDim.x) {
+                u64 c = choose2(vals[t]);
+                if (c) {
+                    own += c;
+                    atomicAdd(&c4[keys[t]], c);
+                }
+            }
+        } else {
+            int nt = ntouched;
+            for (int t = threadIdx.x; t < nt; t += blockDim.x) {
+                int w = touched[t];
+                u64 c = choose2(acc[w]);
+                if (c) {
+                    own += c;
+                    atomicAdd(&c4[w], c);
+                }
             }
         }
         for (int p = u0 + warp; p < u1; p += nwarps) {
@@ -177,7 +279,7 @@ extern "C" __global__ void fglt_c4(int n, const int* __restrict__ ptr, const int
             for (int q = ptr[v] + lane; q < ptr[v + 1]; q += 32) {
                 int w = idx[q];
                 if (w >= u) break;
-                s += (u64)acc[w] - 1;
+                s += (u64)(local ? vals[c4_find(keys, w, mask)] : acc[w]) - 1;
             }
             s = warp_sum(s);
             if (lane == 0 && s) atomicAdd(&c4[v], s);
@@ -190,54 +292,112 @@ extern "C" __global__ void fglt_c4(int n, const int* __restrict__ ptr, const int
             for (int k = 0; k < nwarps; ++k) tot += block_sum[k];
             if (tot) atomicAdd(&c4[u], tot);
         }
-        for (int t = threadIdx.x; t < nt; t += blockDim.x) acc[touched[t]] = 0;
+        if (!local) {
+            int nt = ntouched;
+            for (int t = threadIdx.x; t < nt; t += blockDim.x) acc[touched[t]] = 0;
+        }
         __syncthreads();
         if (threadIdx.x == 0) ntouched = 0;
         __syncthreads();
     }
 }
 
-// 4-cliques through each vertex: one warp per stored entry (u, v) with
-// u < v; its lanes share out the w > v of N(u), and each w in N(v) closes
-// the cliques u < v < w < x with every x > w of N(w) in N(u) and N(v),
-// each found once. k4 must be zero.
-extern "C" __global__ void fglt_k4(int n, long long nnz, const int* __restrict__ ptr, const int* __restrict__ idx,
-                                   const int* __restrict__ row_of, u64* __restrict__ k4) {
-    int lane = threadIdx.x & 31;
-    long long warps = ((long long)gridDim.x * blockDim.x) >> 5;
-    for (long long e = (blockIdx.x * (long long)blockDim.x + threadIdx.x) >> 5; e < nnz; e += warps) {
-        int u = row_of[e], v = idx[e];
-        if (v <= u) continue;  // uniform over the warp
-        int u1 = ptr[u + 1], v0 = ptr[v], v1 = ptr[v + 1];
-        if (u1 - (int)e < 3) continue;  // fewer than two w > v in N(u)
-        int vstart = lower_bound(idx, v0, v1, v + 1);
-        u64 uv = 0;
-        for (int p = (int)e + 1 + lane; p < u1; p += 32) {
-            int w = idx[p];  // w > v: the entries of row u after (u, v)
-            int vw = find(idx, vstart, v1, w);
-            if (vw < 0) continue;
-            u64 kw = 0;
-            int ulo = p + 1, vlo = vw + 1;
-            for (int q = lower_bound(idx, ptr[w], ptr[w + 1], w + 1); q < ptr[w + 1]; ++q) {
-                int x = idx[q];
-                ulo = lower_bound(idx, ulo, u1, x);
-                if (ulo >= u1) break;
-                if (idx[ulo] != x) continue;
-                vlo = lower_bound(idx, vlo, v1, x);
-                if (vlo >= v1) break;
-                if (idx[vlo] != x) continue;
-                ++kw;
-                atomicAdd(&k4[x], 1ull);
+// 4-cliques through each vertex. Each clique u < v < w < x is found once,
+// from its lowest vertex u, as a triangle of the graph H_u induced on
+// N⁺(u) (u's higher-numbered neighbours). Vertices with |N⁺(u)| ≤ K4_LOCAL
+// take fglt_k4_local; the others fglt_k4_wide (k4 must be zero before both).
+#define K4_LOCAL 512
+#define K4_WORDS (K4_LOCAL / 32)
+
+// First position of row u (in idx[ptr[u], ptr[u+1])) above u: N⁺(u) starts there.
+__device__ __forceinline__ int upper_start(const int* __restrict__ ptr, const int* __restrict__ idx, int u) {
+    return lower_bound(idx, ptr[u], ptr[u + 1], u + 1);
+}
+
+// The 4-cliques with lowest vertex u (N⁺(u) = idx[u0, u0 + k)), by the
+// whole block: H_u's rows as bitsets (bit t of row s: L[s] ~ L[t], L =
+// N⁺(u); rows of `words` words); a vertex s of H_u is in
+// ½ Σ_{t ∈ row s} |row s ∩ row t| triangles of H_u, i.e. 4-cliques with u
+// below; u in a third of their sum. L and rows in shared or global memory;
+// the intersections by the lanes over t (short rows) or over the words.
+__device__ void k4_vertex(int u, int u0, int k, const int* __restrict__ ptr, const int* __restrict__ idx, int* L,
+                          u32* rows, bool lanes_over_words, u64* warp_tot, u64* __restrict__ k4) {
+    int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
+    int words = (k + 31) >> 5;
+    for (int i = threadIdx.x; i < k; i += blockDim.x) L[i] = idx[u0 + i];
+    for (long long i = threadIdx.x; i < (long long)k * words; i += blockDim.x) rows[i] = 0;
+    __syncthreads();
+    int lo_v = L[0], hi_v = L[k - 1];
+    for (int s = warp; s < k; s += nwarps) {
+        int v = L[s], v1 = ptr[v + 1];
+        for (int q = lower_bound(idx, ptr[v], v1, lo_v) + lane; q < v1; q += 32) {
+            int x = idx[q];
+            if (x > hi_v) break;
+            int a = lower_bound(L, 0, k, x);
+            if (a < k && L[a] == x) atomicOr(&rows[(long long)s * words + (a >> 5)], 1u << (a & 31));
+        }
+    }
+    __syncthreads();
+    u64 mine = 0;
+    for (int s = warp; s < k; s += nwarps) {
+        const u32* rs = rows + (long long)s * words;
+        u64 c = 0;
+        if (lanes_over_words) {
+            for (int tw = 0; tw < words; ++tw) {
+                for (u32 bits = rs[tw]; bits; bits &= bits - 1) {
+                    const u32* rt = rows + (long long)(tw * 32 + __ffs(bits) - 1) * words;
+                    for (int w = lane; w < words; w += 32) c += __popc(rs[w] & rt[w]);
+                }
             }
-            if (kw) {
-                atomicAdd(&k4[w], kw);
-                uv += kw;
+        } else {
+            for (int t = lane; t < k; t += 32) {
+                if (!((rs[t >> 5] >> (t & 31)) & 1u)) continue;
+                const u32* rt = rows + (long long)t * words;
+                for (int w = 0; w < words; ++w) c += __popc(rs[w] & rt[w]);
             }
         }
-        uv = warp_sum(uv);
-        if (lane == 0 && uv) {
-            atomicAdd(&k4[u], uv);
-            atomicAdd(&k4[v], uv);
+        c = warp_sum(c) / 2;  // triangles of H_u at s
+        if (lane == 0 && c) {
+            atomicAdd(&k4[L[s]], c);
+            mine += c;
         }
+    }
+    if (lane == 0) warp_tot[warp] = mine;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        u64 tot = 0;
+        for (int w = 0; w < nwarps; ++w) tot += warp_tot[w];
+        if (tot) atomicAdd(&k4[u], tot / 3);
+    }
+    __syncthreads();
+}
+
+// One block per vertex u with 3 ≤ |N⁺(u)| ≤ K4_LOCAL, H_u in shared memory.
+extern "C" __global__ void fglt_k4_local(int n, const int* __restrict__ ptr, const int* __restrict__ idx,
+                                         u64* __restrict__ k4) {
+    __shared__ int L[K4_LOCAL];
+    __shared__ u32 rows[K4_LOCAL * K4_WORDS];
+    __shared__ u64 warp_tot[32];
+    for (int u = blockIdx.x; u < n; u += gridDim.x) {
+        int u1 = ptr[u + 1], u0 = upper_start(ptr, idx, u), k = u1 - u0;
+        if (k < 3 || k > K4_LOCAL) continue;  // uniform over the block
+        k4_vertex(u, u0, k, ptr, idx, L, rows, false, warp_tot, k4);
+    }
+}
+
+// One block per vertex u with |N⁺(u)| > K4_LOCAL, H_u and N⁺(u) in the
+// block's own part of global scratch (kmax rows and kmax entries, kmax ≥
+// every |N⁺(u)|: √nnz bounds it in degree order, each w of N⁺(u) having
+// degree ≥ |N⁺(u)|).
+extern "C" __global__ void fglt_k4_wide(int n, int kmax, const int* __restrict__ ptr, const int* __restrict__ idx,
+                                        u32* __restrict__ rows_all, int* __restrict__ L_all, u64* __restrict__ k4) {
+    __shared__ u64 warp_tot[32];
+    long long wmax = (kmax + 31) >> 5;
+    u32* rows = rows_all + (long long)blockIdx.x * kmax * wmax;
+    int* L = L_all + (long long)blockIdx.x * kmax;
+    for (int u = blockIdx.x; u < n; u += gridDim.x) {
+        int u1 = ptr[u + 1], u0 = upper_start(ptr, idx, u), k = u1 - u0;
+        if (k <= K4_LOCAL) continue;  // uniform over the block
+        k4_vertex(u, u0, k, ptr, idx, L, rows, true, warp_tot, k4);
     }
 }

@@ -22,3 +22,16 @@ pub fn fglt_graphs(snap_dir: &Path) -> Vec<(String, Graph)> {
     v.push(("gnm17_1M".into(), erdos_renyi_gnm(1 << 17, 1_000_000, &mut rng).expect("G(n, m) parameters are valid")));
     v
 }
+
+/// The large graphs of `bench_fglt --large` (generated, seeded): G(n, m) of
+/// LiveJournal's size (n = 2^22 ≈ 4.19M vertices, m = 35M edges) and the
+/// Graph500 R-MAT graph of scale 22 (2^22 vertices, 16 · 2^22 drawn edges,
+/// repeats and self-loops kept as drawn, then merged).
+#[allow(dead_code)]
+pub fn large_fglt_graphs() -> Vec<(String, Graph)> {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(22);
+    vec![
+        ("gnm22_35M".into(), erdos_renyi_gnm(1 << 22, 35_000_000, &mut rng).expect("G(n, m) parameters are valid")),
+        ("rmat22".into(), rmat(&RmatParams::graph500(22), &mut rng).expect("R-MAT parameters are valid")),
+    ]
+}

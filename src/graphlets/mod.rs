@@ -40,10 +40,12 @@
 //! pass per vertex, and the 4-cliques, are enumerations over neighbourhoods
 //! (the `enumerate` module, whose docs say why the `W` products are not library
 //! operations: as masked `mxm`/`apply`/`reduce_rows` they took eight passes
-//! over `W` in random order). On a CUDA device the
-//! same primitives come from the kernels of `kernels/fglt.cu`. Both hand
-//! their [`Primitives`] to one [`transform::assemble`], so the backends
-//! agree exactly (integers, no rounding).
+//! over `W` in random order), and [`transform::assemble`] turns them into
+//! the raw and net counts. On a CUDA device the whole transform runs on the
+//! device ([`gpu`]: relabelling, the same primitives, and the raw → net
+//! conversion with `transform`'s net table), the host only uploading the
+//! graph and downloading the two tables; the backends agree exactly
+//! (integers, no rounding).
 //!
 //! Cost: `O(n + m + Σ_{ij ∈ E} min(d_i, d_j) + m √m)` time (the last two
 //! terms bound the masked products and the enumerations in degree order),
@@ -80,6 +82,7 @@ pub use types::{Fglt, Frequencies, Ignored, StageProgress, ORBITS, ORBIT_NAMES};
 
 use crate::cuda::{resolve_backend, Backend};
 use crate::graph::{Graph, GraphError, Label};
+use rayon::prelude::*;
 use std::time::Instant;
 
 /// Options of [`fglt_with`].
@@ -98,8 +101,9 @@ impl std::fmt::Debug for FgltOptions {
     }
 }
 
-/// Number of stages reported to [`FgltOptions::progress`].
-pub const STAGES: usize = 7;
+/// Number of stages reported to [`FgltOptions::progress`], at most (the
+/// CPU reports 6, a CUDA device 8).
+pub const STAGES: usize = 8;
 
 /// The raw and net frequencies of the 16 orbits at every vertex of an
 /// undirected graph (see the [module](self) for the formulas).
@@ -138,22 +142,36 @@ pub fn fglt_with<N: Label, E: Label>(g: &Graph<N, E>, opts: &FgltOptions) -> cra
         index += 1;
     };
     let mut stages = Vec::new();
-    stage("relabel by degree");
-    let t = Instant::now();
-    let pattern = Pattern::of_graph(g);
-    stages.push(("relabel by degree", t.elapsed()));
-    let prims = match device {
-        None => cpu::primitives(&pattern, &mut stage, &mut stages)?,
-        Some(ordinal) => gpu::primitives(&pattern, ordinal, &mut stage, &mut stages)?,
-    };
-    stage("raw and net");
-    let t = Instant::now();
-    let (raw, net) = transform::assemble(&prims, &pattern.order).map_err(|o| GraphError::CountOverflow {
-        vertex: pattern.order[o.position],
+    let overflow = |order: &[usize], o: transform::Overflow| GraphError::CountOverflow {
+        vertex: order[o.position],
         orbit: o.orbit,
         name: ORBIT_NAMES[o.orbit],
         what: if o.exact { "exceeds" } else { "may exceed" },
-    })?;
-    stages.push(("raw and net", t.elapsed()));
-    Ok(Fglt { raw, net, ignored: pattern.ignored, stages, device })
+    };
+    let Some(ordinal) = device else {
+        stage("relabel by degree");
+        let t = Instant::now();
+        let pattern = Pattern::of_graph(g);
+        stages.push(("relabel by degree", t.elapsed()));
+        let prims = cpu::primitives(&pattern, &mut stage, &mut stages)?;
+        stage("raw and net");
+        let t = Instant::now();
+        let (raw, net) = transform::assemble(&prims, &pattern.order).map_err(|o| overflow(&pattern.order, o))?;
+        stages.push(("raw and net", t.elapsed()));
+        return Ok(Fglt { raw, net, ignored: pattern.ignored, stages, device });
+    };
+    let run = gpu::transform(g, ordinal, &mut stage, &mut stages)?;
+    let weighted = g.weights().par_iter().any(|&w| w != 1.0);
+    let ignored = Ignored { self_loops: run.self_loops, weighted };
+    let (raw, net) = match run.result {
+        gpu::DeviceResult::Frequencies { raw, net } => (raw, net),
+        gpu::DeviceResult::Primitives { prims, order } => {
+            stage("raw and net");
+            let t = Instant::now();
+            let r = transform::assemble(&prims, &order).map_err(|o| overflow(&order, o))?;
+            stages.push(("raw and net", t.elapsed()));
+            r
+        }
+    };
+    Ok(Fglt { raw, net, ignored, stages, device })
 }

@@ -155,7 +155,7 @@ fn raw_row(p: &Primitives, i: usize) -> [i128; ORBITS] {
 /// The raw → net transform `f = T d̂`, row by row: net orbit `k` is
 /// `Σ c · raw[j]` over `NET_TERMS[k]` (every such combination counts induced
 /// copies: non-negative).
-const NET_TERMS: [&[(i64, usize)]; ORBITS] = [
+pub(crate) const NET_TERMS: [&[(i64, usize)]; ORBITS] = [
     &[(1, 0)],
     &[(1, 1)],
     &[(1, 2), (-2, 4)],
