@@ -66,6 +66,7 @@ struct Chunk<'a> {
     directed: &'a [bool],
 }
 
+#[allow(clippy::type_complexity)] // the two graph sets of the call, as `solve_pairs` takes them
 fn solve_chunk<N: GpuLabel, E: GpuLabel, S: PairSystem<N, E>>(
     system: &S,
     (x, yy): (&[Graph<N, E>], &[Graph<N, E>]),

@@ -282,7 +282,7 @@ pub fn solve_pairs<N: GpuLabel, E: GpuLabel, S: PairSystem<N, E>>(
     pairs: &[(usize, usize)],
     opts: &PairSolve,
 ) -> Result<Vec<PairSolution>, PairSystemError> {
-    match crate::backend::resolve_backend(opts.backend.clone())? {
+    match crate::backend::resolve_backend(opts.backend)? {
         None => solve_pairs_cpu(system, x, y, pairs, &PairSolve { backend: Backend::Cpu, ..opts.clone() }),
         #[cfg(feature = "cuda")]
         Some(ordinal) => super::pair_gpu::solve_pairs_device(system, x, y, pairs, opts, ordinal),

@@ -90,6 +90,7 @@ impl BatchSolver {
     /// [`CudaError`] from the upload (a graph the device cannot hold), the
     /// kernel's code generation (no CUDA form, a misspelt field) and the
     /// driver.
+    #[allow(clippy::type_complexity)] // the graph sets: X, and Y unless it is X
     pub(crate) fn new<N: GpuLabel, E: GpuLabel, K: BaseKernel<E>>(
         dev: &GpuDevice,
         (x, y): (&[Graph<N, E>], Option<&[Graph<N, E>]>),
