@@ -47,6 +47,7 @@ mod mgk_numerics;
 mod mgk_props;
 mod mgk_reorder;
 mod mgk_rw;
+mod mgk_rw_variants;
 mod motif_gpu;
 mod motif_nvrtc;
 mod motif_search;

@@ -194,6 +194,13 @@ def _graph_kernels():
         "random_walk_trainable": kg.RandomWalkKernel(lam=0.01, lam_bounds=(1e-4, 0.05)),
         "random_walk_trainable_normalized": kg.RandomWalkKernel(lam=0.01, lam_bounds=(1e-4, 0.05), normalize=True),
         "random_walk_labeled_trainable": kg.RandomWalkKernel(lam=0.02, labeled=True, lam_bounds=(1e-4, 0.05)),
+        "random_walk_exponential_trainable": kg.RandomWalkKernel(lam=0.1, kind="exponential", lam_bounds=(1e-3, 10)),
+        "random_walk_exponential_labeled_normalized": kg.RandomWalkKernel(
+            lam=0.2, kind="exponential", labeled=True, normalize=True, lam_bounds=(1e-3, 10)
+        ),
+        "random_walk_p_step_trainable": kg.RandomWalkKernel(
+            lam=0.1, kind="p-step", p=3, weights=[1.0, 0.5, 0.5, 0.1], lam_bounds=(1e-3, 1.0)
+        ),
     }
 
 
