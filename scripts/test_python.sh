@@ -19,7 +19,7 @@ py="$venv/bin/python"
 wheel=$(ls "$wheels"/kronograph-*.whl)
 # the [cuda] extra: NVRTC from PyPI, found at import (tests/test_algorithms.py checks it)
 # matplotlib: tests/test_examples.py runs the picture example; [rdkit]: tests/test_chem.py; sympy: Expr from SymPy
-"$py" -m pip install --quiet --disable-pip-version-check "$wheel[cuda,rdkit]" pytest networkx "dask[array,distributed]" matplotlib sympy
+"$py" -m pip install --quiet --disable-pip-version-check "$wheel[cuda,rdkit,sklearn]" pytest networkx "dask[array,distributed]" matplotlib sympy
 
 # the CLI whose results the Python ones must equal
 # (with `testing` like the test build, so that it is not compiled a second time)

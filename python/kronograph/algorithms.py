@@ -7,9 +7,9 @@ search take ``backend="auto" | "cpu" | "cuda" | "cuda:N"``.
 """
 
 import numpy as np
-from sklearn.gaussian_process.kernels import Hyperparameter, Kernel
 
 from . import _backend, _native, _progress
+from ._sklearn import Hyperparameter, Kernel
 from .graphs import Graph, as_graphs, from_scipy, structure
 from .kernel import positive_bounds, value_of_theta
 
