@@ -241,7 +241,7 @@ where
 pub(super) fn check_ranges<N, E, KN: BaseKernel<N>, KE: BaseKernel<E>>(kn: &KN, ke: &KE) -> Result<(), CudaError> {
     crate::mgk::system::check_ranges_static(kn, ke).map_err(|e| {
         let (lo, hi) = kn.range();
-        let cpu = if lo >= -1.0 && lo < 0.0 && hi <= 1.0 && hi > 0.0 {
+        let cpu = if (-1.0..0.0).contains(&lo) && hi <= 1.0 && hi > 0.0 {
             " (the CPU backend accepts a node kernel with values in [-1, 1], such as a normalized dot product, and \
              checks each value on the data: use the CPU backend)"
         } else {
