@@ -315,6 +315,7 @@ fn signed_node_kernel_is_checked_on_the_data() {
     let e = kronograph::mgk::system::check_ranges_static::<f64, f64, _, _>(&cos, &Constant::new(1.0)).unwrap_err();
     assert!(matches!(e, MgkError::NodeKernelRange { min, max } if min == -1.0 && max == 1.0), "{e}");
     // a kernel beyond [−1, 1] is still refused at once
-    let e = MarginalizedGraphKernel::<f64, f64, _, _>::new(Polynomial::new(0.0, 1), Constant::new(1.0), 0.1).unwrap_err();
+    let e =
+        MarginalizedGraphKernel::<f64, f64, _, _>::new(Polynomial::new(0.0, 1), Constant::new(1.0), 0.1).unwrap_err();
     assert!(matches!(e, MgkError::NodeKernelRange { .. }), "{e}");
 }

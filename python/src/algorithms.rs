@@ -73,7 +73,13 @@ pub fn random_walk_gram<'py>(
     steps: Option<Vec<f64>>,
     exponential: bool,
 ) -> PyResult<(Bound<'py, PyBytes>, usize, usize, Option<Bound<'py, PyBytes>>)> {
-    if exponential || steps.is_some() {
+    let (gx, _, _) = gather(&x, "X")?;
+    let gy = match &y {
+        Some(y) => Some(gather(y, "Y")?.0),
+        None => None,
+    };
+    let progress = progress.map(python_progress);
+    let (m, g) = if exponential || steps.is_some() {
         let mut k = match steps {
             Some(c) => WalkSeriesKernel::p_step(lam, c),
             None => WalkSeriesKernel::exponential(lam),
@@ -83,41 +89,31 @@ pub fn random_walk_gram<'py>(
             k = k.with_tolerance(t).map_err(to_py)?;
         }
         if let Some(cb) = progress {
-            k = k.with_progress(python_progress(cb));
+            k = k.with_progress(cb);
         }
-        let (gx, _, _) = gather(&x, "X")?;
-        let gy = match &y {
-            Some(y) => Some(gather(y, "Y")?.0),
-            None => None,
-        };
         let (m, g) = run_detached(py, n_jobs, move || Ok(k.gram_with_gradient(&gx, gy.as_deref(), labeled)?))?;
-        let grad = gradient.then(|| PyBytes::new(py, &f64_bytes(g.as_slice())));
-        return Ok((PyBytes::new(py, &f64_bytes(m.as_slice())), m.rows(), m.cols(), grad));
-    }
-    let mut k = RandomWalkKernel::new(lam).map_err(to_py)?;
-    if let Some(t) = tol {
-        k = k.with_tolerance(t).map_err(to_py)?;
-    }
-    if let Some(cb) = progress {
-        k = k.with_progress(python_progress(cb));
-    }
-    let (gx, _, _) = gather(&x, "X")?;
-    let gy = match &y {
-        Some(y) => Some(gather(y, "Y")?.0),
-        None => None,
+        (m, gradient.then_some(g))
+    } else {
+        let mut k = RandomWalkKernel::new(lam).map_err(to_py)?;
+        if let Some(t) = tol {
+            k = k.with_tolerance(t).map_err(to_py)?;
+        }
+        if let Some(cb) = progress {
+            k = k.with_progress(cb);
+        }
+        run_detached(py, n_jobs, move || {
+            Ok(match (&gy, labeled, gradient) {
+                (_, _, true) => {
+                    let (m, g) = k.gram_with_gradient(&gx, gy.as_deref(), labeled)?;
+                    (m, Some(g))
+                }
+                (None, false, false) => (k.gram(&gx)?, None),
+                (None, true, false) => (k.gram_labeled(&gx)?, None),
+                (Some(gy), false, false) => (k.gram_xy(&gx, gy)?, None),
+                (Some(gy), true, false) => (k.gram_xy_labeled(&gx, gy)?, None),
+            })
+        })?
     };
-    let (m, g) = run_detached(py, n_jobs, move || {
-        Ok(match (&gy, labeled, gradient) {
-            (_, _, true) => {
-                let (m, g) = k.gram_with_gradient(&gx, gy.as_deref(), labeled)?;
-                (m, Some(g))
-            }
-            (None, false, false) => (k.gram(&gx)?, None),
-            (None, true, false) => (k.gram_labeled(&gx)?, None),
-            (Some(gy), false, false) => (k.gram_xy(&gx, gy)?, None),
-            (Some(gy), true, false) => (k.gram_xy_labeled(&gx, gy)?, None),
-        })
-    })?;
     let grad = g.map(|g| PyBytes::new(py, &f64_bytes(g.as_slice())));
     Ok((PyBytes::new(py, &f64_bytes(m.as_slice())), m.rows(), m.cols(), grad))
 }
