@@ -315,7 +315,8 @@ impl WalkSeriesKernel {
             WalkWeights::Steps(c) => c.len(),
             WalkWeights::Exponential => {
                 let lnr = self.lambda.ln() + s.ln() + e as f64 * std::f64::consts::LN_2 + top;
-                exp_terms(lnr, self.tol).unwrap_or(MAX_WALK_TERMS) + 1
+                // two more than the rule's: the pairs stop by the same bounds in floating point
+                exp_terms(lnr, self.tol).unwrap_or(MAX_WALK_TERMS) + 3
             }
         }
     }
@@ -501,8 +502,8 @@ impl WalkSeriesKernel {
 }
 
 /// `m_k / s^k = 1ᵀ (W/s)^k 1` for `k = 0..count` (zeros after `k = 0` when
-/// `s = 0`).
-fn scaled_moments<N: Label, E: Label>(g: &Graph<N, E>, s: f64, count: usize) -> Vec<f64> {
+/// `s = 0`, and after the first zero moment: `W` is nilpotent there).
+pub(super) fn scaled_moments<N: Label, E: Label>(g: &Graph<N, E>, s: f64, count: usize) -> Vec<f64> {
     let n = g.num_nodes();
     let mut m = vec![0.0; count.max(1)];
     m[0] = n as f64;
