@@ -35,8 +35,8 @@ rm -rf "$wheels"
 # the crate's `testing`), so that scripts/test.sh compiles the library once.
 "$venv/bin/maturin" build --release --quiet -m python/Cargo.toml --features kronograph/testing -o "$wheels"
 wheel=$(ls "$wheels"/kronograph-*.whl)
-# the [cuda] extra: NVRTC from PyPI, found at import (tests/test_algorithms.py checks it); [rdkit]: tests/test_chem.py
-"$py" -m pip install --quiet --disable-pip-version-check --only-binary :all: "$wheel[cuda,rdkit]"
+# the [cuda] extra: NVRTC from PyPI, found at import (tests/test_algorithms.py checks it); [rdkit]: tests/test_chem.py; [sklearn]: scikit-learn and scipy
+"$py" -m pip install --quiet --disable-pip-version-check --only-binary :all: "$wheel[cuda,rdkit,sklearn]"
 
 # the CLI whose results the Python ones must equal
 # (with `testing` like the test build, so that it is not compiled a second time)

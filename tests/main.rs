@@ -54,4 +54,5 @@ mod reorder_datasets;
 mod reorder_permutation;
 mod reorder_tiles;
 mod rw;
+mod rw_variants;
 mod semirings_nvrtc;

@@ -284,3 +284,38 @@ fn empty_and_edgeless_graphs() {
         .sum();
     assert!(close(kk, want, 1e-12));
 }
+
+/// A node kernel declared in `[−1, 1]` (the cosine, GraphDot's normalized
+/// `DotProduct`) is accepted on the CPU and checked on the data: where it
+/// is positive it is used as is; a negative value is a typed error naming
+/// the nodes. The GPU's static check still refuses it.
+#[test]
+fn signed_node_kernel_is_checked_on_the_data() {
+    use kronograph::basekernel::{normalize, Constant, Polynomial};
+    use kronograph::graph::GraphBuilder;
+    let graph = |labels: Vec<f64>| -> Graph<f64, f64> {
+        let n = labels.len();
+        let mut b = GraphBuilder::new(n, Direction::Undirected).node_labels(labels);
+        for i in 1..n {
+            b.push_edge(i - 1, i, 1.0 + i as f64, 0.0);
+        }
+        b.build().unwrap()
+    };
+    let cos = normalize(Polynomial::new(0.0, 1));
+    let k = MarginalizedGraphKernel::new(cos.clone(), Constant::new(1.0), 0.1).unwrap();
+    // positive scalars: the cosine is 1 everywhere, the kernel that of κv = 1
+    let pos = [graph(vec![0.5, 2.0, 1.0]), graph(vec![3.0, 0.25])];
+    let ones = MarginalizedGraphKernel::new(Constant::new(1.0), Constant::new(1.0), 0.1).unwrap();
+    let (a, b) = (k.gram(&pos).unwrap(), ones.gram(&pos).unwrap());
+    assert!(max_rel(a.as_slice(), b.as_slice()) <= 1e-12);
+    let neg = [graph(vec![0.5, -2.0]), graph(vec![1.0])];
+    let e = k.gram_xy(&neg[..1], &neg[1..]).unwrap_err();
+    assert!(matches!(e, MgkError::NodeKernelNegative { pair: (0, 0), at: (1, 0), value } if value == -1.0), "{e}");
+    assert!(e.to_string().contains("non-negative features"), "{e}");
+    let e = kronograph::mgk::system::check_ranges_static::<f64, f64, _, _>(&cos, &Constant::new(1.0)).unwrap_err();
+    assert!(matches!(e, MgkError::NodeKernelRange { min, max } if min == -1.0 && max == 1.0), "{e}");
+    // a kernel beyond [−1, 1] is still refused at once
+    let e =
+        MarginalizedGraphKernel::<f64, f64, _, _>::new(Polynomial::new(0.0, 1), Constant::new(1.0), 0.1).unwrap_err();
+    assert!(matches!(e, MgkError::NodeKernelRange { .. }), "{e}");
+}

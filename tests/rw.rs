@@ -14,7 +14,7 @@ use proptest::prelude::*;
 
 /// The dense product `M = W ⊗ W'` restricted to the node pairs the kernel
 /// keeps (all, or equal labels): `(dimension, M row-major)`.
-fn dense_product(g: &Graph<u8, f64>, h: &Graph<u8, f64>, labeled: bool) -> (usize, Vec<f64>) {
+pub(crate) fn dense_product(g: &Graph<u8, f64>, h: &Graph<u8, f64>, labeled: bool) -> (usize, Vec<f64>) {
     let (n, m) = (g.num_nodes(), h.num_nodes());
     let (wg, wh) = (g.to_dense(), h.to_dense());
     let nodes: Vec<(usize, usize)> = (0..n)

@@ -7,9 +7,9 @@ search take ``backend="auto" | "cpu" | "cuda" | "cuda:N"``.
 """
 
 import numpy as np
-from sklearn.gaussian_process.kernels import Hyperparameter, Kernel
 
 from . import _backend, _native, _progress
+from ._sklearn import Hyperparameter, Kernel
 from .graphs import Graph, as_graphs, from_scipy, structure
 from .kernel import positive_bounds, value_of_theta
 
@@ -177,14 +177,46 @@ class RandomWalkKernel(Kernel):
         of the training graphs: beyond it the walk series diverges and the
         kernel raises :class:`kronograph.KernelError`.
 
-    Exponential and p-step random-walk kernels are not provided.
+    ``kind`` chooses the weights of the walks of length ``l`` (GraKeL's
+    ``kernel_type`` and ``p``; every kind has ``labeled``, ``normalize``,
+    a trainable ``lam`` and the Dask path):
+
+    - ``"geometric"`` (the default): ``lam^l``, the formula above;
+    - ``"exponential"``: ``lam^l / l!``, ``k = 1' exp(lam W x W') 1``
+      (GraKeL's ``kernel_type="exponential"``), defined for every
+      ``lam > 0``; the series stops when a rigorous bound on its tail is
+      below ``tol`` (default ``1e-15``) times the value;
+    - ``"p-step"``: ``weights[l] lam^l`` for ``l = 0..p``, exact; ``p`` (an
+      int >= 0) and ``weights`` (``p + 1`` non-negative numbers, default all
+      ones: GraKeL's ``RandomWalk(lamda=lam, p=p)``; ``weights="exponential"``
+      gives ``1/l!``: GraKeL's ``kernel_type="exponential", p=p``).
+
+    The exponential and p-step kinds are computed on the CPU (the moment
+    series for unlabeled graphs, the product graph's power series for
+    ``labeled=True``); their ``dK/d log lam = sum of l w_l lam^l (walks of
+    length l)``.
 
     Works in ``GaussianProcessRegressor``/``SVC(kernel="precomputed")`` and
     with :func:`kronograph.dask.gram` (``raw_diag``/``tile``).
     """
 
-    def __init__(self, lam=0.01, labeled=False, normalize=False, lam_bounds="fixed", tol=None, n_jobs=None, progress=False):
+    def __init__(
+        self,
+        lam=0.01,
+        labeled=False,
+        normalize=False,
+        lam_bounds="fixed",
+        tol=None,
+        n_jobs=None,
+        progress=False,
+        kind="geometric",
+        p=None,
+        weights=None,
+    ):
         self.lam = lam
+        self.kind = kind
+        self.p = p
+        self.weights = weights
         self.labeled = labeled
         self.normalize = normalize
         self.lam_bounds = lam_bounds
@@ -226,9 +258,13 @@ class RandomWalkKernel(Kernel):
         return False
 
     def lambda_limit(self, X):
-        """A ``lam`` below which the kernel is defined for every pair of the
-        graphs ``X``: ``1 / rho_max^2`` with ``rho_max`` the largest upper
-        bound on their spectral radii (Collatz-Wielandt)."""
+        """A ``lam`` below which the geometric kernel is defined for every
+        pair of the graphs ``X``: ``1 / rho_max^2`` with ``rho_max`` the
+        largest upper bound on their spectral radii (Collatz-Wielandt).
+        Infinite for the exponential and p-step kinds (defined for every
+        ``lam > 0``)."""
+        if self.kind != "geometric":
+            return float("inf")
         return float(_native.random_walk_lambda_limit(self._graphs(X, "X")))
 
     def _graphs(self, X, what):
@@ -237,10 +273,39 @@ class RandomWalkKernel(Kernel):
             return as_graphs(items, what)  # node fields kept: the labels to compare
         return [_graph(g) for g in items]
 
+    def _steps(self):
+        """``(steps, exponential)`` for the native call, checking ``kind``, ``p`` and ``weights``."""
+        kind = self.kind
+        if kind not in ("geometric", "exponential", "p-step"):
+            raise ValueError(f"kind={kind!r}: use 'geometric', 'exponential' or 'p-step'")
+        if kind != "p-step":
+            if self.p is not None or self.weights is not None:
+                raise ValueError(f"p and weights belong to kind='p-step' (kind={kind!r} was given)")
+            return None, kind == "exponential"
+        p = self.p
+        if isinstance(p, bool) or not isinstance(p, (int, np.integer)) or p < 0:
+            raise ValueError(f"kind='p-step' needs p, the largest walk length, an int >= 0 (p={p!r} given)")
+        w = self.weights
+        if w is None:
+            return [1.0] * (int(p) + 1), False
+        if isinstance(w, str):
+            if w != "exponential":
+                raise ValueError(f"weights={w!r}: give p + 1 numbers, or 'exponential' for 1/l!")
+            c = [1.0]
+            for l in range(1, int(p) + 1):
+                c.append(c[-1] / l)
+            return c, False
+        w = np.asarray(w, dtype=float).ravel()
+        if w.shape[0] != int(p) + 1:
+            raise ValueError(f"weights has {w.shape[0]} values; kind='p-step' with p={p} needs p + 1 = {int(p) + 1}")
+        return w.tolist(), False
+
     def _raw(self, x, y=None, progress=None, gradient=False):
+        steps, exponential = self._steps()
         try:
             data, r, c, grad = _native.random_walk_gram(
-                x, y, float(self.lam), bool(self.labeled), self.tol, self.n_jobs, progress, bool(gradient)
+                x, y, float(self.lam), bool(self.labeled), self.tol, self.n_jobs, progress, bool(gradient),
+                steps, exponential,
             )
         except _native.KronographError as e:
             # the library's advice names the CLI's option; here it is the lam parameter
@@ -301,7 +366,10 @@ class RandomWalkKernel(Kernel):
         return np.ones_like(d) if self.normalize else d
 
     def __repr__(self):
-        return f"RandomWalkKernel(lam={self.lam!r}, labeled={self.labeled!r}, normalize={self.normalize!r})"
+        kind = "" if self.kind == "geometric" else f", kind={self.kind!r}"
+        if self.kind == "p-step":
+            kind += f", p={self.p!r}" + ("" if self.weights is None else f", weights={self.weights!r}")
+        return f"RandomWalkKernel(lam={self.lam!r}, labeled={self.labeled!r}, normalize={self.normalize!r}{kind})"
 
 
 def as_graphs_or_any(x):

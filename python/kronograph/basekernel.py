@@ -392,11 +392,17 @@ class Additive(TensorProduct):
 
 class DotProduct(_Leaf):
     """``a . b`` on vector (or real) fields (GraphDot's ``DotProduct``);
-    ``DotProduct().normalized`` is the cosine.  The graph kernel checks that
-    a node kernel stays in [0, 1] for every possible label (by interval
-    arithmetic over all reals), which a dot product cannot promise, so it is
-    refused there: on non-negative features use ``Polynomial(offset,
-    degree).normalized`` with an offset > 0, or an :class:`Expr`."""
+    ``DotProduct().normalized`` is the cosine ``a . b / (|a| |b|)``.
+
+    As a node kernel (which must stay in (0, 1]), the cosine is accepted on
+    the CPU backend: its declared range is [-1, 1], so the CPU checks every
+    value it uses on the data, and a pair of nodes whose features have a
+    negative dot product raises :class:`kronograph.KernelError` naming the
+    two nodes and graphs (non-negative features, as GraphDot's examples
+    use, never do; a zero feature vector gives 0, raised to the floor of
+    the Fitting section).  The GPU backend checks declared ranges only and
+    refuses it (use ``backend="cpu"``).  The plain ``DotProduct()`` is
+    unbounded and refused as a node kernel: normalize it."""
 
     _params = ()
 

@@ -316,7 +316,10 @@ def from_scipy(
         pattern, the label of edge ``(i, j)`` at ``[i, j]``.
     :param start: start probabilities, an array of ``n`` values.
     """
-    import scipy.sparse as sp
+    try:
+        import scipy.sparse as sp
+    except ImportError:
+        raise ImportError("from_scipy needs scipy: pip install scipy (or kronograph[sklearn], which brings it)") from None
 
     a = sp.csr_matrix(adjacency) if not sp.issparse(adjacency) else adjacency.tocsr()
     if a.ndim != 2 or a.shape[0] != a.shape[1]:

@@ -7,9 +7,9 @@ import time
 from typing import Any, Optional, Sequence
 
 import numpy as np
-from sklearn.gaussian_process.kernels import Hyperparameter, Kernel
 
 from . import _backend, _native, _progress
+from ._sklearn import Hyperparameter, Kernel
 from .basekernel import BaseKernel, to_spec, with_values
 from .graphs import as_graphs
 

@@ -12,7 +12,7 @@ use kronograph::algorithms::{self, BfsOptions};
 use kronograph::cuda::Backend;
 use kronograph::graphlets::fglt;
 use kronograph::motif::{self, Field, MotifOptions};
-use kronograph::rw::RandomWalkKernel;
+use kronograph::rw::{RandomWalkKernel, WalkSeriesKernel};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
@@ -52,11 +52,13 @@ pub fn triangles_per_vertex<'py>(py: Python<'py>, g: PyRef<'py, PyGraph>) -> PyR
     Ok(PyBytes::new(py, &i64_bytes(&t)))
 }
 
-/// The geometric random-walk kernel's Gram matrix: `(values, rows, cols,
-/// gradient)`, the gradient `λ ∂K/∂λ` (same shape) when `gradient` is true.
-/// `labeled` restricts walks to equal node labels.
+/// The random-walk kernel's Gram matrix: `(values, rows, cols, gradient)`,
+/// the gradient `λ ∂K/∂λ` (same shape) when `gradient` is true. `labeled`
+/// restricts walks to equal node labels. The geometric kernel, or with
+/// `exponential` the exponential one, or with `steps = [c_0, …, c_p]` the
+/// p-step one (`WalkSeriesKernel`, CPU).
 #[pyfunction]
-#[pyo3(signature = (x, y, lam, labeled=false, tol=None, n_jobs=None, progress=None, gradient=false))]
+#[pyo3(signature = (x, y, lam, labeled=false, tol=None, n_jobs=None, progress=None, gradient=false, steps=None, exponential=false))]
 #[allow(clippy::too_many_arguments, clippy::type_complexity)]
 pub fn random_walk_gram<'py>(
     py: Python<'py>,
@@ -68,31 +70,50 @@ pub fn random_walk_gram<'py>(
     n_jobs: Option<usize>,
     progress: Option<Py<PyAny>>,
     gradient: bool,
+    steps: Option<Vec<f64>>,
+    exponential: bool,
 ) -> PyResult<(Bound<'py, PyBytes>, usize, usize, Option<Bound<'py, PyBytes>>)> {
-    let mut k = RandomWalkKernel::new(lam).map_err(to_py)?;
-    if let Some(t) = tol {
-        k = k.with_tolerance(t).map_err(to_py)?;
-    }
-    if let Some(cb) = progress {
-        k = k.with_progress(python_progress(cb));
-    }
     let (gx, _, _) = gather(&x, "X")?;
     let gy = match &y {
         Some(y) => Some(gather(y, "Y")?.0),
         None => None,
     };
-    let (m, g) = run_detached(py, n_jobs, move || {
-        Ok(match (&gy, labeled, gradient) {
-            (_, _, true) => {
-                let (m, g) = k.gram_with_gradient(&gx, gy.as_deref(), labeled)?;
-                (m, Some(g))
-            }
-            (None, false, false) => (k.gram(&gx)?, None),
-            (None, true, false) => (k.gram_labeled(&gx)?, None),
-            (Some(gy), false, false) => (k.gram_xy(&gx, gy)?, None),
-            (Some(gy), true, false) => (k.gram_xy_labeled(&gx, gy)?, None),
-        })
-    })?;
+    let progress = progress.map(python_progress);
+    let (m, g) = if exponential || steps.is_some() {
+        let mut k = match steps {
+            Some(c) => WalkSeriesKernel::p_step(lam, c),
+            None => WalkSeriesKernel::exponential(lam),
+        }
+        .map_err(to_py)?;
+        if let Some(t) = tol {
+            k = k.with_tolerance(t).map_err(to_py)?;
+        }
+        if let Some(cb) = progress {
+            k = k.with_progress(cb);
+        }
+        let (m, g) = run_detached(py, n_jobs, move || Ok(k.gram_with_gradient(&gx, gy.as_deref(), labeled)?))?;
+        (m, gradient.then_some(g))
+    } else {
+        let mut k = RandomWalkKernel::new(lam).map_err(to_py)?;
+        if let Some(t) = tol {
+            k = k.with_tolerance(t).map_err(to_py)?;
+        }
+        if let Some(cb) = progress {
+            k = k.with_progress(cb);
+        }
+        run_detached(py, n_jobs, move || {
+            Ok(match (&gy, labeled, gradient) {
+                (_, _, true) => {
+                    let (m, g) = k.gram_with_gradient(&gx, gy.as_deref(), labeled)?;
+                    (m, Some(g))
+                }
+                (None, false, false) => (k.gram(&gx)?, None),
+                (None, true, false) => (k.gram_labeled(&gx)?, None),
+                (Some(gy), false, false) => (k.gram_xy(&gx, gy)?, None),
+                (Some(gy), true, false) => (k.gram_xy_labeled(&gx, gy)?, None),
+            })
+        })?
+    };
     let grad = g.map(|g| PyBytes::new(py, &f64_bytes(g.as_slice())));
     Ok((PyBytes::new(py, &f64_bytes(m.as_slice())), m.rows(), m.cols(), grad))
 }

@@ -42,5 +42,59 @@ def test_graphdot_port_runs_and_learns(tmp_path):
     assert r.returncode == 0, r.stderr
     lines = dict(line.split(" ", 1) for line in r.stdout.splitlines() if " " in line)
     rmse, _, base = lines["test"].split()[1], None, lines["test"].split()[-1].rstrip(")")
-    assert float(rmse) < float(base), r.stdout  # better than predicting the mean
-    assert "nodal similarity (17, 13)" in r.stdout
+    assert float(rmse) < 0.6 * float(base), r.stdout  # better than predicting the mean
+    assert "nodal similarity (12, 13)" in r.stdout
+
+
+def _code_lines(path):
+    """The script's code lines: no docstring, comments or blank lines."""
+    text = path.read_text()
+    body = text.split('"""', 2)[2] if text.lstrip().startswith('"""') else text
+    out = []
+    for line in body.splitlines():
+        code = line.split("  #", 1)[0].rstrip()
+        if code.strip() and not code.lstrip().startswith("#"):
+            out.append(code)
+    return out
+
+
+# (GraphDot, kronograph) fragments of the changes a port may make; each is a
+# row of docs/PYTHON.md's migration table (checked below)
+MIGRATIONS = [
+    ("from graphdot import Graph", "import kronograph as kg"),
+    ("from graphdot.kernel.marginalized import MarginalizedGraphKernel", "from kronograph import MarginalizedGraphKernel"),
+    ("from graphdot.microkernel import", "from kronograph import"),
+    ("import Uniform", "p_bounds="),
+    ("Uniform(", "p_bounds="),
+    ("from graphdot.model.gaussian_process import GaussianProcessRegressor", "from sklearn.gaussian_process import"),
+    ("Graph.from_networkx(", "kg.from_networkx("),
+    ("Graph.from_networkx(", "dtype=object"),
+    ("MicroKernel.from_sympy(", "kg.expr("),
+    ("Laplacian(h=", "kg.expr("),
+    ("optimizer=True", "n_restarts_optimizer="),
+    ("repeat=", "n_restarts_optimizer="),
+    ("repeat=", "gpr.fit("),
+    ("gpr.kernel", "gpr.kernel_"),
+]
+
+
+def test_graphdot_port_changes_only_what_the_migration_table_lists():
+    import difflib
+
+    doc = (pathlib.Path(__file__).resolve().parents[2] / "docs" / "PYTHON.md").read_text()
+    table = doc.split("## GraphDot → kronograph", 1)[1]
+    rows = [[c.strip() for c in line.strip().strip("|").split(" | ")] for line in table.splitlines() if line.startswith("| ")]
+    for g, k in MIGRATIONS:
+        assert any(g in r[0] and k in r[1] for r in rows if len(r) >= 2), f"no migration row for {g!r} -> {k!r}"
+    orig, port = _code_lines(EXAMPLES / "graphdot_original.py"), _code_lines(EXAMPLES / "graphdot_port.py")
+    assert len(port) <= len(orig), (len(port), len(orig))
+    changed = 0
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, orig, port, autojunk=False).get_opcodes():
+        if tag == "equal":
+            continue
+        for line in orig[i1:i2]:
+            assert any(g in line for g, _ in MIGRATIONS), f"GraphDot line changed without a migration row: {line!r}"
+            changed += 1
+        for line in port[j1:j2]:
+            assert any(k in line for _, k in MIGRATIONS), f"port line without a migration row: {line!r}"
+    assert 5 <= changed <= 16, changed  # the imports, the kernel's construction and the GPR calls

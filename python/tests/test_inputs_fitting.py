@@ -352,3 +352,37 @@ def test_expr_bare_xy_and_sympy_like_graphdot():
     np.testing.assert_allclose(dK, ref2(gs, eval_gradient=True)[1], rtol=1e-12, atol=1e-300)
     with pytest.raises(ValueError, match="pi"):
         kg.Expr(sp.exp(-sp.pi * sp.Abs(x - y)))
+
+
+# -- GraphDot's normalized DotProduct as a node kernel ---------------------------------
+
+
+def test_normalized_dot_product_node_kernel():
+    # one-node graphs: K(a, b) / K(a, a) is the node kernel, here the cosine
+    a, b, c = single(soap=[0.5, 1.5, 2.5, 0.5]), single(soap=[1.5, 0.0, 0.5, 3.5]), single(soap=[0.0, 0.0, 0.0, 0.0])
+    k = mk(kg.TensorProduct(soap=kg.DotProduct().normalized))
+    K = k([kg.from_networkx(x) for x in (a, b, c)])
+    u, v = np.array(a.nodes[0]["soap"]), np.array(b.nodes[0]["soap"])
+    assert K[0, 1] / K[0, 0] == pytest.approx(u @ v / np.linalg.norm(u) / np.linalg.norm(v), rel=1e-12)
+    assert K[1, 1] == pytest.approx(K[0, 0], rel=1e-14)
+    assert 0 < K[0, 2] < 1e-100 * K[0, 0]  # a zero vector: cosine 0, raised to the floor
+    # GraphDot's vector-feature example: normalized graph kernel, whole-graph and nodal
+    g1, g2 = nx.Graph(), nx.Graph()
+    g1.add_node(0, soap=[0.5, 1.5, 2.5, 0.5])
+    g1.add_node(1, soap=[0.5, 1.5, 2.5, 0.5])
+    g1.add_edge(0, 1, w=1.0)
+    for i, f in enumerate([[0.5, 1.5, 2.5, 3.5], [1.5, 1.5, 0.5, 3.5], [0.5, 2.5, 2.5, 0.5]]):
+        g2.add_node(i, soap=f)
+    g2.add_edges_from([(0, 1, {"w": 2.0}), (0, 2, {"w": 0.5}), (1, 2, {"w": 0.5})])
+    G = [kg.from_networkx(g, weight="w") for g in (g1, g2)]
+    kn = mk(kg.TensorProduct(soap=kg.DotProduct().normalized), q=0.05, normalize=True)
+    Kn = kn(G)
+    assert np.allclose(np.diag(Kn), 1) and 0 < Kn[0, 1] < 1
+    assert kn(G[:1], G[1:], nodal=True).shape == (2, 3)
+    # a negative dot product is an error naming the nodes and the condition
+    d = single(soap=[-1.0, -1.0, 0.0, 0.0])
+    with pytest.raises(kg.KernelError, match="non-negative features"):
+        k([kg.from_networkx(x) for x in (a, d)])
+    # the plain dot product is unbounded: refused with its range
+    with pytest.raises(kg.KernelError, match="range"):
+        mk(kg.TensorProduct(soap=kg.DotProduct()))([kg.from_networkx(a)])

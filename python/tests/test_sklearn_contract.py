@@ -194,6 +194,13 @@ def _graph_kernels():
         "random_walk_trainable": kg.RandomWalkKernel(lam=0.01, lam_bounds=(1e-4, 0.05)),
         "random_walk_trainable_normalized": kg.RandomWalkKernel(lam=0.01, lam_bounds=(1e-4, 0.05), normalize=True),
         "random_walk_labeled_trainable": kg.RandomWalkKernel(lam=0.02, labeled=True, lam_bounds=(1e-4, 0.05)),
+        "random_walk_exponential_trainable": kg.RandomWalkKernel(lam=0.1, kind="exponential", lam_bounds=(1e-3, 10)),
+        "random_walk_exponential_labeled_normalized": kg.RandomWalkKernel(
+            lam=0.2, kind="exponential", labeled=True, normalize=True, lam_bounds=(1e-3, 10)
+        ),
+        "random_walk_p_step_trainable": kg.RandomWalkKernel(
+            lam=0.1, kind="p-step", p=3, weights=[1.0, 0.5, 0.5, 0.1], lam_bounds=(1e-3, 1.0)
+        ),
     }
 
 
@@ -440,3 +447,58 @@ def test_random_walk_trains_lambda(mutag):
         gpr.fit(np.array(g, dtype=object), y)
         lam = gpr.kernel_.k2.lam
         assert 1e-4 <= lam <= 0.9 * limit and lam != 0.01
+
+
+# the values compared with and without scikit-learn (run by exec, in this process and in a
+# child process that cannot import scikit-learn or scipy)
+_NO_SKLEARN_VALUES = """
+g = kg.datasets.mutag().graphs[:6]
+k = kg.MarginalizedGraphKernel(kg.KroneckerDelta(0.5), kg.KroneckerDelta(0.5), backend="cpu")
+K, dK = k(g, eval_gradient=True)
+c = k.clone_with_theta(k.theta + 0.1)
+c.set_params(node_kernel__h=0.3)
+rw = kg.RandomWalkKernel(0.01, lam_bounds=(1e-4, 0.05))
+R, dR = rw(g, eval_gradient=True)
+values = np.concatenate([K.ravel(), dK.ravel(), c(g).ravel(), R.ravel(), dR.ravel(), rw.bounds.ravel(), [rw.n_dims]])
+"""
+
+
+def test_without_scikit_learn_and_scipy(tmp_path):
+    """scikit-learn and scipy are the [sklearn] extra: without them the kernels
+    still compute Grams, gradients and hyperparameters (equal to the values
+    with them); combining kernels asks for scikit-learn."""
+    import subprocess
+    import sys
+
+    code = (
+        """
+import sys
+sys.modules["sklearn"] = None  # ImportError on import, as if not installed
+sys.modules["scipy"] = None
+import numpy as np, kronograph as kg
+from kronograph import _sklearn
+assert not _sklearn.HAVE_SKLEARN
+"""
+        + _NO_SKLEARN_VALUES
+        + """
+np.save(sys.argv[1], values)
+try:
+    k + k
+except ImportError as e:
+    assert "scikit-learn" in str(e)
+else:
+    raise AssertionError("k + k without scikit-learn")
+try:
+    kg.from_scipy(np.eye(3))
+except ImportError as e:
+    assert "scipy" in str(e)
+else:
+    raise AssertionError("from_scipy without scipy")
+"""
+    )
+    out = tmp_path / "v.npy"
+    r = subprocess.run([sys.executable, "-c", code, str(out)], capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    scope = {"np": np, "kg": kg}
+    exec(_NO_SKLEARN_VALUES, scope)
+    np.testing.assert_array_equal(np.load(out), scope["values"])

@@ -158,6 +158,9 @@ fn run<T: KronScalar, N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>>(
         .map_init(PairWorkspace::<T>::new, |ws, &(a, b)| {
             let mut out = solve_pair(k, &px[a], &pb[b], (a, b), ws, grad, nodal).map_err(|e| match e {
                 PairFail::Solver(source) => MgkError::Solver { pair: (a, b), advice: advice(k, &source), source },
+                PairFail::Kernel { kernel: "node", at, value } if value < 0.0 => {
+                    MgkError::NodeKernelNegative { pair: (a, b), at, value }
+                }
                 PairFail::Kernel { kernel, at, value } => MgkError::KernelValue {
                     kernel,
                     needs: if kernel == "node" { "0 ≤ κv ≤ 1" } else { "0 ≤ κe ≤ 1" },

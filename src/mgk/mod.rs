@@ -323,6 +323,23 @@ pub enum MgkError {
         #[source]
         source: system::WeightRange,
     },
+    /// A node kernel declared in `[−1, 1]` (such as a normalized dot
+    /// product) is negative on some pair of labels of the data.
+    #[error(
+        "the node kernel is {value} on node {} of graph {} and node {} of graph {}; a node kernel that can be \
+         negative (its declared range reaches below 0, e.g. a normalized dot product, the cosine) is accepted only \
+         where its values on the data are > 0 (the system needs 0 < κv ≤ 1): use non-negative features (then the \
+         cosine is in [0, 1]), or a kernel with values in [0, 1] (delta, sqexp, exp of an expression)",
+        at.0, pair.0, at.1, pair.1
+    )]
+    NodeKernelNegative {
+        /// The pair of graphs.
+        pair: (usize, usize),
+        /// The nodes `(i, i')`.
+        at: (usize, usize),
+        /// The value found.
+        value: f64,
+    },
     /// The node kernel evaluates to 0, NaN or infinity (or the edge kernel
     /// to NaN, infinity or a negative value) on some pair of labels although
     /// its declared range is fine: a hyperparameter under- or overflows.

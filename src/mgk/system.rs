@@ -347,13 +347,39 @@ pub fn length_one_term<N, KV: BaseKernel<N>>(pa: &[f64], pb: &[f64], la: &[N], l
 /// [`floor_node_kernel`], and a NaN is caught on the pair where it happens,
 /// [`MgkError::KernelValue`]) and `0 ≤ κe ≤ 1`.
 ///
+/// A node kernel whose declared range lies in `[−1, 1]` but reaches below 0
+/// (a normalized kernel of unbounded sign, such as GraphDot's normalized
+/// `DotProduct`, the cosine) is accepted here: the CPU checks every value
+/// it uses on the data (a negative one is
+/// [`MgkError::NodeKernelNegative`], naming the nodes), which is what the
+/// system needs (on non-negative features the cosine is in `[0, 1]`). The
+/// GPU checks the declared range only ([`check_ranges_static`]).
+///
 /// # Errors
 /// [`MgkError::NodeKernelRange`] or [`MgkError::EdgeKernelRange`].
 pub fn check_ranges<N, E, KV: BaseKernel<N>, KE: BaseKernel<E>>(kv: &KV, ke: &KE) -> Result<(), MgkError> {
     let (lo, hi) = kv.range();
+    if !(lo >= -1.0 && hi <= 1.0 && hi > 0.0) {
+        return Err(MgkError::NodeKernelRange { min: lo, max: hi });
+    }
+    check_edge_range(ke)
+}
+
+/// As [`check_ranges`] with the node kernel's declared range inside
+/// `[0, 1]` (what the GPU needs: it does not check each value).
+///
+/// # Errors
+/// [`MgkError::NodeKernelRange`] or [`MgkError::EdgeKernelRange`].
+pub fn check_ranges_static<N, E, KV: BaseKernel<N>, KE: BaseKernel<E>>(kv: &KV, ke: &KE) -> Result<(), MgkError> {
+    let (lo, hi) = kv.range();
     if !(lo >= 0.0 && hi <= 1.0 && hi > 0.0) {
         return Err(MgkError::NodeKernelRange { min: lo, max: hi });
     }
+    check_edge_range(ke)
+}
+
+/// `0 ≤ κe ≤ 1` by the declared range.
+fn check_edge_range<E, KE: BaseKernel<E>>(ke: &KE) -> Result<(), MgkError> {
     let (lo, hi) = ke.range();
     if !(lo >= 0.0 && hi <= 1.0) {
         return Err(MgkError::EdgeKernelRange { min: lo, max: hi });

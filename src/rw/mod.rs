@@ -15,6 +15,9 @@ pub(crate) mod gpu;
 mod gpu_pairs;
 mod pairs;
 mod prep;
+mod variants;
+
+pub use variants::{WalkSeriesKernel, WalkWeights, MAX_STEPS, MAX_WALK_TERMS};
 
 use pairs::RwFail;
 use prep::{bounds_of, node_classes, rw_scale, series_terms, RwScale, MAX_TERMS, SERIES_TAIL};

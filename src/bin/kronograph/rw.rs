@@ -1,9 +1,10 @@
-//! `kronograph rw DATASET --lambda L`: the geometric random-walk kernel.
+//! `kronograph rw DATASET --lambda L`: the random-walk kernels (geometric;
+//! `--kind exponential` or `--kind p-step`).
 
 use super::progress::Bar;
 use kronograph::backend::{Backend, Precision};
 use kronograph::graph::io;
-use kronograph::rw::{RandomWalkKernel, RwMethod};
+use kronograph::rw::{RandomWalkKernel, RwMethod, WalkSeriesKernel};
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -14,6 +15,17 @@ pub enum Method {
     Auto,
     /// Conjugate gradients on the lazy Kronecker product.
     Solver,
+}
+
+/// The weights of the walks of each length.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// λ^l: 1ᵀ (I − λ W⊗W')⁻¹ 1.
+    Geometric,
+    /// λ^l / l!: 1ᵀ exp(λ W⊗W') 1 (CPU).
+    Exponential,
+    /// c_l λ^l for l = 0..=P (--steps P, --step-weights; CPU).
+    PStep,
 }
 
 /// Arguments of `rw`.
@@ -32,6 +44,16 @@ pub struct Args {
     /// as for `gram`.
     #[arg(long)]
     pub weight: Option<String>,
+    /// The walk weights: geometric (λ^l), exponential (λ^l / l!) or p-step (c_l λ^l up to --steps).
+    /// The exponential and p-step kinds are computed on the CPU.
+    #[arg(long, value_enum, default_value_t = Kind::Geometric)]
+    pub kind: Kind,
+    /// The longest walk of --kind p-step.
+    #[arg(long)]
+    pub steps: Option<usize>,
+    /// The weights c_0,…,c_P of --kind p-step (comma-separated, ≥ 0; default all 1).
+    #[arg(long, value_delimiter = ',')]
+    pub step_weights: Option<Vec<f64>>,
     /// Method for unlabeled pairs.
     #[arg(long, value_enum, default_value_t = Method::Auto)]
     pub method: Method,
@@ -96,6 +118,32 @@ pub fn run(args: Args, quiet: bool) -> kronograph::Result<()> {
     let n = ds.graphs.len();
     let pairs = n * (n + 1) / 2;
     let bar = Bar::new(pairs as u64, quiet, "pairs");
+    let t = Instant::now();
+    let series = match (args.kind, args.steps, args.step_weights.clone()) {
+        (Kind::Geometric, None, None) => None,
+        (Kind::Exponential, None, None) => Some(WalkSeriesKernel::exponential(args.lambda)?),
+        (Kind::PStep, Some(p), w) => {
+            let w = w.unwrap_or_else(|| vec![1.0; p + 1]);
+            if w.len() != p + 1 {
+                return Err(invalid(format!(
+                    "--step-weights has {} values; --steps {p} needs {} (c_0..c_{p})",
+                    w.len(),
+                    p + 1
+                )));
+            }
+            Some(WalkSeriesKernel::p_step(args.lambda, w)?)
+        }
+        (Kind::PStep, None, _) => return Err(invalid("--kind p-step needs --steps P, the longest walk".into())),
+        (kind, _, _) => {
+            return Err(invalid(format!("--steps and --step-weights belong to --kind p-step, not {kind:?}")));
+        }
+    };
+    if let Some(k) = series {
+        let k = k.with_progress(bar.callback());
+        let g = if args.labeled { k.gram_labeled(&ds.graphs) } else { k.gram(&ds.graphs) }?;
+        bar.finish();
+        return finish(&args, quiet, &ds, "cpu", t.elapsed().as_secs_f64(), &g);
+    }
     let method = match args.method {
         Method::Auto => RwMethod::Auto,
         Method::Solver => RwMethod::Solver,
@@ -113,12 +161,31 @@ pub fn run(args: Args, quiet: bool) -> kronograph::Result<()> {
     let g = g.map_err(|e| set_lambda_advice(e, &ds.graphs))?;
     let secs = t.elapsed().as_secs_f64();
     bar.finish();
+    finish(&args, quiet, &ds, &backend.to_string(), secs, &g)
+}
+
+fn invalid(msg: String) -> kronograph::Error {
+    kronograph::mgk::MgkError::InvalidParameter(msg).into()
+}
+
+/// The summary line and the output (`--out` or the first rows).
+fn finish(
+    args: &Args,
+    quiet: bool,
+    ds: &kronograph::graph::Dataset,
+    backend: &str,
+    secs: f64,
+    g: &kronograph::mgk::Matrix,
+) -> kronograph::Result<()> {
+    let n = ds.graphs.len();
+    let pairs = n * (n + 1) / 2;
     if !quiet {
         eprintln!(
-            "rw{} on {backend}: {} graphs, weights: {}, {pairs} pairs in {secs:.3} s ({:.0} pairs/s)",
+            "rw{}{} on {backend}: {} graphs, weights: {}, {pairs} pairs in {secs:.3} s ({:.0} pairs/s)",
+            if args.kind == Kind::Geometric { String::new() } else { format!(" ({:?})", args.kind).to_lowercase() },
             if args.labeled { " (labeled)" } else { "" },
             n,
-            super::gram::weights_name(args.weight.as_deref(), &ds),
+            super::gram::weights_name(args.weight.as_deref(), ds),
             pairs as f64 / secs.max(1e-12)
         );
     }

@@ -235,8 +235,18 @@ where
     }
 }
 
-/// The base kernels' ranges ([`crate::mgk::system::check_ranges`]), as a
-/// [`CudaError::KernelRange`].
+/// The base kernels' declared ranges
+/// ([`crate::mgk::system::check_ranges_static`]: the GPU does not check each
+/// node-kernel value), as a [`CudaError::KernelRange`].
 pub(super) fn check_ranges<N, E, KN: BaseKernel<N>, KE: BaseKernel<E>>(kn: &KN, ke: &KE) -> Result<(), CudaError> {
-    crate::mgk::system::check_ranges(kn, ke).map_err(|e| CudaError::KernelRange(e.to_string()))
+    crate::mgk::system::check_ranges_static(kn, ke).map_err(|e| {
+        let (lo, hi) = kn.range();
+        let cpu = if (-1.0..0.0).contains(&lo) && hi <= 1.0 && hi > 0.0 {
+            " (the CPU backend accepts a node kernel with values in [-1, 1], such as a normalized dot product, and \
+             checks each value on the data: use the CPU backend)"
+        } else {
+            ""
+        };
+        CudaError::KernelRange(format!("{e}{cpu}"))
+    })
 }
