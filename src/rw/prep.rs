@@ -127,7 +127,30 @@ pub(super) fn spmv<N: Label, E: Label>(g: &Graph<N, E>, x: &[f64], y: &mut [f64]
 /// `m_k / ρ̂^k = 1ᵀ (W/ρ̂)^k 1` for `k = 0..=MAX_TERMS` (zeros after `k = 0`
 /// when `ρ̂ = 0`).
 pub(super) fn scaled_moments<N: Label, E: Label>(g: &Graph<N, E>, rho: f64) -> Vec<f64> {
-    super::variants::scaled_moments(g, rho, MAX_TERMS + 1)
+    scaled_moments_upto(g, rho, MAX_TERMS + 1)
+}
+
+/// `m_k / s^k = 1ᵀ (W/s)^k 1` for `k = 0..count` (zeros after `k = 0` when
+/// `s = 0`, and after the first zero moment: `W` is nilpotent there).
+pub(super) fn scaled_moments_upto<N: Label, E: Label>(g: &Graph<N, E>, s: f64, count: usize) -> Vec<f64> {
+    let n = g.num_nodes();
+    let mut m = vec![0.0; count.max(1)];
+    m[0] = n as f64;
+    if s == 0.0 {
+        return m;
+    }
+    let mut v = vec![1.0; n];
+    let mut w = vec![0.0; n];
+    for mk in m.iter_mut().skip(1) {
+        spmv(g, &v, &mut w);
+        w.iter_mut().for_each(|x| *x /= s);
+        std::mem::swap(&mut v, &mut w);
+        *mk = v.iter().sum();
+        if *mk == 0.0 {
+            break; // W is nilpotent: every later moment is 0
+        }
+    }
+    m
 }
 
 /// Class ids `0..C` for the node labels of all graphs (equal labels, equal

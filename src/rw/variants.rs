@@ -4,7 +4,7 @@
 //! kernel, with a rigorous truncation bound for the infinite series.
 
 use super::pairs::{all, fill, upper};
-use super::prep::{labeled_packs, node_classes, rw_scale, spmv};
+use super::prep::{labeled_packs, node_classes, rw_scale, scaled_moments_upto};
 use crate::graph::{Graph, Label};
 use crate::kron::{ClassPacking, KronApply, MatchedKron};
 use crate::mgk::system::scale_pow2;
@@ -349,7 +349,7 @@ impl WalkSeriesKernel {
                 .map(|(i, (g, &(exp, s)))| {
                     let (scaled, _) = rw_scale(g, i)?;
                     let count = self.moments_needed(exp, s, partner_top);
-                    Ok(Moments { n: g.num_nodes() as f64, exp, s, m: scaled_moments(&scaled, s, count) })
+                    Ok(Moments { n: g.num_nodes() as f64, exp, s, m: scaled_moments_upto(&scaled, s, count) })
                 })
                 .collect()
         };
@@ -499,29 +499,6 @@ impl WalkSeriesKernel {
         }
         checked(v, g, sigma)
     }
-}
-
-/// `m_k / s^k = 1ᵀ (W/s)^k 1` for `k = 0..count` (zeros after `k = 0` when
-/// `s = 0`, and after the first zero moment: `W` is nilpotent there).
-pub(super) fn scaled_moments<N: Label, E: Label>(g: &Graph<N, E>, s: f64, count: usize) -> Vec<f64> {
-    let n = g.num_nodes();
-    let mut m = vec![0.0; count.max(1)];
-    m[0] = n as f64;
-    if s == 0.0 {
-        return m;
-    }
-    let mut v = vec![1.0; n];
-    let mut w = vec![0.0; n];
-    for mk in m.iter_mut().skip(1) {
-        spmv(g, &v, &mut w);
-        w.iter_mut().for_each(|x| *x /= s);
-        std::mem::swap(&mut v, &mut w);
-        *mk = v.iter().sum();
-        if *mk == 0.0 {
-            break; // W is nilpotent: every later moment is 0
-        }
-    }
-    m
 }
 
 /// The pair's values if finite (they are non-negative by construction).
