@@ -256,7 +256,7 @@ fn mgk_and_random_walk_through_the_generic_path() {
     let mut backends = vec![Backend::Cpu];
     backends.extend(gpu_or_skip().map(Backend::Cuda));
     for backend in backends {
-        let opts = PairSolve { backend: backend.clone(), tol: 1e-14, ..Default::default() };
+        let opts = PairSolve { backend, tol: 1e-14, ..Default::default() };
         let want = mgk.gram(&gs).unwrap();
         let got = solve_pairs(&MgkPairSystem::new(&mgk).unwrap(), &gs, None, &pairs, &opts).unwrap();
         for (r, &(a, b)) in got.iter().zip(&pairs) {
