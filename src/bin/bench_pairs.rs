@@ -114,7 +114,7 @@ fn run(a: &Args) -> Result<(), String> {
     println!("backend {}, precision {:?}, {} timed calls after the first", a.backend, a.precision, a.repeats);
     println!("set      path        pairs  first(s)  median(s)     pairs/s  vs eng  max rel");
     let opts = PairSolve {
-        backend: a.backend.clone(),
+        backend: a.backend,
         precision: a.precision,
         tol: a.precision.default_tolerance(),
         ..Default::default()
@@ -140,7 +140,7 @@ fn run(a: &Args) -> Result<(), String> {
         let rho = ds.graphs.iter().map(RandomWalkKernel::spectral_radius_bound).fold(0.0, f64::max);
         let lambda = a.frac / (rho * rho);
         let rw = RandomWalkKernel::new(lambda).map_err(|e| e.to_string())?.with_precision(a.precision);
-        let (f, m, k_rw) = time(a.repeats, || rw.gram_on(a.backend.clone(), &ds.graphs).map_err(|e| e.to_string()))?;
+        let (f, m, k_rw) = time(a.repeats, || rw.gram_on(a.backend, &ds.graphs).map_err(|e| e.to_string()))?;
         let base = np as f64 / m;
         row(set, "rw", np, (f, m), None);
         let rw_sys = MarginalizedGraphKernel::new(Unlabeled, Unlabeled, 0.05)
@@ -148,8 +148,7 @@ fn run(a: &Args) -> Result<(), String> {
             .map_err(|e| e.to_string())?
             .with_precision(a.precision);
         if !a.directed {
-            let (f, m, k) =
-                time(a.repeats, || rw_sys.gram_on(a.backend.clone(), &ds.graphs).map_err(|e| e.to_string()))?;
+            let (f, m, k) = time(a.repeats, || rw_sys.gram_on(a.backend, &ds.graphs).map_err(|e| e.to_string()))?;
             let d = (0..n)
                 .flat_map(|i| (0..n).map(move |j| (i, j)))
                 .map(|(i, j)| (k.get(i, j) - k_rw.get(i, j)).abs() / k_rw.get(i, j).abs());
@@ -179,7 +178,7 @@ fn run(a: &Args) -> Result<(), String> {
         let kv = SpecKernel::parse_for(spec(&ds.node_schema, false), &ds.node_schema).map_err(|e| e.to_string())?;
         let ke = SpecKernel::parse_for(spec(&ds.edge_schema, true), &ds.edge_schema).map_err(|e| e.to_string())?;
         let mgk = MarginalizedGraphKernel::new(kv, ke, 0.05).map_err(|e| e.to_string())?.with_precision(a.precision);
-        let (f, m, k) = time(a.repeats, || mgk.gram_on(a.backend.clone(), &ds.graphs).map_err(|e| e.to_string()))?;
+        let (f, m, k) = time(a.repeats, || mgk.gram_on(a.backend, &ds.graphs).map_err(|e| e.to_string()))?;
         let base = np as f64 / m;
         row(set, "mgk", np, (f, m), None);
         let sys = MgkPairSystem::new(&mgk).map_err(|e| e.to_string())?;
