@@ -90,15 +90,7 @@ pub fn options_for(arch: (i32, i32), tier: Tier) -> Vec<String> {
     }
     o
 }
-
-/// A line that, anywhere in a kernel's source, compiles it with NVRTC's
-/// `--use_fast_math` (approximate single-precision division, square root
-/// and `exp`/`log`/trigonometric functions, single-precision denormals
-/// flushed to zero; double precision is unchanged). A generator adds it to
-/// the sources whose stated tolerance allows it (the marginalized graph
-/// kernel's `f32` value kernels: `src/mgk/gpu/codegen.rs`); the compile
-/// options, and so the cache keys, follow the source.
-pub const FAST_MATH_MARKER: &str = "#define KRONOGRAPH_NVRTC_FAST_MATH 1\n";
+use super::FAST_MATH_MARKER;
 
 /// The compile options of `source` for `arch` at `tier`: [`options_for`],
 /// plus `--use_fast_math` when the source holds [`FAST_MATH_MARKER`].

@@ -95,6 +95,14 @@ pub struct DeviceInfo {
 
 pub use self::handle::GpuDevice;
 pub use self::label::GpuLabel;
+/// A line that, anywhere in a kernel's source, compiles it with NVRTC's
+/// `--use_fast_math` (approximate single-precision division, square root
+/// and `exp`/`log`/trigonometric functions, single-precision denormals
+/// flushed to zero; double precision is unchanged). A generator adds it to
+/// the sources whose stated tolerance allows it (the marginalized graph
+/// kernel's `f32` value kernels: `src/mgk/gpu/codegen.rs`); the compile
+/// options, and so the cache keys, follow the source.
+pub const FAST_MATH_MARKER: &str = "#define KRONOGRAPH_NVRTC_FAST_MATH 1\n";
 
 /// A 128-bit FNV-1a hash (two 64-bit lanes with different offsets), as 32
 /// hex digits: the key of generated sources. Not cryptographic; the disk

@@ -56,7 +56,7 @@ const FILES: [&str; 3] = [
 
 pub_for_testing! {
     /// The CUDA C++ source of the FGLT module: the kernel files joined, the
-    /// net transform's table (from [`NET_TERMS`]) before the last one
+    /// net transform's table (from the net transform's term table) before the last one
     /// (public with `testing`, for the NVRTC tests).
     pub fn source() -> &'static str {
         static S: OnceLock<String> = OnceLock::new();

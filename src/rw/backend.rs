@@ -21,7 +21,7 @@ use rayon::prelude::*;
 /// `kernels/rw_series.cu`) in this kernel's precision; pairs it does not
 /// cover (more than 400 terms) and [`RwMethod::Solver`](crate::rw::RwMethod::Solver) solve the system
 /// `(I − λ W ⊗ W') x = 1` as an instance of the Kronecker systems of
-/// [`MarginalizedGraphKernel`](crate::mgk::MarginalizedGraphKernel)
+/// [`MarginalizedGraphKernel`]
 /// ([`KronSystem::random_walk`]: κv = κe = 1, unit degrees, scale `1/λ`,
 /// `p = 1`) by the batched PCG of the GPU, to this kernel's tolerance. Sets
 /// with directed graphs and the node-labeled kernel run as

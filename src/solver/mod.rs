@@ -8,7 +8,7 @@
 //!   device buffers ([`DeviceVec`](crate::cuda::DeviceVec)`<f64>` and
 //!   `<f32>`, each operation a kernel): the same solver code runs on a GPU
 //!   over the device Kronecker product (`kron::DeviceKron`, used by
-//!   [`kron::solve_pairs_gpu`](crate::kron::solve_pairs_gpu)) or a user's
+//!   [`kron::solve_pairs`](crate::kron::solve_pairs) on a CUDA backend) or a user's
 //!   operator. The marginalized graph kernel's batched GPU path does not use
 //!   these solvers: it runs its own PCG inside one CUDA kernel per batch of
 //!   pairs (`kernels/mgk_pcg.cu`), with the same stopping rule.

@@ -325,7 +325,7 @@ fn generate<N: ?Sized, E: ?Sized, KN: BaseKernel<N>, KE: BaseKernel<E>>(
         && (approximable(&kv) || approximable(&ke))
         && crate::mgk::Tuning::from_env().fast_math
     {
-        body.push_str(crate::cuda::jit::FAST_MATH_MARKER);
+        body.push_str(crate::cuda::FAST_MATH_MARKER);
     }
     body.push_str(&format!("#define MGK_MAX_THETA {}\n", gen.params().len().max(1)));
     body.push_str(&node_layout.declaration("node_label"));

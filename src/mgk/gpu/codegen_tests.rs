@@ -188,7 +188,7 @@ fn shared_placement_is_its_own_kernel() {
 
 #[test]
 fn fast_math_marks_the_f32_value_kernels_only() {
-    use crate::cuda::jit::FAST_MATH_MARKER;
+    use crate::cuda::FAST_MATH_MARKER;
     let layout = |p| LabelLayout::record(&[("label".into(), crate::cuda::label::CType::Int32)], p);
     let delta = Field::new("label", KroneckerDelta::new(0.5));
     let sqexp = Field::new("label", crate::basekernel::SquareExponential::new(0.5));
