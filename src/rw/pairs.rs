@@ -7,7 +7,7 @@ use super::{RandomWalkKernel, RwMethod};
 use crate::graph::{Graph, Label};
 use crate::kron::{ClassPacking, Diag, KronApply, KronProduct, MatchedKron, Octiles, ShiftedKron, Unlabeled};
 use crate::mgk::system::scale_pow2;
-use crate::mgk::{Matrix, MgkError};
+use crate::mgk::{Matrix, MgkError, Progress};
 use crate::solver::{
     bicgstab_or_fixed_point, cg, BicgstabParams, CgParams, IterParams, LinOp, Monitor, Precond, SolverError, Workspace,
 };
@@ -83,19 +83,9 @@ impl RandomWalkKernel {
     where
         F: Fn(&mut Workspace<Vec<f64>>, usize, usize) -> Result<(f64, f64), (usize, usize, RwFail)> + Sync,
     {
-        let total = pairs.len();
-        let done = AtomicUsize::new(0);
-        pairs
-            .par_iter()
-            .map_init(Workspace::new, |ws, &(a, b)| {
-                let v = f(ws, a, b).map_err(|(a, b, e)| self.map_error(a, b, e))?;
-                let d = done.fetch_add(1, Ordering::Relaxed) + 1;
-                if let Some(p) = &self.progress {
-                    p(d, total);
-                }
-                Ok(v)
-            })
-            .collect()
+        par_pairs(pairs, self.progress.as_ref(), Workspace::new, |ws, a, b| {
+            f(ws, a, b).map_err(|(a, b, e)| self.map_error(a, b, e))
+        })
     }
 
     pub(super) fn map_error(&self, a: usize, b: usize, e: RwFail) -> MgkError {
@@ -294,9 +284,35 @@ impl RandomWalkKernel {
     }
 }
 
+/// `f` on every pair in parallel (each thread with its own state from
+/// `init`), in the pairs' order, calling `progress` with `(pairs done,
+/// total)` after each pair; the first error ends the run.
+pub(super) fn par_pairs<S, T: Send, F>(
+    pairs: &[(usize, usize)],
+    progress: Option<&Progress>,
+    init: impl Fn() -> S + Sync + Send,
+    f: F,
+) -> Result<Vec<T>, MgkError>
+where
+    F: Fn(&mut S, usize, usize) -> Result<T, MgkError> + Sync + Send,
+{
+    let done = AtomicUsize::new(0);
+    pairs
+        .par_iter()
+        .map_init(&init, |state, &(a, b)| {
+            let v = f(state, a, b)?;
+            let d = done.fetch_add(1, Ordering::Relaxed) + 1;
+            if let Some(p) = progress {
+                p(d, pairs.len());
+            }
+            Ok(v)
+        })
+        .collect()
+}
+
 /// The pairs of a Gram matrix: each pair once for one list (`m` None,
 /// symmetric), all pairs against a second list of `m`.
-fn pair_list(n: usize, m: Option<usize>) -> (Vec<(usize, usize)>, bool) {
+pub(super) fn pair_list(n: usize, m: Option<usize>) -> (Vec<(usize, usize)>, bool) {
     match m {
         None => (upper(n), true),
         Some(m) => (all(n, m), false),

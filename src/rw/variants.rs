@@ -3,14 +3,13 @@
 //! for unlabeled graphs, the Kronecker power series for the node-labeled
 //! kernel, with a rigorous truncation bound for the infinite series.
 
-use super::pairs::{all, fill, upper};
+use super::pairs::{fill, pair_list, par_pairs};
 use super::prep::{labeled_packs, node_classes, rw_scale, scaled_moments_upto};
 use crate::graph::{Graph, Label};
 use crate::kron::{ClassPacking, KronApply, MatchedKron};
 use crate::mgk::system::scale_pow2;
 use crate::mgk::{Matrix, MgkError, Progress};
 use rayon::prelude::*;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// The most terms an infinite series may take before the pair is refused.
 pub const MAX_WALK_TERMS: usize = 20_000;
@@ -285,27 +284,21 @@ impl WalkSeriesKernel {
         labeled: bool,
     ) -> Result<(Matrix, Matrix), MgkError> {
         let (nx, ny) = (x.len(), y.map_or(x.len(), <[_]>::len));
-        let pairs = if y.is_some() { all(nx, ny) } else { upper(nx) };
+        let (pairs, sym) = pair_list(nx, y.map(<[_]>::len));
         let v = if labeled { self.labeled_pairs(x, y, &pairs)? } else { self.moment_pairs(x, y, &pairs)? };
-        Ok(fill(nx, ny, &pairs, &v, y.is_none()))
+        Ok(fill(nx, ny, &pairs, &v, sym))
     }
 
     fn run_pairs<F>(&self, pairs: &[(usize, usize)], f: F) -> Result<Vec<(f64, f64)>, MgkError>
     where
         F: Fn(usize, usize) -> Result<(f64, f64), Fail> + Sync,
     {
-        let done = AtomicUsize::new(0);
-        pairs
-            .par_iter()
-            .map(|&(a, b)| {
-                let v = f(a, b).map_err(|(value, detail)| MgkError::InvalidValue { pair: (a, b), value, detail })?;
-                let d = done.fetch_add(1, Ordering::Relaxed) + 1;
-                if let Some(p) = &self.progress {
-                    p(d, pairs.len());
-                }
-                Ok(v)
-            })
-            .collect()
+        par_pairs(
+            pairs,
+            self.progress.as_ref(),
+            || (),
+            |_, a, b| f(a, b).map_err(|(value, detail)| MgkError::InvalidValue { pair: (a, b), value, detail }),
+        )
     }
 
     /// The number of moments graph `g` (scale `2^e`, bound `s`) needs
