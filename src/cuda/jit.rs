@@ -15,6 +15,7 @@ use super::hash_hex;
 use super::panic_message;
 use super::CudaError;
 pub use super::Origin;
+use super::FAST_MATH_MARKER;
 use cudarc::nvrtc::{result, sys};
 use std::collections::HashMap;
 use std::ffi::{CStr, CString};
@@ -90,7 +91,6 @@ pub fn options_for(arch: (i32, i32), tier: Tier) -> Vec<String> {
     }
     o
 }
-use super::FAST_MATH_MARKER;
 
 /// The compile options of `source` for `arch` at `tier`: [`options_for`],
 /// plus `--use_fast_math` when the source holds [`FAST_MATH_MARKER`].

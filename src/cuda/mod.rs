@@ -95,6 +95,7 @@ pub struct DeviceInfo {
 
 pub use self::handle::GpuDevice;
 pub use self::label::GpuLabel;
+
 /// A line that, anywhere in a kernel's source, compiles it with NVRTC's
 /// `--use_fast_math` (approximate single-precision division, square root
 /// and `exp`/`log`/trigonometric functions, single-precision denormals
