@@ -61,8 +61,8 @@ impl BaseKernel<Atom> for ChargeLaplace {
         k
     }
 
-    fn cuda(&self, a: &str, b: &str, gen: &mut CudaGen) -> Result<String, KernelError> {
-        let w = gen.param(self.width);
+    fn cuda(&self, a: &str, b: &str, cg: &mut CudaGen) -> Result<String, KernelError> {
+        let w = cg.param(self.width);
         Ok(format!("exp(-fabs({a}.charge - {b}.charge) / {w})"))
     }
 }
@@ -100,9 +100,9 @@ fn main() -> Result<(), KernelError> {
         Ok(()) => unreachable!("a negative length scale is out of bounds"),
     }
 
-    let mut gen = CudaGen::new("float", "theta");
-    println!("CUDA expression  : {}", kernel.cuda("a", "b", &mut gen)?);
-    println!("CUDA parameters  : {:?}", gen.params());
+    let mut cg = CudaGen::new("float", "theta");
+    println!("CUDA expression  : {}", kernel.cuda("a", "b", &mut cg)?);
+    println!("CUDA parameters  : {:?}", cg.params());
     assert!((k - expected).abs() < 1e-6);
     Ok(())
 }

@@ -214,10 +214,10 @@ fn project_uses_member_names() {
     }
     let k = Project::new("element", |a: &Atom| &a.element, KroneckerDelta::new(0.5))
         * Project::new("charge", |a: &Atom| &a.charge, SquareExponential::new(1.25));
-    let mut gen = CudaGen::new("float", "theta");
-    let e = k.cuda("x", "y", &mut gen).unwrap();
+    let mut cg = CudaGen::new("float", "theta");
+    let e = k.cuda("x", "y", &mut cg).unwrap();
     assert!(e.contains("x.element") && e.contains("y.charge"), "{e}");
-    assert_eq!(gen.params(), &[0.5, 1.25]);
+    assert_eq!(cg.params(), &[0.5, 1.25]);
     let _ = Atom { element: 6, charge: 0.0 };
 }
 
@@ -248,14 +248,14 @@ fn nvrtc_compiles_every_generated_function() {
         // A user struct through Project.
         let user = Project::new("element", |a: &Atom| &a.element, KroneckerDelta::new(0.5))
             * Project::new("charge", |a: &Atom| &a.charge, SquareExponential::new(1.25));
-        let mut gen = CudaGen::new(if real == "float" { "float" } else { "double" }, "theta");
-        let e = user.cuda("u[0]", "u[1]", &mut gen).unwrap();
+        let mut cg = CudaGen::new(if real == "float" { "float" } else { "double" }, "theta");
+        let e = user.cuda("u[0]", "u[1]", &mut cg).unwrap();
         // Its gradient through the lower-level form, at a slot offset.
-        let body = cuda_gradient_body(&user, "u[0]", "u[1]", "theta", "g", 1, &mut gen).unwrap();
+        let body = cuda_gradient_body(&user, "u[0]", "u[1]", "theta", "g", 1, &mut cg).unwrap();
         // And a kernel without hyperparameters.
         let same = SameElement { reserve: false };
-        let body0 = cuda_gradient_body(&same, "u[0]", "u[1]", "theta", "g", 3, &mut gen).unwrap();
-        src += &gen.helpers().concat();
+        let body0 = cuda_gradient_body(&same, "u[0]", "u[1]", "theta", "g", 3, &mut cg).unwrap();
+        src += &cg.helpers().concat();
         src += &format!("__device__ {real} kg_user_grad(const Atom* u, const {real}* theta, {real}* g) {{\n{body}}}\n");
         src +=
             &format!("__device__ {real} kg_same_grad(const Atom* u, const {real}* theta, {real}* g) {{\n{body0}}}\n");
@@ -498,19 +498,19 @@ impl BaseKernel<Atom> for SameElement {
     fn gradient(&self, a: &Atom, b: &Atom, _: &mut [f64]) -> f64 {
         self.value(a, b)
     }
-    fn cuda(&self, a: &str, b: &str, gen: &mut CudaGen) -> Result<String, KernelError> {
-        let half = if self.reserve { gen.param(0.5) } else { gen.lit(0.5) };
-        Ok(format!("({a}.element == {b}.element ? {} : {half})", gen.lit(1.0)))
+    fn cuda(&self, a: &str, b: &str, cg: &mut CudaGen) -> Result<String, KernelError> {
+        let half = if self.reserve { cg.param(0.5) } else { cg.lit(0.5) };
+        Ok(format!("({a}.element == {b}.element ? {} : {half})", cg.lit(1.0)))
     }
 }
 
 #[test]
 fn gradient_of_a_kernel_without_hyperparameters_and_of_a_wrong_one() {
-    let mut gen = CudaGen::new("double", "theta");
-    let body = cuda_gradient_body(&SameElement { reserve: false }, "x", "y", "theta", "g", 2, &mut gen).unwrap();
+    let mut cg = CudaGen::new("double", "theta");
+    let body = cuda_gradient_body(&SameElement { reserve: false }, "x", "y", "theta", "g", 2, &mut cg).unwrap();
     assert!(!body.contains("theta[") && !body.contains("g["), "{body}");
     assert!(body.contains("return kg_k.v;"), "{body}");
-    let e = cuda_gradient_body(&SameElement { reserve: true }, "x", "y", "theta", "g", 0, &mut gen).unwrap_err();
+    let e = cuda_gradient_body(&SameElement { reserve: true }, "x", "y", "theta", "g", 0, &mut cg).unwrap_err();
     assert!(matches!(e, KernelError::InvalidParameter(_)), "{e}");
     let (c, o) = (Atom { element: 6, charge: -0.1 }, Atom { element: 8, charge: -0.1 });
     assert_eq!((SameElement { reserve: false }.value(&c, &o), c.charge), (0.5, o.charge));
@@ -543,10 +543,10 @@ fn gradient_functions_read_theta_and_write_every_slot() {
     // writes slots first .. first + n only.
     let s = schema();
     let k = SpecKernel::parse_for("delta(label, 0.5) * sqexp(attr0, 0.25, fixed)", &s).unwrap();
-    let mut gen = CudaGen::new("float", "theta");
-    let body = cuda_gradient_body(&k, "a", "b", "th", "g", 3, &mut gen).unwrap();
+    let mut cg = CudaGen::new("float", "theta");
+    let body = cuda_gradient_body(&k, "a", "b", "th", "g", 3, &mut cg).unwrap();
     assert!(body.contains("th[3]") && body.contains("th[4]") && !body.contains("th[2]") && !body.contains("th[5]"));
     assert!(body.contains("g[3] = kg_k.d[0];") && body.contains("g[4] = (float)0;"), "{body}");
-    assert!(gen.params().is_empty(), "the value generator's slots are untouched");
-    assert!(gen.helpers().iter().any(|h| h.contains("struct kg_dual_f")));
+    assert!(cg.params().is_empty(), "the value generator's slots are untouched");
+    assert!(cg.helpers().iter().any(|h| h.contains("struct kg_dual_f")));
 }

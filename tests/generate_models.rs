@@ -49,10 +49,10 @@ fn all_generators() -> Vec<(&'static str, Gen)> {
 
 #[test]
 fn same_seed_same_graph_different_seed_different_graph() {
-    for (name, gen) in all_generators() {
-        let a = gen(&mut rng(11)).unwrap();
-        let b = gen(&mut rng(11)).unwrap();
-        let c = gen(&mut rng(12)).unwrap();
+    for (name, cg) in all_generators() {
+        let a = cg(&mut rng(11)).unwrap();
+        let b = cg(&mut rng(11)).unwrap();
+        let c = cg(&mut rng(12)).unwrap();
         assert_eq!(edges(&a), edges(&b), "{name}: same seed");
         assert_ne!(edges(&a), edges(&c), "{name}: different seeds");
         assert_simple(&a);

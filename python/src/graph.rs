@@ -304,7 +304,7 @@ fn node(v: i64, n: usize) -> PyResult<usize> {
     }
 }
 
-fn chunks8<'a>(b: &'a [u8], what: &str) -> PyResult<impl Iterator<Item = [u8; 8]> + 'a> {
+fn chunks8<'a>(b: &'a [u8], what: &str) -> PyResult<impl Iterator<Item = [u8; 8]> + 'a + use<'a>> {
     if b.len() % 8 != 0 {
         return Err(parameter(format!("{what}: {} bytes is not a whole number of 8-byte values", b.len())));
     }

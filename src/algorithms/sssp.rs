@@ -150,7 +150,7 @@ pub fn check_overflow(a: &SparseMatrix<f64>, distances: &[f64]) -> Result<(), Al
         let (cols, vals) = a.row(u);
         cols.iter()
             .zip(vals)
-            .find(|(&v, _)| distances.get(v).is_some_and(|d| d.is_infinite()))
+            .find(|&(&v, _)| distances.get(v).is_some_and(|d| d.is_infinite()))
             .map(|(&v, &w)| AlgorithmError::DistanceOverflow { node: v, from: u, distance: du, weight: w })
     });
     bad.map_or(Ok(()), Err)

@@ -121,8 +121,8 @@ pub(crate) fn schema_identifiers(schema: &Schema) -> Vec<String> {
 }
 
 /// Registers the preamble (see [`cuda_preamble`]) as a helper.
-pub(crate) fn types_helper(gen: &mut CudaGen) {
-    gen.helper(&cuda_preamble());
+pub(crate) fn types_helper(cg: &mut CudaGen) {
+    cg.helper(&cuda_preamble());
 }
 
 /// The types the generated code uses, guarded so it can appear more than
@@ -217,14 +217,14 @@ pub fn cuda_kappa_function<K: BaseKernel<Record>>(
     kernel: &K,
     real: &str,
 ) -> Result<CudaFunction, KernelError> {
-    let (real, mut gen) = function_gen(fn_name, label_struct, real)?;
-    let expression = kernel.cuda("a", "b", &mut gen)?;
-    let mut source = gen.helpers().concat();
+    let (real, mut cg) = function_gen(fn_name, label_struct, real)?;
+    let expression = kernel.cuda("a", "b", &mut cg)?;
+    let mut source = cg.helpers().concat();
     source += &format!(
         "__device__ inline {real} {fn_name}(const {label_struct}& a, const {label_struct}& b, const {real}* theta) {{\n  \
          (void)a; (void)b; (void)theta;\n  return {expression};\n}}\n"
     );
-    Ok(CudaFunction { name: fn_name.to_string(), source, expression, params: gen.params().to_vec() })
+    Ok(CudaFunction { name: fn_name.to_string(), source, expression, params: cg.params().to_vec() })
 }
 
 /// The C++ statements that evaluate κ(a, b) and its gradient with respect to
@@ -258,7 +258,7 @@ pub fn cuda_kappa_function<K: BaseKernel<Record>>(
 /// no tangent: D is the number of trained hyperparameters (at least 1), and
 /// the cost is about D + 1 times the value's.
 ///
-/// `gen` is the *value* generator ([`CudaGen::new`]) of the source the
+/// `cg` is the *value* generator ([`CudaGen::new`]) of the source the
 /// statements go into: the dual type and every helper they use are added to
 /// its helpers (identical ones kept once, all guarded), its slots are not
 /// touched, and its `set_values` is used for set-valued fields.
@@ -276,9 +276,9 @@ pub fn cuda_gradient_body<T: ?Sized, K: BaseKernel<T>>(
     theta: &str,
     grad: &str,
     first: usize,
-    gen: &mut CudaGen,
+    cg: &mut CudaGen,
 ) -> Result<String, KernelError> {
-    gradient_parts(kernel, a, b, theta, grad, first, gen).map(|(body, _)| body)
+    gradient_parts(kernel, a, b, theta, grad, first, cg).map(|(body, _)| body)
 }
 
 /// [`cuda_gradient_body`], and the dual-number expression of κ in it.
@@ -289,11 +289,11 @@ fn gradient_parts<T: ?Sized, K: BaseKernel<T>>(
     theta: &str,
     grad: &str,
     first: usize,
-    gen: &mut CudaGen,
+    cg: &mut CudaGen,
 ) -> Result<(String, String), KernelError> {
-    let real = gen.real;
+    let real = cg.real;
     let mut dual = CudaGen::new_dual(real, "kg_t");
-    dual.set_values = gen.set_values.clone();
+    dual.set_values = cg.set_values.clone();
     let expression = kernel.cuda(a, b, &mut dual)?;
     let hypers = kernel.hyperparameters();
     if dual.num_params() != hypers.len() {
@@ -304,7 +304,7 @@ fn gradient_parts<T: ?Sized, K: BaseKernel<T>>(
         )));
     }
     for h in dual.helpers() {
-        gen.helper(h);
+        cg.helper(h);
     }
     let active = hypers.iter().filter(|h| h.is_active()).count();
     let t = format!("{}<{}>", super::cuda::dual_name(real), active.max(1));
@@ -357,9 +357,9 @@ pub fn cuda_gradient_function<K: BaseKernel<Record>>(
     kernel: &K,
     real: &str,
 ) -> Result<CudaFunction, KernelError> {
-    let (real, mut gen) = function_gen(fn_name, label_struct, real)?;
-    let (body, expression) = gradient_parts(kernel, "a", "b", "theta", "grad", 0, &mut gen)?;
-    let mut source = gen.helpers().concat();
+    let (real, mut cg) = function_gen(fn_name, label_struct, real)?;
+    let (body, expression) = gradient_parts(kernel, "a", "b", "theta", "grad", 0, &mut cg)?;
+    let mut source = cg.helpers().concat();
     source += &format!(
         "__device__ inline {real} {fn_name}(const {label_struct}& a, const {label_struct}& b, const {real}* theta, \
          {real}* grad) {{\n  (void)a; (void)b; (void)theta; (void)grad;\n{body}}}\n"
@@ -374,10 +374,10 @@ fn function_gen(fn_name: &str, label_struct: &str, real: &str) -> Result<(&'stat
     let real = check_real(real)?;
     check_ident(fn_name)?;
     check_ident(label_struct)?;
-    let mut gen = CudaGen::new(real, "theta");
-    gen.set_values = format!("{label_struct}_set_values");
-    types_helper(&mut gen);
-    Ok((real, gen))
+    let mut cg = CudaGen::new(real, "theta");
+    cg.set_values = format!("{label_struct}_set_values");
+    types_helper(&mut cg);
+    Ok((real, cg))
 }
 
 fn check_real(real: &str) -> Result<&'static str, KernelError> {

@@ -49,11 +49,11 @@ impl CudaGen {
     /// arguments check [`is_dual`](Self::is_dual) and add an overload for
     /// duals. Used by [`cuda_gradient_body`](super::cuda_gradient_body).
     pub fn new_dual(real: &'static str, params_name: &str) -> Self {
-        let mut gen = CudaGen::new(real, params_name);
-        gen.dual = true;
+        let mut cg = CudaGen::new(real, params_name);
+        cg.dual = true;
         let helper = cuda_dual_helper(real);
-        gen.helper(&helper);
-        gen
+        cg.helper(&helper);
+        cg
     }
 
     /// Whether the parameter array holds dual numbers ([`new_dual`](Self::new_dual)).

@@ -218,8 +218,8 @@ impl<K: ValueKernel> BaseKernel<Record> for Field<K> {
         self.ident = schema_identifiers(schema).swap_remove(index);
         Ok(())
     }
-    fn cuda(&self, a: &str, b: &str, gen: &mut CudaGen) -> Result<String, KernelError> {
-        self.kernel.cuda(&format!("{a}.{}", self.ident), &format!("{b}.{}", self.ident), gen)
+    fn cuda(&self, a: &str, b: &str, cg: &mut CudaGen) -> Result<String, KernelError> {
+        self.kernel.cuda(&format!("{a}.{}", self.ident), &format!("{b}.{}", self.ident), cg)
     }
 }
 
@@ -318,7 +318,7 @@ where
     fn gradient(&self, a: &T, b: &T, grad: &mut [f64]) -> f64 {
         self.kernel.gradient((self.f)(a), (self.f)(b), grad)
     }
-    fn cuda(&self, a: &str, b: &str, gen: &mut CudaGen) -> Result<String, KernelError> {
-        self.kernel.cuda(&format!("{a}.{}", self.name), &format!("{b}.{}", self.name), gen)
+    fn cuda(&self, a: &str, b: &str, cg: &mut CudaGen) -> Result<String, KernelError> {
+        self.kernel.cuda(&format!("{a}.{}", self.name), &format!("{b}.{}", self.name), cg)
     }
 }

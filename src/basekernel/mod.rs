@@ -235,12 +235,12 @@ pub trait BaseKernel<T: ?Sized>: Clone + Debug + Send + Sync {
     }
 
     /// The CUDA C++ expression of κ(a, b), where `a` and `b` are C
-    /// expressions for the two labels (of the label struct that `gen`
+    /// expressions for the two labels (of the label struct that `cg`
     /// describes) and hyperparameters are read from the parameter array
-    /// (`gen.param(...)`), never inlined.
+    /// (`cg.param(...)`), never inlined.
     ///
     /// The same expression gives the CUDA gradient: [`cuda_gradient_body`]
-    /// evaluates it with `gen` in dual mode ([`CudaGen::new_dual`]), where the
+    /// evaluates it with `cg` in dual mode ([`CudaGen::new_dual`]), where the
     /// parameter array holds dual numbers. Arithmetic, comparisons, `exp`,
     /// `log`, `sqrt`, `fabs` and `pow` work on them as written (a cast of a
     /// hyperparameter to `real` does not: write `(real)2 * theta[k]`, not
@@ -371,8 +371,8 @@ impl<T: ?Sized, K: BaseKernel<T>> BaseKernel<T> for Box<K> {
     fn bind(&mut self, schema: &Schema) -> Result<(), KernelError> {
         (**self).bind(schema)
     }
-    fn cuda(&self, a: &str, b: &str, gen: &mut CudaGen) -> Result<String, KernelError> {
-        (**self).cuda(a, b, gen)
+    fn cuda(&self, a: &str, b: &str, cg: &mut CudaGen) -> Result<String, KernelError> {
+        (**self).cuda(a, b, cg)
     }
 }
 

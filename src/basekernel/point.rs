@@ -179,8 +179,8 @@ impl Point for Value {
 }
 
 /// The suffix that names helpers of one real type (`f` or `d`).
-pub(crate) fn real_suffix(gen: &CudaGen) -> &'static str {
-    if gen.real == "double" {
+pub(crate) fn real_suffix(cg: &CudaGen) -> &'static str {
+    if cg.real == "double" {
         "d"
     } else {
         "f"
@@ -190,9 +190,9 @@ pub(crate) fn real_suffix(gen: &CudaGen) -> &'static str {
 /// Registers the CUDA helpers `kg_sqdist_<s>` and `kg_dot_<s>` (overloaded for
 /// the C integer and real types and for fixed arrays of the real type) and
 /// returns their names.
-pub(crate) fn point_helpers(gen: &mut CudaGen) -> (String, String) {
-    let r = gen.real;
-    let s = real_suffix(gen);
+pub(crate) fn point_helpers(cg: &mut CudaGen) -> (String, String) {
+    let r = cg.real;
+    let s = real_suffix(cg);
     let mut src = format!("#ifndef KG_POINT_HELPERS_{s}\n#define KG_POINT_HELPERS_{s}\n");
     for t in ["int", "unsigned int", "long", "unsigned long", "long long", "unsigned long long", "float", "double"] {
         src += &format!(
@@ -206,7 +206,7 @@ pub(crate) fn point_helpers(gen: &mut CudaGen) -> (String, String) {
          template <int K> __device__ inline {r} kg_dot_{s}(const {r} (&x)[K], const {r} (&y)[K]) {{\n  \
          {r} acc = 0;\n  for (int i = 0; i < K; ++i) {{ acc += x[i] * y[i]; }}\n  return acc;\n}}\n#endif\n"
     );
-    gen.helper(&src);
+    cg.helper(&src);
     (format!("kg_sqdist_{s}"), format!("kg_dot_{s}"))
 }
 

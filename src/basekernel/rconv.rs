@@ -125,16 +125,16 @@ impl<K> RConvolution<K> {
         }
     }
 
-    fn cuda_sets<E: ?Sized>(&self, a: &str, b: &str, gen: &mut CudaGen) -> Result<String, KernelError>
+    fn cuda_sets<E: ?Sized>(&self, a: &str, b: &str, cg: &mut CudaGen) -> Result<String, KernelError>
     where
         K: BaseKernel<E>,
     {
-        types_helper(gen);
-        let (r, s) = (gen.real, real_suffix(gen));
-        let inner = self.kernel.cuda("kg_x", "kg_y", gen)?;
+        types_helper(cg);
+        let (r, s) = (cg.real, real_suffix(cg));
+        let inner = self.kernel.cuda("kg_x", "kg_y", cg)?;
         // The accumulator and parameter type: the real type, or in a dual
         // generator the dual numbers (the helper then is a template on D).
-        let (p, prefix, zero, empty) = if gen.is_dual() {
+        let (p, prefix, zero, empty) = if cg.is_dual() {
             let t = dual_name(r);
             let z = format!("{t}<D>(({r})0)");
             (format!("{t}<D>"), "template <int D> ".to_string(), z.clone(), z)
@@ -145,7 +145,7 @@ impl<K> RConvolution<K> {
             Reduction::Sum => "acc".to_string(),
             Reduction::Mean => format!("(x.length > 0 && y.length > 0 ? acc / ({r})(x.length * y.length) : {empty})"),
         };
-        let theta = gen.params_name.clone();
+        let theta = cg.params_name.clone();
         let body = format!(
             "(const int32_t* kg_values, kg_set x, kg_set y, const {p}* {theta}) {{\n  {p} acc = {zero};\n  \
              for (int32_t i = 0; i < x.length; ++i) {{\n    int32_t kg_x = kg_values[x.offset + i];\n    \
@@ -155,10 +155,10 @@ impl<K> RConvolution<K> {
         let mut h = std::collections::hash_map::DefaultHasher::new();
         body.hash(&mut h);
         let name = format!("kg_rconv_{s}_{:016x}", h.finish());
-        gen.helper(&format!(
+        cg.helper(&format!(
             "#ifndef {name}_DEFINED\n#define {name}_DEFINED\n{prefix}__device__ inline {p} {name}{body}#endif\n"
         ));
-        Ok(format!("{name}({}, {a}, {b}, {theta})", gen.set_values))
+        Ok(format!("{name}({}, {a}, {b}, {theta})", cg.set_values))
     }
 }
 builtin_ops!(impl[K,] RConvolution<K>);
@@ -193,8 +193,8 @@ macro_rules! rconv_impl {
                     _ => f64::NAN,
                 }
             }
-            fn cuda(&self, a: &str, b: &str, gen: &mut CudaGen) -> Result<String, KernelError> {
-                self.cuda_sets::<$elem>(a, b, gen)
+            fn cuda(&self, a: &str, b: &str, cg: &mut CudaGen) -> Result<String, KernelError> {
+                self.cuda_sets::<$elem>(a, b, cg)
             }
         }
     };

@@ -62,7 +62,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "--repeat" => repeat = it.next().ok_or("--repeat needs a number")?.parse()?,
             "--peer" => peer = true,
             // The phases of every read on stderr (the readers' `KRONOGRAPH_IO_TIMES`).
-            "--phases" => std::env::set_var("KRONOGRAPH_IO_TIMES", "1"),
+            // SAFETY: argument parsing, before any thread is started.
+            "--phases" => unsafe { std::env::set_var("KRONOGRAPH_IO_TIMES", "1") },
             "--peer-script" => {
                 script = it.next().map(PathBuf::from).ok_or("--peer-script needs a path")?;
                 peer = true;

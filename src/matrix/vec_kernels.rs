@@ -198,7 +198,7 @@ where
                         }
                     }
                 }
-                let out = if acc.len() * 16 >= m {
+                if acc.len() * 16 >= m {
                     let (mut oi, mut ov) = (Vec::with_capacity(acc.len()), Vec::with_capacity(acc.len()));
                     for (off, sl) in slot[..m].iter_mut().enumerate() {
                         if *sl != 0 {
@@ -214,8 +214,7 @@ where
                     }
                     acc.sort_unstable_by_key(|e| e.0);
                     acc.into_iter().unzip()
-                };
-                out
+                }
             }),
             MergeStrategy::MergeSort | MergeStrategy::RadixSort => {
                 let mut terms: Vec<(usize, C)> = Vec::new();

@@ -409,11 +409,11 @@ impl<N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>> MarginalizedGraph
         N: GpuLabel,
         E: GpuLabel,
     {
-        let mut gen = crate::basekernel::CudaGen::new("double", "theta");
+        let mut cg = crate::basekernel::CudaGen::new("double", "theta");
         let no_form = |r: Result<String, crate::basekernel::KernelError>| {
             matches!(r, Err(crate::basekernel::KernelError::NoCudaForm(_)))
         };
-        !(no_form(self.node_kernel().cuda("a", "b", &mut gen)) || no_form(self.edge_kernel().cuda("a", "b", &mut gen)))
+        !(no_form(self.node_kernel().cuda("a", "b", &mut cg)) || no_form(self.edge_kernel().cuda("a", "b", &mut cg)))
     }
 
     /// [`gram`](Self::gram) on `backend`.

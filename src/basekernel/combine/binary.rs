@@ -83,8 +83,8 @@ impl<T: ?Sized, A: BaseKernel<T>, B: BaseKernel<T>> BaseKernel<T> for Product<A,
         gb.iter_mut().for_each(|g| *g *= ka);
         ka * kb
     }
-    fn cuda(&self, x: &str, y: &str, gen: &mut CudaGen) -> Result<String, KernelError> {
-        Ok(format!("({} * {})", self.a.cuda(x, y, gen)?, self.b.cuda(x, y, gen)?))
+    fn cuda(&self, x: &str, y: &str, cg: &mut CudaGen) -> Result<String, KernelError> {
+        Ok(format!("({} * {})", self.a.cuda(x, y, cg)?, self.b.cuda(x, y, cg)?))
     }
 }
 
@@ -135,7 +135,7 @@ impl<T: ?Sized, A: BaseKernel<T>, B: BaseKernel<T>> BaseKernel<T> for Sum<A, B> 
         let (ga, gb) = grad.split_at_mut(self.a.num_hyperparameters());
         self.a.gradient(x, y, ga) + self.b.gradient(x, y, gb)
     }
-    fn cuda(&self, x: &str, y: &str, gen: &mut CudaGen) -> Result<String, KernelError> {
-        Ok(format!("({} + {})", self.a.cuda(x, y, gen)?, self.b.cuda(x, y, gen)?))
+    fn cuda(&self, x: &str, y: &str, cg: &mut CudaGen) -> Result<String, KernelError> {
+        Ok(format!("({} + {})", self.a.cuda(x, y, cg)?, self.b.cuda(x, y, cg)?))
     }
 }

@@ -79,31 +79,31 @@ impl<T: ?Sized, K: BaseKernel<T>> BaseKernel<T> for Normalize<K> {
     fn bind(&mut self, schema: &Schema) -> Result<(), KernelError> {
         self.kernel.bind(schema)
     }
-    fn cuda(&self, x: &str, y: &str, gen: &mut CudaGen) -> Result<String, KernelError> {
-        let mark = gen.num_params();
-        let kxy = self.kernel.cuda(x, y, gen)?;
-        gen.rewind(mark);
-        let kxx = self.kernel.cuda(x, x, gen)?;
-        gen.rewind(mark);
-        let kyy = self.kernel.cuda(y, y, gen)?;
-        Ok(cuda_normalize(gen, &kxy, &kxx, &kyy))
+    fn cuda(&self, x: &str, y: &str, cg: &mut CudaGen) -> Result<String, KernelError> {
+        let mark = cg.num_params();
+        let kxy = self.kernel.cuda(x, y, cg)?;
+        cg.rewind(mark);
+        let kxx = self.kernel.cuda(x, x, cg)?;
+        cg.rewind(mark);
+        let kyy = self.kernel.cuda(y, y, cg)?;
+        Ok(cuda_normalize(cg, &kxy, &kxx, &kyy))
     }
 }
 
 /// The CUDA form of k(x,y)/√(k(x,x)k(y,y)) from the three values' C
 /// expressions (0 where the diagonal product is not positive), its helper
-/// function registered in `gen` (shared by [`Normalize`] and the expression
+/// function registered in `cg` (shared by [`Normalize`] and the expression
 /// kernels' `normalize`).
-pub(crate) fn cuda_normalize(gen: &mut CudaGen, kxy: &str, kxx: &str, kyy: &str) -> String {
-    let (r, s) = (gen.real, real_suffix(gen));
-    gen.helper(&format!(
+pub(crate) fn cuda_normalize(cg: &mut CudaGen, kxy: &str, kxx: &str, kyy: &str) -> String {
+    let (r, s) = (cg.real, real_suffix(cg));
+    cg.helper(&format!(
         "#ifndef KG_NORMALIZE_{s}\n#define KG_NORMALIZE_{s}\n\
          __device__ inline {r} kg_normalize_{s}({r} kxy, {r} kxx, {r} kyy) {{\n  \
          {r} d = kxx * kyy;\n  return d > ({r})0 ? kxy / sqrt(d) : ({r})0;\n}}\n#endif\n"
     ));
-    if gen.is_dual() {
+    if cg.is_dual() {
         let t = dual_name(r);
-        gen.helper(&format!(
+        cg.helper(&format!(
             "#ifndef KG_NORMALIZE_DUAL_{s}\n#define KG_NORMALIZE_DUAL_{s}\n\
              template <int D> __device__ inline {t}<D> kg_normalize_{s}(const {t}<D>& kxy, const {t}<D>& kxx, \
              const {t}<D>& kyy) {{\n  {t}<D> d = kxx * kyy;\n  \

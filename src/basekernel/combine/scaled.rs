@@ -116,9 +116,9 @@ impl<T: ?Sized, K: BaseKernel<T>> BaseKernel<T> for Scaled<K> {
         grad[0] = self.factor.grad(c * k);
         c * k
     }
-    fn cuda(&self, x: &str, y: &str, gen: &mut CudaGen) -> Result<String, KernelError> {
-        let c = gen.param(self.factor.value);
-        Ok(format!("({c} * {})", self.kernel.cuda(x, y, gen)?))
+    fn cuda(&self, x: &str, y: &str, cg: &mut CudaGen) -> Result<String, KernelError> {
+        let c = cg.param(self.factor.value);
+        Ok(format!("({c} * {})", self.kernel.cuda(x, y, cg)?))
     }
 }
 
@@ -224,8 +224,8 @@ impl<T: ?Sized, K: BaseKernel<T>> BaseKernel<T> for Power<K> {
         grad[0] = if k == 0.0 { 0.0 } else { self.exponent.grad(p * k.abs().ln() * kp) };
         kp
     }
-    fn cuda(&self, x: &str, y: &str, gen: &mut CudaGen) -> Result<String, KernelError> {
-        let p = gen.param(self.exponent.value);
-        Ok(format!("pow({}, {p})", self.kernel.cuda(x, y, gen)?))
+    fn cuda(&self, x: &str, y: &str, cg: &mut CudaGen) -> Result<String, KernelError> {
+        let p = cg.param(self.exponent.value);
+        Ok(format!("pow({}, {p})", self.kernel.cuda(x, y, cg)?))
     }
 }

@@ -50,7 +50,7 @@ pub trait KernelTuple<T: ?Sized>: Clone + std::fmt::Debug + Send + Sync {
     ///
     /// # Errors
     /// As [`BaseKernel::cuda`].
-    fn cuda(&self, a: &str, b: &str, gen: &mut CudaGen) -> Result<Vec<String>, KernelError>;
+    fn cuda(&self, a: &str, b: &str, cg: &mut CudaGen) -> Result<Vec<String>, KernelError>;
 }
 
 macro_rules! kernel_tuple {
@@ -114,8 +114,8 @@ macro_rules! kernel_tuple {
                 $(self.$i.bind(schema)?;)+
                 Ok(())
             }
-            fn cuda(&self, a: &str, b: &str, gen: &mut CudaGen) -> Result<Vec<String>, KernelError> {
-                Ok(vec![$(self.$i.cuda(a, b, gen)?),+])
+            fn cuda(&self, a: &str, b: &str, cg: &mut CudaGen) -> Result<Vec<String>, KernelError> {
+                Ok(vec![$(self.$i.cuda(a, b, cg)?),+])
             }
         }
     };
@@ -185,8 +185,8 @@ impl<T: ?Sized, L: KernelTuple<T>> BaseKernel<T> for TensorProduct<L> {
     fn bind(&mut self, schema: &Schema) -> Result<(), KernelError> {
         self.kernels.bind(schema)
     }
-    fn cuda(&self, x: &str, y: &str, gen: &mut CudaGen) -> Result<String, KernelError> {
-        Ok(format!("({})", self.kernels.cuda(x, y, gen)?.join(" * ")))
+    fn cuda(&self, x: &str, y: &str, cg: &mut CudaGen) -> Result<String, KernelError> {
+        Ok(format!("({})", self.kernels.cuda(x, y, cg)?.join(" * ")))
     }
 }
 
@@ -257,11 +257,11 @@ impl<T: ?Sized, L: KernelTuple<T>> BaseKernel<T> for Additive<L> {
     fn bind(&mut self, schema: &Schema) -> Result<(), KernelError> {
         self.kernels.bind(schema)
     }
-    fn cuda(&self, x: &str, y: &str, gen: &mut CudaGen) -> Result<String, KernelError> {
-        let s = self.kernels.cuda(x, y, gen)?.join(" + ");
+    fn cuda(&self, x: &str, y: &str, cg: &mut CudaGen) -> Result<String, KernelError> {
+        let s = self.kernels.cuda(x, y, cg)?.join(" + ");
         Ok(match self.reduction {
             Reduction::Sum => format!("({s})"),
-            Reduction::Mean => format!("(({s}) / {})", gen.lit(self.kernels.len() as f64)),
+            Reduction::Mean => format!("(({s}) / {})", cg.lit(self.kernels.len() as f64)),
         })
     }
 }

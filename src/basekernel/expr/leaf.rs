@@ -148,13 +148,13 @@ impl LeafKernel {
     }
 
     /// The CUDA form on two record values (members of the label struct).
-    pub(crate) fn cuda_val(&self, a: &str, b: &str, gen: &mut CudaGen) -> Result<String, KernelError> {
-        on_point!(self, k => BaseKernel::<Value>::cuda(k, a, b, gen), k => BaseKernel::<Value>::cuda(k, a, b, gen))
+    pub(crate) fn cuda_val(&self, a: &str, b: &str, cg: &mut CudaGen) -> Result<String, KernelError> {
+        on_point!(self, k => BaseKernel::<Value>::cuda(k, a, b, cg), k => BaseKernel::<Value>::cuda(k, a, b, cg))
     }
 
     /// The CUDA form on two numbers.
-    pub(crate) fn cuda_num(&self, a: &str, b: &str, gen: &mut CudaGen) -> Result<String, KernelError> {
-        on_point!(self, k => BaseKernel::<f64>::cuda(k, a, b, gen), _ => Err(KernelError::InvalidParameter(
+    pub(crate) fn cuda_num(&self, a: &str, b: &str, cg: &mut CudaGen) -> Result<String, KernelError> {
+        on_point!(self, k => BaseKernel::<f64>::cuda(k, a, b, cg), _ => Err(KernelError::InvalidParameter(
             "rconv compares sets: it needs a set field of a record label".into()
         )))
     }

@@ -76,8 +76,8 @@ impl<T: ?Sized> BaseKernel<T> for Constant {
         grad[0] = self.c.grad(self.c.value);
         self.c.value
     }
-    fn cuda(&self, _a: &str, _b: &str, gen: &mut CudaGen) -> Result<String, KernelError> {
-        Ok(gen.param(self.c.value))
+    fn cuda(&self, _a: &str, _b: &str, cg: &mut CudaGen) -> Result<String, KernelError> {
+        Ok(cg.param(self.c.value))
     }
 }
 
@@ -188,8 +188,8 @@ impl<T: PartialEq + ?Sized> BaseKernel<T> for KroneckerDelta {
             self.h.value
         }
     }
-    fn cuda(&self, a: &str, b: &str, gen: &mut CudaGen) -> Result<String, KernelError> {
-        let h = gen.param(self.h.value);
-        Ok(format!("(({a}) == ({b}) ? {} : {h})", gen.lit(1.0)))
+    fn cuda(&self, a: &str, b: &str, cg: &mut CudaGen) -> Result<String, KernelError> {
+        let h = cg.param(self.h.value);
+        Ok(format!("(({a}) == ({b}) ? {} : {h})", cg.lit(1.0)))
     }
 }

@@ -100,9 +100,9 @@ impl<T: Point + ?Sized> BaseKernel<T> for Polynomial {
         grad[0] = self.offset.grad(c * self.degree as f64 * p);
         p * s
     }
-    fn cuda(&self, a: &str, b: &str, gen: &mut CudaGen) -> Result<String, KernelError> {
-        let (_, dot) = point_helpers(gen);
-        let c = gen.param(self.offset.value);
-        Ok(format!("pow({dot}({a}, {b}) + {c}, {})", gen.lit(self.degree as f64)))
+    fn cuda(&self, a: &str, b: &str, cg: &mut CudaGen) -> Result<String, KernelError> {
+        let (_, dot) = point_helpers(cg);
+        let c = cg.param(self.offset.value);
+        Ok(format!("pow({dot}({a}, {b}) + {c}, {})", cg.lit(self.degree as f64)))
     }
 }

@@ -108,10 +108,10 @@ impl<T: Point + ?Sized> BaseKernel<T> for SquareExponential {
         grad[0] = self.scale.grad(-2.0 * self.coef * d2 * k);
         k
     }
-    fn cuda(&self, a: &str, b: &str, gen: &mut CudaGen) -> Result<String, KernelError> {
-        let (sqd, _) = point_helpers(gen);
-        let l = gen.param(self.scale.value);
-        Ok(format!("exp({} * {sqd}({a}, {b}) / ({l} * {l}))", gen.lit(-0.5)))
+    fn cuda(&self, a: &str, b: &str, cg: &mut CudaGen) -> Result<String, KernelError> {
+        let (sqd, _) = point_helpers(cg);
+        let l = cg.param(self.scale.value);
+        Ok(format!("exp({} * {sqd}({a}, {b}) / ({l} * {l}))", cg.lit(-0.5)))
     }
 }
 
@@ -235,11 +235,11 @@ impl<T: Point + ?Sized> BaseKernel<T> for RationalQuadratic {
         grad[1] = self.alpha.grad(k * al * ((u - 1.0) / u - u.ln()));
         k
     }
-    fn cuda(&self, a: &str, b: &str, gen: &mut CudaGen) -> Result<String, KernelError> {
-        let (sqd, _) = point_helpers(gen);
-        let l = gen.param(self.scale.value);
-        let al = gen.param(self.alpha.value);
-        Ok(format!("pow({} + {sqd}({a}, {b}) / ({} * {al} * {l} * {l}), -{al})", gen.lit(1.0), gen.lit(2.0)))
+    fn cuda(&self, a: &str, b: &str, cg: &mut CudaGen) -> Result<String, KernelError> {
+        let (sqd, _) = point_helpers(cg);
+        let l = cg.param(self.scale.value);
+        let al = cg.param(self.alpha.value);
+        Ok(format!("pow({} + {sqd}({a}, {b}) / ({} * {al} * {l} * {l}), -{al})", cg.lit(1.0), cg.lit(2.0)))
     }
 }
 
@@ -328,25 +328,25 @@ impl<T: Point + ?Sized> BaseKernel<T> for CompactPolynomial {
         grad[0] = self.radius.grad(20.0 * r * r * t3);
         t3 * t * (4.0 * r + 1.0)
     }
-    fn cuda(&self, a: &str, b: &str, gen: &mut CudaGen) -> Result<String, KernelError> {
-        let (sqd, _) = point_helpers(gen);
-        let s = real_suffix(gen);
-        let r = gen.real;
-        gen.helper(&format!(
+    fn cuda(&self, a: &str, b: &str, cg: &mut CudaGen) -> Result<String, KernelError> {
+        let (sqd, _) = point_helpers(cg);
+        let s = real_suffix(cg);
+        let r = cg.real;
+        cg.helper(&format!(
             "#ifndef KG_WENDLAND31_{s}\n#define KG_WENDLAND31_{s}\n\
              __device__ inline {r} kg_wendland31_{s}({r} x) {{\n  {r} t = x < ({r})1 ? ({r})1 - x : ({r})0;\n  \
              {r} t2 = t * t;\n  return t2 * t2 * (({r})4 * x + ({r})1);\n}}\n#endif\n"
         ));
-        if gen.is_dual() {
+        if cg.is_dual() {
             let t = dual_name(r);
-            gen.helper(&format!(
+            cg.helper(&format!(
                 "#ifndef KG_WENDLAND31_DUAL_{s}\n#define KG_WENDLAND31_DUAL_{s}\n\
                  template <int D> __device__ inline {t}<D> kg_wendland31_{s}(const {t}<D>& x) {{\n  \
                  {t}<D> t = x < ({r})1 ? ({r})1 - x : {t}<D>(({r})0);\n  \
                  {t}<D> t2 = t * t;\n  return t2 * t2 * (({r})4 * x + ({r})1);\n}}\n#endif\n"
             ));
         }
-        let rad = gen.param(self.radius.value);
+        let rad = cg.param(self.radius.value);
         Ok(format!("kg_wendland31_{s}(sqrt({sqd}({a}, {b})) / {rad})"))
     }
 }

@@ -223,7 +223,7 @@ impl BaseKernel<Record> for SpecKernel {
     fn bind(&mut self, schema: &Schema) -> Result<(), KernelError> {
         BaseKernel::<Record>::bind(&mut self.0, schema)
     }
-    fn cuda(&self, a: &str, b: &str, gen: &mut CudaGen) -> Result<String, KernelError> {
-        BaseKernel::<Record>::cuda(&self.0, a, b, gen)
+    fn cuda(&self, a: &str, b: &str, cg: &mut CudaGen) -> Result<String, KernelError> {
+        BaseKernel::<Record>::cuda(&self.0, a, b, cg)
     }
 }

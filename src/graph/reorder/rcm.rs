@@ -103,7 +103,7 @@ pub(crate) fn pseudo_peripheral(p: &Pattern, seed: usize, bfs: &mut Bfs) -> usiz
     let mut r = *bfs.queue.iter().min_by_key(|&&v| (p.degree(v), v)).expect("the seed is in its component");
     let mut ecc = bfs.run(p, r);
     loop {
-        let last = bfs.queue.iter().zip(&bfs.level).filter(|(_, &l)| l == ecc).map(|(&v, _)| v);
+        let last = bfs.queue.iter().zip(&bfs.level).filter(|&(_, &l)| l == ecc).map(|(&v, _)| v);
         let x = last.min_by_key(|&v| (p.degree(v), v)).expect("the last level is not empty");
         let ecc_x = bfs.run(p, x);
         if ecc_x > ecc {

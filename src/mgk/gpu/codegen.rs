@@ -272,18 +272,18 @@ fn generate<N: ?Sized, E: ?Sized, KN: BaseKernel<N>, KE: BaseKernel<E>>(
     family: Family,
 ) -> Result<KernelSource, CudaError> {
     let real = precision.c_type();
-    let mut gen = CudaGen::new(real, "theta");
-    gen.helper(&cuda_preamble());
-    let kv = node_kernel.cuda("a", "b", &mut gen).map_err(|source| CudaError::Kernel { which: "node", source })?;
-    let ke = edge_kernel.cuda("a", "b", &mut gen).map_err(|source| CudaError::Kernel { which: "edge", source })?;
+    let mut cg = CudaGen::new(real, "theta");
+    cg.helper(&cuda_preamble());
+    let kv = node_kernel.cuda("a", "b", &mut cg).map_err(|source| CudaError::Kernel { which: "node", source })?;
+    let ke = edge_kernel.cuda("a", "b", &mut cg).map_err(|source| CudaError::Kernel { which: "edge", source })?;
     // The gradients: the same expressions in dual numbers (their helpers join
-    // `gen`'s; its slots stay as they are). The edge kernel's slots follow
+    // `cg`'s; its slots stay as they are). The edge kernel's slots follow
     // the node kernel's, in θ and in the gradient array alike.
     let n_node = node_kernel.num_hyperparameters();
     let grads = if let Family::Gradient(_) = family {
-        let gv = cuda_gradient_body(node_kernel, "a", "b", "theta", "g", 0, &mut gen)
+        let gv = cuda_gradient_body(node_kernel, "a", "b", "theta", "g", 0, &mut cg)
             .map_err(|source| CudaError::Kernel { which: "node", source })?;
-        let ge = cuda_gradient_body(edge_kernel, "a", "b", "theta", "g", n_node, &mut gen)
+        let ge = cuda_gradient_body(edge_kernel, "a", "b", "theta", "g", n_node, &mut cg)
             .map_err(|source| CudaError::Kernel { which: "edge", source })?;
         Some((gv, ge))
     } else {
@@ -327,10 +327,10 @@ fn generate<N: ?Sized, E: ?Sized, KN: BaseKernel<N>, KE: BaseKernel<E>>(
     {
         body.push_str(crate::cuda::FAST_MATH_MARKER);
     }
-    body.push_str(&format!("#define MGK_MAX_THETA {}\n", gen.params().len().max(1)));
+    body.push_str(&format!("#define MGK_MAX_THETA {}\n", cg.params().len().max(1)));
     body.push_str(&node_layout.declaration("node_label"));
     body.push_str(&edge_layout.declaration("edge_label"));
-    for h in gen.helpers() {
+    for h in cg.helpers() {
         body.push_str(h);
         body.push('\n');
     }
@@ -354,7 +354,7 @@ fn generate<N: ?Sized, E: ?Sized, KN: BaseKernel<N>, KE: BaseKernel<E>>(
     if let Some((gv, ge)) = grads {
         body.push_str(&format!(
             "#define MGK_GRAD 1\n#define MGK_N_THETA {}\n#define MGK_NODE_THETA {n_node}\n#define MGK_EDGE_THETA {}\n",
-            gen.params().len(),
+            cg.params().len(),
             edge_kernel.num_hyperparameters()
         ));
         body.push_str(&format!(
@@ -387,7 +387,7 @@ fn generate<N: ?Sized, E: ?Sized, KN: BaseKernel<N>, KE: BaseKernel<E>>(
     };
     let name = format!("{prefix}_{}", &hash_hex(&[body.as_bytes()])[..16]);
     let source = format!("#define {define} {name}\n{body}");
-    Ok(KernelSource { name, source, theta: gen.params().to_vec() })
+    Ok(KernelSource { name, source, theta: cg.params().to_vec() })
 }
 
 #[cfg(test)]

@@ -137,7 +137,7 @@ fn shared_placement_is_its_own_kernel() {
     let layout = LabelLayout::record(&[("label".into(), crate::cuda::label::CType::Int32)], Precision::F32);
     let kn = Field::new("label", KroneckerDelta::new(0.5));
     for xmv in [XmvScheme::Rows, XmvScheme::TilePairs] {
-        let gen = |placement| {
+        let cg = |placement| {
             mgk_source_placed::<Record, (), _, _>(
                 &kn,
                 &Constant::new(1.0),
@@ -149,7 +149,7 @@ fn shared_placement_is_its_own_kernel() {
             )
             .unwrap()
         };
-        let (shared, any) = (gen(VectorPlacement::Shared), gen(VectorPlacement::Any));
+        let (shared, any) = (cg(VectorPlacement::Shared), cg(VectorPlacement::Any));
         let preface = |src: &str| src.split(MGK_COMMON_TEMPLATE).next().unwrap().to_string();
         assert!(preface(&shared.source).contains("#define MGK_GLOBAL_VECTORS 0\n"));
         assert!(!preface(&any.source).contains("MGK_GLOBAL_VECTORS"));
@@ -157,7 +157,7 @@ fn shared_placement_is_its_own_kernel() {
         assert_eq!(shared.theta, any.theta);
         assert!(preface(&any.source).contains("#define MGK_GLOBAL_COPIES "));
         assert!(!preface(&any.source).contains("MGK_SHARED_VECTORS"));
-        let global = gen(VectorPlacement::Global);
+        let global = cg(VectorPlacement::Global);
         assert!(preface(&global.source).contains("#define MGK_SHARED_VECTORS 0\n"));
         assert!(!preface(&global.source).contains("MGK_GLOBAL_VECTORS"));
         assert_ne!(global.name, any.name);

@@ -215,7 +215,7 @@ mod imp {
                 .zip(r.gradient.chunks(slots))
                 .map(|(&value, cell)| PairOut {
                     value,
-                    grad: cell.iter().zip(active).filter(|(_, &a)| a).map(|(&g, _)| g).collect(),
+                    grad: cell.iter().zip(active).filter(|&(_, &a)| a).map(|(&g, _)| g).collect(),
                     ..PairOut::default()
                 })
                 .collect())

@@ -12,10 +12,10 @@ impl ExprKernel {
         c: &Code,
         a: &str,
         b: &str,
-        gen: &mut CudaGen,
+        cg: &mut CudaGen,
         base: usize,
     ) -> Result<String, KernelError> {
-        let real = gen.real;
+        let real = cg.real;
         let member = |l: &str, i: u32| -> String {
             if T::SCALAR {
                 format!("(({real}){l})")
@@ -23,14 +23,14 @@ impl ExprKernel {
                 format!("(({real}){l}.{})", self.member(i))
             }
         };
-        let sub = |c: &Code, a: &str, b: &str, gen: &mut CudaGen| self.cuda_code::<T>(c, a, b, gen, base);
+        let sub = |c: &Code, a: &str, b: &str, cg: &mut CudaGen| self.cuda_code::<T>(c, a, b, cg, base);
         Ok(match c {
-            Code::Const(v) => gen.lit(*v),
-            Code::Param(i) => format!("{}[{}]", gen.params_name, base + *i as usize),
+            Code::Const(v) => cg.lit(*v),
+            Code::Param(i) => format!("{}[{}]", cg.params_name, base + *i as usize),
             Code::X(i) => member(a, *i),
             Code::Y(i) => member(b, *i),
             Code::Un(u, x) => {
-                let v = sub(x, a, b, gen)?;
+                let v = sub(x, a, b, cg)?;
                 match u {
                     Un::Neg => format!("(-{v})"),
                     Un::Exp => format!("exp({v})"),
@@ -40,7 +40,7 @@ impl ExprKernel {
                 }
             }
             Code::Bin(o, l, r) => {
-                let (l, r) = (sub(l, a, b, gen)?, sub(r, a, b, gen)?);
+                let (l, r) = (sub(l, a, b, cg)?, sub(r, a, b, cg)?);
                 match o {
                     Bin::Add => format!("({l} + {r})"),
                     Bin::Sub => format!("({l} - {r})"),
@@ -50,47 +50,47 @@ impl ExprKernel {
                 }
             }
             Code::Powf(x, p) => {
-                let v = sub(x, a, b, gen)?;
-                format!("pow({v}, {})", gen.lit(*p))
+                let v = sub(x, a, b, cg)?;
+                format!("pow({v}, {})", cg.lit(*p))
             }
             Code::IfEq(q) => {
-                let s: Vec<String> = q.iter().map(|c| sub(c, a, b, gen)).collect::<Result<_, _>>()?;
+                let s: Vec<String> = q.iter().map(|c| sub(c, a, b, cg)).collect::<Result<_, _>>()?;
                 // a real branch converts to the dual type implicitly in the gradient form
                 format!("({} == {} ? {} : {})", s[0], s[1], s[2], s[3])
             }
-            Code::Fused(_, generic) => sub(generic, a, b, gen)?,
+            Code::Fused(_, generic) => sub(generic, a, b, cg)?,
             Code::Leaf(i) => {
                 // the leaf reserves its own slots: rewind to its first, re-reserve the rest after
                 let slot = &self.leaves[*i as usize];
                 let first = slot.params.first().map_or(self.params.len(), |&p| p as usize);
                 let end = first + slot.params.len();
-                gen.rewind(base + first);
+                cg.rewind(base + first);
                 let s = match slot.field {
                     Some(f) if slot.values && !T::SCALAR => {
                         let m = self.member(f);
-                        slot.kernel.cuda_val(&format!("{a}.{m}"), &format!("{b}.{m}"), gen)?
+                        slot.kernel.cuda_val(&format!("{a}.{m}"), &format!("{b}.{m}"), cg)?
                     }
-                    Some(f) => slot.kernel.cuda_num(&member(a, f), &member(b, f), gen)?,
-                    None => slot.kernel.cuda_num(a, b, gen)?,
+                    Some(f) => slot.kernel.cuda_num(&member(a, f), &member(b, f), cg)?,
+                    None => slot.kernel.cuda_num(a, b, cg)?,
                 };
-                if gen.num_params() != base + end {
+                if cg.num_params() != base + end {
                     return Err(KernelError::InvalidParameter(format!(
                         "the CUDA form of {} reserved {} parameter slots for {} hyperparameters",
                         slot.kernel.name(),
-                        gen.num_params() - base - first,
+                        cg.num_params() - base - first,
                         slot.params.len()
                     )));
                 }
                 for p in &self.params[end..] {
-                    gen.param(p.value);
+                    cg.param(p.value);
                 }
                 s
             }
             Code::Normalize(k) => {
-                let kxy = sub(k, a, b, gen)?;
-                let kxx = sub(k, a, a, gen)?;
-                let kyy = sub(k, b, b, gen)?;
-                cuda_normalize(gen, &kxy, &kxx, &kyy)
+                let kxy = sub(k, a, b, cg)?;
+                let kxx = sub(k, a, a, cg)?;
+                let kyy = sub(k, b, b, cg)?;
+                cuda_normalize(cg, &kxy, &kxx, &kyy)
             }
         })
     }

@@ -468,11 +468,11 @@ impl<T: ExprLabel> BaseKernel<T> for ExprKernel {
         self.bind_schema(schema)
     }
 
-    fn cuda(&self, a: &str, b: &str, gen: &mut CudaGen) -> Result<String, KernelError> {
-        let base = gen.num_params();
+    fn cuda(&self, a: &str, b: &str, cg: &mut CudaGen) -> Result<String, KernelError> {
+        let base = cg.num_params();
         for p in &self.params {
-            gen.param(p.value);
+            cg.param(p.value);
         }
-        self.cuda_code::<T>(&self.code, a, b, gen, base)
+        self.cuda_code::<T>(&self.code, a, b, cg, base)
     }
 }

@@ -113,7 +113,7 @@ impl<'a> KWay<'a> {
                 .filter(|&kk| c[kk.0 * k + kk.1] > 0)
                 .map(weight)
                 .sum::<i64>() as usize,
-            PairCounts::Sparse(m) => m.iter().filter(|(_, &c)| c > 0).map(|(&kk, _)| weight(kk)).sum::<i64>() as usize,
+            PairCounts::Sparse(m) => m.iter().filter(|&(_, &c)| c > 0).map(|(&kk, _)| weight(kk)).sum::<i64>() as usize,
         }
     }
 
