@@ -138,7 +138,7 @@ impl PairSystem<u8, Record> for FactoredSystem {
             diagonal: Factor::new(self.sd).with_label(LabelPower::Divide),
             rhs: Factor::new(self.sb).with_label(LabelPower::Times),
             output: Factor::new(1.0),
-            label_kernel: Some(LabelKernel::new(self.node_kernel.clone())),
+            label_kernel: Some(LabelKernel::new(self.node_kernel)),
         })
     }
     fn node_factor(&self, g: &TestGraph, part: Part, out: &mut [f64]) {
