@@ -9,6 +9,11 @@
 // scheme): the staging of a pair (stage_pair) and its product (xmv) are the marginalized graph
 // kernel's own, so the product costs here what it costs there.
 //
+// Factored systems (fa not null): d, b and o are not read from memory but generated per job into
+// the block's scratch from per-node factors, d_(i,i') = s_d fa[3 i] fb[3 i'] kv^k_d (b, o alike at
+// 3 i + 1, 3 i + 2), kv = kappa_node(v_i, v'_i') for k = 1, 1 / kv for k = -1 (lpow: k_d + 1,
+// (k_b + 1) << 2, (k_o + 1) << 4), as the CPU evaluates src/kron/pair_factored.rs's form.
+//
 // Persistent blocks take jobs from an atomic counter (costliest first, ordered on the host); one
 // block solves one pair. Per job a flag byte: bit 0, p and y in shared memory (else in the
 // block's global scratch); bit 1, the graphs staged in global memory at gstage (else in shared
@@ -18,45 +23,55 @@
 #define KP_STAGE_GLOBAL 2
 #define KP_DIRECTED 4
 
-// Jacobi PCG for A = diag(d) - c K on the staged pair: x (global), r (global), p and y (shared or
-// global: inlined once per placement so that the compiler sees the shared ones). Returns the
-// iterations; *conv = whether the residual reached the tolerance.
+// Jacobi PCG for A = diag(d) - c K on the staged pair: r (global), p and y (shared or global:
+// inlined once per placement so that the compiler sees the shared ones). Returns the iterations;
+// *conv = whether the residual reached the tolerance. As the marginalized graph kernel's
+// pcg_global (kernels/mgk_pcg.cu), y starts each iteration at d p (written by the pass that
+// writes p) and the xmv adds -c K p, so y = A p when it ends, and p' A p is d p^2 (summed where p
+// is written) less c p' K p (the xmv's own sum): no pass of its own. With KEEP_X the solution is
+// stored in x; without (values only) x is never stored: *ox gets this thread's share of
+// o' x = sum_k alpha_k o' p_k, o' p_k taken where p_k is written.
+template <bool KEEP_X>
 static __device__ __forceinline__ int kp_pcg(const Staged& S, const int n1, const int n2, const real* __restrict__ d,
-                                             const real* __restrict__ b, const real c, const real* __restrict__ theta,
-                                             const real tol, const int max_iter, real* __restrict__ x,
-                                             real* __restrict__ r, real* p, real* y, real* red, bool* conv) {
+                                             const real* __restrict__ b, const real* __restrict__ o, const real c,
+                                             const real* __restrict__ theta, const real tol, const int max_iter,
+                                             real* __restrict__ x, real* __restrict__ r, real* p, real* y, real* red,
+                                             bool* conv, double* ox) {
     const int tid = threadIdx.x, bd = (int)blockDim.x, N = n1 * n2;
-    real rz = 0, bb = 0;
+    // this thread's shares of rz, b'b, d p^2 and (without x) o' p
+    real rz = 0, bb = 0, dpp = 0, op = 0;
+    double oxs = 0;
     #pragma unroll 1
     for (int idx = tid; idx < N; idx += bd) {
         const real bv = b[idx], dv = d[idx];
         const real z = bv / dv;
-        x[idx] = 0;
+        if (KEEP_X) x[idx] = 0;
         r[idx] = bv;
         p[idx] = z;
         y[idx] = dv * z;
         rz += bv * z;
         bb += bv * bv;
+        dpp += dv * z * z;
+        if (!KEEP_X) op += o[idx] * z;
     }
     block_sum2(rz, bb, red);
     const real thresh = tol * tol * bb;
     *conv = true;
+    *ox = 0;
     if (!(bb > (real)0)) return 0;
     int it = 0;
     bool done = false;
     while (it < max_iter) {
         __syncthreads();
-        xmv<true>(S, n1, n2, p, y, theta, -c);
+        const real pw = xmv<true>(S, n1, n2, p, y, theta, -c);
         __syncthreads();
-        real pap = 0;
-        #pragma unroll 1
-        for (int idx = tid; idx < N; idx += bd) pap += p[idx] * y[idx];
-        pap = block_sum(pap, red);
+        const real pap = block_sum(dpp - c * pw, red);
         const real alpha = rz / pap;
+        if (!KEEP_X) oxs += (double)alpha * (double)op;
         real rr = 0, rzn = 0;
         #pragma unroll 1
         for (int idx = tid; idx < N; idx += bd) {
-            x[idx] += alpha * p[idx];
+            if (KEEP_X) x[idx] += alpha * p[idx];
             const real rn = r[idx] - alpha * y[idx];
             r[idx] = rn;
             rr += rn * rn;
@@ -72,15 +87,20 @@ static __device__ __forceinline__ int kp_pcg(const Staged& S, const int n1, cons
         if (!(pap > (real)0) || !(rr == rr)) break;
         const real beta = rzn / rz;
         rz = rzn;
+        dpp = 0;
+        op = 0;
         #pragma unroll 1
         for (int idx = tid; idx < N; idx += bd) {
             const real dv = d[idx];
             const real pn = r[idx] / dv + beta * p[idx];
             p[idx] = pn;
             y[idx] = dv * pn;
+            dpp += dv * pn * pn;
+            if (!KEEP_X) op += o[idx] * pn;
         }
     }
     *conv = done;
+    *ox = oxs;
     __syncthreads();
     return it;
 }
@@ -185,6 +205,36 @@ static __device__ __forceinline__ int kp_bicgstab(const Staged& S, const int n1,
     return it;
 }
 
+// v = s f f' kv^k for k = (code & 3) - 1.
+static __device__ __forceinline__ real kp_factor(const real s, const real f, const real g, const int code,
+                                                 const real kv) {
+    const real v = s * f * g;
+    const int k = (code & 3) - 1;
+    return k == 0 ? v : (k > 0 ? v * kv : v / kv);
+}
+
+// d, b and o of a factored job into gd, gb, go (see the opening comment).
+static __device__ __forceinline__ void kp_generate(const GraphSet& A, const int na0, const GraphSet& B,
+                                                   const int nb0, const int n2, const int N,
+                                                   const real* __restrict__ fa, const real* __restrict__ fb,
+                                                   const real* __restrict__ fs, const int lpow,
+                                                   const real* __restrict__ theta, real* __restrict__ gd,
+                                                   real* __restrict__ gb, real* __restrict__ go) {
+    const bool labels = lpow != (1 | (1 << 2) | (1 << 4));
+    const real sd = fs[0], sb = fs[1], so = fs[2];
+    #pragma unroll 1
+    for (int idx = threadIdx.x; idx < N; idx += (int)blockDim.x) {
+        const int i = idx / n2, j = idx - i * n2;
+        const real* a = fa + 3 * (long long)(na0 + i);
+        const real* b = fb + 3 * (long long)(nb0 + j);
+        const real kv = labels ? kappa_node(A.vlab[na0 + i], B.vlab[nb0 + j], theta) : (real)1;
+        gd[idx] = kp_factor(sd, a[0], b[0], lpow, kv);
+        gb[idx] = kp_factor(sb, a[1], b[1], lpow >> 2, kv);
+        go[idx] = kp_factor(so, a[2], b[2], lpow >> 4, kv);
+    }
+    __syncthreads();
+}
+
 extern "C" __global__ void __launch_bounds__(1024) KRON_PAIRS_NAME(
     const GraphSet A, const GraphSet B,
     const int* __restrict__ jobs,            // [2 * n_jobs] (graph in A, graph in B), in launch order
@@ -198,11 +248,16 @@ extern "C" __global__ void __launch_bounds__(1024) KRON_PAIRS_NAME(
     const real* __restrict__ dg,             // diagonals
     const real* __restrict__ bg,             // right-hand sides
     const real* __restrict__ og,             // output functionals
+    const real* __restrict__ fa,             // null (dg, bg, og given), or the factors of A's nodes [3 * nodes]
+    const real* __restrict__ fb,             // with fa: the factors of B's nodes
+    const real* __restrict__ fs,             // with fa: the scales s_d, s_b, s_o
+    const int lpow,                          // with fa: the label powers (see the opening comment)
     real* __restrict__ xg,                   // null, or the solutions (same offsets)
     real* __restrict__ yg,                   // null, or the adjoint solutions A y = o
     real* __restrict__ kxg,                  // null (with yg), or K x
     real* __restrict__ scratch,              // [gridDim.x * nvec * scratch_n]
-    const int nvec,                          // vectors per block in scratch (4, or 7 with directed jobs)
+    const int nvec,                          // vectors per block in scratch (4, or 7 with directed jobs; 3 more
+                                             // for d, b and o with fa)
     const long long scratch_n,               // largest N of any job
     unsigned char* __restrict__ gstage,      // [gridDim.x * gstage_bytes] or null
     const long long gstage_bytes,
@@ -224,6 +279,8 @@ extern "C" __global__ void __launch_bounds__(1024) KRON_PAIRS_NAME(
     real* w[7];
 #pragma unroll
     for (int k = 0; k < 7; ++k) w[k] = w0 + (k < nvec ? k : 0) * scratch_n;
+    // a factored job's d, b and o: the last three vectors
+    real* gen = w0 + (fa ? nvec - 3 : 0) * scratch_n;
     const int tid = threadIdx.x;
 
     for (;;) {
@@ -235,9 +292,9 @@ extern "C" __global__ void __launch_bounds__(1024) KRON_PAIRS_NAME(
         const int N = n1 * n2;
         const unsigned char f = flags[job];
         const long long o0 = voff[job];
-        const real* d = dg + o0;
-        const real* b = bg + o0;
-        const real* o = og + o0;
+        const real* d = fa ? gen : dg + o0;
+        const real* b = fa ? gen + scratch_n : bg + o0;
+        const real* o = fa ? gen + 2 * scratch_n : og + o0;
         if (N == 0) {
             if (tid == 0) {
                 out[job] = 0.0;
@@ -252,19 +309,33 @@ extern "C" __global__ void __launch_bounds__(1024) KRON_PAIRS_NAME(
                               : reinterpret_cast<unsigned char*>(sp) + (vs ? align8(2 * sizeof(real) * (size_t)N) : 0);
         Staged S;
         stage_pair(A, ga, n1, B, gb, base, S);
+        if (fa) kp_generate(A, na0, B, nb0, n2, N, fa, fb, fs, lpow, theta, gen, gen + scratch_n, gen + 2 * scratch_n);
         __syncthreads();
         real* x = xg ? xg + o0 : w[0];
         bool conv = true, conv_adj = true;
+        double ox = 0;  // this thread's share of o' x (values only)
         int it;
         if (f & KP_DIRECTED) {
             it = kp_bicgstab(S, n1, n2, d, b, c, theta, tol, max_iter, x, w[1], w[2], w[3], w[4], w[5], w[6], red,
                              &conv);
+        } else if (!xg) {
+            // values only: x is never stored
+            if (vs) {
+                it = kp_pcg<false>(S, n1, n2, d, b, o, c, theta, tol, max_iter, x, w[1], sp, sp + N, red, &conv, &ox);
+            } else {
+                it = kp_pcg<false>(S, n1, n2, d, b, o, c, theta, tol, max_iter, x, w[1], w[2], w[3], red, &conv,
+                                   &ox);
+            }
         } else if (vs) {
-            it = kp_pcg(S, n1, n2, d, b, c, theta, tol, max_iter, x, w[1], sp, sp + N, red, &conv);
-            if (yg) kp_pcg(S, n1, n2, d, o, c, theta, tol, max_iter, yg + o0, w[1], sp, sp + N, red, &conv_adj);
+            it = kp_pcg<true>(S, n1, n2, d, b, o, c, theta, tol, max_iter, x, w[1], sp, sp + N, red, &conv, &ox);
+            if (yg)
+                kp_pcg<true>(S, n1, n2, d, o, o, c, theta, tol, max_iter, yg + o0, w[1], sp, sp + N, red, &conv_adj,
+                             &ox);
         } else {
-            it = kp_pcg(S, n1, n2, d, b, c, theta, tol, max_iter, x, w[1], w[2], w[3], red, &conv);
-            if (yg) kp_pcg(S, n1, n2, d, o, c, theta, tol, max_iter, yg + o0, w[1], w[2], w[3], red, &conv_adj);
+            it = kp_pcg<true>(S, n1, n2, d, b, o, c, theta, tol, max_iter, x, w[1], w[2], w[3], red, &conv, &ox);
+            if (yg)
+                kp_pcg<true>(S, n1, n2, d, o, o, c, theta, tol, max_iter, yg + o0, w[1], w[2], w[3], red, &conv_adj,
+                             &ox);
         }
         if (kxg) {
             real* kx = kxg + o0;
@@ -274,9 +345,10 @@ extern "C" __global__ void __launch_bounds__(1024) KRON_PAIRS_NAME(
             xmv<true>(S, n1, n2, x, kx, theta, (real)1);
             __syncthreads();
         }
-        double k = 0;
+        const bool has_x = xg || (f & KP_DIRECTED);
+        double k = has_x ? 0.0 : ox;
         #pragma unroll 1
-        for (int idx = tid; idx < N; idx += (int)blockDim.x) k += (double)o[idx] * (double)x[idx];
+        for (int idx = tid; idx < N && has_x; idx += (int)blockDim.x) k += (double)o[idx] * (double)x[idx];
         k = block_sum(k, redd);
         if (tid == 0) {
             out[job] = k;

@@ -46,8 +46,6 @@ REEXPORTS = {
 KNOWN_CYCLES = {
     frozenset({"kron", "mgk"}): "kron re-exports the device twins and solve_pairs_gpu, which run on the MGK's "
     "GPU packer and code generation (mgk/gpu/kron_device.rs, kron/pair_gpu.rs)",
-    frozenset({"src/kron/pair_gpu.rs", "src/kron/pair_system.rs"}): "solve_pairs_gpu's device loop and the "
-    "PairSystem it shares with solve_pairs",
     frozenset({"src/mgk/gpu/gram.rs", "src/mgk/gpu/upload.rs"}): "GpuGram's upload methods are in upload.rs, "
     "beside the GpuGraphs they make, which GpuGram's Gram methods take",
     frozenset({"src/basekernel/expr/closure.rs", "src/basekernel/expr/kernel/mod.rs", "src/basekernel/expr/leaf.rs"}):

@@ -10,7 +10,7 @@ use crate::device_common::gpu_or_skip;
 use kronograph::basekernel::{Field, KroneckerDelta};
 use kronograph::cuda::Backend;
 use kronograph::graph::{Direction, FieldKind, Graph, GraphBuilder, Record, Schema, Value};
-use kronograph::kron::{solve_pairs, solve_pairs_cpu, PairSolution, PairSolve, PairSystem, PairSystemError};
+use kronograph::kron::{solve_pairs, solve_pairs_cpu, PairSolution, PairSolve, PairSystemError};
 use kronograph::mgk::Precision;
 use kronograph::rand::{Rng, SeedableRng};
 use std::sync::Arc;
@@ -39,53 +39,9 @@ fn kernel() -> Field<KroneckerDelta> {
     Field::new("label", KroneckerDelta::new(0.3))
 }
 
-/// (D ⊗ D′ + 1 − c (W ⊗ W′) ⊙ κe) x = b, b_(i,i′) = 1 + β [v_i = v′_i′],
-/// value Σ x (1 + i′), θ = (c, β): the system of the CPU unit test.
-struct Own {
-    kernel: Field<KroneckerDelta>,
-    c: f64,
-    beta: f64,
-}
-
-impl PairSystem<u8, Record> for Own {
-    type EdgeKernel = Field<KroneckerDelta>;
-    fn edge_kernel(&self) -> &Self::EdgeKernel {
-        &self.kernel
-    }
-    fn coupling(&self) -> f64 {
-        self.c
-    }
-    fn diagonal(&self, g: &G, h: &G, d: &mut [f64]) {
-        let (dg, dh) = (g.degrees(), h.degrees());
-        for (k, v) in d.iter_mut().enumerate() {
-            *v = dg[k / h.num_nodes()] * dh[k % h.num_nodes()] + 1.0;
-        }
-    }
-    fn rhs(&self, g: &G, h: &G, b: &mut [f64]) {
-        let m = h.num_nodes();
-        for (k, v) in b.iter_mut().enumerate() {
-            *v = 1.0 + if g.node_labels()[k / m] == h.node_labels()[k % m] { self.beta } else { 0.0 };
-        }
-    }
-    fn output(&self, _g: &G, h: &G, o: &mut [f64]) {
-        for (k, v) in o.iter_mut().enumerate() {
-            *v = 1.0 + (k % h.num_nodes()) as f64;
-        }
-    }
-    fn num_params(&self) -> usize {
-        2
-    }
-    fn derivatives(&self, g: &G, h: &G, t: usize, _dd: &mut [f64], db: &mut [f64], _do: &mut [f64]) -> f64 {
-        if t == 0 {
-            return 1.0;
-        }
-        let m = h.num_nodes();
-        for (k, v) in db.iter_mut().enumerate() {
-            *v = if g.node_labels()[k / m] == h.node_labels()[k % m] { 1.0 } else { 0.0 };
-        }
-        0.0
-    }
-}
+// (D ⊗ D′ + 1 − c (W ⊗ W′) ⊙ κe) x = b, b_(i,i′) = 1 + β [v_i = v′_i′],
+// value Σ x (1 + i′), θ = (c, β): the system of the CPU unit test (one copy, feature `testing`).
+use kronograph::kron::testing::OwnSystem as Own;
 
 fn graphs() -> Vec<G> {
     (0..6).map(|k| random_graph(3 + 4 * k, 40 + k as u64, k % 2 == 0)).collect()
@@ -195,6 +151,50 @@ fn pair_system_gpu_matches_cpu() {
     let few = PairSolve { max_iters: 1, ..gpu_opts.clone() };
     let e = solve_pairs(&s, &gs, None, &[(3, 3)], &few).unwrap_err();
     assert!(matches!(e, PairSystemError::Solver { pair: (3, 3), .. }), "{e}");
+}
+
+/// A factored system (d, b and o generated on the device from per-node
+/// vectors and the node-label kernel's generated CUDA form) equals the CPU
+/// f64 solve to 1e-12 (values, nodal outputs, gradients), and the same
+/// system stated densely per pair on the device; f32 to 1e-4; directed
+/// pairs (BiCGSTAB) to 1e-12.
+#[test]
+fn factored_pair_system_gpu_matches_cpu() {
+    use kronograph::kron::testing::{DenseOnly, FactoredSystem};
+    let Some(ordinal) = gpu_or_skip() else { return };
+    let mut gs = graphs();
+    gs.push(random_graph_p(60, 7, 0.1, false)); // global vectors
+    gs.push(random_graph_p(130, 8, 0.45, false)); // graphs staged in global memory
+    let s = FactoredSystem::new(0.4, 0.05, 1.5, 0.8);
+    let cpu_opts = PairSolve { backend: Backend::Cpu, tol: 1e-14, gradient: true, nodal: true, ..Default::default() };
+    let gpu_opts = PairSolve { backend: Backend::Cuda(ordinal), ..cpu_opts.clone() };
+    let pairs = all_pairs(gs.len());
+    let cpu = solve_pairs(&s, &gs, None, &pairs, &cpu_opts).unwrap();
+    let gpu = solve_pairs(&s, &gs, None, &pairs, &gpu_opts).unwrap();
+    assert_same(&gpu, &cpu, 1e-12);
+    let dense = solve_pairs(&DenseOnly(s.clone()), &gs, None, &pairs, &gpu_opts).unwrap();
+    assert_same(&gpu, &dense, 1e-12);
+    let ys: Vec<G> = (0..3).map(|k| random_graph(5 + 3 * k, 90 + k as u64, true)).collect();
+    let xy: Vec<(usize, usize)> = (0..gs.len()).flat_map(|a| (0..ys.len()).map(move |b| (a, b))).collect();
+    let cpu_xy = solve_pairs(&s, &gs, Some(&ys), &xy, &cpu_opts).unwrap();
+    assert_same(&solve_pairs(&s, &gs, Some(&ys), &xy, &gpu_opts).unwrap(), &cpu_xy, 1e-12);
+    // values only (no solution stored on the device)
+    let values = PairSolve { gradient: false, nodal: false, ..gpu_opts.clone() };
+    for (g, c) in solve_pairs(&s, &gs, None, &pairs, &values).unwrap().iter().zip(&cpu) {
+        assert!((g.value - c.value).abs() <= 1e-12 * c.value.abs(), "{} vs {}", g.value, c.value);
+    }
+    let f32_opts =
+        PairSolve { precision: Precision::F32, tol: 1e-6, gradient: false, nodal: false, ..gpu_opts.clone() };
+    for (g, c) in solve_pairs(&s, &gs, None, &pairs, &f32_opts).unwrap().iter().zip(&cpu) {
+        assert!((g.value - c.value).abs() <= 1e-4 * c.value.abs(), "f32 {} vs {}", g.value, c.value);
+    }
+    let dg: Vec<G> = (0..6).map(|k| random_graph_p(3 + 5 * k, 70 + k as u64, 0.3, k % 3 != 1)).collect();
+    let dp: Vec<(usize, usize)> = (0..dg.len()).flat_map(|a| (0..dg.len()).map(move |b| (a, b))).collect();
+    let dir_cpu = PairSolve { gradient: false, ..cpu_opts.clone() };
+    let dir_gpu = PairSolve { gradient: false, ..gpu_opts.clone() };
+    let cpu = solve_pairs(&s, &dg, None, &dp, &dir_cpu).unwrap();
+    assert_same(&solve_pairs(&s, &dg, None, &dp, &dir_gpu).unwrap(), &cpu, 1e-12);
+    println!("factored pair system GPU vs CPU: {} + {} + {} pairs", pairs.len(), xy.len(), dp.len());
 }
 
 /// Directed graphs (BiCGSTAB in the batched kernel) equal the CPU's
@@ -480,8 +480,18 @@ fn kron_pairs_kernel_compiles() {
     for p in [Precision::F32, Precision::F64] {
         let el = LabelLayout::record(&[("label".into(), CType::Int32)], p);
         let sources = [
-            kron_pairs_source::<(), (), _>(&Unlabeled, &LabelLayout::Empty, &LabelLayout::Empty, p).unwrap(),
-            kron_pairs_source::<Record, Record, _>(&kernel(), &LabelLayout::Empty, &el, p).unwrap(),
+            kron_pairs_source::<(), (), _, _>(&Unlabeled, &Unlabeled, &LabelLayout::Empty, &LabelLayout::Empty, p)
+                .unwrap(),
+            kron_pairs_source::<Record, Record, _, _>(&Unlabeled, &kernel(), &LabelLayout::Empty, &el, p).unwrap(),
+            // a factored system's node-label kernel
+            kron_pairs_source::<u8, Record, _, _>(
+                &KroneckerDelta::new(0.5),
+                &kernel(),
+                &LabelLayout::Scalar(CType::Int32),
+                &el,
+                p,
+            )
+            .unwrap(),
         ];
         for src in sources {
             for arch in [(9, 0), (8, 0)] {

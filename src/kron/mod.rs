@@ -28,17 +28,25 @@ mod edgepair;
 mod lowrank;
 mod matched;
 mod octile;
+mod pair_factored;
 #[cfg(feature = "cuda")]
 mod pair_gpu;
+mod pair_solve;
 mod pair_system;
 mod product;
 mod sell;
+/// Pair systems shared by the tests (feature `testing`).
+#[cfg(any(test, feature = "testing"))]
+#[path = "pair_testing.rs"]
+pub mod testing;
 
 pub use self::edgepair::EdgePairKron;
 pub use self::lowrank::LowRankKron;
 pub use self::matched::{ClassPacking, MatchedKron};
 pub use self::octile::{OctileLayout, Octiles, Tile, TileEntry, TILE};
-pub use self::pair_system::{solve_pairs, solve_pairs_cpu, PairSolution, PairSolve, PairSystem, PairSystemError};
+pub use self::pair_factored::{Factor, Factored, LabelKernel, LabelPower, Part};
+pub use self::pair_solve::{solve_pairs, solve_pairs_cpu};
+pub use self::pair_system::{PairSolution, PairSolve, PairSystem, PairSystemError};
 #[cfg(feature = "cuda")]
 pub(crate) use self::product::bind_kernel;
 pub use self::product::{CachedKron, KronProduct, KronScalar, Unlabeled};

@@ -6,7 +6,7 @@
 //! (diag(d) − c (W ⊗ W') ⊙ κe) x = b,      value = oᵀ x
 //! ```
 //!
-//! (product node `(i, i')` at `i·n' + i'`), and [`solve_pairs`] solves it for
+//! (product node `(i, i')` at `i·n' + i'`), and [`solve_pairs`](super::solve_pairs) solves it for
 //! a list of pairs on the backend [`PairSolve::backend`] names (the CPU in
 //! parallel, or a CUDA device in one batched launch), with the nodal
 //! outputs `o ⊙ x` and the gradient of the value with respect to the
@@ -16,7 +16,7 @@
 //! ∂value/∂θ = (∂o)ᵀ x + yᵀ (∂b − diag(∂d) x + ∂c (W ⊗ W') ⊙ κe x),   Aᵀ y = o.
 //! ```
 //!
-//! The edge kernel κe is applied lazily ([`KronProduct`], bound to record
+//! The edge kernel κe is applied lazily ([`KronProduct`](super::KronProduct), bound to record
 //! labels where it meets them); the systems of undirected graphs are solved
 //! by Jacobi-preconditioned CG, those of directed graphs by BiCGSTAB (with
 //! the Jacobi iteration as fallback on the CPU). The system must be non-singular, and
@@ -26,15 +26,12 @@
 //! `examples/own_system.rs` walks through a whole system (checked against a
 //! dense solve and finite differences).
 
-use super::{Diag, KronApply, KronProduct, Octiles, ShiftedKron};
+use super::pair_factored::bind_factored;
+use super::{Factored, Part};
 use crate::backend::{Backend, Precision};
 use crate::basekernel::{BaseKernel, KernelError};
-use crate::cuda::GpuLabel;
 use crate::graph::{Graph, Label};
-use crate::solver::{
-    bicgstab_or_fixed_point, cg, BicgstabParams, CgParams, IterParams, Precond, SolverError, Workspace,
-};
-use rayon::prelude::*;
+use crate::solver::{CgParams, IterParams, Precond, SolverError};
 
 /// A linear system over a pair of graphs `G`, `G'`,
 ///
@@ -42,7 +39,7 @@ use rayon::prelude::*;
 /// (diag(d) − c (W ⊗ W') ⊙ κe) x = b,      value = oᵀ x,
 /// ```
 ///
-/// solved by [`solve_pairs`] for a list of pairs, with the nodal outputs
+/// solved by [`solve_pairs`](super::solve_pairs) for a list of pairs, with the nodal outputs
 /// `o ⊙ x` and the gradient with respect to the system's own parameters θ
 /// by one adjoint solve per pair (`Aᵀ y = o`):
 /// `∂value/∂θ = (∂o)ᵀ x + yᵀ (∂b − diag(∂d) x + ∂c (W ⊗ W') ⊙ κe x)`.
@@ -58,8 +55,8 @@ use rayon::prelude::*;
 /// Compared with [`mgk::KronSystem`](crate::mgk::KronSystem) (the
 /// marginalized graph kernel's shape `(s D× V×⁻¹ − A×) r = s D× 1`, with its
 /// own batched CPU and GPU solvers), a `PairSystem` takes any diagonal,
-/// right-hand side and output; [`solve_pairs`] solves it on any backend
-/// (labels with a device layout), [`solve_pairs_cpu`] on the CPU for any
+/// right-hand side and output; [`solve_pairs`](super::solve_pairs) solves it on any backend
+/// (labels with a device layout), [`solve_pairs_cpu`](super::solve_pairs_cpu) on the CPU for any
 /// labels. The marginalized graph kernel itself is one such system:
 /// [`mgk::MgkPairSystem`](crate::mgk::MgkPairSystem).
 pub trait PairSystem<N: Label, E: Label>: Sync {
@@ -72,14 +69,45 @@ pub trait PairSystem<N: Label, E: Label>: Sync {
     /// The coupling `c` of the off-diagonal part `c (W ⊗ W') ⊙ κe`.
     fn coupling(&self) -> f64;
 
-    /// The diagonal `d` of the pair `(g, h)`.
-    fn diagonal(&self, g: &Graph<N, E>, h: &Graph<N, E>, d: &mut [f64]);
+    /// The diagonal `d` of the pair `(g, h)`. The default evaluates the
+    /// [`factored`](Self::factored) form (NaN without one, which the
+    /// solvers report as [`PairSystemError::NotFinite`]): implement either
+    /// the three dense methods or the factored form.
+    fn diagonal(&self, g: &Graph<N, E>, h: &Graph<N, E>, d: &mut [f64]) {
+        dense_part(self, Part::Diagonal, (g, h), d)
+    }
 
-    /// The right-hand side `b` of the pair.
-    fn rhs(&self, g: &Graph<N, E>, h: &Graph<N, E>, b: &mut [f64]);
+    /// The right-hand side `b` of the pair (default: as
+    /// [`diagonal`](Self::diagonal)'s).
+    fn rhs(&self, g: &Graph<N, E>, h: &Graph<N, E>, b: &mut [f64]) {
+        dense_part(self, Part::Rhs, (g, h), b)
+    }
 
-    /// The output functional `o`: the pair's value is `oᵀ x`.
-    fn output(&self, g: &Graph<N, E>, h: &Graph<N, E>, o: &mut [f64]);
+    /// The output functional `o`: the pair's value is `oᵀ x` (default: as
+    /// [`diagonal`](Self::diagonal)'s).
+    fn output(&self, g: &Graph<N, E>, h: &Graph<N, E>, o: &mut [f64]) {
+        dense_part(self, Part::Output, (g, h), o)
+    }
+
+    /// The factored form of `d`, `b` and `o`, if the system has one
+    /// (default `None`): `v_(i,i') = s · f_i · f'_i' · κv(v_i, v'_i')^k` per
+    /// part, `f` from [`node_factor`](Self::node_factor). The solvers then
+    /// use it instead of the dense methods: on a device the entries are
+    /// generated inside the batched kernel from the per-graph vectors (no
+    /// `n·n'` values per pair cross the bus), which is what makes the
+    /// generic path as fast as the marginalized graph kernel's engine. Where
+    /// both are implemented they must agree.
+    fn factored(&self) -> Option<Factored<N>> {
+        None
+    }
+
+    /// The per-node vector `f` of `part` for graph `g` (`out` of length
+    /// `n`, handed in zeroed), for the [`factored`](Self::factored) form.
+    /// The default is all ones.
+    fn node_factor(&self, g: &Graph<N, E>, part: Part, out: &mut [f64]) {
+        let _ = (g, part);
+        out.fill(1.0);
+    }
 
     /// The number of parameters θ the gradient is taken with respect to
     /// (default 0).
@@ -104,12 +132,12 @@ pub trait PairSystem<N: Label, E: Label>: Sync {
     }
 }
 
-/// What [`solve_pairs`] computes besides the values, and how.
+/// What [`solve_pairs`](super::solve_pairs) computes besides the values, and how.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PairSolve {
-    /// Where to solve: [`solve_pairs`] takes any backend (`Auto`: the first
+    /// Where to solve: [`solve_pairs`](super::solve_pairs) takes any backend (`Auto`: the first
     /// GPU if there is one, else the CPU; a device set: its first device);
-    /// [`solve_pairs_cpu`] takes [`Backend::Cpu`] and [`Backend::Auto`]
+    /// [`solve_pairs_cpu`](super::solve_pairs_cpu) takes [`Backend::Cpu`] and [`Backend::Auto`]
     /// (both the CPU). Default `Auto`.
     pub backend: Backend,
     /// The precision of the device solve (default [`Precision::F64`]; f32
@@ -152,7 +180,7 @@ pub struct PairSolution {
     pub iterations: usize,
 }
 
-/// Errors of [`solve_pairs`].
+/// Errors of [`solve_pairs`](super::solve_pairs).
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum PairSystemError {
@@ -198,7 +226,7 @@ pub enum PairSystemError {
         /// The pair.
         pair: (usize, usize),
     },
-    /// [`solve_pairs_cpu`] was asked to run on a CUDA device.
+    /// [`solve_pairs_cpu`](super::solve_pairs_cpu) was asked to run on a CUDA device.
     #[error(
         "solve_pairs_cpu runs on the CPU: call kron::solve_pairs for a CUDA backend (its labels need a device \
          layout: primitive types, Record, or a struct declared with kronograph::label_struct!)"
@@ -220,105 +248,6 @@ impl From<crate::cuda::CudaError> for PairSystemError {
         }
     }
 }
-
-/// Solves `system` for each pair `(a, b)` of `pairs` (graph `a` of `x`,
-/// graph `b` of `y`, of `x` when `y` is `None`) on the backend of `opts`;
-/// results in the order of `pairs`.
-///
-/// - On the CPU ([`Backend::Cpu`], or `Auto` without a GPU): as
-///   [`solve_pairs_cpu`], in parallel, f64.
-/// - On a CUDA device: the graphs are uploaded once (octiles, as the
-///   marginalized graph kernel packs them), the user's diagonals,
-///   right-hand sides and outputs are evaluated on the host (in parallel)
-///   and uploaded, and every pair is solved in ONE batched launch of a
-///   kernel generated for the edge kernel's CUDA form (persistent blocks,
-///   one pair per block, the MGK's staging and product): Jacobi PCG for
-///   undirected pairs, Jacobi BiCGSTAB for pairs with a directed graph; the
-///   gradient's adjoint solve and `K x` run in the same launch. Precision
-///   [`PairSolve::precision`].
-///
-/// # Examples
-/// The random-walk-like system `(2 I − 0.1 (W ⊗ W')) x = 1`, value `1ᵀx`,
-/// on every pair of two graphs, on the first GPU if there is one (else the
-/// CPU), with the nodal outputs:
-/// ```
-/// use kronograph::graph::{Direction, Graph, GraphBuilder};
-/// use kronograph::kron::{solve_pairs, PairSolve, PairSystem, Unlabeled};
-/// use kronograph::{Backend, Precision};
-///
-/// struct Walk;
-/// impl PairSystem<(), ()> for Walk {
-///     type EdgeKernel = Unlabeled;
-///     fn edge_kernel(&self) -> &Unlabeled { &Unlabeled }
-///     fn coupling(&self) -> f64 { 0.1 }
-///     fn diagonal(&self, _: &Graph<(), ()>, _: &Graph<(), ()>, d: &mut [f64]) { d.fill(2.0) }
-///     fn rhs(&self, _: &Graph<(), ()>, _: &Graph<(), ()>, b: &mut [f64]) { b.fill(1.0) }
-///     fn output(&self, _: &Graph<(), ()>, _: &Graph<(), ()>, o: &mut [f64]) { o.fill(1.0) }
-/// }
-///
-/// let path = |n: usize| {
-///     let mut b = GraphBuilder::<(), ()>::new(n, Direction::Undirected).node_labels(vec![(); n]);
-///     (1..n).for_each(|i| b.push_edge(i - 1, i, 1.0, ()));
-///     b.build()
-/// };
-/// let graphs = vec![path(3)?, path(5)?];
-/// let opts = PairSolve { backend: Backend::Auto, precision: Precision::F64, nodal: true, ..Default::default() };
-/// let out = solve_pairs(&Walk, &graphs, None, &[(0, 0), (0, 1), (1, 1)], &opts)?;
-/// // no edge: x = b / 2 on every product node; edges only add (W ≥ 0)
-/// assert!(out[1].value > 15.0 / 2.0);
-/// assert_eq!(out[1].nodal.as_ref().map(Vec::len), Some(15));
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
-///
-/// # Errors
-/// [`PairSystemError`] naming the failing pair; [`PairSystemError::Cuda`]
-/// when the device cannot be used (no device for `Cuda(i)`, no `cuda`
-/// feature, an edge kernel without a CUDA form, a graph the device cannot
-/// hold).
-pub fn solve_pairs<N: GpuLabel, E: GpuLabel, S: PairSystem<N, E>>(
-    system: &S,
-    x: &[Graph<N, E>],
-    y: Option<&[Graph<N, E>]>,
-    pairs: &[(usize, usize)],
-    opts: &PairSolve,
-) -> Result<Vec<PairSolution>, PairSystemError> {
-    match crate::backend::resolve_backend(opts.backend)? {
-        None => solve_pairs_cpu(system, x, y, pairs, &PairSolve { backend: Backend::Cpu, ..opts.clone() }),
-        #[cfg(feature = "cuda")]
-        Some(ordinal) => super::pair_gpu::solve_pairs_device(system, x, y, pairs, opts, ordinal),
-        #[cfg(not(feature = "cuda"))]
-        Some(_) => Err(crate::cuda::CudaError::NotCompiled.into()),
-    }
-}
-
-/// [`solve_pairs`] on the CPU, for labels without a device layout too:
-/// each pair in parallel (rayon, one workspace per thread). `O(iterations ·
-/// nnz(W) nnz(W'))` per pair.
-///
-/// # Errors
-/// [`PairSystemError`] naming the failing pair, or
-/// [`PairSystemError::GpuNotSupported`] for an explicit CUDA backend.
-pub fn solve_pairs_cpu<N: Label, E: Label, S: PairSystem<N, E>>(
-    system: &S,
-    x: &[Graph<N, E>],
-    y: Option<&[Graph<N, E>]>,
-    pairs: &[(usize, usize)],
-    opts: &PairSolve,
-) -> Result<Vec<PairSolution>, PairSystemError> {
-    if !matches!(opts.backend, Backend::Cpu | Backend::Auto) {
-        return Err(PairSystemError::GpuNotSupported);
-    }
-    let y = y.unwrap_or(x);
-    check_pairs(pairs, x.len(), y.len())?;
-    let px: Vec<Octiles<f64, E>> = x.par_iter().map(Octiles::new).collect();
-    let py: Option<Vec<Octiles<f64, E>>> = (!std::ptr::eq(x, y)).then(|| y.par_iter().map(Octiles::new).collect());
-    let py = py.as_deref().unwrap_or(&px);
-    pairs
-        .par_iter()
-        .map_init(Workspace::new, |ws, &(a, b)| solve_pair(system, (&x[a], &px[a]), (&y[b], &py[b]), (a, b), opts, ws))
-        .collect()
-}
-
 /// The pair's diagonal, right-hand side and output functional, each checked
 /// to be finite (shared by the CPU and GPU paths).
 pub(super) type Inputs = (Vec<f64>, Vec<f64>, Vec<f64>);
@@ -326,21 +255,24 @@ pub(super) type Inputs = (Vec<f64>, Vec<f64>, Vec<f64>);
 /// [`Inputs`] of the pair `(g, h)` from `system`.
 pub(super) fn inputs<N: Label, E: Label, S: PairSystem<N, E>>(
     system: &S,
+    form: Option<&Factored<N>>,
     g: &Graph<N, E>,
     h: &Graph<N, E>,
     pair: (usize, usize),
 ) -> Result<Inputs, PairSystemError> {
     let dim = g.num_nodes() * h.num_nodes();
     let (mut d, mut b, mut o) = (vec![0.0; dim], vec![0.0; dim], vec![0.0; dim]);
-    fill_inputs(system, (g, h), pair, (&mut d, &mut b, &mut o))?;
+    fill_inputs(system, form, (g, h), pair, (&mut d, &mut b, &mut o))?;
     Ok((d, b, o))
 }
 
 /// Writes the diagonal, right-hand side and output functional of the pair
 /// `(g, h)` into the zeroed slices (`n·n'` long each), each checked to be
-/// finite.
+/// finite: from the factored form `form` (bound to the labels) when the
+/// system has one, else from its dense methods.
 pub(super) fn fill_inputs<N: Label, E: Label, S: PairSystem<N, E>>(
     system: &S,
+    form: Option<&Factored<N>>,
     (g, h): (&Graph<N, E>, &Graph<N, E>),
     pair: (usize, usize),
     (d, b, o): (&mut [f64], &mut [f64], &mut [f64]),
@@ -349,11 +281,16 @@ pub(super) fn fill_inputs<N: Label, E: Label, S: PairSystem<N, E>>(
         Some(at) => Err(PairSystemError::NotFinite { pair, what, at }),
         None => Ok(()),
     };
-    system.diagonal(g, h, d);
+    match form {
+        Some(form) => fill_factored(system, form, (g, h), [&mut *d, &mut *b, &mut *o]),
+        None => {
+            system.diagonal(g, h, d);
+            system.rhs(g, h, b);
+            system.output(g, h, o);
+        }
+    }
     finite("diagonal", d)?;
-    system.rhs(g, h, b);
     finite("right-hand side", b)?;
-    system.output(g, h, o);
     finite("output functional", o)
 }
 
@@ -428,45 +365,46 @@ pub(super) fn cg_params(opts: &PairSolve) -> CgParams {
     CgParams { iter: IterParams::new(opts.tol, opts.max_iters), precond: Precond::Jacobi, check_symmetry: false }
 }
 
-fn solve_pair<N: Label, E: Label, S: PairSystem<N, E>>(
+/// The per-node vector of `part` for `g` from `system`.
+pub(super) fn node_vector<N: Label, E: Label, S: PairSystem<N, E> + ?Sized>(
     system: &S,
-    (g, pg): (&Graph<N, E>, &Octiles<f64, E>),
-    (h, ph): (&Graph<N, E>, &Octiles<f64, E>),
-    pair: (usize, usize),
-    opts: &PairSolve,
-    ws: &mut Workspace<Vec<f64>>,
-) -> Result<PairSolution, PairSystemError> {
-    let dim = g.num_nodes() * h.num_nodes();
-    let directed = g.is_directed() || h.is_directed();
-    let want_grad = wants_gradient(system, directed, pair, opts)?;
-    let (d, rhs, o) = inputs(system, g, h, pair)?;
-    let kron = KronProduct::new(pg, ph, system.edge_kernel())?;
-    let c = system.coupling();
-    let op = ShiftedKron::new(Diag::Vec(&d), c, &kron).map_err(|source| PairSystemError::Solver { pair, source })?;
-    let solve = |b: &Vec<f64>, x: &mut Vec<f64>, ws: &mut Workspace<Vec<f64>>| {
-        let r = if directed {
-            let iter = IterParams::new(opts.tol, opts.max_iters);
-            bicgstab_or_fixed_point(&op, b, x, &BicgstabParams { iter, precond: Precond::Jacobi }, ws)
-        } else {
-            cg(&op, b, x, &cg_params(opts), ws)
-        };
-        r.map_err(|source| PairSystemError::Solver { pair, source })
-    };
-    let mut xs = vec![0.0; dim];
-    let info = solve(&rhs, &mut xs, ws)?;
-    let (mut ys, mut kx) = (Vec::new(), Vec::new());
-    if want_grad {
-        // Aᵀ y = o (A is symmetric for undirected pairs)
-        ys = vec![0.0; dim];
-        solve(&o, &mut ys, ws)?;
-        // K x = (W ⊗ W') ⊙ κe x, for ∂c
-        kx = vec![0.0; dim];
-        kron.apply_add(1.0, &xs, &mut kx);
-    }
-    let adjoint = want_grad.then_some((ys.as_slice(), kx.as_slice()));
-    finish(system, (g, h), pair, &o, &xs, adjoint, info.iterations, opts)
+    g: &Graph<N, E>,
+    part: Part,
+) -> Vec<f64> {
+    let mut f = vec![0.0; g.num_nodes()];
+    system.node_factor(g, part, &mut f);
+    f
 }
 
-#[cfg(test)]
-#[path = "pair_system_tests.rs"]
-mod tests;
+/// Writes `d`, `b` and `o` of the pair `(g, h)` from the (bound) factored
+/// form (the CPU's inputs of a factored system).
+fn fill_factored<N: Label, E: Label, S: PairSystem<N, E> + ?Sized>(
+    system: &S,
+    form: &Factored<N>,
+    (g, h): (&Graph<N, E>, &Graph<N, E>),
+    out: [&mut [f64]; 3],
+) {
+    for (part, out) in Part::ALL.into_iter().zip(out) {
+        let (fg, fh) = (node_vector(system, g, part), node_vector(system, h, part));
+        form.fill(part, (g, h), &fg, &fh, out);
+    }
+}
+
+/// The default of the dense methods of [`PairSystem`]: `part` from the
+/// factored form, NaN without one (or with a label kernel that does not fit
+/// the labels).
+fn dense_part<N: Label, E: Label, S: PairSystem<N, E> + ?Sized>(
+    system: &S,
+    part: Part,
+    (g, h): (&Graph<N, E>, &Graph<N, E>),
+    out: &mut [f64],
+) {
+    let form = system.factored().map(|f| bind_factored(f, std::slice::from_ref(g), Some(std::slice::from_ref(h))));
+    match form {
+        Some(Ok(form)) => {
+            let (fg, fh) = (node_vector(system, g, part), node_vector(system, h, part));
+            form.fill(part, (g, h), &fg, &fh, out)
+        }
+        _ => out.fill(f64::NAN),
+    }
+}

@@ -12,6 +12,7 @@ use super::system::{pair_diagonal, start_product};
 use super::{MarginalizedGraphKernel, MgkError};
 use crate::basekernel::BaseKernel;
 use crate::graph::{Graph, Label};
+use crate::kron::{Factor, Factored, LabelKernel, LabelPower, Part};
 
 /// What a call needs of each pair besides its value.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -99,7 +100,7 @@ impl<'a, N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>> MgkPairSystem
     }
 }
 
-impl<N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>> crate::kron::PairSystem<N, E>
+impl<N: Label, E: Label, KV: BaseKernel<N> + 'static, KE: BaseKernel<E>> crate::kron::PairSystem<N, E>
     for MgkPairSystem<'_, N, E, KV, KE>
 where
     MarginalizedGraphKernel<N, E, KV, KE>: Sync,
@@ -139,6 +140,32 @@ where
         let (da, db) = (sys.node_degrees(g), sys.node_degrees(h));
         for (row, &a) in b.chunks_exact_mut(db.len().max(1)).zip(&da) {
             row.iter_mut().zip(&db).for_each(|(v, &d2)| *v = sys.scale * a * d2);
+        }
+    }
+
+    /// `d = s (D ⊗ D') V×⁻¹`, `b = s (D ⊗ D') 1`, `o = p ⊗ p'`: the solvers
+    /// generate them per pair (on a device inside the batched kernel, as the
+    /// engine does); the dense methods give the same values.
+    fn factored(&self) -> Option<Factored<N>> {
+        let s = self.kernel.config().system().scale;
+        Some(Factored {
+            diagonal: Factor::new(s).with_label(LabelPower::Divide),
+            rhs: Factor::new(s),
+            output: Factor::new(1.0),
+            label_kernel: Some(LabelKernel::new(self.kernel.node_kernel().clone())),
+        })
+    }
+
+    /// The degrees of the kernel's [`KronSystem`](super::KronSystem) for the
+    /// diagonal and the right-hand side, the start probabilities for the
+    /// output (NaN where they are invalid).
+    fn node_factor(&self, g: &Graph<N, E>, part: Part, out: &mut [f64]) {
+        match part {
+            Part::Diagonal | Part::Rhs => out.copy_from_slice(&self.kernel.config().system().node_degrees(g)),
+            Part::Output => match self.kernel.start_probabilities(g, 0) {
+                Ok(p) => out.copy_from_slice(&p),
+                Err(_) => out.fill(f64::NAN),
+            },
         }
     }
 

@@ -233,19 +233,22 @@ pub fn mgk_grad_source_placed<N: ?Sized, E: ?Sized, KN: BaseKernel<N>, KE: BaseK
 /// The batched pair-system kernel of the generic Kronecker layer
 /// (`kernels/kron_pairs.cu` after `kernels/mgk_xmv.cu`, whose row-scheme
 /// staging and product it reuses): a user's diagonal, right-hand side and
-/// output per pair (see `crate::kron::solve_pairs`). The kernel is named
-/// `KRON_PAIRS_NAME` = `name` = `kron_pairs_<hash>`; θ is the edge kernel's.
+/// output per pair, or a factored system's with the node-label kernel
+/// `node_kernel` (`Unlabeled` where it has none; see
+/// `crate::kron::solve_pairs`). The kernel is named `KRON_PAIRS_NAME` =
+/// `name` = `kron_pairs_<hash>`; θ is the node kernel's, then the edge
+/// kernel's.
 ///
 /// # Errors
 /// [`CudaError::Kernel`] when the edge kernel has no CUDA form.
-pub fn kron_pairs_source<N: ?Sized, E: ?Sized, KE: BaseKernel<E>>(
+pub fn kron_pairs_source<N: ?Sized, E: ?Sized, KN: BaseKernel<N>, KE: BaseKernel<E>>(
+    node_kernel: &KN,
     edge_kernel: &KE,
     node_layout: &LabelLayout,
     edge_layout: &LabelLayout,
     precision: Precision,
 ) -> Result<KernelSource, CudaError> {
-    let unlabeled = crate::kron::Unlabeled;
-    generate::<N, E, _, _>(&unlabeled, edge_kernel, node_layout, edge_layout, precision, Family::Pairs)
+    generate(node_kernel, edge_kernel, node_layout, edge_layout, precision, Family::Pairs)
 }
 
 /// The kernels of the generic pair systems (appended after

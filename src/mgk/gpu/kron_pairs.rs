@@ -43,6 +43,34 @@ pub(crate) struct PairBatch<'a> {
     pub b: &'a [f64],
     /// Output functionals.
     pub o: &'a [f64],
+    /// The product nodes of all jobs (the length of `d`, `b` and `o`
+    /// unless the system is factored, when those are empty).
+    pub total: usize,
+}
+
+/// A factored system's per-node vectors on the host
+/// (see [`crate::kron::Factored`]): node `v` of the graph list at `3 v`
+/// (diagonal), `3 v + 1` (right-hand side), `3 v + 2` (output), nodes in
+/// the order of the uploaded list.
+pub(crate) struct HostFactors<N> {
+    /// The nodes of the first list.
+    pub x: Vec<f64>,
+    /// The nodes of the second list (`None`: the first's).
+    pub y: Option<Vec<f64>>,
+    /// The scales of the three parts.
+    pub scale: [f64; 3],
+    /// The label powers of the three parts (`-1`, `0`, `1`).
+    pub power: [i32; 3],
+    /// The node-label kernel (bound), where a part uses it.
+    pub label: Option<crate::kron::LabelKernel<N>>,
+}
+
+/// [`HostFactors`] on the device.
+struct DeviceFactors {
+    x: CudaSlice<u8>,
+    y: Option<CudaSlice<u8>>,
+    scale: CudaSlice<u8>,
+    lpow: i32,
 }
 
 /// What the launch gives back, per job in the order of the batch.
@@ -79,6 +107,7 @@ pub(crate) struct BatchSolver {
     func: CudaFunction,
     theta: Vec<f64>,
     precision: Precision,
+    factors: Option<DeviceFactors>,
 }
 
 impl BatchSolver {
@@ -95,12 +124,27 @@ impl BatchSolver {
         dev: &GpuDevice,
         (x, y): (&[Graph<N, E>], Option<&[Graph<N, E>]>),
         kernel: &K,
+        factors: Option<&HostFactors<N>>,
         p: Precision,
         directed: bool,
     ) -> Result<Self, CudaError> {
         let kernel = bind_edge_kernel(kernel, x, y)?;
         let (a, b) = upload_lists(dev, x, y, p, directed)?;
-        let src = kron_pairs_source::<N, E, _>(&kernel, &a.node_layout, &a.edge_layout, p)?;
+        let src = match factors.and_then(|f| f.label.as_ref()) {
+            Some(kv) => kron_pairs_source::<N, E, _, _>(kv, &kernel, &a.node_layout, &a.edge_layout, p)?,
+            None => kron_pairs_source::<N, E, _, _>(&Unlabeled, &kernel, &a.node_layout, &a.edge_layout, p)?,
+        };
+        let stream = &dev.dev.stream;
+        let up = |what: &str, v: &[f64]| check(what, || stream.clone_htod(&real_bytes(v, p)));
+        let factors = match factors {
+            None => None,
+            Some(f) => Some(DeviceFactors {
+                x: up("uploading node factors", &padded(&f.x))?,
+                y: f.y.as_ref().map(|v| up("uploading node factors", &padded(v))).transpose()?,
+                scale: up("uploading factor scales", &f.scale)?,
+                lpow: (f.power[0] + 1) | ((f.power[1] + 1) << 2) | ((f.power[2] + 1) << 4),
+            }),
+        };
         let func = dev.dev.module_functions(&src.source, &src.name, &[&src.name])?.remove(0);
         let max_dyn = dev.info().max_shared_per_block.saturating_sub(func.shared_size_bytes().unwrap_or(0) as usize);
         check("raising the kernel's shared-memory limit", || {
@@ -109,7 +153,7 @@ impl BatchSolver {
                 max_dyn as i32,
             )
         })?;
-        Ok(BatchSolver { dev: dev.clone(), a, b, func, theta: src.theta, precision: p })
+        Ok(BatchSolver { dev: dev.clone(), a, b, func, theta: src.theta, precision: p, factors })
     }
 
     /// Solves every job of `batch` in one launch.
@@ -120,7 +164,16 @@ impl BatchSolver {
     pub(crate) fn solve(&self, batch: &PairBatch<'_>, s: &Settings) -> Result<BatchOut, CudaError> {
         let BatchSolver { dev, a, b, func, precision: p, .. } = self;
         let p = *p;
-        solve_batch(dev, (a, b), func, &self.theta, p, batch, s)
+        solve_batch(dev, (a, b), func, (&self.theta, self.factors.as_ref()), p, batch, s)
+    }
+}
+
+/// `v`, or one zero for an empty `v` (never allocate zero bytes).
+fn padded(v: &[f64]) -> std::borrow::Cow<'_, [f64]> {
+    if v.is_empty() {
+        std::borrow::Cow::Owned(vec![0.0])
+    } else {
+        std::borrow::Cow::Borrowed(v)
     }
 }
 
@@ -129,7 +182,7 @@ fn solve_batch(
     dev: &GpuDevice,
     (a, b): (&GpuGraphs, &GpuGraphs),
     func: &CudaFunction,
-    theta: &[f64],
+    (theta, factors): (&[f64], Option<&DeviceFactors>),
     p: Precision,
     batch: &PairBatch<'_>,
     s: &Settings,
@@ -154,16 +207,20 @@ fn solve_batch(
     let per_sm =
         check("computing occupancy", || func.occupancy_max_active_blocks_per_multiprocessor(block, plan.smem, None))?
             .max(1) as usize;
-    let nvec: usize = if any_directed { 7 } else { 4 };
+    let nvec: usize = if any_directed { 7 } else { 4 } + if factors.is_some() { 3 } else { 0 };
     let per_block = (nvec * plan.scratch_n * p.size() + plan.stage_bytes).max(1);
     let by_memory = (dev.info().total_memory / 4 / per_block).max(1);
     let grid = (per_sm * dev.info().multiprocessors).min(n_jobs).min(by_memory).max(1);
 
-    let total = batch.d.len();
+    let total = batch.total;
     let up = |what: &str, v: &[f64]| check(what, || stream.clone_htod(&real_bytes(v, p)));
-    let (d_d, b_d, o_d) = (up("uploading diagonals", batch.d)?, up("uploading right-hand sides", batch.b)?, {
-        up("uploading output functionals", batch.o)?
-    });
+    // a factored system's d, b and o are generated on the device: nothing to upload
+    let (d_d, b_d, o_d) = if factors.is_some() {
+        (None, None, None)
+    } else {
+        let (d, b) = (up("uploading diagonals", batch.d)?, up("uploading right-hand sides", batch.b)?);
+        (Some(d), Some(b), Some(up("uploading output functionals", batch.o)?))
+    };
     let poisoned = |what: &str| -> Result<CudaSlice<u8>, CudaError> {
         check(what, || stream.clone_htod(&real_bytes(&vec![f64::NAN; total.max(1)], p)))
     };
@@ -207,7 +264,19 @@ fn solve_batch(
         Precision::F32 => lb.arg(&c32).arg(&tol32),
         Precision::F64 => lb.arg(&s.coupling).arg(&s.tol),
     };
-    lb.arg(&max_iter).arg(&flags_d).arg(&voff_d).arg(&d_d).arg(&b_d).arg(&o_d);
+    lb.arg(&max_iter).arg(&flags_d).arg(&voff_d);
+    for v in [&d_d, &b_d, &o_d] {
+        match v {
+            Some(v) => lb.arg(v),
+            None => lb.arg(&null_ptr),
+        };
+    }
+    let lpow = factors.map_or(0, |f| f.lpow);
+    match factors {
+        Some(f) => lb.arg(&f.x).arg(f.y.as_ref().unwrap_or(&f.x)).arg(&f.scale),
+        None => lb.arg(&null_ptr).arg(&null_ptr).arg(&null_ptr),
+    };
+    lb.arg(&lpow);
     for v in [&x_d, &y_d, &kx_d] {
         match v {
             Some(v) => lb.arg(v),
