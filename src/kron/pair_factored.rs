@@ -192,7 +192,7 @@ trait DynKernel<N>: Send + Sync {
     fn value(&self, a: &N, b: &N) -> f64;
     fn range(&self) -> (f64, f64);
     fn hyperparameters(&self) -> Vec<Hyperparameter>;
-    fn cuda(&self, a: &str, b: &str, gen: &mut CudaGen) -> Result<String, KernelError>;
+    fn cuda(&self, a: &str, b: &str, cg: &mut CudaGen) -> Result<String, KernelError>;
     fn bound(&self, schema: &Schema) -> Result<Arc<dyn DynKernel<N>>, KernelError>;
     fn type_name(&self) -> &'static str;
 }
@@ -207,8 +207,8 @@ impl<N, K: BaseKernel<N> + 'static> DynKernel<N> for K {
     fn hyperparameters(&self) -> Vec<Hyperparameter> {
         BaseKernel::hyperparameters(self)
     }
-    fn cuda(&self, a: &str, b: &str, gen: &mut CudaGen) -> Result<String, KernelError> {
-        BaseKernel::cuda(self, a, b, gen)
+    fn cuda(&self, a: &str, b: &str, cg: &mut CudaGen) -> Result<String, KernelError> {
+        BaseKernel::cuda(self, a, b, cg)
     }
     fn bound(&self, schema: &Schema) -> Result<Arc<dyn DynKernel<N>>, KernelError> {
         let mut k = self.clone();
@@ -236,8 +236,8 @@ impl<N: Label> BaseKernel<N> for LabelKernel<N> {
         self.0 = self.0.bound(schema)?;
         Ok(())
     }
-    fn cuda(&self, a: &str, b: &str, gen: &mut CudaGen) -> Result<String, KernelError> {
-        self.0.cuda(a, b, gen)
+    fn cuda(&self, a: &str, b: &str, cg: &mut CudaGen) -> Result<String, KernelError> {
+        self.0.cuda(a, b, cg)
     }
 }
 
