@@ -79,7 +79,11 @@ fn dijkstra(a: &SparseMatrix<f64>, s: usize) -> Vec<f64> {
 }
 
 /// The device matrix of `a` on `backend`'s device, of index width `w`.
-fn upload<T: kronograph::matrix::gpu::GpuElement>(backend: Backend, a: &SparseMatrix<T>, w: IndexWidth) -> DeviceMatrix<T> {
+fn upload<T: kronograph::matrix::gpu::GpuElement>(
+    backend: Backend,
+    a: &SparseMatrix<T>,
+    w: IndexWidth,
+) -> DeviceMatrix<T> {
     let Backend::Cuda(i) = backend else { unreachable!("a device backend") };
     DeviceMatrix::upload_with_width(&GpuDevice::open(i).unwrap(), a, w).unwrap()
 }
@@ -111,7 +115,8 @@ fn bellman_ford_body(backend: Backend) {
         let n = 150 + 100 * seed as usize;
         let a = random(seed, n, 5 * n, false);
         let want = dijkstra(&a, 0);
-        let strategies = [MergeStrategy::Scatter, MergeStrategy::MergeSort, MergeStrategy::RadixSort, MergeStrategy::Auto];
+        let strategies =
+            [MergeStrategy::Scatter, MergeStrategy::MergeSort, MergeStrategy::RadixSort, MergeStrategy::Auto];
         for strategy in strategies {
             let opts = SpmspvOptions { strategy, ..SpmspvOptions::default() };
             let got = match backend {

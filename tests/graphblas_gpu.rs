@@ -463,7 +463,9 @@ fn sssp_equals_dijkstra() {
         let iw = if seed % 2 == 1 { IndexWidth::U64 } else { IndexWidth::U32 };
         let da = DeviceMatrix::upload_with_width(&dev, &a, iw).unwrap();
         let want = dijkstra(&a, 0);
-        for strategy in [MergeStrategy::Scatter, MergeStrategy::MergeSort, MergeStrategy::RadixSort, MergeStrategy::Auto] {
+        for strategy in
+            [MergeStrategy::Scatter, MergeStrategy::MergeSort, MergeStrategy::RadixSort, MergeStrategy::Auto]
+        {
             let st = strategy;
             let opts = SpmspvOptions { strategy, ..SpmspvOptions::default() };
             let got = bellman_ford_in(&da, 0, &opts).unwrap();

@@ -360,7 +360,8 @@ fn bfs_spmspv<T: Element>(a: &SparseMatrix<T>, source: usize, opts: &BfsOptions)
         {
             let mask = Mask::structural(&parents).complement();
             // The frontier is qᵀ, the semiring's first operand (values unread).
-            vxm_sparse(&mut next, Some(&mask), None, semiring, &frontier, a, &desc, &spmspv).map_err(super::host_error)?;
+            vxm_sparse(&mut next, Some(&mask), None, semiring, &frontier, a, &desc, &spmspv)
+                .map_err(super::host_error)?;
         }
         if next.nnz() == 0 {
             break;

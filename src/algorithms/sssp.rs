@@ -4,7 +4,9 @@
 use super::delta_stepping::{auto_delta, delta_stepping};
 use super::AlgorithmError;
 use crate::graph::{Graph, Label};
-use crate::matrix::{assign_min, vxm_sparse, AssignMinOp, Descriptor, Located, SparseMatrix, SpmspvOptions, VxmSparseOp};
+use crate::matrix::{
+    assign_min, vxm_sparse, AssignMinOp, Descriptor, Located, SparseMatrix, SpmspvOptions, VxmSparseOp,
+};
 use crate::semirings::MinPlus;
 use rayon::prelude::*;
 

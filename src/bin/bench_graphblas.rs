@@ -42,8 +42,8 @@
 
 use kronograph::algorithms::gpu::{bfs_device, triangles_lower_with, GpuBfs, GpuBfsOptions, GpuSssp};
 use kronograph::algorithms::{
-    bellman_ford_in, bfs_matrix, lower_by_degree, sssp, sssp_matrix, triangle_count_matrix, BfsDirection, BfsOptions, BfsResult,
-    SsspOptions,
+    bellman_ford_in, bfs_matrix, lower_by_degree, sssp, sssp_matrix, triangle_count_matrix, BfsDirection, BfsOptions,
+    BfsResult, SsspOptions,
 };
 use kronograph::cuda::{device_count, GpuDevice};
 use kronograph::graph::generate::{rmat, RmatParams};

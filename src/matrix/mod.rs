@@ -74,7 +74,8 @@ pub use ops_mat::{
     MxmMethod,
 };
 pub use place::{
-    assign_min, mxv, mxv_sparse, vxm, vxm_sparse, AssignMinOp, Located, MxvOp, MxvSparseOp, ProductOutput, VxmOp, VxmSparseOp,
+    assign_min, mxv, mxv_sparse, vxm, vxm_sparse, AssignMinOp, Located, MxvOp, MxvSparseOp, ProductOutput, VxmOp,
+    VxmSparseOp,
 };
 pub use sparse::SparseMatrix;
 pub use vec_kernels::{MergeStrategy, PushPull, SpmspvOptions};

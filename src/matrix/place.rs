@@ -30,10 +30,10 @@
 //! assert_eq!(y.values(), &[2.0, 3.0]);
 //! ```
 
+use super::gpu::GpuElement;
 use super::mask::{Descriptor, Mask};
 use super::ops_vec::{mxv_host, mxv_sparse_host, vxm_host, vxm_sparse_host};
 use super::vec_kernels::SpmspvOptions;
-use super::gpu::GpuElement;
 use super::{DenseVector, Element, SparseMatrix, SparseVector};
 use crate::semirings::Semiring;
 
@@ -71,8 +71,9 @@ pub trait Located {
     /// Stored entries of `v` (known on the host on every place).
     fn sparse_nnz<U: GpuElement>(v: &Self::Sparse<U>) -> usize;
 
-    /// The values of a dense vector of this place on the host (a download
-    /// on a device; absent entries read as `U::default()`).
+    /// The values of a full dense vector of this place on the host (a
+    /// download on a device; an absent entry reads as `U::default()` on the
+    /// host, as its stored value on a device).
     ///
     /// # Errors
     /// CUDA errors on a device.

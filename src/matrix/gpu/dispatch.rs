@@ -12,12 +12,12 @@
 //! merges into the output.
 
 use super::device_index::Idx;
-use super::objects::{DeviceDenseVector, DeviceMask, DeviceMatrix, DeviceSparseVector};
+use super::objects::{download, upload, DeviceDenseVector, DeviceMask, DeviceMatrix, DeviceSparseVector};
 use super::scan::{flagged_indices, grid, util_kernels};
 use super::{accumulate_vector, apply_vector, ops, GpuBinaryOp, GpuElement, GpuMergeStrategy, GpuUnaryOp, UnaryForm};
 use crate::cuda::device::check;
 use crate::matrix::place::{AssignMinOp, Located, MxvOp, MxvSparseOp, ProductOutput, VxmOp, VxmSparseOp};
-use crate::matrix::{check_dim, DenseVector, Descriptor, MergeStrategy, SparseVector, SpmspvOptions};
+use crate::matrix::{check_dim, Descriptor, MergeStrategy, SparseVector, SpmspvOptions};
 use crate::semirings::Semiring;
 use cudarc::driver::PushKernelArg;
 
@@ -196,15 +196,14 @@ impl<T: Relax> AssignMinOp<DeviceSparseVector<T>> for DeviceDenseVector<T> {
         let s = &dev.stream;
         let util = util_kernels(dev, iw)?;
         let (relax, gather) = T::kernels(&util);
-        let flags = match self.flags.take() {
+        let mut flags = match self.flags.take() {
             Some(f) if f.width() == iw => f,
-            _ => Idx::zeros(s, iw, n)?,
+            _ => Box::new(Idx::zeros(s, iw, n)?),
         };
-        let mut flags = flags;
         if t.nnz > 0 {
             let c = iw.val(t.nnz);
             let mut lb = s.launch_builder(relax);
-            lb.arg(&c).arg(&t.idx).arg(&t.val).arg(&mut self.val).arg(&mut flags);
+            lb.arg(&c).arg(&t.idx).arg(&t.val).arg(&mut self.val).arg(&mut *flags);
             // SAFETY: matches gbu_relax_*(f, idx, val, dist, changed); t's ids
             // are distinct and below n, dist and the flags hold n entries.
             check("launching a relaxation", || unsafe { lb.launch(grid(dev, t.nnz)) })?;
@@ -238,7 +237,12 @@ impl<T: GpuElement> Located for DeviceMatrix<T> {
     }
 
     fn dense<U: GpuElement>(&self, values: Vec<U>) -> crate::Result<DeviceDenseVector<U>> {
-        Ok(DeviceDenseVector::upload(&self.dev, &DenseVector::full(values))?)
+        // full: the values and a presence byte of 1 each, uploaded as they are
+        let s = &self.dev.dev.stream;
+        let n = values.len();
+        let val = upload(s, "uploading vector values", &values)?;
+        let pres = upload(s, "uploading vector presence", &vec![1u8; n])?;
+        Ok(DeviceDenseVector { dev: self.dev.clone(), n, val, pres, flags: None })
     }
 
     fn sparse<U: GpuElement>(&self, n: usize, indices: Vec<usize>, values: Vec<U>) -> crate::Result<DeviceSparseVector<U>> {
@@ -251,7 +255,8 @@ impl<T: GpuElement> Located for DeviceMatrix<T> {
     }
 
     fn dense_to_host<U: GpuElement>(v: &DeviceDenseVector<U>) -> crate::Result<Vec<U>> {
-        Ok(v.download()?.into_parts().0)
+        // the algorithms' dense vectors are full: the values alone
+        Ok(download(&v.dev.dev.stream, "downloading vector values", &v.val, v.n)?)
     }
 }
 

@@ -124,4 +124,3 @@ pub mod stand_in;
 pub use stand_in::{DeviceDenseVector, DeviceMask, DeviceMatrix, DeviceSparseVector, GpuBinaryOp, GpuElement};
 
 pub use strategy::{GpuMergeStrategy, GpuMxmStrategy};
-

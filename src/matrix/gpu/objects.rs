@@ -241,7 +241,7 @@ pub struct DeviceDenseVector<T: GpuElement> {
     pub(crate) pres: CudaSlice<u8>,
     /// [`assign_min`](crate::matrix::assign_min)'s flags (all zero between
     /// calls), kept from one call to the next.
-    pub(crate) flags: Option<super::Idx>,
+    pub(crate) flags: Option<Box<super::Idx>>,
 }
 
 impl<T: GpuElement> DeviceDenseVector<T> {

@@ -159,4 +159,3 @@ impl<T: Element> Located for DeviceMatrix<T> {
         match v.0 {}
     }
 }
-
