@@ -14,7 +14,9 @@
 #![cfg(feature = "cuda")]
 
 use kronograph::algorithms::gpu::{self as agpu, GpuBfsOptions};
-use kronograph::algorithms::{bfs, connected_components, triangle_count, BfsDirection, BfsOptions};
+use kronograph::algorithms::{
+    bellman_ford_in, bfs, components_in, connected_components, triangle_count, BfsDirection, BfsOptions,
+};
 use kronograph::cuda::GpuDevice;
 use kronograph::graph::generate::{erdos_renyi_gnm, rmat, RmatParams};
 use kronograph::graph::io::mtx;
@@ -23,8 +25,8 @@ use kronograph::matrix::gpu::{
     GpuMergeStrategy, GpuMxmStrategy, IndexWidth,
 };
 use kronograph::matrix::{
-    mxm, mxv, mxv_sparse, reduce_vector, vxm, vxm_sparse, DenseVector, Descriptor, Mask, MatrixMask, MxmMethod,
-    SparseMatrix, SparseVector, SpmspvOptions, Truthy,
+    mxm, mxv, mxv_sparse, reduce_vector, vxm, vxm_sparse, DenseVector, Descriptor, Mask, MatrixMask, MergeStrategy,
+    MxmMethod, SparseMatrix, SparseVector, SpmspvOptions, Truthy,
 };
 use kronograph::semirings::{
     AnyPair, AnySecondi, LorLand, MaxMin, MaxPlus, MinPlus, Monoid, PlusPair, PlusTimes, Semiring,
@@ -461,8 +463,12 @@ fn sssp_equals_dijkstra() {
         let iw = if seed % 2 == 1 { IndexWidth::U64 } else { IndexWidth::U32 };
         let da = DeviceMatrix::upload_with_width(&dev, &a, iw).unwrap();
         let want = dijkstra(&a, 0);
-        for st in STRATEGIES {
-            let got = agpu::sssp_device(&da, 0, st).unwrap();
+        for strategy in
+            [MergeStrategy::Scatter, MergeStrategy::MergeSort, MergeStrategy::RadixSort, MergeStrategy::Auto]
+        {
+            let st = strategy;
+            let opts = SpmspvOptions { strategy, ..SpmspvOptions::default() };
+            let got = bellman_ford_in(&da, 0, &opts).unwrap();
             for (x, y) in got.distances.iter().zip(&want) {
                 assert!(x == y || (x - y).abs() <= 1e-12 * y.abs(), "seed {seed} {st:?}: {x} vs {y}");
             }
@@ -522,7 +528,7 @@ fn components_equal_cpu() {
     assert_eq!((got.labels, got.count), (cpu.labels.clone(), cpu.count));
     let a = SparseMatrix::from_graph(&g).map(|_| 0u64);
     let wide = DeviceMatrix::upload_with_width(&dev, &a, IndexWidth::U64).unwrap();
-    let got = agpu::components_device(&wide, GpuMergeStrategy::Auto).unwrap();
+    let got = components_in(&wide).unwrap();
     assert_eq!((got.labels, got.count), (cpu.labels, cpu.count), "64-bit indices");
     let g = snap("facebook_combined");
     assert_eq!(agpu::components(&g, &dev).unwrap().count, 1);

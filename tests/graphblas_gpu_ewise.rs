@@ -19,7 +19,7 @@ use kronograph::matrix::gpu::{
 use kronograph::matrix::gpu::{GpuMergeStrategy, IndexWidth};
 use kronograph::matrix::{
     apply, apply_vector, ewise_add, ewise_add_vector, ewise_mult, ewise_mult_vector, mxm, mxv, mxv_sparse, select,
-    select_vector, DenseVector, Descriptor, Mask, MatrixMask, MxmMethod, SparseMatrix, SpmspvOptions,
+    select_vector, vxm, vxm_sparse, DenseVector, Descriptor, Mask, MatrixMask, MxmMethod, SparseMatrix, SpmspvOptions,
 };
 use kronograph::semirings::{
     AnyPair, AnySecondi, LorLand, MaxMin, MaxPlus, MinPlus, PlusPair, PlusTimes, Position, Semiring,
@@ -382,6 +382,23 @@ where
             let mut dws = DeviceSparseVector::upload(&dev, &old.to_sparse()).unwrap();
             mg::accumulate_vector(&mut dws, dm.as_ref(), &add, &ts, &desc).unwrap();
             assert_eq!(dws.download().unwrap(), ws, "{what} (sparse)");
+            // the one API: the same calls on device objects, accumulator and all
+            let mut dw = DeviceDenseVector::upload(&dev, &old).unwrap();
+            mxv(&mut dw, dm.as_ref(), Some(&add), s, &da, &dx, &desc).unwrap();
+            assert_eq!(dw.download().unwrap().to_options(), w.to_options(), "{what} (one API)");
+            let mut dws = DeviceSparseVector::upload(&dev, &old.to_sparse()).unwrap();
+            mxv_sparse(&mut dws, dm.as_ref(), Some(&add), s, &da, &dxs, &desc, &SpmspvOptions::default()).unwrap();
+            assert_eq!(dws.download().unwrap(), ws, "{what} (one API, sparse)");
+            // without an accumulator: a masked product keeps what the mask protects unless replace
+            let (mut w, mut ws) = (old.clone(), old.to_sparse());
+            vxm(&mut w, m.as_ref(), None, s, &x, &a, &desc).unwrap();
+            vxm_sparse(&mut ws, m.as_ref(), None, s, &xs, &a, &desc, &SpmspvOptions::default()).unwrap();
+            let mut dw = DeviceDenseVector::upload(&dev, &old).unwrap();
+            vxm(&mut dw, dm.as_ref(), None, s, &dx, &da, &desc).unwrap();
+            assert_eq!(dw.download().unwrap().to_options(), w.to_options(), "{what} (one API vxm)");
+            let mut dws = DeviceSparseVector::upload(&dev, &old.to_sparse()).unwrap();
+            vxm_sparse(&mut dws, dm.as_ref(), None, s, &dxs, &da, &desc, &SpmspvOptions::default()).unwrap();
+            assert_eq!(dws.download().unwrap(), ws, "{what} (one API vxm_sparse)");
         }
     }
     let mm = random_matrix(&mut rng, n, 0.5, &|x| x as i32);

@@ -15,9 +15,7 @@ use kronograph::graph::{Direction, Graph, GraphBuilder};
 use kronograph::graphlets::{fglt, gpu};
 use rand::SeedableRng;
 
-fn gpu_or_skip() -> bool {
-    crate::device_common::gpu_or_skip().is_some()
-}
+use crate::device_common::gpu_or_skip;
 
 #[test]
 fn fglt_kernels_compile() {
@@ -44,7 +42,7 @@ fn same_on_gpu(name: &str, g: &Graph) {
 
 #[test]
 fn gpu_equals_cpu_exactly() {
-    if !gpu_or_skip() {
+    if gpu_or_skip().is_none() {
         return;
     }
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/data/snap");
@@ -62,7 +60,7 @@ fn gpu_equals_cpu_exactly() {
 
 #[test]
 fn gpu_handles_empty_and_isolated() {
-    if !gpu_or_skip() {
+    if gpu_or_skip().is_none() {
         return;
     }
     for n in [0, 1, 5] {
@@ -85,7 +83,7 @@ fn edge_graph(n: usize, edges: &[(usize, usize)]) -> Graph {
 /// 33–4096, past 4096), self-loops, isolated vertices and ties in degree.
 #[test]
 fn gpu_relabels_rows_of_every_length() {
-    if !gpu_or_skip() {
+    if gpu_or_skip().is_none() {
         return;
     }
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
@@ -115,7 +113,7 @@ fn gpu_relabels_rows_of_every_length() {
 /// and the claw centre's C(k, 3) past 2^64 an error naming the hub.
 #[test]
 fn gpu_large_degrees_take_the_checked_assembly() {
-    if !gpu_or_skip() {
+    if gpu_or_skip().is_none() {
         return;
     }
     let k = gpu::EXACT_DEGREE as usize + 10;
@@ -140,7 +138,7 @@ proptest::proptest! {
         n in 1usize..40,
         edges in proptest::collection::vec((0usize..40, 0usize..40), 0..300),
     ) {
-        if gpu_or_skip() {
+        if gpu_or_skip().is_some() {
             let edges: Vec<(usize, usize)> = edges.into_iter().map(|(u, v)| (u % n, v % n)).collect();
             same_on_gpu("random", &edge_graph(n, &edges));
         }

@@ -8,6 +8,7 @@ mod mgk_common;
 #[cfg(feature = "cuda")]
 mod nvrtc_common;
 
+mod algorithms_devices;
 mod algorithms_paths;
 mod algorithms_sssp;
 mod algorithms_triangles;

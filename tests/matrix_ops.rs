@@ -580,7 +580,7 @@ fn dimension_errors() {
     let a = seed_matrix();
     let mut w = DenseVector::<f64>::new(3);
     let err = mxv(&mut w, None, None, PlusTimes::<f64>::new(), &a, &DenseVector::filled(4, 1.0), &Descriptor::DEFAULT);
-    assert!(matches!(err, Err(MatrixError::DimensionMismatch { op: "mxv", .. })), "{err:?}");
+    assert!(matches!(err, Err(kronograph::Error::Matrix(MatrixError::DimensionMismatch { op: "mxv", .. }))), "{err:?}");
     assert!(matches!(SparseVector::try_new(3, vec![0, 3], vec![1.0, 2.0]), Err(MatrixError::IndexOutOfBounds { .. })));
     assert!(matches!(SparseVector::try_new(3, vec![1, 1], vec![1.0, 2.0]), Err(MatrixError::DuplicateIndex { .. })));
     assert!(matches!(

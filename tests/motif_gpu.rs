@@ -8,15 +8,13 @@ use kronograph::motif::{self, MotifOptions};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-fn gpu_or_skip() -> bool {
-    crate::device_common::gpu_or_skip().is_some()
-}
+use crate::device_common::gpu_or_skip;
 
 /// Same per-vertex values Q_i, run by run, on instances with k = 1..12
 /// (chunks of one and of several threads per vertex; padded points for k < 5).
 #[test]
 fn gpu_equals_cpu() {
-    if !gpu_or_skip() {
+    if gpu_or_skip().is_none() {
         return;
     }
     for (k, n, d, prune) in [
@@ -54,7 +52,7 @@ fn gpu_equals_cpu() {
 /// `auto` runs it on the CPU.
 #[test]
 fn gf64_on_the_gpu_is_refused() {
-    if !gpu_or_skip() {
+    if gpu_or_skip().is_none() {
         return;
     }
     let inst = generate::regular_motif(64, 4, 4, 4, &mut ChaCha8Rng::seed_from_u64(2)).unwrap();
@@ -73,7 +71,7 @@ fn gf64_on_the_gpu_is_refused() {
 /// same hits and run count.
 #[test]
 fn device_sets_equal_one_device() {
-    if !gpu_or_skip() {
+    if gpu_or_skip().is_none() {
         return;
     }
     let sets: Vec<Backend> = crate::mgk_common::device_sets();

@@ -74,15 +74,8 @@ pub fn components_on(a: &SparseMatrix<f64>, backend: Backend) -> crate::Result<C
     }
 }
 
-#[cfg(feature = "cuda")]
+/// The one [`components_in`](super::components_in) on the pattern uploaded to `device`.
 fn device_components(a: &SparseMatrix<f64>, device: usize) -> crate::Result<Components> {
     let dev = crate::cuda::GpuDevice::open(device)?;
-    let d = crate::matrix::gpu::DeviceMatrix::upload(&dev, &a.map(|_| 0u64))?;
-    super::gpu::components_device(&d, crate::matrix::gpu::GpuMergeStrategy::Auto)
-}
-
-// Without the `cuda` feature `resolve_backend` never names a device.
-#[cfg(not(feature = "cuda"))]
-fn device_components(_: &SparseMatrix<f64>, _: usize) -> crate::Result<Components> {
-    Err(crate::Error::CudaNotCompiled)
+    super::components_in(&crate::matrix::gpu::DeviceMatrix::upload(&dev, &a.map(|_| 0u64))?)
 }

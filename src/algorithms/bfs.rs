@@ -101,7 +101,7 @@ pub fn bfs<N: Label, E: Label>(g: &Graph<N, E>, source: usize, opts: &BfsOptions
 /// results do not depend on the thread count, direction or strategy. The
 /// search stops when the frontier is empty.
 ///
-/// With [`MergeStrategy::Scatter`] (the default) the levels run fused over
+/// With [`MergeStrategy::Scatter`] (the default) or `Auto` the levels run fused over
 /// per-search workspaces allocated once (`O(n)` in all, nothing `O(n)` per
 /// level): a visited bitmap, a parent array, and the frontier both as an
 /// index list and, for pull, as a bitmap. A push step costs
@@ -127,7 +127,7 @@ pub fn bfs_matrix<T: Element>(
     if source >= n {
         return Err(AlgorithmError::SourceOutOfRange { source_node: source, num_nodes: n });
     }
-    if opts.strategy != MergeStrategy::Scatter {
+    if !matches!(opts.strategy, MergeStrategy::Scatter | MergeStrategy::Auto) {
         return bfs_spmspv(a, source, opts);
     }
     Ok(bfs_fused(a, source, opts.direction))
@@ -360,7 +360,8 @@ fn bfs_spmspv<T: Element>(a: &SparseMatrix<T>, source: usize, opts: &BfsOptions)
         {
             let mask = Mask::structural(&parents).complement();
             // The frontier is qᵀ, the semiring's first operand (values unread).
-            vxm_sparse(&mut next, Some(&mask), None, semiring, &frontier, a, &desc, &spmspv)?;
+            vxm_sparse(&mut next, Some(&mask), None, semiring, &frontier, a, &desc, &spmspv)
+                .map_err(super::host_error)?;
         }
         if next.nnz() == 0 {
             break;

@@ -2,7 +2,9 @@
 
 use super::AlgorithmError;
 use crate::graph::{Graph, Label};
-use crate::matrix::{vxm_sparse, Descriptor, Element, SparseMatrix, SparseVector, SpmspvOptions};
+use crate::matrix::{
+    assign_min, vxm_sparse, AssignMinOp, Descriptor, Element, Located, SparseMatrix, SpmspvOptions, VxmSparseOp,
+};
 use crate::semirings::MinPlus;
 
 /// Connected components of an undirected graph.
@@ -38,30 +40,46 @@ pub fn connected_components<N: Label, E: Label>(g: &Graph<N, E>) -> Result<Compo
 /// # Errors
 /// [`AlgorithmError::NotSquare`].
 pub fn connected_components_matrix<T: Element>(a: &SparseMatrix<T>) -> Result<Components, AlgorithmError> {
-    let n = a.nrows();
-    if a.ncols() != n {
-        return Err(AlgorithmError::NotSquare { what: "connected components", rows: n, cols: a.ncols() });
+    square("connected components", a.nrows(), a.ncols())?;
+    components_in(&a.map(|_| 0u64)).map_err(super::host_error)
+}
+
+pub(crate) fn square(what: &'static str, rows: usize, cols: usize) -> Result<usize, AlgorithmError> {
+    if rows != cols {
+        return Err(AlgorithmError::NotSquare { what, rows, cols });
     }
-    let a = a.map(|_| 0u64);
-    let mut labels: Vec<u64> = (0..n as u64).collect();
-    let mut frontier = SparseVector::try_new(n, (0..n).collect(), labels.clone())?;
+    Ok(rows)
+}
+
+/// Connected components by min-label propagation on the pattern `a` (zero
+/// values, symmetric), wherever it lives: the host ([`SparseMatrix`]) or a
+/// device ([`DeviceMatrix`](crate::matrix::gpu::DeviceMatrix)). One source
+/// for every place, over [`vxm_sparse`] (min, +) and [`assign_min`]: every
+/// node starts with its own id as label and in the frontier; each round
+/// `t = fᵀ A` and `labels = min(labels, t)`, the lowered labels being the
+/// next frontier. Labels are the smallest node id of each component.
+///
+/// # Errors
+/// [`AlgorithmError::NotSquare`]; CUDA errors on a device.
+pub fn components_in<M>(a: &M) -> crate::Result<Components>
+where
+    M: Located,
+    M::Sparse<u64>: VxmSparseOp<MinPlus<u64>, M::Sparse<u64>, M>,
+    M::Dense<u64>: AssignMinOp<M::Sparse<u64>>,
+{
+    let n = square("connected components", a.nrows(), a.ncols())?;
+    let ids: Vec<u64> = (0..n as u64).collect();
+    let mut labels = a.dense(ids.clone())?;
+    let mut frontier = a.sparse(n, (0..n).collect(), ids)?;
+    let mut t = a.sparse(n, Vec::new(), Vec::new())?;
     let mut rounds = 0;
     let opts = SpmspvOptions::default();
-    while frontier.nnz() > 0 {
-        let mut t = SparseVector::new(n);
-        vxm_sparse(&mut t, None, None, MinPlus::<u64>::new(), &frontier, &a, &Descriptor::DEFAULT, &opts)?;
+    while M::sparse_nnz(&frontier) > 0 {
+        vxm_sparse(&mut t, None, None, MinPlus::<u64>::new(), &frontier, a, &Descriptor::DEFAULT, &opts)?;
         rounds += 1;
-        let (mut idx, mut val) = (Vec::new(), Vec::new());
-        for (v, tv) in t.iter() {
-            if tv < labels[v] {
-                labels[v] = tv;
-                idx.push(v);
-                val.push(tv);
-            }
-        }
-        frontier = SparseVector::try_new(n, idx, val)?;
+        assign_min(&mut labels, &t, &mut frontier)?;
     }
-    let labels: Vec<usize> = labels.into_iter().map(|l| l as usize).collect();
+    let labels: Vec<usize> = M::dense_to_host(&labels)?.into_iter().map(|l| l as usize).collect();
     let count = labels.iter().enumerate().filter(|&(v, &l)| v == l).count();
     Ok(Components { labels, count, rounds })
 }

@@ -17,10 +17,10 @@ pub mod triangles;
 
 pub use backend::{bfs_on, components_on, sssp_on, triangles_on};
 pub use bfs::{bfs, bfs_matrix, BfsDirection, BfsOptions, BfsResult};
-pub use components::{connected_components, connected_components_matrix, Components};
+pub use components::{components_in, connected_components, connected_components_matrix, Components};
 pub use delta_stepping::auto_delta;
 pub use prepared::{PreparedBfs, PreparedSssp, PreparedTriangles};
-pub use sssp::{sssp, sssp_matrix, SsspMethod, SsspOptions, SsspResult};
+pub use sssp::{bellman_ford_in, sssp, sssp_matrix, SsspMethod, SsspOptions, SsspResult};
 pub use triangles::{lower_by_degree, triangle_count, triangle_count_matrix, triangles_per_vertex};
 
 use crate::graph::GraphError;
@@ -86,4 +86,14 @@ pub enum AlgorithmError {
     /// A matrix operation failed (an internal shape error).
     #[error(transparent)]
     Matrix(#[from] MatrixError),
+}
+
+/// The error of an algorithm run on the host: the host operations fail with
+/// algorithm and matrix errors only (a device's errors are CUDA's).
+pub(crate) fn host_error(e: crate::Error) -> AlgorithmError {
+    match e {
+        crate::Error::Algorithm(e) => e,
+        crate::Error::Matrix(e) => AlgorithmError::Matrix(e),
+        e => unreachable!("a host operation failed with a device error: {e}"),
+    }
 }

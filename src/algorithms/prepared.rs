@@ -194,8 +194,8 @@ impl<'a> PreparedSssp<'a> {
             let device = match &mut self.gpu {
                 Some(GpuSsspForm::Delta(g)) => Some(g.run(source)?),
                 Some(GpuSsspForm::BellmanFord(m)) => {
-                    let strategy = crate::matrix::gpu::GpuMergeStrategy::Auto;
-                    Some(timed(|| super::gpu::sssp_device(m, source, strategy))?)
+                    let opts = crate::matrix::SpmspvOptions::default();
+                    Some(timed(|| super::bellman_ford_in(m, source, &opts))?)
                 }
                 None => None,
             };

@@ -4,7 +4,9 @@
 use super::delta_stepping::{auto_delta, delta_stepping};
 use super::AlgorithmError;
 use crate::graph::{Graph, Label};
-use crate::matrix::{vxm_sparse, Descriptor, SparseMatrix, SparseVector, SpmspvOptions};
+use crate::matrix::{
+    assign_min, vxm_sparse, AssignMinOp, Descriptor, Located, SparseMatrix, SpmspvOptions, VxmSparseOp,
+};
 use crate::semirings::MinPlus;
 use rayon::prelude::*;
 
@@ -169,26 +171,43 @@ pub(crate) fn check_weights(a: &SparseMatrix<f64>) -> Result<(), AlgorithmError>
 }
 
 fn bellman_ford(a: &SparseMatrix<f64>, source: usize) -> Result<SsspResult, AlgorithmError> {
-    let n = a.nrows();
-    let mut d = vec![f64::INFINITY; n];
-    d[source] = 0.0;
-    let mut frontier = SparseVector::try_new(n, vec![source], vec![0.0])?;
-    let mut rounds = 0;
-    let opts = SpmspvOptions::default();
-    while frontier.nnz() > 0 && rounds < n {
-        let mut t = SparseVector::new(n);
-        vxm_sparse(&mut t, None, None, MinPlus::<f64>::new(), &frontier, a, &Descriptor::DEFAULT, &opts)?;
-        rounds += 1;
-        let (mut idx, mut val) = (Vec::new(), Vec::new());
-        for (v, tv) in t.iter() {
-            if tv < d[v] {
-                d[v] = tv;
-                idx.push(v);
-                val.push(tv);
-            }
-        }
-        frontier = SparseVector::try_new(n, idx, val)?;
+    let r = bellman_ford_in(a, source, &SpmspvOptions::default()).map_err(super::host_error)?;
+    check_overflow(a, &r.distances)?;
+    Ok(r)
+}
+
+/// Bellman–Ford in semiring form on the weights `a` (finite, `>= 0`, not
+/// checked here), wherever they live: the host ([`SparseMatrix`]) or a
+/// device ([`DeviceMatrix`](crate::matrix::gpu::DeviceMatrix)). One source
+/// for every place, over [`vxm_sparse`] (min, +; merged by `opts`) and
+/// [`assign_min`]: `d` starts at `0` for the source and `∞` elsewhere,
+/// each round `t = fᵀ A` for the frontier `f` of lowered distances and
+/// `d = min(d, t)`, at most `n` rounds. The overflow check
+/// ([`check_overflow`]) reads the host matrix and is the caller's.
+///
+/// # Errors
+/// [`AlgorithmError::NotSquare`], [`AlgorithmError::SourceOutOfRange`];
+/// CUDA errors on a device.
+pub fn bellman_ford_in<M>(a: &M, source: usize, opts: &SpmspvOptions) -> crate::Result<SsspResult>
+where
+    M: Located,
+    M::Sparse<f64>: VxmSparseOp<MinPlus<f64>, M::Sparse<f64>, M>,
+    M::Dense<f64>: AssignMinOp<M::Sparse<f64>>,
+{
+    let n = super::components::square("SSSP", a.nrows(), a.ncols())?;
+    if source >= n {
+        return Err(AlgorithmError::SourceOutOfRange { source_node: source, num_nodes: n }.into());
     }
-    check_overflow(a, &d)?;
-    Ok(SsspResult { distances: d, rounds, delta: None })
+    let mut init = vec![f64::INFINITY; n];
+    init[source] = 0.0;
+    let mut d = a.dense(init)?;
+    let mut frontier = a.sparse(n, vec![source], vec![0.0])?;
+    let mut t = a.sparse(n, Vec::new(), Vec::new())?;
+    let mut rounds = 0;
+    while M::sparse_nnz(&frontier) > 0 && rounds < n {
+        vxm_sparse(&mut t, None, None, MinPlus::<f64>::new(), &frontier, a, &Descriptor::DEFAULT, opts)?;
+        rounds += 1;
+        assign_min(&mut d, &t, &mut frontier)?;
+    }
+    Ok(SsspResult { distances: M::dense_to_host(&d)?, rounds, delta: None })
 }

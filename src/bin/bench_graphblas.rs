@@ -26,7 +26,7 @@
 //!   best strategy; on the CPU `bfs_matrix` (all rayon threads). The GPU's
 //!   levels are checked against the CPU's.
 //! - SSSP from the first source, unit weights (`sssp`) and integer weights
-//!   in [1, 100) (`sssp-w`, splitmix64 of the arc's position): GPU Bellman–Ford `sssp_device` and
+//!   in [1, 100) (`sssp-w`, splitmix64 of the arc's position): GPU Bellman–Ford `bellman_ford_in` (the one source, on the device matrix) and
 //!   near-far delta-stepping `GpuSssp` (median of 3; `GpuSssp`'s time is its
 //!   loop), CPU delta-stepping; distances checked.
 //! - Triangles: GPU masked product on the degree-ordered `L` in each form
@@ -40,10 +40,10 @@
 //! `scripts/graphblas_gpu_peer.py` (SuiteSparse:GraphBLAS on the same graphs).
 //! Exits non-zero on a mismatch or without a GPU.
 
-use kronograph::algorithms::gpu::{bfs_device, sssp_device, triangles_lower_with, GpuBfs, GpuBfsOptions, GpuSssp};
+use kronograph::algorithms::gpu::{bfs_device, triangles_lower_with, GpuBfs, GpuBfsOptions, GpuSssp};
 use kronograph::algorithms::{
-    bfs_matrix, lower_by_degree, sssp, sssp_matrix, triangle_count_matrix, BfsDirection, BfsOptions, BfsResult,
-    SsspOptions,
+    bellman_ford_in, bfs_matrix, lower_by_degree, sssp, sssp_matrix, triangle_count_matrix, BfsDirection, BfsOptions,
+    BfsResult, SsspOptions,
 };
 use kronograph::cuda::{device_count, GpuDevice};
 use kronograph::graph::generate::{rmat, RmatParams};
@@ -52,7 +52,7 @@ use kronograph::graph::Graph;
 use kronograph::matrix::gpu::{
     mxm_masked_costs, DeviceMatrix, DeviceMatrixMask, GpuMergeStrategy, GpuMxmStrategy, IndexWidth,
 };
-use kronograph::matrix::{Descriptor, MatrixMask, SparseMatrix};
+use kronograph::matrix::{Descriptor, MatrixMask, SparseMatrix, SpmspvOptions};
 use kronograph::semirings::PlusPair;
 use rand::{Rng, SeedableRng};
 use std::io::Write;
@@ -384,13 +384,13 @@ fn main() -> ExitCode {
             let t = Instant::now();
             let cs = sssp(&g, sources[0]).unwrap();
             let cpu_sssp = t.elapsed().as_secs_f64();
-            let _ = sssp_device(&da, sources[0], GpuMergeStrategy::Auto).unwrap();
+            let _ = bellman_ford_in(&da, sources[0], &SpmspvOptions::default()).unwrap();
             let mut ts = Vec::new();
             let mut good = true;
             for _ in 0..3 {
                 dev.synchronize().unwrap();
                 let t = Instant::now();
-                let r = sssp_device(&da, sources[0], GpuMergeStrategy::Auto).unwrap();
+                let r = bellman_ford_in(&da, sources[0], &SpmspvOptions::default()).unwrap();
                 ts.push(t.elapsed().as_secs_f64());
                 good &= r.distances == cs.distances;
             }
@@ -419,13 +419,13 @@ fn main() -> ExitCode {
             let cw = sssp_matrix(&aw, sources[0], &SsspOptions::default()).unwrap();
             println!("{head} | sssp-w cpu delta-stepping | {:.3} ms | -", t.elapsed().as_secs_f64() * 1e3);
             let daw = DeviceMatrix::upload(&dev, &aw).unwrap();
-            let _ = sssp_device(&daw, sources[0], GpuMergeStrategy::Auto).unwrap();
+            let _ = bellman_ford_in(&daw, sources[0], &SpmspvOptions::default()).unwrap();
             let mut ts = Vec::new();
             let mut good = true;
             for _ in 0..3 {
                 dev.synchronize().unwrap();
                 let t = Instant::now();
-                good &= sssp_device(&daw, sources[0], GpuMergeStrategy::Auto).unwrap().distances == cw.distances;
+                good &= bellman_ford_in(&daw, sources[0], &SpmspvOptions::default()).unwrap().distances == cw.distances;
                 ts.push(t.elapsed().as_secs_f64());
             }
             ok &= good;

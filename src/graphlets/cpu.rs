@@ -5,26 +5,26 @@
 use super::enumerate::{four_cliques, lower_common_neighbours, wedge_sums, Adj, WedgeSums};
 use super::pattern::Pattern;
 use super::transform::{choose2, Primitives};
-use crate::matrix::{mxv, reduce_rows, DenseVector, Descriptor, MatrixError, SparseMatrix};
+use crate::matrix::{mxv, reduce_rows, DenseVector, Descriptor, SparseMatrix};
 use crate::semirings::{Plus, PlusTimes};
 use std::time::{Duration, Instant};
 
 const D: Descriptor = Descriptor::DEFAULT;
 
 /// `A u` over `(+, ×)` in `u64`, absent entries read as 0.
-fn spmv(a: &SparseMatrix<u64>, u: &[u64]) -> Result<Vec<u64>, MatrixError> {
+fn spmv(a: &SparseMatrix<u64>, u: &[u64]) -> crate::Result<Vec<u64>> {
     spmv_desc(a, u, &D)
 }
 
 /// `A u` (or `Aᵀ u` by the descriptor) over `(+, ×)` in `u64`.
-fn spmv_desc(a: &SparseMatrix<u64>, u: &[u64], desc: &Descriptor) -> Result<Vec<u64>, MatrixError> {
+fn spmv_desc(a: &SparseMatrix<u64>, u: &[u64], desc: &Descriptor) -> crate::Result<Vec<u64>> {
     let mut w = DenseVector::new(if desc.transpose_first { a.ncols() } else { a.nrows() });
     mxv(&mut w, None, None, PlusTimes::<u64>::new(), a, &DenseVector::full(u.to_vec()), desc)?;
     Ok(dense(w))
 }
 
 /// Row sums `M e` (0 for an empty row).
-fn row_sums(m: &SparseMatrix<u64>, desc: &Descriptor) -> Result<Vec<u64>, MatrixError> {
+fn row_sums(m: &SparseMatrix<u64>, desc: &Descriptor) -> crate::Result<Vec<u64>> {
     let mut w = DenseVector::new(m.nrows());
     reduce_rows(&mut w, None, None, Plus, m, desc)?;
     Ok(dense(w))
@@ -41,7 +41,7 @@ pub(super) fn primitives(
     p: &Pattern,
     stage: &mut dyn FnMut(&'static str),
     times: &mut Vec<(&'static str, Duration)>,
-) -> Result<Primitives, MatrixError> {
+) -> crate::Result<Primitives> {
     let a = &p.a;
     let mut timed = |name: &'static str, t: Instant| times.push((name, t.elapsed()));
 

@@ -23,6 +23,14 @@
 //! uses this order, so parallel and sequential results are bitwise identical,
 //! floating point included. An entry with no terms is absent (not `0`).
 //!
+//! # One API over every place
+//! The vector products ([`mxv`], [`vxm`], [`mxv_sparse`], [`vxm_sparse`])
+//! and [`assign_min`] take host objects or device objects
+//! ([`gpu::DeviceMatrix`], …) with the same signature; the output's type
+//! picks the implementation ([`ProductOutput`] and the operation traits).
+//! Data moves only by an explicit upload or download. Algorithms written
+//! once over them run on either ([`Located`]).
+//!
 //! # Two spellings of one operation
 //! Every product exists as a GraphBLAS-shaped function (all arguments,
 //! output first) and as a method chain that calls it (see [`Mxv`], [`Vxm`],
@@ -49,6 +57,7 @@ mod merge;
 mod method;
 mod ops_mat;
 mod ops_vec;
+mod place;
 mod sparse;
 mod vec_kernels;
 mod vector;
@@ -64,7 +73,10 @@ pub use ops_mat::{
     apply, assign, ewise_add, ewise_mult, extract, kronecker, mxm, reduce_rows, reduce_scalar, select, transpose,
     MxmMethod,
 };
-pub use ops_vec::{mxv, mxv_sparse, vxm, vxm_sparse};
+pub use place::{
+    assign_min, mxv, mxv_sparse, vxm, vxm_sparse, AssignMinOp, Located, MxvOp, MxvSparseOp, ProductOutput, VxmOp,
+    VxmSparseOp,
+};
 pub use sparse::SparseMatrix;
 pub use vec_kernels::{MergeStrategy, PushPull, SpmspvOptions};
 pub use vector::{DenseVector, SparseVector};

@@ -130,32 +130,10 @@ impl<'a, T: Element> ProductSide<'a, T> {
     }
 }
 
-// ------------------------------------------------------------------ public: products
+// ------------------------------------------------------------------ the products on the host
 
-/// `w⟨mask⟩ = accum(w, A x)`: `t(i) = ⊕_k A(i, k) ⊗ u(k)` over the stored
-/// `A(i, k)` and present `u(k)` (`Aᵀ` with `desc.transpose_first`).
-///
-/// Pull form, parallel over output rows, `O(nnz(A) + n)`; rows the mask
-/// forbids are not computed. See the [module](super) for the order of ⊕.
-/// The method form is [`SparseMatrix::mxv`].
-///
-/// # Examples
-/// ```
-/// use kronograph::matrix::{mxv, Descriptor, DenseVector, SparseMatrix};
-/// use kronograph::semirings::PlusTimes;
-/// let a = SparseMatrix::try_from_triplets(2, 2, &[0, 0, 1], &[0, 1, 1], &[1.0, 2.0, 3.0]).unwrap();
-/// let x = DenseVector::full(vec![1.0, 1.0]);
-/// let mut y = DenseVector::new(2);
-/// mxv(&mut y, None, None, PlusTimes::new(), &a, &x, &Descriptor::DEFAULT).unwrap();
-/// assert_eq!(y.values(), &[3.0, 3.0]);
-/// // Aᵀ x by the descriptor
-/// mxv(&mut y, None, None, PlusTimes::new(), &a, &x, &Descriptor::DEFAULT.transpose_first()).unwrap();
-/// assert_eq!(y.values(), &[1.0, 5.0]);
-/// ```
-///
-/// # Errors
-/// [`MatrixError::DimensionMismatch`] if `u`, `w` or the mask do not fit `A`.
-pub fn mxv<S: Semiring>(
+/// [`mxv`](super::mxv) on the host (its [`MatrixError`]s).
+pub(crate) fn mxv_host<S: Semiring>(
     w: &mut DenseVector<S::C>,
     mask: Option<&Mask<'_>>,
     accum: Accum<'_, S::C>,
@@ -174,7 +152,7 @@ where
     Ok(())
 }
 
-/// The product `t` of [`mxv`] (checked against an output of length `w_len`).
+/// The product `t` of [`mxv_host`] (checked against an output of length `w_len`).
 pub(crate) fn mxv_t<S: Semiring>(
     w_len: usize,
     mask: Option<&Mask<'_>>,
@@ -194,13 +172,8 @@ where
     }))
 }
 
-/// `wᵀ⟨mask⟩ = accum(wᵀ, uᵀ A)`: `t(j) = ⊕_k u(k) ⊗ A(k, j)` (`Aᵀ` with
-/// `desc.transpose_second`). Pull form over the columns of `A` (its cached
-/// transpose), `O(nnz(A) + n)`.
-///
-/// # Errors
-/// [`MatrixError::DimensionMismatch`] if `u`, `w` or the mask do not fit `A`.
-pub fn vxm<S: Semiring>(
+/// [`vxm`](super::vxm) on the host.
+pub(crate) fn vxm_host<S: Semiring>(
     w: &mut DenseVector<S::C>,
     mask: Option<&Mask<'_>>,
     accum: Accum<'_, S::C>,
@@ -219,7 +192,7 @@ where
     Ok(())
 }
 
-/// The product `t` of [`vxm`] (checked against an output of length `w_len`).
+/// The product `t` of [`vxm_host`] (checked against an output of length `w_len`).
 pub(crate) fn vxm_t<S: Semiring>(
     w_len: usize,
     mask: Option<&Mask<'_>>,
@@ -239,16 +212,9 @@ where
     }))
 }
 
-/// `w⟨mask⟩ = accum(w, A u)` with sparse `u` and `w`: SpMSpV (push) over the
-/// columns of `A` that `u` selects, merged by `opts.strategy`, or pull, by
-/// `opts.direction`. Push costs `O(flops + nnz(u)·B·log d)` for `B` buckets
-/// (no `O(n)` term with one bucket), pull `O(nnz(A) + n)`. Results are
-/// identical whatever the options.
-///
-/// # Errors
-/// [`MatrixError::DimensionMismatch`] if `u`, `w` or the mask do not fit `A`.
+/// [`mxv_sparse`](super::mxv_sparse) on the host.
 #[allow(clippy::too_many_arguments)]
-pub fn mxv_sparse<S: Semiring>(
+pub(crate) fn mxv_sparse_host<S: Semiring>(
     w: &mut SparseVector<S::C>,
     mask: Option<&Mask<'_>>,
     accum: Accum<'_, S::C>,
@@ -268,7 +234,7 @@ where
     Ok(())
 }
 
-/// The product `t` of [`mxv_sparse`] (checked against an output of length `w_len`).
+/// The product `t` of [`mxv_sparse_host`] (checked against an output of length `w_len`).
 pub(crate) fn mxv_sparse_t<S: Semiring>(
     w_len: usize,
     mask: Option<&Mask<'_>>,
@@ -296,25 +262,9 @@ where
     ))
 }
 
-/// `wᵀ⟨mask⟩ = accum(wᵀ, uᵀ A)` with sparse `u` and `w`: SpMSpV (push) over
-/// the rows of `A` that `u` selects, or pull; see [`mxv_sparse`].
-///
-/// ```
-/// use kronograph::matrix::*;
-/// use kronograph::semirings::{MinPlus, PlusTimes};
-/// let a = SparseMatrix::try_from_triplets(4, 4, &[0, 0, 1, 1, 2, 3], &[1, 2, 2, 3, 3, 0], &[2.0, 3.0, 1.0, 4.0, 5.0, 1.0]).unwrap();
-/// let x = SparseVector::try_new(4, vec![0, 1], vec![1.0, 2.0]).unwrap();
-/// let mut y = SparseVector::new(4);
-/// vxm_sparse(&mut y, None, None, PlusTimes::<f64>::new(), &x, &a, &Descriptor::DEFAULT, &SpmspvOptions::default()).unwrap();
-/// assert_eq!((y.indices(), y.values()), (&[1, 2, 3][..], &[2.0, 5.0, 8.0][..]));
-/// vxm_sparse(&mut y, None, None, MinPlus::<f64>::new(), &x, &a, &Descriptor::DEFAULT, &SpmspvOptions::default()).unwrap();
-/// assert_eq!(y.values(), &[3.0, 3.0, 6.0]);
-/// ```
-///
-/// # Errors
-/// [`MatrixError::DimensionMismatch`] if `u`, `w` or the mask do not fit `A`.
+/// [`vxm_sparse`](super::vxm_sparse) on the host.
 #[allow(clippy::too_many_arguments)]
-pub fn vxm_sparse<S: Semiring>(
+pub(crate) fn vxm_sparse_host<S: Semiring>(
     w: &mut SparseVector<S::C>,
     mask: Option<&Mask<'_>>,
     accum: Accum<'_, S::C>,
@@ -334,7 +284,7 @@ where
     Ok(())
 }
 
-/// The product `t` of [`vxm_sparse`] (checked against an output of length `w_len`).
+/// The product `t` of [`vxm_sparse_host`] (checked against an output of length `w_len`).
 pub(crate) fn vxm_sparse_t<S: Semiring>(
     w_len: usize,
     mask: Option<&Mask<'_>>,

@@ -24,7 +24,6 @@ pub enum MergeStrategy {
     /// before they are multiplied. The SpMSpV paper restricts unsynchronized
     /// scatter to idempotent ⊕ (or atomics); bucketing by output range
     /// removes that restriction here.
-    #[default]
     Scatter,
     /// Collect `(j, term)` pairs and merge-sort them by `j` (stable), then
     /// fold runs.
@@ -32,6 +31,11 @@ pub enum MergeStrategy {
     /// Collect `(j, term)` pairs and LSD radix-sort them by `j` (stable, 8-bit
     /// digits), then fold runs.
     RadixSort,
+    /// Chosen per call: `Scatter` on the host; on a device the cheapest of
+    /// the three by the SpMSpV cost model
+    /// ([`GpuMergeStrategy::choose`](crate::matrix::gpu::GpuMergeStrategy::choose)).
+    #[default]
+    Auto,
 }
 
 /// Push (SpMSpV over the rows of the frontier) or pull (SpMV over the output
@@ -170,7 +174,7 @@ where
             (s + r.partition_point(|&j| j < lo), s + r.partition_point(|&j| j < hi))
         };
         match strategy {
-            MergeStrategy::Scatter => SPA_SLOTS.with(|cell| {
+            MergeStrategy::Scatter | MergeStrategy::Auto => SPA_SLOTS.with(|cell| {
                 // The slot array is kept per thread between calls (all zero
                 // between uses), so a call touches only the slots it needs.
                 let mut slot = cell.borrow_mut();

@@ -2,8 +2,6 @@
 
 use super::GpuBfsOptions;
 use crate::algorithms::bfs::BfsResult;
-use crate::algorithms::components::Components;
-use crate::algorithms::sssp::SsspResult;
 use crate::algorithms::AlgorithmError;
 use crate::cuda::device::{check, Device};
 use crate::cuda::CudaError;
@@ -13,7 +11,7 @@ use crate::matrix::gpu::{
     DeviceMask, DeviceMatrix, DeviceMatrixMask, DeviceSparseVector, GpuElement, GpuMergeStrategy, GpuMxmStrategy, Idx,
 };
 use crate::matrix::Descriptor;
-use crate::semirings::{AnySecondi, MinPlus, PlusPair};
+use crate::semirings::{AnySecondi, PlusPair};
 use cudarc::driver::{CudaSlice, PushKernelArg};
 use std::time::Instant;
 
@@ -194,121 +192,6 @@ fn visit(
     // SAFETY: matches gbu_bfs_visit(f, idx, par, level, visited, levels, parents); idx holds f ids below n.
     check("launching gbu_bfs_visit", || unsafe { lb.launch(grid(dev, f)) })?;
     Ok(())
-}
-
-/// Single-source shortest paths on a square device matrix of weights (the
-/// frontier form of Bellman–Ford over `(min, +)`, SpMSpV merged by
-/// `strategy`); see [`sssp`](super::sssp()).
-///
-/// # Errors
-/// As [`bfs_device`].
-pub fn sssp_device(a: &DeviceMatrix<f64>, source: usize, strategy: GpuMergeStrategy) -> crate::Result<SsspResult> {
-    let n = square("SSSP", a)?;
-    source_in(source, n)?;
-    let dev: &Device = &a.dev.dev;
-    let s = &dev.stream;
-    let sr = MinPlus::<f64>::new();
-    let iw = a.index_width();
-    let k = semiring_kernels(dev, &sr, iw)?;
-    let util = util_kernels(dev, iw)?;
-    let mut dist = vec![f64::INFINITY; n];
-    dist[source] = 0.0;
-    let mut dist_d = up(dev, "uploading distances", &dist)?;
-    let mut changed = zeros_idx(dev, &util, n)?;
-    let mut u = DeviceSparseVector {
-        dev: a.dev.clone(),
-        n,
-        nnz: 1,
-        idx: Idx::upload(s, iw, "uploading the source", &[source])?,
-        val: up(dev, "uploading the source", &[0.0f64])?,
-    };
-    let mut rounds = 0;
-    while u.nnz > 0 && rounds < n {
-        let (idx, val, cnt, _) = spmspv::<f64, f64, f64>(dev, &k, &util, 0, &a.csr, n, &u, None, strategy, None)?;
-        rounds += 1;
-        let next = relax(dev, &util, &util.relax_f64, &util.gather_f64, &idx, &val, cnt, &mut dist_d, &mut changed, n)?;
-        u = DeviceSparseVector { dev: a.dev.clone(), n, nnz: next.2, idx: next.0, val: next.1 };
-    }
-    let d: Vec<f64> = check("downloading distances", || s.clone_dtoh(&dist_d))?;
-    sync(dev)?;
-    dist.copy_from_slice(&d[..n]);
-    Ok(SsspResult { distances: dist, rounds, delta: None })
-}
-
-/// One relaxation: candidates `(idx, val)` lower `dist` where smaller; the
-/// lowered nodes (in increasing order) and their new values are the next
-/// frontier. `changed` (n zeros on entry) is cleared again.
-#[allow(clippy::too_many_arguments)]
-fn relax<V: GpuElement>(
-    dev: &Device,
-    util: &Util,
-    relax_fn: &cudarc::driver::CudaFunction,
-    gather_fn: &cudarc::driver::CudaFunction,
-    idx: &Idx,
-    val: &CudaSlice<V>,
-    cnt: usize,
-    dist: &mut CudaSlice<V>,
-    changed: &mut Idx,
-    n: usize,
-) -> Result<(Idx, CudaSlice<V>, usize), CudaError> {
-    let s = &dev.stream;
-    if cnt > 0 {
-        let c32 = util.width.val(cnt);
-        let mut lb = s.launch_builder(relax_fn);
-        lb.arg(&c32).arg(idx).arg(val).arg(&mut *dist).arg(&mut *changed);
-        // SAFETY: matches gbu_relax_*(f, idx, val, dist, changed); distinct ids below n.
-        check("launching a relaxation", || unsafe { lb.launch(grid(dev, cnt)) })?;
-    }
-    let (nidx, nf) = flagged_indices(dev, util, changed, n)?;
-    let mut nval = check("allocating a frontier", || s.alloc_zeros::<V>(nf.max(1)))?;
-    if nf > 0 {
-        let nf32 = util.width.val(nf);
-        let mut lb = s.launch_builder(gather_fn);
-        lb.arg(&nf32).arg(&nidx).arg(&*dist).arg(&mut nval);
-        // SAFETY: matches gbu_gather_*(f, idx, dist, out); out holds nf.
-        check("launching a gather", || unsafe { lb.launch(grid(dev, nf)) })?;
-    }
-    changed.clear(s, "clearing flags")?;
-    Ok((nidx, nval, nf))
-}
-
-/// Connected components on a square symmetric device pattern with zero
-/// values (`u64`), by min-label propagation; see [`components`](super::components()).
-///
-/// # Errors
-/// As [`bfs_device`].
-pub fn components_device(a: &DeviceMatrix<u64>, strategy: GpuMergeStrategy) -> crate::Result<Components> {
-    let n = square("connected components", a)?;
-    let dev: &Device = &a.dev.dev;
-    let s = &dev.stream;
-    let sr = MinPlus::<u64>::new();
-    let iw = a.index_width();
-    let k = semiring_kernels(dev, &sr, iw)?;
-    let util = util_kernels(dev, iw)?;
-    let ids: Vec<u64> = (0..n as u64).collect();
-    let mut labels_d = up(dev, "uploading labels", &ids)?;
-    let mut changed = zeros_idx(dev, &util, n)?;
-    let idx: Vec<usize> = (0..n).collect();
-    let mut u = DeviceSparseVector {
-        dev: a.dev.clone(),
-        n,
-        nnz: n,
-        idx: Idx::upload(s, iw, "uploading the frontier", &idx)?,
-        val: up(dev, "uploading the frontier", &ids)?,
-    };
-    let mut rounds = 0;
-    while u.nnz > 0 {
-        let (idx, val, cnt, _) = spmspv::<u64, u64, u64>(dev, &k, &util, 0, &a.csr, n, &u, None, strategy, None)?;
-        rounds += 1;
-        let next =
-            relax(dev, &util, &util.relax_u64, &util.gather_u64, &idx, &val, cnt, &mut labels_d, &mut changed, n)?;
-        u = DeviceSparseVector { dev: a.dev.clone(), n, nnz: next.2, idx: next.0, val: next.1 };
-    }
-    let l: Vec<u64> = check("downloading labels", || s.clone_dtoh(&labels_d))?;
-    sync(dev)?;
-    let labels: Vec<usize> = l[..n].iter().map(|&x| x as usize).collect();
-    let count = labels.iter().enumerate().filter(|&(v, &l)| v == l).count();
-    Ok(Components { labels, count, rounds })
 }
 
 /// Triangles from the device lower triangle `l` (relabelled by degree) and

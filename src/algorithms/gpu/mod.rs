@@ -33,7 +33,7 @@ pub use delta_sssp::GpuSssp;
 #[cfg(feature = "cuda")]
 pub use fused_bfs::GpuBfs;
 #[cfg(feature = "cuda")]
-pub use imp::{bfs_device, components_device, sssp_device, triangles_lower, triangles_lower_with};
+pub use imp::{bfs_device, triangles_lower, triangles_lower_with};
 
 /// A device matrix an algorithm workspace borrows or owns.
 #[cfg(feature = "cuda")]
@@ -102,7 +102,7 @@ pub const FRONTIER_KERNELS: [&str; 9] = [
 ];
 
 /// Options of the GPU [`bfs()`] and [`bfs_device`] (whose push levels also
-/// take a merge strategy, as [`sssp_device`] and [`components_device`] do).
+/// take a merge strategy).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct GpuBfsOptions {
     /// Direction policy (as the CPU's; `Auto` is Beamer's switch on the
@@ -146,7 +146,7 @@ pub fn bfs<N: Label, E: Label>(
 /// Single-source shortest paths on device `dev` along arcs `u → v` of
 /// weight `w_uv` (finite, `>= 0`), by near-far delta-stepping
 /// ([`GpuSssp`], the CPU's automatic `Δ`; the frontier Bellman–Ford over
-/// `(min, +)` is [`sssp_device`]). Distances equal the CPU's
+/// `(min, +)` is [`bellman_ford_in`](super::bellman_ford_in) on a device matrix). Distances equal the CPU's
 /// [`sssp`](super::sssp()) up to the order of the additions along
 /// equal-length paths.
 ///
@@ -192,23 +192,14 @@ pub fn triangles<N: Label, E: Label>(g: &Graph<N, E>, dev: &GpuDevice) -> crate:
 }
 
 /// Connected components of an undirected graph on device `dev`, by
-/// min-label propagation over `(min, +)` as the CPU's
-/// [`connected_components`](super::connected_components): the same labels
-/// (the smallest node id of each component).
+/// min-label propagation over `(min, +)`: the one
+/// [`components_in`](super::components_in) on the uploaded pattern, so the
+/// same labels as the CPU's (the smallest node id of each component).
 ///
 /// # Errors
 /// As [`triangles()`].
 pub fn components<N: Label, E: Label>(g: &Graph<N, E>, dev: &GpuDevice) -> crate::Result<Components> {
     g.require_undirected("connected components").map_err(super::AlgorithmError::from)?;
-    #[cfg(feature = "cuda")]
-    {
-        let a = crate::matrix::SparseMatrix::from_graph(g).map(|_| 0u64);
-        let d = crate::matrix::gpu::DeviceMatrix::upload(dev, &a)?;
-        components_device(&d, crate::matrix::gpu::GpuMergeStrategy::Auto)
-    }
-    #[cfg(not(feature = "cuda"))]
-    {
-        let _ = dev;
-        Err(crate::Error::CudaNotCompiled)
-    }
+    let a = crate::matrix::SparseMatrix::from_graph(g).map(|_| 0u64);
+    super::components_in(&crate::matrix::gpu::DeviceMatrix::upload(dev, &a)?)
 }

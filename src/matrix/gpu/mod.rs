@@ -1,5 +1,16 @@
-//! GraphBLAS operations on CUDA GPUs (feature `cuda`; without it only the
-//! kernel sources, [`IndexWidth`] and [`GpuMergeStrategy`] are here).
+//! GraphBLAS objects and operations on CUDA GPUs: the device side of the one
+//! API of [`crate::matrix`] (feature `cuda`; without it the kernel sources,
+//! [`IndexWidth`], [`GpuMergeStrategy`] and uninhabited stand-ins of the
+//! object types, whose constructors return
+//! [`CudaError::NotCompiled`](crate::cuda::CudaError)).
+//!
+//! [`crate::matrix::mxv`], [`vxm`](crate::matrix::vxm),
+//! [`mxv_sparse`](crate::matrix::mxv_sparse),
+//! [`vxm_sparse`](crate::matrix::vxm_sparse) and
+//! [`assign_min`](crate::matrix::assign_min) take these objects directly
+//! (mask [`DeviceMask`], accumulator [`GpuBinaryOp`]), with the host's
+//! semantics; the functions of this module are the kernels' entry points
+//! behind them and the operations not yet behind the one API.
 //!
 //! Objects live on one device ([`GpuDevice`](crate::cuda::GpuDevice)),
 //! uploaded once and reused: [`DeviceMatrix`] (CSR and CSC; index width
@@ -50,95 +61,66 @@
 //! same ([`CudaError::Mismatch`](crate::cuda::CudaError) says which to
 //! upload with `upload_with_width`).
 
-#[cfg(feature = "cuda")]
-mod device_index;
-#[cfg(feature = "cuda")]
-mod element_ops;
 mod index;
 // the generators and templates serve the device code (and, with `testing`, the NVRTC tests)
 #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
 mod kernels;
-#[cfg(feature = "cuda")]
-mod mxm_hash;
-#[cfg(feature = "cuda")]
-mod objects;
-#[cfg(feature = "cuda")]
-mod ops;
-#[cfg(feature = "cuda")]
-mod ops_ewise;
-#[cfg(feature = "cuda")]
-mod ops_ewise_mat;
-#[cfg(feature = "cuda")]
-mod ops_reduce;
-#[cfg(feature = "cuda")]
-pub(crate) mod scan;
 mod strategy;
 
-#[cfg(feature = "cuda")]
-pub(crate) use device_index::Idx;
-#[cfg(feature = "cuda")]
-pub use element_ops::{ElementKey, ElementOp, GpuBinaryOp, GpuSelectOp, GpuUnaryOp, MaskKind, SelectForm, UnaryForm};
 pub use index::{IndexWidth, MAX_INDEX};
-// The CUDA templates and kernel lists are crate-private; the source generators
-// are public with `testing` only (the NVRTC tests compile every generated module).
-#[cfg(feature = "cuda")]
-#[allow(unused_imports)]
-pub(crate) use element_ops::{CONVERT_KERNELS, CONVERT_TEMPLATE, EWISE_KERNELS, EWISE_TEMPLATE};
 #[allow(unused_imports)]
 pub(crate) use kernels::{
     KernelKey, HASH_KERNELS, HASH_TEMPLATE, KERNELS, TEMPLATE, UTIL_KERNELS, UTIL_MODULE, UTIL_SOURCE,
 };
-#[cfg(feature = "cuda")]
-pub_for_testing! {
-    pub use element_ops::convert_source;
-}
 pub_for_testing! {
     pub use kernels::{hash_source_for, source, source_for, util_source};
 }
-#[cfg(feature = "cuda")]
-pub use mxm_hash::{mxm_masked, mxm_masked_costs, prepare_mxm, reduce_mxm_masked};
-#[cfg(feature = "cuda")]
-pub use objects::{DeviceDenseVector, DeviceMask, DeviceMatrix, DeviceMatrixMask, DeviceSparseVector};
-#[cfg(feature = "cuda")]
-pub(crate) use ops::{frontier_offsets, pull, semiring_kernels, spmspv, SemiringKernels};
-#[cfg(feature = "cuda")]
-pub use ops::{mxm_masked_dot, mxv, mxv_sparse, reduce_matrix_values, vxm, vxm_sparse};
-#[cfg(feature = "cuda")]
-pub use ops_ewise::{
-    accumulate_vector, apply_vector, ewise_add_vector, ewise_mult_vector, select_vector, DeviceVector,
-};
-#[cfg(feature = "cuda")]
-pub use ops_ewise_mat::{accumulate, apply, ewise_add, ewise_mult, select};
-#[cfg(feature = "cuda")]
-pub use ops_reduce::reduce_dense;
-pub use strategy::GpuMergeStrategy;
-pub use strategy::GpuMxmStrategy;
 
-#[cfg(feature = "cuda")]
-/// A matrix or vector entry type the GPU holds: plain data with a CUDA C++ spelling.
-pub trait GpuElement: crate::matrix::Element + cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits {
-    /// The CUDA C++ type (`double`, `unsigned long long`, …).
-    const CUDA: &'static str;
-
-    /// The value's bytes in the low bytes of a `u64` (how a scalar reaches a
-    /// kernel whose scalar type is a preface typedef).
-    fn to_bits(self) -> u64;
+/// The one switch of the device GraphBLAS between the build with CUDA and
+/// the build without: its items are compiled with the `cuda` feature only;
+/// without it [`stand_in`] declares the same object types, uninhabited.
+macro_rules! with_cuda {
+    ($($item:item)*) => { $( #[cfg(feature = "cuda")] $item )* };
 }
 
-#[cfg(feature = "cuda")]
-macro_rules! gpu_element {
-    ($($t:ty => $c:literal, $bits:expr);*) => {$(
-        impl GpuElement for $t {
-            const CUDA: &'static str = $c;
-            fn to_bits(self) -> u64 {
-                let f: fn($t) -> u64 = $bits;
-                f(self)
-            }
-        }
-    )*};
+with_cuda! {
+    mod device_index;
+    mod dispatch;
+    mod element;
+    mod element_ops;
+    mod loaded;
+    mod mxm_hash;
+    mod objects;
+    mod ops;
+    mod ops_ewise;
+    mod ops_ewise_mat;
+    mod ops_reduce;
+    pub(crate) mod scan;
+
+    pub(crate) use device_index::Idx;
+    pub use element::GpuElement;
+    pub use element_ops::{ElementKey, ElementOp, GpuBinaryOp, GpuSelectOp, GpuUnaryOp, MaskKind, SelectForm, UnaryForm};
+    // The CUDA templates and kernel lists are crate-private; the source generators
+    // are public with `testing` only (the NVRTC tests compile every generated module).
+    #[allow(unused_imports)]
+    pub(crate) use element_ops::{CONVERT_KERNELS, CONVERT_TEMPLATE, EWISE_KERNELS, EWISE_TEMPLATE};
+    pub_for_testing! {
+        pub use element_ops::convert_source;
+    }
+    pub use mxm_hash::{mxm_masked, mxm_masked_costs, prepare_mxm, reduce_mxm_masked};
+    pub use objects::{DeviceDenseVector, DeviceMask, DeviceMatrix, DeviceMatrixMask, DeviceSparseVector};
+    pub(crate) use ops::{frontier_offsets, pull, semiring_kernels, spmspv, SemiringKernels};
+    pub use ops::{mxm_masked_dot, mxv, mxv_sparse, reduce_matrix_values, vxm, vxm_sparse};
+    pub use ops_ewise::{
+        accumulate_vector, apply_vector, ewise_add_vector, ewise_mult_vector, select_vector, DeviceVector,
+    };
+    pub use ops_ewise_mat::{accumulate, apply, ewise_add, ewise_mult, select};
+    pub use ops_reduce::reduce_dense;
 }
-#[cfg(feature = "cuda")]
-gpu_element!(bool => "bool", |x| x as u64; u8 => "unsigned char", |x| x as u64; i32 => "int", |x| x as u32 as u64;
-             u32 => "unsigned int", |x| x as u64; i64 => "long long", |x| x as u64;
-             u64 => "unsigned long long", |x| x; f32 => "float", |x| x.to_bits() as u64;
-             f64 => "double", |x| x.to_bits());
+
+#[cfg(not(feature = "cuda"))]
+pub mod stand_in;
+#[cfg(not(feature = "cuda"))]
+pub use stand_in::{DeviceDenseVector, DeviceMask, DeviceMatrix, DeviceSparseVector, GpuBinaryOp, GpuElement};
+
+pub use strategy::{GpuMergeStrategy, GpuMxmStrategy};

@@ -239,6 +239,9 @@ pub struct DeviceDenseVector<T: GpuElement> {
     pub(crate) n: usize,
     pub(crate) val: CudaSlice<T>,
     pub(crate) pres: CudaSlice<u8>,
+    /// [`assign_min`](crate::matrix::assign_min)'s flags (all zero between
+    /// calls), kept from one call to the next.
+    pub(crate) flags: Option<Box<super::Idx>>,
 }
 
 impl<T: GpuElement> DeviceDenseVector<T> {
@@ -248,7 +251,7 @@ impl<T: GpuElement> DeviceDenseVector<T> {
     /// Driver errors.
     pub fn new(dev: &GpuDevice, n: usize) -> Result<Self, CudaError> {
         let s = &dev.dev.stream;
-        Ok(DeviceDenseVector { dev: dev.clone(), n, val: zeros(s, n)?, pres: zeros(s, n)? })
+        Ok(DeviceDenseVector { dev: dev.clone(), n, val: zeros(s, n)?, pres: zeros(s, n)?, flags: None })
     }
 
     /// Uploads `v` (a bitmap: no indices, so no index width).
@@ -263,6 +266,7 @@ impl<T: GpuElement> DeviceDenseVector<T> {
             n: v.len(),
             val: upload(s, "uploading vector values", v.values())?,
             pres: upload(s, "uploading vector presence", &pres)?,
+            flags: None,
         })
     }
 

@@ -3,7 +3,8 @@
 
 use super::device_index::Idx;
 use super::index::IndexWidth;
-use super::kernels::{source, KernelKey, KERNELS};
+pub(crate) use super::loaded::{semiring_kernels, SemiringKernels};
+use super::loaded::{check_operand, check_output};
 use super::objects::{download, same_width, DeviceSparseVector};
 use super::objects::{zeros, DeviceCompressed, DeviceDenseVector, DeviceMask, DeviceMatrix, DeviceMatrixMask};
 use super::scan::{exclusive_scan, grid, util_kernels, Util};
@@ -13,64 +14,6 @@ use crate::cuda::{CudaError, GpuDevice};
 use crate::matrix::{check_dim, Descriptor, SparseMatrix};
 use crate::semirings::Semiring;
 use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
-
-/// The loaded kernels of one semiring's module, by [`KERNELS`] name.
-pub(crate) struct SemiringKernels {
-    f: Vec<CudaFunction>,
-    pub(crate) key: KernelKey,
-}
-
-impl SemiringKernels {
-    pub(crate) fn get(&self, name: &str) -> &CudaFunction {
-        let i = KERNELS.iter().position(|&k| k == name).expect("a kernel of KERNELS");
-        &self.f[i]
-    }
-}
-
-/// The kernels of semiring `s` with indices of width `w` on `dev`
-/// (generated, compiled once per key, loaded once per device).
-///
-/// # Errors
-/// [`CudaError::InvalidParameter`] for the finite-field semirings (their
-/// operand types have no device form here); NVRTC and driver errors.
-pub(crate) fn semiring_kernels<S: Semiring>(dev: &Device, s: &S, w: IndexWidth) -> Result<SemiringKernels, CudaError> {
-    let key = KernelKey::of(s, w);
-    if key.semiring.starts_with("gf") {
-        return Err(CudaError::InvalidParameter(format!(
-            "semiring {} has no GPU GraphBLAS form yet; use the CPU backend",
-            key.semiring
-        )));
-    }
-    let src = source(s, w);
-    let f = dev.module_functions(&src, &key.module(&src), &KERNELS)?;
-    Ok(SemiringKernels { f, key })
-}
-
-/// Checks that an operand of element type `T` fits the semiring's C++ type (when read).
-pub(super) fn check_operand<T: GpuElement>(
-    what: &str,
-    read: bool,
-    cuda: &str,
-    semiring: &str,
-) -> Result<(), CudaError> {
-    if read && T::CUDA != cuda {
-        return Err(CudaError::Mismatch {
-            uploaded: format!("{what} of type {}", T::CUDA),
-            expected: format!("{cuda} for semiring {semiring}"),
-        });
-    }
-    Ok(())
-}
-
-pub(super) fn check_output<T: GpuElement>(k: &KernelKey) -> Result<(), CudaError> {
-    if T::CUDA != k.c {
-        return Err(CudaError::Mismatch {
-            uploaded: format!("an output of type {}", T::CUDA),
-            expected: format!("{} for semiring {}", k.c, k.semiring),
-        });
-    }
-    Ok(())
-}
 
 /// The mask's launch arguments: bytes (a one-byte dummy when absent), use, complement.
 fn mask_args<'a>(dummy: &'a CudaSlice<u8>, m: Option<&'a DeviceMask>) -> (&'a CudaSlice<u8>, i32, i32) {

@@ -103,6 +103,7 @@ impl<T: GpuElement> AsBitmap<T> for DeviceDenseVector<T> {
             n: self.n,
             val: check("copying a vector", || s.clone_dtod(&self.val))?,
             pres: check("copying a vector", || s.clone_dtod(&self.pres))?,
+            flags: None,
         })
     }
     fn update(

@@ -2,7 +2,7 @@
 
 use super::index::IndexWidth;
 use super::objects::{download, upload, DeviceDenseVector};
-use super::ops::{check_output, semiring_kernels};
+use super::loaded::{check_output, semiring_kernels};
 use super::scan::grid;
 use super::GpuElement;
 use crate::cuda::device::{check, Device};

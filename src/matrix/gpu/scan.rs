@@ -15,6 +15,7 @@ pub(crate) const BLOCK: u32 = 256;
 const SCAN_BLOCK: usize = 1024;
 
 /// The loaded kernels of the util module of one index width.
+#[derive(Clone)]
 pub(crate) struct Util {
     pub(crate) width: IndexWidth,
     pub(crate) scan_block: CudaFunction,
@@ -32,6 +33,21 @@ pub(crate) struct Util {
 /// The util kernels of index width `w` on `dev` (compiled once per process,
 /// loaded once per device).
 pub(crate) fn util_kernels(dev: &Device, w: IndexWidth) -> Result<Util, CudaError> {
+    // kept per device and width: every vector product asks (see `loaded.rs`)
+    static CACHE: std::sync::Mutex<Vec<(usize, Util)>> = std::sync::Mutex::new(Vec::new());
+    let ordinal = dev.info.ordinal;
+    {
+        let cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, u)) = cache.iter().find(|(o, u)| *o == ordinal && u.width == w) {
+            return Ok(u.clone());
+        }
+    }
+    let u = load_util(dev, w)?;
+    CACHE.lock().unwrap_or_else(|e| e.into_inner()).push((ordinal, u.clone()));
+    Ok(u)
+}
+
+fn load_util(dev: &Device, w: IndexWidth) -> Result<Util, CudaError> {
     let module = format!("{UTIL_MODULE}_{}", w.name());
     let f = dev.module_functions(&util_source(w), &module, &UTIL_KERNELS)?;
     let mut it = f.into_iter();

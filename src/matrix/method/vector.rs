@@ -2,8 +2,11 @@
 //! sparse vector ([`ProductVector`]).
 
 use super::super::mask::{Descriptor, Mask};
+use super::super::ops_vec::{
+    mxv_host as mxv, mxv_sparse_host as mxv_sparse, vxm_host as vxm, vxm_sparse_host as vxm_sparse,
+};
 use super::super::vec_kernels::SpmspvOptions;
-use super::super::{mxv, mxv_sparse, vxm, vxm_sparse, DenseVector, Element, MatrixError, SparseMatrix, SparseVector};
+use super::super::{DenseVector, Element, MatrixError, SparseMatrix, SparseVector};
 use super::{private, VecOpts};
 use crate::semirings::Semiring;
 
