@@ -95,8 +95,7 @@ pub fn random_walk_gram<'py>(
         if let Some(cb) = progress {
             k = k.with_progress(cb);
         }
-        let (m, g) =
-            run_detached(py, n_jobs, move || Ok(k.gram_with_gradient_on(backend, &gx, gy.as_deref(), labeled)?))?;
+        let (m, g) = run_detached(py, n_jobs, move || k.gram_with_gradient_on(backend, &gx, gy.as_deref(), labeled))?;
         (m, gradient.then_some(g))
     } else {
         let mut k = RandomWalkKernel::new(lam).map_err(to_py)?;
