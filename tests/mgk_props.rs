@@ -288,7 +288,8 @@ fn empty_and_edgeless_graphs() {
 /// A node kernel declared in `[−1, 1]` (the cosine, GraphDot's normalized
 /// `DotProduct`) is accepted on the CPU and checked on the data: where it
 /// is positive it is used as is; a negative value is a typed error naming
-/// the nodes. The GPU's static check still refuses it.
+/// the nodes. The static check (a `GpuGram` used directly, whose uploaded
+/// graphs are not checked) still refuses it.
 #[test]
 fn signed_node_kernel_is_checked_on_the_data() {
     use kronograph::basekernel::{normalize, Constant, Polynomial};
@@ -318,4 +319,41 @@ fn signed_node_kernel_is_checked_on_the_data() {
     let e =
         MarginalizedGraphKernel::<f64, f64, _, _>::new(Polynomial::new(0.0, 1), Constant::new(1.0), 0.1).unwrap_err();
     assert!(matches!(e, MgkError::NodeKernelRange { .. }), "{e}");
+}
+
+/// The same on a GPU: the values are checked on the data by the one check
+/// every backend gets (`system::check_node_kernel_values`), so the cosine
+/// runs there (`cuda:N` and `auto`) and equals the CPU; a negative value is
+/// the same typed error. Skips without a GPU; fails then with
+/// `KRONOGRAPH_REQUIRE_GPU=1`.
+#[test]
+fn signed_node_kernel_is_checked_on_the_data_on_gpu() {
+    use kronograph::basekernel::{normalize, Constant, Polynomial};
+    use kronograph::cuda::Backend;
+    use kronograph::graph::GraphBuilder;
+    let Some(device) = gpu_or_skip() else { return };
+    let graph = |labels: Vec<f64>| -> Graph<f64, f64> {
+        let n = labels.len();
+        let mut b = GraphBuilder::new(n, Direction::Undirected).node_labels(labels);
+        for i in 1..n {
+            b.push_edge(i - 1, i, 1.0 + i as f64, 0.0);
+        }
+        b.build().unwrap()
+    };
+    let k = MarginalizedGraphKernel::new(normalize(Polynomial::new(0.0, 1)), Constant::new(1.0), 0.1).unwrap();
+    let pos = [graph(vec![0.5, 2.0, 1.0]), graph(vec![3.0, 0.25]), graph(vec![1.0, 1.5, 0.5, 2.0])];
+    let cpu = k.gram(&pos).unwrap();
+    for backend in [Backend::Cuda(device), Backend::Auto] {
+        let gpu = k.gram_on(backend, &pos).unwrap();
+        assert!(max_rel(cpu.as_slice(), gpu.as_slice()) <= 1e-9, "{backend}: {cpu:?} vs {gpu:?}");
+        let d = k.diag_on(backend, &pos).unwrap();
+        assert!(max_rel(&d, &k.diag(&pos).unwrap()) <= 1e-9);
+    }
+    let neg = [graph(vec![0.5, -2.0]), graph(vec![1.0])];
+    let e = k.gram_xy_on(Backend::Cuda(device), &neg[..1], &neg[1..]).unwrap_err();
+    assert!(
+        matches!(e, kronograph::Error::Mgk(MgkError::NodeKernelNegative { pair: (0, 0), at: (1, 0), value }) if value == -1.0),
+        "{e}"
+    );
+    assert!(e.to_string().contains("non-negative features"), "{e}");
 }

@@ -201,3 +201,86 @@ fn edges_and_errors() {
     assert!(err.to_string().contains("c_1 = -0.5"), "{err}");
     assert!(WalkSeriesKernel::exponential(0.1).unwrap().with_tolerance(0.0).is_err());
 }
+
+/// `(max relative difference, where)` of two matrices of the same shape,
+/// relative to the larger entry (`floor` the smallest scale counted: a
+/// gradient of 0 against rounding).
+fn worst(a: &kronograph::mgk::Matrix, b: &kronograph::mgk::Matrix, floor: f64) -> f64 {
+    assert_eq!((a.rows(), a.cols()), (b.rows(), b.cols()));
+    a.as_slice()
+        .iter()
+        .zip(b.as_slice())
+        .map(|(x, y)| (x - y).abs() / x.abs().max(y.abs()).max(floor))
+        .fold(0.0, f64::max)
+}
+
+/// On the CPU backend the `_on` methods are the plain ones, to the bit.
+#[test]
+fn series_on_cpu_backend_is_the_plain_methods() {
+    use kronograph::backend::Backend;
+    let xs: Vec<_> = (0..4).map(|i| random_graph(3 + i, 0.5, 40 + i as u64, Direction::Undirected)).collect();
+    let k = WalkSeriesKernel::exponential(0.4).unwrap();
+    assert_eq!(k.gram_on(Backend::Cpu, &xs).unwrap(), k.gram(&xs).unwrap());
+    assert_eq!(k.gram_xy_labeled_on(Backend::Cpu, &xs, &xs[1..]).unwrap(), k.gram_xy_labeled(&xs, &xs[1..]).unwrap());
+    let (a, da) = k.gram_with_gradient_on(Backend::Cpu, &xs, None, true).unwrap();
+    let (b, db) = k.gram_with_gradient(&xs, None, true).unwrap();
+    assert_eq!((a, da), (b, db));
+    assert_eq!(k.resolved_backend(Backend::Cpu).unwrap(), Backend::Cpu);
+}
+
+/// The exponential and p-step kernels on the GPU (the power series with the
+/// device Kronecker product) equal the CPU's f64 values and gradients to
+/// 1e-12 relative: plain and labeled, directed and undirected, symmetric
+/// and cross Grams, extreme weights scaled as on the CPU, graphs without
+/// edges or nodes; `auto` picks the device; an overflow is the CPU's typed
+/// error. Skips without a GPU; fails then with `KRONOGRAPH_REQUIRE_GPU=1`.
+#[test]
+fn series_on_gpu_equals_cpu() {
+    use kronograph::backend::Backend;
+    let Some(device) = gpu_or_skip() else { return };
+    let gpu = Backend::Cuda(device);
+    let kernels = [
+        WalkSeriesKernel::exponential(0.35).unwrap(),
+        WalkSeriesKernel::exponential(1.3).unwrap(),
+        WalkSeriesKernel::p_step(0.5, vec![1.0, 0.0, 0.5, 2.0, 0.25]).unwrap(),
+        WalkSeriesKernel::p_step(0.8, WalkSeriesKernel::grakel_steps(12, false)).unwrap(),
+    ];
+    for (seed, dir) in [(1u64, Direction::Undirected), (2, Direction::Directed), (3, Direction::Undirected)] {
+        let mut xs: Vec<_> = (0..5).map(|i| random_graph(2 + 3 * i, 0.45, seed * 100 + i as u64, dir)).collect();
+        xs.push(random_graph(4, 0.0, seed, dir)); // no edges
+        let ys: Vec<_> = (0..3).map(|i| random_graph(5 + i, 0.5, seed * 7 + i as u64, dir)).collect();
+        for k in &kernels {
+            for labeled in [false, true] {
+                let (c, dc) = k.gram_with_gradient(&xs, None, labeled).unwrap();
+                let (g, dg) = k.gram_with_gradient_on(gpu, &xs, None, labeled).unwrap();
+                assert!(worst(&c, &g, 1e-300) <= 1e-12, "{k:?} labeled {labeled} {dir:?}: {c:?} vs {g:?}");
+                assert!(worst(&dc, &dg, 1e-12 * c.as_slice().iter().fold(0.0, |a: f64, &b| a.max(b))) <= 1e-12);
+                let (c, dc) = k.gram_with_gradient(&xs, Some(&ys), labeled).unwrap();
+                let (g, dg) = k.gram_with_gradient_on(gpu, &xs, Some(&ys), labeled).unwrap();
+                assert!(worst(&c, &g, 1e-300) <= 1e-12 && worst(&dc, &dg, 1e-300) <= 1e-12, "{k:?} cross {labeled}");
+                let plain = if labeled { k.gram_labeled_on(gpu, &xs) } else { k.gram_on(gpu, &xs) }.unwrap();
+                assert!(worst(&plain, &k.gram_with_gradient(&xs, None, labeled).unwrap().0, 1e-300) <= 1e-12);
+            }
+        }
+    }
+    // weights of 2^±300 are scaled exactly, as on the CPU
+    let scaled = |g: &Graph<u8, f64>, s: f64| g.with_weights(|w, _| w * s).unwrap();
+    let (g, h) = (random_graph(6, 0.6, 5, Direction::Undirected), random_graph(5, 0.6, 6, Direction::Undirected));
+    let xs = [scaled(&g, 2f64.powi(300)), scaled(&h, 2f64.powi(-280))];
+    let k = WalkSeriesKernel::exponential(0.4 * 2f64.powi(-20)).unwrap();
+    for labeled in [false, true] {
+        let (c, dc) = k.gram_with_gradient(&xs, None, labeled).unwrap();
+        let (g, dg) = k.gram_with_gradient_on(gpu, &xs, None, labeled).unwrap();
+        assert!(worst(&c, &g, 1e-300) <= 1e-12 && worst(&dc, &dg, 1e-300) <= 1e-12, "scaled, labeled {labeled}");
+    }
+    // a graph without nodes
+    let none = random_graph(0, 0.5, 1, Direction::Undirected);
+    let with_empty = [g.clone(), none];
+    assert!(worst(&k.gram_on(gpu, &with_empty).unwrap(), &k.gram(&with_empty).unwrap(), 1e-300) <= 1e-12);
+    // auto resolves to the device; a value beyond f64 is the CPU's error
+    assert_eq!(k.resolved_backend(Backend::Auto).unwrap(), Backend::Cuda(0));
+    let big = WalkSeriesKernel::exponential(1e5).unwrap();
+    let err = big.gram_labeled_on(gpu, &[g.clone(), h.clone()]).unwrap_err();
+    assert!(matches!(err, kronograph::Error::Mgk(MgkError::InvalidValue { .. })), "{err}");
+    assert!(err.to_string().contains("lower λ"), "{err}");
+}

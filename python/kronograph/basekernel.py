@@ -395,14 +395,14 @@ class DotProduct(_Leaf):
     ``DotProduct().normalized`` is the cosine ``a . b / (|a| |b|)``.
 
     As a node kernel (which must stay in (0, 1]), the cosine is accepted on
-    the CPU backend: its declared range is [-1, 1], so the CPU checks every
-    value it uses on the data, and a pair of nodes whose features have a
-    negative dot product raises :class:`kronograph.KernelError` naming the
-    two nodes and graphs (non-negative features, as GraphDot's examples
-    use, never do; a zero feature vector gives 0, raised to the floor of
-    the Fitting section).  The GPU backend checks declared ranges only and
-    refuses it (use ``backend="cpu"``).  The plain ``DotProduct()`` is
-    unbounded and refused as a node kernel: normalize it."""
+    every backend: its declared range is [-1, 1], so every value the pairs
+    use is checked on the data before any backend solves, and a pair of
+    nodes whose features have a negative dot product raises
+    :class:`kronograph.KernelError` naming the two nodes and graphs
+    (non-negative features, as GraphDot's examples use, never do; a zero
+    feature vector gives 0, raised to the floor of the Fitting section).
+    The plain ``DotProduct()`` is unbounded and refused as a node kernel:
+    normalize it."""
 
     _params = ()
 

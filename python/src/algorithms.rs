@@ -56,9 +56,11 @@ pub fn triangles_per_vertex<'py>(py: Python<'py>, g: PyRef<'py, PyGraph>) -> PyR
 /// the gradient `λ ∂K/∂λ` (same shape) when `gradient` is true. `labeled`
 /// restricts walks to equal node labels. The geometric kernel, or with
 /// `exponential` the exponential one, or with `steps = [c_0, …, c_p]` the
-/// p-step one (`WalkSeriesKernel`, CPU).
+/// p-step one (`WalkSeriesKernel`), on `backend` (a backend name as the
+/// kernels take it, resolved by the Python side; the geometric kernel's
+/// gradient is computed on the CPU).
 #[pyfunction]
-#[pyo3(signature = (x, y, lam, labeled=false, tol=None, n_jobs=None, progress=None, gradient=false, steps=None, exponential=false))]
+#[pyo3(signature = (x, y, lam, labeled=false, tol=None, n_jobs=None, progress=None, gradient=false, steps=None, exponential=false, backend="cpu"))]
 #[allow(clippy::too_many_arguments, clippy::type_complexity)]
 pub fn random_walk_gram<'py>(
     py: Python<'py>,
@@ -72,7 +74,9 @@ pub fn random_walk_gram<'py>(
     gradient: bool,
     steps: Option<Vec<f64>>,
     exponential: bool,
+    backend: &str,
 ) -> PyResult<(Bound<'py, PyBytes>, usize, usize, Option<Bound<'py, PyBytes>>)> {
+    let backend: Backend = backend.parse().map_err(parameter)?;
     let (gx, _, _) = gather(&x, "X")?;
     let gy = match &y {
         Some(y) => Some(gather(y, "Y")?.0),
@@ -91,7 +95,7 @@ pub fn random_walk_gram<'py>(
         if let Some(cb) = progress {
             k = k.with_progress(cb);
         }
-        let (m, g) = run_detached(py, n_jobs, move || Ok(k.gram_with_gradient(&gx, gy.as_deref(), labeled)?))?;
+        let (m, g) = run_detached(py, n_jobs, move || k.gram_with_gradient_on(backend, &gx, gy.as_deref(), labeled))?;
         (m, gradient.then_some(g))
     } else {
         let mut k = RandomWalkKernel::new(lam).map_err(to_py)?;
@@ -107,10 +111,10 @@ pub fn random_walk_gram<'py>(
                     let (m, g) = k.gram_with_gradient(&gx, gy.as_deref(), labeled)?;
                     (m, Some(g))
                 }
-                (None, false, false) => (k.gram(&gx)?, None),
-                (None, true, false) => (k.gram_labeled(&gx)?, None),
-                (Some(gy), false, false) => (k.gram_xy(&gx, gy)?, None),
-                (Some(gy), true, false) => (k.gram_xy_labeled(&gx, gy)?, None),
+                (None, false, false) => (k.gram_on(backend, &gx)?, None),
+                (None, true, false) => (k.gram_labeled_on(backend, &gx)?, None),
+                (Some(gy), false, false) => (k.gram_xy_on(backend, &gx, gy)?, None),
+                (Some(gy), true, false) => (k.gram_xy_labeled_on(backend, &gx, gy)?, None),
             })
         })?
     };

@@ -47,6 +47,8 @@ impl<N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>> MarginalizedGraph
         // field kernels meet the data here: bound to the labels' schema (an error names a missing field)
         let bound = self.bound_to(x, y)?;
         let kernel = bound.as_ref().unwrap_or(self);
+        // a node kernel that may be negative meets the data here, for every backend
+        super::node_values::check_node_kernel_values(kernel.node_kernel(), x, y, pairs)?;
         let t = std::time::Instant::now();
         let mut out = eng.solve_pairs(kernel, x, y, pairs, want)?;
         let solved = t.elapsed().as_secs_f64();

@@ -111,6 +111,7 @@ mod cpu;
 mod engine;
 pub(crate) mod gpu;
 mod kernel;
+mod node_values;
 pub mod system;
 
 pub(crate) use self::config::tolerance_below_floor;

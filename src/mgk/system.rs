@@ -352,8 +352,12 @@ pub fn length_one_term<N, KV: BaseKernel<N>>(pa: &[f64], pb: &[f64], la: &[N], l
 /// `DotProduct`, the cosine) is accepted here: the CPU checks every value
 /// it uses on the data (a negative one is
 /// [`MgkError::NodeKernelNegative`], naming the nodes), which is what the
-/// system needs (on non-negative features the cosine is in `[0, 1]`). The
-/// GPU checks the declared range only ([`check_ranges_static`]).
+/// system needs (on non-negative features the cosine is in `[0, 1]`). Every
+/// backend of the kernel's methods gets that check from one function
+/// (`mgk/node_values.rs`) before it solves; a
+/// [`GpuGram`](crate::mgk::GpuGram) used directly (whose uploaded graphs
+/// are not checked) needs the declared range in `[0, 1]`
+/// ([`check_ranges_static`]).
 ///
 /// # Errors
 /// [`MgkError::NodeKernelRange`] or [`MgkError::EdgeKernelRange`].

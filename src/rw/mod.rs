@@ -10,11 +10,78 @@ use crate::graph::{Graph, Label};
 use crate::mgk::system::{scale_pow2, unit_weights};
 use crate::mgk::{Matrix, MgkError, Progress, SolverProgress};
 
+/// The public Gram methods of the random-walk kernels ([`RandomWalkKernel`]
+/// and [`WalkSeriesKernel`]), one implementation for both: each type has
+/// `unlabeled_grams(x, y, grad)` and `labeled_grams(x, y, grad)` returning
+/// the Gram matrix and its derivative in `log λ`; `$errors` is the text of
+/// the methods' `# Errors` section and `$gradient` the description of
+/// `gram_with_gradient`.
+macro_rules! walk_gram_methods {
+    ($errors:literal, $gradient:literal) => {
+        /// The Gram matrix of one list (symmetric; each pair once).
+        ///
+        /// # Errors
+        #[doc = $errors]
+        pub fn gram<N: Label, E: Label>(&self, x: &[Graph<N, E>]) -> Result<Matrix, MgkError> {
+            Ok(self.unlabeled_grams(x, None, false)?.0)
+        }
+
+        /// The cross Gram matrix `k(X_a, Y_b)`.
+        ///
+        /// # Errors
+        #[doc = $errors]
+        pub fn gram_xy<N: Label, E: Label>(&self, x: &[Graph<N, E>], y: &[Graph<N, E>]) -> Result<Matrix, MgkError> {
+            Ok(self.unlabeled_grams(x, Some(y), false)?.0)
+        }
+
+        /// The node-labeled Gram matrix of one list: walks restricted to node
+        /// pairs with equal labels (labels compared with `==`).
+        ///
+        /// # Errors
+        #[doc = $errors]
+        pub fn gram_labeled<N: Label + PartialEq, E: Label>(&self, x: &[Graph<N, E>]) -> Result<Matrix, MgkError> {
+            Ok(self.labeled_grams(x, None, false)?.0)
+        }
+
+        /// The node-labeled cross Gram matrix.
+        ///
+        /// # Errors
+        #[doc = $errors]
+        pub fn gram_xy_labeled<N: Label + PartialEq, E: Label>(
+            &self,
+            x: &[Graph<N, E>],
+            y: &[Graph<N, E>],
+        ) -> Result<Matrix, MgkError> {
+            Ok(self.labeled_grams(x, Some(y), false)?.0)
+        }
+
+        /// The Gram matrix of `x` (against `y` when given; `labeled` as
+        /// [`gram_labeled`](Self::gram_labeled)) and its derivative in `log λ`,
+        #[doc = $gradient]
+        ///
+        /// # Errors
+        #[doc = $errors]
+        pub fn gram_with_gradient<N: Label + PartialEq, E: Label>(
+            &self,
+            x: &[Graph<N, E>],
+            y: Option<&[Graph<N, E>]>,
+            labeled: bool,
+        ) -> Result<(Matrix, Matrix), MgkError> {
+            if labeled {
+                self.labeled_grams(x, y, true)
+            } else {
+                self.unlabeled_grams(x, y, true)
+            }
+        }
+    };
+}
+
 mod backend;
 pub(crate) mod gpu;
 mod gpu_pairs;
 mod pairs;
 mod prep;
+mod series_gpu;
 mod variants;
 
 pub use variants::{WalkSeriesKernel, WalkWeights, MAX_STEPS, MAX_WALK_TERMS};
@@ -250,67 +317,16 @@ impl RandomWalkKernel {
         Ok(self.gram_xy(std::slice::from_ref(g), std::slice::from_ref(h))?.get(0, 0))
     }
 
-    /// The Gram matrix of one list (symmetric; each pair once).
-    ///
-    /// # Errors
-    /// As [`pair`](Self::pair).
-    pub fn gram<N: Label, E: Label>(&self, x: &[Graph<N, E>]) -> Result<Matrix, MgkError> {
-        Ok(self.unlabeled_grams(x, None, false)?.0)
-    }
+    walk_gram_methods!(
+        "As [`pair`](Self::pair).",
+        "`λ ∂k/∂λ = λ 1ᵀ A⁻¹ W× A⁻¹ 1` with `A = I − λ W×`, on the CPU:
 
-    /// The cross Gram matrix `k(X_a, Y_b)`.
-    ///
-    /// # Errors
-    /// As [`pair`](Self::pair).
-    pub fn gram_xy<N: Label, E: Label>(&self, x: &[Graph<N, E>], y: &[Graph<N, E>]) -> Result<Matrix, MgkError> {
-        Ok(self.unlabeled_grams(x, Some(y), false)?.0)
-    }
+- moment series: `Σ_k k λ^k m_k m'_k` beside `Σ_k λ^k m_k m'_k`;
+- undirected pairs solved by CG: `λ xᵀ W× x` with `A x = 1`
+  (`A` is symmetric), one product with `W×` after the solve;
+- directed pairs: `λ 1ᵀ z` with `A z = W× x`, a second solve.
 
-    /// The node-labeled Gram matrix of one list: walks restricted to node
-    /// pairs with equal labels (labels compared with `==`).
-    ///
-    /// # Errors
-    /// As [`pair`](Self::pair).
-    pub fn gram_labeled<N: Label + PartialEq, E: Label>(&self, x: &[Graph<N, E>]) -> Result<Matrix, MgkError> {
-        Ok(self.labeled_grams(x, None, false)?.0)
-    }
-
-    /// The node-labeled cross Gram matrix.
-    ///
-    /// # Errors
-    /// As [`pair`](Self::pair).
-    pub fn gram_xy_labeled<N: Label + PartialEq, E: Label>(
-        &self,
-        x: &[Graph<N, E>],
-        y: &[Graph<N, E>],
-    ) -> Result<Matrix, MgkError> {
-        Ok(self.labeled_grams(x, Some(y), false)?.0)
-    }
-
-    /// The Gram matrix of `x` (against `y` when given; `labeled` as
-    /// [`gram_labeled`](Self::gram_labeled)) and its derivative in `log λ`,
-    /// `λ ∂k/∂λ = λ 1ᵀ A⁻¹ W× A⁻¹ 1` with `A = I − λ W×`, on the CPU:
-    ///
-    /// - moment series: `Σ_k k λ^k m_k m'_k` beside `Σ_k λ^k m_k m'_k`;
-    /// - undirected pairs solved by CG: `λ xᵀ W× x` with `A x = 1`
-    ///   (`A` is symmetric), one product with `W×` after the solve;
-    /// - directed pairs: `λ 1ᵀ z` with `A z = W× x`, a second solve.
-    ///
-    /// Every term of the walk series is non-negative, so the derivative is
-    /// too (`Σ_k k λ^k 1ᵀ W×^k 1`).
-    ///
-    /// # Errors
-    /// As [`pair`](Self::pair).
-    pub fn gram_with_gradient<N: Label + PartialEq, E: Label>(
-        &self,
-        x: &[Graph<N, E>],
-        y: Option<&[Graph<N, E>]>,
-        labeled: bool,
-    ) -> Result<(Matrix, Matrix), MgkError> {
-        if labeled {
-            self.labeled_grams(x, y, true)
-        } else {
-            self.unlabeled_grams(x, y, true)
-        }
-    }
+Every term of the walk series is non-negative, so the derivative is
+too (`Σ_k k λ^k 1ᵀ W×^k 1`)."
+    );
 }

@@ -1,7 +1,8 @@
 //! The exponential and p-step random-walk kernels (GraKeL's
 //! `kernel_type="exponential"` and `p=…`), on the CPU: the moment series
 //! for unlabeled graphs, the Kronecker power series for the node-labeled
-//! kernel, with a rigorous truncation bound for the infinite series.
+//! kernel, with a rigorous truncation bound for the infinite series. The
+//! power series also runs on a GPU (`series_gpu.rs`).
 
 use super::pairs::{fill, pair_list, par_pairs};
 use super::prep::{labeled_packs, node_classes, rw_scale, scaled_moments_upto};
@@ -78,7 +79,7 @@ pub struct WalkSeriesKernel {
     lambda: f64,
     weights: WalkWeights,
     tol: f64,
-    progress: Option<Progress>,
+    pub(super) progress: Option<Progress>,
 }
 
 impl std::fmt::Debug for WalkSeriesKernel {
@@ -103,7 +104,7 @@ struct Moments {
 
 /// The largest row or column sum of `g`'s weights (a bound on `‖W‖₁` and
 /// `‖W‖_∞`).
-fn sum_bound<N: Label, E: Label>(g: &Graph<N, E>) -> f64 {
+pub(super) fn sum_bound<N: Label, E: Label>(g: &Graph<N, E>) -> f64 {
     let n = g.num_nodes();
     let mut col = vec![0.0f64; n];
     let mut best = 0.0f64;
@@ -231,62 +232,28 @@ impl WalkSeriesKernel {
         &self.weights
     }
 
-    /// The Gram matrix of one list.
-    ///
-    /// # Errors
-    /// See the type's documentation.
-    pub fn gram<N: Label + PartialEq, E: Label>(&self, x: &[Graph<N, E>]) -> Result<Matrix, MgkError> {
-        Ok(self.gram_with_gradient(x, None, false)?.0)
-    }
+    walk_gram_methods!("See the type's documentation.", "`λ ∂k/∂λ = Σ_k k c_k λ^k 1ᵀ W×^k 1` (non-negative).");
 
-    /// The cross Gram matrix `k(X_a, Y_b)`.
-    ///
-    /// # Errors
-    /// See the type's documentation.
-    pub fn gram_xy<N: Label + PartialEq, E: Label>(
-        &self,
-        x: &[Graph<N, E>],
-        y: &[Graph<N, E>],
-    ) -> Result<Matrix, MgkError> {
-        Ok(self.gram_with_gradient(x, Some(y), false)?.0)
-    }
-
-    /// The node-labeled Gram matrix of one list (walks through node pairs
-    /// with equal labels).
-    ///
-    /// # Errors
-    /// See the type's documentation.
-    pub fn gram_labeled<N: Label + PartialEq, E: Label>(&self, x: &[Graph<N, E>]) -> Result<Matrix, MgkError> {
-        Ok(self.gram_with_gradient(x, None, true)?.0)
-    }
-
-    /// The node-labeled cross Gram matrix.
-    ///
-    /// # Errors
-    /// See the type's documentation.
-    pub fn gram_xy_labeled<N: Label + PartialEq, E: Label>(
-        &self,
-        x: &[Graph<N, E>],
-        y: &[Graph<N, E>],
-    ) -> Result<Matrix, MgkError> {
-        Ok(self.gram_with_gradient(x, Some(y), true)?.0)
-    }
-
-    /// The Gram matrix of `x` (against `y` when given) and its derivative in
-    /// `log λ`, `λ ∂k/∂λ = Σ_k k c_k λ^k 1ᵀ W×^k 1` (non-negative).
-    ///
-    /// # Errors
-    /// See the type's documentation.
-    pub fn gram_with_gradient<N: Label + PartialEq, E: Label>(
+    pub(super) fn unlabeled_grams<N: Label, E: Label>(
         &self,
         x: &[Graph<N, E>],
         y: Option<&[Graph<N, E>]>,
-        labeled: bool,
+        _grad: bool,
     ) -> Result<(Matrix, Matrix), MgkError> {
-        let (nx, ny) = (x.len(), y.map_or(x.len(), <[_]>::len));
-        let (pairs, sym) = pair_list(nx, y.map(<[_]>::len));
-        let v = if labeled { self.labeled_pairs(x, y, &pairs)? } else { self.moment_pairs(x, y, &pairs)? };
-        Ok(fill(nx, ny, &pairs, &v, sym))
+        let (pairs, sym) = pair_list(x.len(), y.map(<[_]>::len));
+        let v = self.moment_pairs(x, y, &pairs)?;
+        Ok(fill(x.len(), y.map_or(x.len(), <[_]>::len), &pairs, &v, sym))
+    }
+
+    pub(super) fn labeled_grams<N: Label + PartialEq, E: Label>(
+        &self,
+        x: &[Graph<N, E>],
+        y: Option<&[Graph<N, E>]>,
+        _grad: bool,
+    ) -> Result<(Matrix, Matrix), MgkError> {
+        let (pairs, sym) = pair_list(x.len(), y.map(<[_]>::len));
+        let v = self.labeled_pairs(x, y, &pairs)?;
+        Ok(fill(x.len(), y.map_or(x.len(), <[_]>::len), &pairs, &v, sym))
     }
 
     fn run_pairs<F>(&self, pairs: &[(usize, usize)], f: F) -> Result<Vec<(f64, f64)>, MgkError>
@@ -449,15 +416,43 @@ impl WalkSeriesKernel {
         if d == 0 {
             return Ok((0.0, 0.0));
         }
-        let mut z = vec![1.0; d];
-        let mut next = vec![0.0; d];
+        let (mut z, mut next) = (vec![1.0; d], vec![0.0; d]);
+        let sum = |z: &Vec<f64>| Ok::<f64, std::convert::Infallible>(z.iter().sum());
+        let step = |factor: f64, z: &Vec<f64>, next: &mut Vec<f64>| {
+            next.iter_mut().for_each(|x| *x = 0.0);
+            kron.apply_add(factor, z, next);
+            Ok(())
+        };
+        self.power_series(lam, sigma, (&mut z, &mut next), sum, step).map_err(|e| match e {
+            PowerFail::Series(f) => f,
+            PowerFail::Op(never) => match never {},
+        })
+    }
+
+    /// `(Σ_k c_k 1ᵀ z_k, Σ_k k c_k 1ᵀ z_k)` for the power iteration
+    /// `z_{k+1} = f_k M z_k` from `z_0` (the first vector of `z`: the ones
+    /// of the product's node pairs), `f_k = lam` (p-step) or `lam / (k + 1)`
+    /// (exponential), with `M` the (matched) product graph's adjacency for
+    /// the scaled weights: `step(f, z, next)` sets `next ← f M z`, `sum(z)`
+    /// is `1ᵀ z`. The exponential series stops by the tail bound of the
+    /// type's documentation (`sigma ≥ lam ‖M‖₁`). The one series of both
+    /// backends: the CPU's [`MatchedKron`] on `Vec<f64>`, the GPU's device
+    /// Kronecker product on device vectors (`rw/series_gpu.rs`).
+    pub(super) fn power_series<V, E>(
+        &self,
+        lam: f64,
+        sigma: f64,
+        (z, next): (&mut V, &mut V),
+        sum: impl Fn(&V) -> Result<f64, E>,
+        mut step: impl FnMut(f64, &V, &mut V) -> Result<(), E>,
+    ) -> Result<(f64, f64), PowerFail<E>> {
         let (mut v, mut g) = (0.0f64, 0.0f64);
         let steps = match &self.weights {
             WalkWeights::Steps(c) => c.len(),
             WalkWeights::Exponential => MAX_WALK_TERMS + 1,
         };
         for k in 0..steps {
-            let t1: f64 = z.iter().sum();
+            let t1 = sum(z).map_err(PowerFail::Op)?;
             let kf = k as f64;
             let (c, factor) = match &self.weights {
                 WalkWeights::Steps(c) => (c[k], lam),
@@ -466,32 +461,38 @@ impl WalkSeriesKernel {
             v += c * t1;
             g += kf * c * t1;
             if !(v.is_finite() && g.is_finite()) {
-                return checked(v, g, sigma);
+                return checked(v, g, sigma).map_err(PowerFail::Series);
             }
             if self.weights == WalkWeights::Exponential && kf + 1.0 > sigma {
                 let q = sigma / (kf + 1.0);
                 let (tail, tail_g) = (t1 * q / (1.0 - q), t1 * sigma / (1.0 - q));
                 if tail <= self.tol * v && tail_g <= self.tol * v.max(g) {
-                    return checked(v, g, sigma);
+                    return checked(v, g, sigma).map_err(PowerFail::Series);
                 }
             }
             if k + 1 == steps {
                 break;
             }
-            next.iter_mut().for_each(|x| *x = 0.0);
-            kron.apply_add(factor, &z, &mut next);
-            std::mem::swap(&mut z, &mut next);
+            step(factor, z, next).map_err(PowerFail::Op)?;
+            std::mem::swap(z, next);
         }
         if self.weights == WalkWeights::Exponential {
-            return Err((
+            return Err(PowerFail::Series((
                 v,
                 format!(
                     "the exponential series needs more than {MAX_WALK_TERMS} terms (λ ‖W×‖₁ ≤ {sigma:.6e}); lower λ"
                 ),
-            ));
+            )));
         }
-        checked(v, g, sigma)
+        checked(v, g, sigma).map_err(PowerFail::Series)
     }
+}
+
+/// Why [`WalkSeriesKernel::power_series`] stopped: the series (the value
+/// reached and what to change) or the product's backend.
+pub(super) enum PowerFail<E> {
+    Series(Fail),
+    Op(E),
 }
 
 /// The pair's values if finite (they are non-negative by construction).
@@ -504,4 +505,4 @@ fn checked(v: f64, g: f64, r: f64) -> Result<(f64, f64), Fail> {
 }
 
 /// Why a pair failed: the value reached and what to change.
-type Fail = (f64, String);
+pub(super) type Fail = (f64, String);

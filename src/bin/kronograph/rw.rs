@@ -22,9 +22,9 @@ pub enum Method {
 pub enum Kind {
     /// λ^l: 1ᵀ (I − λ W⊗W')⁻¹ 1.
     Geometric,
-    /// λ^l / l!: 1ᵀ exp(λ W⊗W') 1 (CPU).
+    /// λ^l / l!: 1ᵀ exp(λ W⊗W') 1.
     Exponential,
-    /// c_l λ^l for l = 0..=P (--steps P, --step-weights; CPU).
+    /// c_l λ^l for l = 0..=P (--steps P, --step-weights).
     PStep,
 }
 
@@ -45,7 +45,8 @@ pub struct Args {
     #[arg(long)]
     pub weight: Option<String>,
     /// The walk weights: geometric (λ^l), exponential (λ^l / l!) or p-step (c_l λ^l up to --steps).
-    /// The exponential and p-step kinds are computed on the CPU.
+    /// On a GPU the exponential and p-step kinds run the product graph's power series with the
+    /// device Kronecker product, in f64, pair by pair.
     #[arg(long, value_enum, default_value_t = Kind::Geometric)]
     pub kind: Kind,
     /// The longest walk of --kind p-step.
@@ -67,7 +68,8 @@ pub struct Args {
     /// The GPU computes the plain and the labeled kernel, directed graphs included.
     #[arg(long, default_value = "auto")]
     pub backend: Backend,
-    /// Arithmetic precision of the GPU's solves, f32 or f64 (default f64; the CPU computes in f64).
+    /// Arithmetic precision of the GPU's solves, f32 or f64 (default f64; the CPU computes in f64;
+    /// the exponential and p-step kinds compute in f64 everywhere).
     #[arg(long)]
     pub precision: Option<Precision>,
 }
@@ -118,7 +120,6 @@ pub fn run(args: Args, quiet: bool) -> kronograph::Result<()> {
     let n = ds.graphs.len();
     let pairs = n * (n + 1) / 2;
     let bar = Bar::new(pairs as u64, quiet, "pairs");
-    let t = Instant::now();
     let series = match (args.kind, args.steps, args.step_weights.clone()) {
         (Kind::Geometric, None, None) => None,
         (Kind::Exponential, None, None) => Some(WalkSeriesKernel::exponential(args.lambda)?),
@@ -139,10 +140,18 @@ pub fn run(args: Args, quiet: bool) -> kronograph::Result<()> {
         }
     };
     if let Some(k) = series {
+        if args.precision == Some(Precision::F32) {
+            return Err(invalid(
+                "--precision f32 belongs to --kind geometric (the series kinds compute in f64)".into(),
+            ));
+        }
         let k = k.with_progress(bar.callback());
-        let g = if args.labeled { k.gram_labeled(&ds.graphs) } else { k.gram(&ds.graphs) }?;
+        let backend = k.resolved_backend(args.backend)?;
+        let t = Instant::now();
+        let g = if args.labeled { k.gram_labeled_on(backend, &ds.graphs) } else { k.gram_on(backend, &ds.graphs) }?;
+        let secs = t.elapsed().as_secs_f64();
         bar.finish();
-        return finish(&args, quiet, &ds, "cpu", t.elapsed().as_secs_f64(), &g);
+        return finish(&args, quiet, &ds, &backend.to_string(), secs, &g);
     }
     let method = match args.method {
         Method::Auto => RwMethod::Auto,

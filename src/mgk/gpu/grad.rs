@@ -122,7 +122,7 @@ where
         b: &GpuGraphs,
         jobs: &[(usize, usize)],
     ) -> Result<GradRun, CudaError> {
-        check_ranges(&self.node_kernel, &self.edge_kernel)?;
+        check_ranges(&self.node_kernel, &self.edge_kernel, self.values_checked)?;
         if self.params.system.is_some() {
             return Err(CudaError::InvalidParameter(
                 "gradients are defined for the marginalized graph kernel's own system only (MgkConfig::system = None)"

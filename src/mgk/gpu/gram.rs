@@ -28,6 +28,10 @@ pub struct GpuGram<N, E, KN, KE> {
     pub(super) params: MgkConfig,
     pub(super) scratch: Mutex<Option<CudaSlice<u8>>>,
     pub(super) gram_params: GpuGramParams,
+    /// The caller checked every node-kernel value its pairs use
+    /// ([`check_node_kernel_values`](crate::mgk::node_values::check_node_kernel_values)):
+    /// a node kernel declared within `[−1, 1]` is then accepted, as on the CPU.
+    pub(super) values_checked: bool,
     _labels: PhantomData<fn(&N, &E)>,
 }
 
@@ -64,8 +68,23 @@ where
     /// within [0, 1] (the system would not be positive definite);
     /// device errors from opening the device.
     pub fn new(ordinal: usize, node_kernel: KN, edge_kernel: KE, params: MgkConfig) -> Result<Self, CudaError> {
+        Self::with_check(ordinal, node_kernel, edge_kernel, params, false)
+    }
+
+    /// [`new`](Self::new) for pairs whose node-kernel values the caller
+    /// checked on the data (`values_checked`:
+    /// [`check_node_kernel_values`](crate::mgk::node_values::check_node_kernel_values),
+    /// as `MarginalizedGraphKernel`'s methods do for every backend): a node
+    /// kernel declared within `[−1, 1]` is then accepted, as on the CPU.
+    pub(crate) fn with_check(
+        ordinal: usize,
+        node_kernel: KN,
+        edge_kernel: KE,
+        params: MgkConfig,
+        values_checked: bool,
+    ) -> Result<Self, CudaError> {
         params.validate().map_err(|e| CudaError::InvalidParameter(e.to_string()))?;
-        check_ranges(&node_kernel, &edge_kernel)?;
+        check_ranges(&node_kernel, &edge_kernel, values_checked)?;
         // NVRTC's start-up overlaps opening the device; without a device no
         // GpuGram will wait for it at drop, so wait here (a thread still in
         // NVRTC at process exit crashes the process)
@@ -78,6 +97,7 @@ where
             params,
             scratch: Mutex::new(None),
             gram_params: GpuGramParams::from_env(),
+            values_checked,
             _labels: PhantomData,
         })
     }
@@ -134,7 +154,7 @@ where
         pairs: &[(usize, usize)],
     ) -> Result<Vec<NodalOutput>, CudaError> {
         use crate::graph::reorder::reorder;
-        check_ranges(&self.node_kernel, &self.edge_kernel)?;
+        check_ranges(&self.node_kernel, &self.edge_kernel, self.values_checked)?;
         let (reordered, perms): (Vec<_>, Vec<_>) = graphs.iter().map(|g| reorder(g, self.params.reorder)).unzip();
         let up = self.upload_packed(&self.pack(&reordered)?)?;
         let mut r = self.run(&up, &up, pairs, true)?;
@@ -235,18 +255,30 @@ where
     }
 }
 
-/// The base kernels' declared ranges
-/// ([`crate::mgk::system::check_ranges_static`]: the GPU does not check each
-/// node-kernel value), as a [`CudaError::KernelRange`].
-pub(super) fn check_ranges<N, E, KN: BaseKernel<N>, KE: BaseKernel<E>>(kn: &KN, ke: &KE) -> Result<(), CudaError> {
-    crate::mgk::system::check_ranges_static(kn, ke).map_err(|e| {
+/// The base kernels' declared ranges as a [`CudaError::KernelRange`]:
+/// [`check_ranges_static`](crate::mgk::system::check_ranges_static) (the
+/// GPU does not check each node-kernel value), or with `values_checked` (the
+/// caller checked them on the data,
+/// [`check_node_kernel_values`](crate::mgk::node_values::check_node_kernel_values))
+/// [`check_ranges`](crate::mgk::system::check_ranges), as the CPU.
+pub(super) fn check_ranges<N, E, KN: BaseKernel<N>, KE: BaseKernel<E>>(
+    kn: &KN,
+    ke: &KE,
+    values_checked: bool,
+) -> Result<(), CudaError> {
+    let checked = if values_checked {
+        crate::mgk::system::check_ranges(kn, ke)
+    } else {
+        crate::mgk::system::check_ranges_static(kn, ke)
+    };
+    checked.map_err(|e| {
         let (lo, hi) = kn.range();
-        let cpu = if (-1.0..0.0).contains(&lo) && hi <= 1.0 && hi > 0.0 {
-            " (the CPU backend accepts a node kernel with values in [-1, 1], such as a normalized dot product, and \
-             checks each value on the data: use the CPU backend)"
+        let advice = if (-1.0..0.0).contains(&lo) && hi <= 1.0 && hi > 0.0 {
+            " (a node kernel with values in [-1, 1], such as a normalized dot product, is accepted where each value \
+             is checked on the data: use MarginalizedGraphKernel's methods on any backend, which check them)"
         } else {
             ""
         };
-        CudaError::KernelRange(format!("{e}{cpu}"))
+        CudaError::KernelRange(format!("{e}{advice}"))
     })
 }

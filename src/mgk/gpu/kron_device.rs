@@ -114,9 +114,23 @@ impl<T: DeviceScalar, E: GpuLabel, K: BaseKernel<E>> DeviceKronSet<T, E, K> {
         y: Option<&[Graph<N, E>]>,
         kernel: &K,
     ) -> Result<Self, CudaError> {
+        Self::upload_any(dev, x, y, kernel, false)
+    }
+
+    /// [`upload`](Self::upload), taking directed graphs too when `directed`
+    /// is set (their octiles hold the arcs `i → j` at row `i`, as the CPU's,
+    /// and the product applies them as they are: the random-walk series of
+    /// `rw/series_gpu.rs`).
+    pub(crate) fn upload_any<N: GpuLabel>(
+        dev: &GpuDevice,
+        x: &[Graph<N, E>],
+        y: Option<&[Graph<N, E>]>,
+        kernel: &K,
+        directed: bool,
+    ) -> Result<Self, CudaError> {
         let kernel = bind_edge_kernel(kernel, x, y)?;
         let p = precision_of::<T>();
-        let (a, b) = upload_lists(dev, x, y, p, false)?;
+        let (a, b) = upload_lists(dev, x, y, p, directed)?;
         let src = mgk_large_source::<N, E, _, _>(&Unlabeled, &kernel, &a.node_layout, &a.edge_layout, p)?;
         let name = format!("{}_xmv", src.name);
         let xmv = dev.dev.module_functions(&src.source, &src.name, &[&name])?.remove(0);

@@ -267,7 +267,9 @@ mod imp {
             want: Want,
         ) -> Result<Vec<PairOut>, MgkError> {
             let t0 = Instant::now();
-            let new_gram = |d: usize| GpuGram::new(d, k.node_kernel().clone(), k.edge_kernel().clone(), *k.config());
+            // the API checked every node-kernel value of these pairs (node_values::check_node_kernel_values)
+            let new_gram =
+                |d: usize| GpuGram::with_check(d, k.node_kernel().clone(), k.edge_kernel().clone(), *k.config(), true);
             let xs = with_starts(k, x)?;
             let ys = y.map(|y| with_starts(k, y)).transpose()?;
             let active: Vec<bool> = k.hyperparameters().iter().map(|h| h.is_active()).collect();

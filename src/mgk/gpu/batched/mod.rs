@@ -215,7 +215,7 @@ where
         jobs: &[(usize, usize)],
         nodal: bool,
     ) -> Result<RunOut, CudaError> {
-        check_ranges(&self.node_kernel, &self.edge_kernel)?;
+        check_ranges(&self.node_kernel, &self.edge_kernel, self.values_checked)?;
         self.check_batch(a, (&a.node_layout, &a.edge_layout))?;
         self.check_batch(b, (&a.node_layout, &a.edge_layout))?;
         let t = std::time::Instant::now();
