@@ -10,7 +10,9 @@
 //! [`MatchedKron`](crate::kron::MatchedKron)). The graphs are uploaded once
 //! per call, with their weights scaled by `2^−e` and λ by `2^(e + e')` as on
 //! the CPU; the pairs run one after another (one sum per term read back for
-//! the stopping rule), not batched.
+//! the stopping rule), not batched. Being per pair, it is far slower than
+//! the CPU on small graphs (docs/PYTHON.md), so [`Backend::Auto`] runs these
+//! kinds on the CPU; a device is used only when named (`cuda:N`).
 
 use super::pairs::{fill, pair_list};
 use super::prep::node_classes;
@@ -19,9 +21,9 @@ use crate::backend::{backend_of, resolve_devices, Backend};
 use crate::graph::{Graph, Label};
 use crate::mgk::Matrix;
 
-/// The `_on` methods: [`Backend::Cpu`] (or `auto` without a usable device)
-/// computes as the plain methods; `cuda:N` (or `auto`, or a device set's
-/// first device) as the module documentation says. The results equal the
+/// The `_on` methods: [`Backend::Cpu`] and [`Backend::Auto`] compute as the
+/// plain methods; `cuda:N` (or a device set's first device) as the module
+/// documentation says. The results equal the
 /// CPU's to rounding (relative `1e-12` in the tests: the sums are the same
 /// terms in another order, and the unlabeled CPU kernel sums the moment
 /// series `Σ_k c_k λ^k m_k m'_k` of the same terms).
@@ -30,6 +32,15 @@ use crate::mgk::Matrix;
 /// The CPU methods' errors; [`crate::Error::Cuda`] (or
 /// [`crate::Error::CudaNotCompiled`]) from the GPU, such as a graph of more
 /// nodes than the device product takes.
+/// The devices the series kinds use on `backend`: none for [`Backend::Auto`]
+/// (the per-pair device path is slower than the CPU), else the backend rule's.
+fn series_devices(backend: Backend) -> crate::Result<Option<Vec<usize>>> {
+    match backend {
+        Backend::Auto => Ok(None),
+        b => Ok(resolve_devices(b)?),
+    }
+}
+
 impl WalkSeriesKernel {
     /// [`gram`](Self::gram) on `backend`.
     ///
@@ -92,7 +103,7 @@ impl WalkSeriesKernel {
         if !labeled {
             return self.unlabeled_on(backend, x, y, true);
         }
-        match resolve_devices(backend)? {
+        match series_devices(backend)? {
             None => Ok(self.gram_with_gradient(x, y, true)?),
             Some(d) => {
                 let list: Vec<&Graph<N, E>> = x.iter().chain(y.unwrap_or_default()).collect();
@@ -108,7 +119,7 @@ impl WalkSeriesKernel {
     /// # Errors
     /// As the `_on` methods' choice of device.
     pub fn resolved_backend(&self, backend: Backend) -> crate::Result<Backend> {
-        Ok(backend_of(resolve_devices(backend)?.as_deref().map(|d| d.get(..1).unwrap_or(d))))
+        Ok(backend_of(series_devices(backend)?.as_deref().map(|d| d.get(..1).unwrap_or(d))))
     }
 
     fn unlabeled_on<N: Label, E: Label>(
@@ -118,7 +129,7 @@ impl WalkSeriesKernel {
         y: Option<&[Graph<N, E>]>,
         grad: bool,
     ) -> crate::Result<(Matrix, Matrix)> {
-        match resolve_devices(backend)? {
+        match series_devices(backend)? {
             None => Ok(self.unlabeled_grams(x, y, grad)?),
             Some(d) => {
                 let list: Vec<&Graph<N, E>> = x.iter().chain(y.unwrap_or_default()).collect();

@@ -64,7 +64,7 @@ pub struct Args {
     /// Write the Gram matrix (float64, N x N) to this .npy file.
     #[arg(long)]
     pub out: Option<PathBuf>,
-    /// Where to compute: auto (a CUDA GPU when one can be used, else the CPU), cpu, cuda or cuda:N.
+    /// Where to compute: auto (a CUDA GPU when one can be used, else the CPU; the exponential and p-step kinds run on the CPU under auto: their device path goes pair by pair), cpu, cuda or cuda:N.
     /// The GPU computes the plain and the labeled kernel, directed graphs included.
     #[arg(long, default_value = "auto")]
     pub backend: Backend,
