@@ -266,11 +266,13 @@ fn series_on_gpu_equals_cpu() {
     // weights of 2^±300 are scaled exactly, as on the CPU
     let scaled = |g: &Graph<u8, f64>, s: f64| g.with_weights(|w, _| w * s).unwrap();
     let (g, h) = (random_graph(6, 0.6, 5, Direction::Undirected), random_graph(5, 0.6, 6, Direction::Undirected));
-    let xs = [scaled(&g, 2f64.powi(300)), scaled(&h, 2f64.powi(-280))];
+    // (a cross Gram: the one pair's product weights are 2^20, while each
+    // graph with itself would reach 2^600 and overflow any series)
+    let (xs, ys) = ([scaled(&g, 2f64.powi(300))], [scaled(&h, 2f64.powi(-280))]);
     let k = WalkSeriesKernel::exponential(0.4 * 2f64.powi(-20)).unwrap();
     for labeled in [false, true] {
-        let (c, dc) = k.gram_with_gradient(&xs, None, labeled).unwrap();
-        let (g, dg) = k.gram_with_gradient_on(gpu, &xs, None, labeled).unwrap();
+        let (c, dc) = k.gram_with_gradient(&xs, Some(&ys), labeled).unwrap();
+        let (g, dg) = k.gram_with_gradient_on(gpu, &xs, Some(&ys), labeled).unwrap();
         assert!(worst(&c, &g, 1e-300) <= 1e-12 && worst(&dc, &dg, 1e-300) <= 1e-12, "scaled, labeled {labeled}");
     }
     // a graph without nodes
