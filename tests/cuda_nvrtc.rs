@@ -18,7 +18,7 @@ use kronograph::mgk::codegen::{
     VectorPlacement,
 };
 use kronograph::mgk::XmvScheme;
-use nvrtc_common::nvrtc_or_skip;
+use nvrtc_common::{check_options, nvrtc_or_skip};
 
 /// The batched kernel (both XMV schemes, both vector placements), the gradient kernel and the
 /// single-large-pair kernels for these kernels and layouts, in f32 and f64,
@@ -47,13 +47,14 @@ fn compile_both<N: ?Sized, E: ?Sized>(
                 (arch == (9, 0))
                     .then(|| mgk_grad_source_placed(kn, ke, nl, el, precision, VectorPlacement::Shared).unwrap()),
             ) {
-                let image = compile(&src.source, &src.name, &options_for_source(&src.source, arch, Tier::Full))
-                    .unwrap_or_else(|e| {
-                        panic!(
-                            "{} {precision:?} sm_{}{}: {e}\n--- source ---\n{}",
-                            src.name, arch.0, arch.1, src.source
-                        )
-                    });
+                let image =
+                    compile(&src.source, &src.name, &check_options(options_for_source(&src.source, arch, Tier::Full)))
+                        .unwrap_or_else(|e| {
+                            panic!(
+                                "{} {precision:?} sm_{}{}: {e}\n--- source ---\n{}",
+                                src.name, arch.0, arch.1, src.source
+                            )
+                        });
                 assert!(image.len() > 1000, "a CUBIN of {} bytes", image.len());
             }
         }
@@ -61,15 +62,18 @@ fn compile_both<N: ?Sized, E: ?Sized>(
         for placement in [VectorPlacement::Shared, VectorPlacement::Any, VectorPlacement::Global] {
             let src = mgk_source_placed(kn, ke, nl, el, precision, XmvScheme::Rows, placement).unwrap();
             for tier in [Tier::Full, Tier::Fast] {
-                let image =
-                    compile(&tier_source(&src.source, tier), &src.name, &options_for_source(&src.source, (9, 0), tier))
-                        .unwrap_or_else(|e| panic!("{placement:?} {tier:?} {precision:?}: {e}"));
+                let image = compile(
+                    &tier_source(&src.source, tier),
+                    &src.name,
+                    &check_options(options_for_source(&src.source, (9, 0), tier)),
+                )
+                .unwrap_or_else(|e| panic!("{placement:?} {tier:?} {precision:?}: {e}"));
                 assert!(image.len() > 1000, "a CUBIN of {} bytes", image.len());
             }
         }
         for arch in [(9, 0), (8, 0)] {
             let src = mgk_large_source(kn, ke, nl, el, precision).unwrap();
-            let image = compile(&src.source, &src.name, &options(arch)).unwrap_or_else(|e| {
+            let image = compile(&src.source, &src.name, &check_options(options(arch))).unwrap_or_else(|e| {
                 panic!("large-pair {precision:?} sm_{}{}: {e}\n--- source ---\n{}", arch.0, arch.1, src.source)
             });
             assert!(image.len() > 1000, "a CUBIN of {} bytes", image.len());

@@ -6,7 +6,7 @@
 //! `KRONOGRAPH_REQUIRE_GPU=1`.
 #![cfg(feature = "cuda")]
 
-use crate::nvrtc_common::nvrtc_or_skip;
+use crate::nvrtc_common::{check_options, nvrtc_or_skip};
 use kronograph::cuda::jit::{compile, options};
 use kronograph::cuda::Backend;
 use kronograph::graph::generate::{erdos_renyi_gnm, rmat, RmatParams};
@@ -23,7 +23,7 @@ fn fglt_kernels_compile() {
         return;
     }
     for arch in [(9, 0), (8, 0)] {
-        let image = compile(gpu::source(), gpu::MODULE, &options(arch))
+        let image = compile(gpu::source(), gpu::MODULE, &check_options(options(arch)))
             .unwrap_or_else(|e| panic!("kernels/fglt.cu for sm_{}{}: {e}", arch.0, arch.1));
         assert!(image.len() > 1000);
         for k in gpu::KERNELS {

@@ -8,7 +8,7 @@ use crate::nvrtc_common;
 
 use kronograph::cuda::jit::{compile, options};
 use kronograph::motif::CUDA_SOURCE;
-use nvrtc_common::nvrtc_or_skip;
+use nvrtc_common::{check_options, nvrtc_or_skip};
 
 #[test]
 fn motif_kernels_compile() {
@@ -16,8 +16,8 @@ fn motif_kernels_compile() {
         return;
     }
     for arch in [(9, 0), (8, 0)] {
-        let image =
-            compile(CUDA_SOURCE, "motif", &options(arch)).unwrap_or_else(|e| panic!("sm_{}{}: {e}", arch.0, arch.1));
+        let image = compile(CUDA_SOURCE, "motif", &check_options(options(arch)))
+            .unwrap_or_else(|e| panic!("sm_{}{}: {e}", arch.0, arch.1));
         assert!(image.len() > 1000, "a CUBIN of {} bytes", image.len());
     }
 }

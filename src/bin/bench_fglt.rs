@@ -1,6 +1,6 @@
 //! GPU benchmark of the fast graphlet transform, with the CPU measured in
 //! the same run on the same machine:
-//! `cargo run --release --bin bench_fglt -- [--repeat R] [--cpu-repeat C] [--data DIR] [--verbose]
+//! `cargo run --release --features bench --bin bench_fglt -- [--repeat R] [--cpu-repeat C] [--data DIR] [--verbose]
 //!  [--large [--large-cpu-repeat C]] [--only NAME] [--skip-cpu NAME]`
 //! (`--verbose`: the CPU's and the GPU's stage times too).
 //!

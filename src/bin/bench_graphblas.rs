@@ -1,6 +1,6 @@
 //! GPU GraphBLAS benchmark, with kronograph's CPU backend measured in the
 //! same run on the same graphs:
-//! `cargo run --release --bin bench_graphblas -- [--scales 18,20,22] [--snap DIR] [--sources 16] [--write DIR]
+//! `cargo run --release --features bench --bin bench_graphblas -- [--scales 18,20,22] [--snap DIR] [--sources 16] [--write DIR]
 //! [--delta-factors 1,4,16] [--repeats 3] [--calibrate] [--no-strategies] [--auto-only] [--no-cpu-triangles]
 //! [--no-sssp] [--wide]`
 //! (`--delta-factors`: the GPU delta-stepping's Δ as multiples of the

@@ -1,5 +1,5 @@
 //! The readers against SciPy in the same run (issue 27):
-//! `cargo run --release --bin bench_io -- FILE.mtx [--tu DIR] [--repeat R] [--peer] [--peer-script P] [--phases]`.
+//! `cargo run --release --features bench --bin bench_io -- FILE.mtx [--tu DIR] [--repeat R] [--peer] [--peer-script P] [--phases]`.
 //!
 //! Times, as medians of `R` runs after one warm-up: the Matrix Market
 //! reader on `FILE.mtx` ([`mtx::read`]), the same graph written to and read

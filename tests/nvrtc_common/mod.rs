@@ -29,6 +29,19 @@ pub fn nvrtc_or_skip() -> bool {
     false
 }
 
+/// The options of a compile that checks that a source builds: `library`
+/// (the options the library would use) with NVRTC's fastest optimisation
+/// level instead of the library's (`--Ofast-compile=max`). The front end and
+/// ptxas still run, so syntax, types and the target's resource limits are
+/// checked at about a third of the time; the images the library builds with
+/// its own options are compiled by `library_kernels_on_bundled_data_compile`
+/// and by every GPU test.
+pub fn check_options(library: Vec<String>) -> Vec<String> {
+    let mut o: Vec<String> = library.into_iter().filter(|s| !s.starts_with("--Ofast-compile")).collect();
+    o.push("--Ofast-compile=max".into());
+    o
+}
+
 /// The PTX text of `src` (file name `{name}.cu`) for `compute_90` in C++17,
 /// or NVRTC's log.
 pub fn ptx(name: &str, src: &str) -> Result<String, String> {
