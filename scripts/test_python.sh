@@ -40,7 +40,10 @@ wheel=$(ls "$wheels"/kronograph-*.whl)
 
 # the CLI whose results the Python ones must equal
 # (with `testing` like the test build, so that it is not compiled a second time)
-cargo build --release --quiet --features testing --bin kronograph
-export KRONOGRAPH_CLI="$PWD/target/release/kronograph"
+# (its path from cargo: target/release/kronograph may be the build without
+# `cuda` that scripts/test.sh's no_cuda phase made last)
+KRONOGRAPH_CLI=$(cargo build --release --quiet --features testing --bin kronograph --message-format=json |
+  python3 -c 'import json, sys; print([m["executable"] for m in map(json.loads, sys.stdin) if m.get("executable")][-1])')
+export KRONOGRAPH_CLI
 # run from python/tests so that `import kronograph` is the installed wheel, not python/kronograph/
 (cd python/tests && "../../$py" -m pytest -q -p no:cacheprovider .)
