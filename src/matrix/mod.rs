@@ -56,8 +56,11 @@ mod mask;
 mod merge;
 mod method;
 mod ops_mat;
+pub mod op;
 mod ops_vec;
 mod place;
+mod place_ewise;
+mod place_mxm;
 mod sparse;
 mod vec_kernels;
 mod vector;
@@ -77,6 +80,8 @@ pub use place::{
     assign_min, mxv, mxv_sparse, vxm, vxm_sparse, AssignMinOp, Located, MxvOp, MxvSparseOp, ProductOutput, VxmOp,
     VxmSparseOp,
 };
+pub use place_ewise::{ApplyOp, EwiseAddOp, EwiseMultOp, SelectOp};
+pub use place_mxm::{AssignOp, AssignVectorOp, ExtractOp, ExtractVectorOp, MxmOp, ReduceOp, ReduceRowsOp};
 pub use sparse::SparseMatrix;
 pub use vec_kernels::{MergeStrategy, PushPull, SpmspvOptions};
 pub use vector::{DenseVector, SparseVector};
@@ -120,6 +125,13 @@ pub enum MatrixError {
         what: &'static str,
         /// The index.
         index: usize,
+    },
+    /// An operation with no device implementation yet (download the
+    /// operands and run it on the host).
+    #[error("{operation} has no device implementation yet; run it on the host objects")]
+    DeviceUnsupported {
+        /// The operation.
+        operation: &'static str,
     },
     /// Arrays of different lengths.
     #[error("{what}: {a} and {b} entries do not match")]

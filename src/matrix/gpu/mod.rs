@@ -86,6 +86,8 @@ macro_rules! with_cuda {
 with_cuda! {
     mod device_index;
     mod dispatch;
+    mod dispatch_mxm;
+    mod dispatch_ops;
     mod element;
     mod element_ops;
     mod loaded;
@@ -122,5 +124,7 @@ with_cuda! {
 pub mod stand_in;
 #[cfg(not(feature = "cuda"))]
 pub use stand_in::{DeviceDenseVector, DeviceMask, DeviceMatrix, DeviceSparseVector, GpuBinaryOp, GpuElement};
+#[cfg(not(feature = "cuda"))]
+pub use stand_in::DeviceMatrixMask;
 
 pub use strategy::{GpuMergeStrategy, GpuMxmStrategy};
