@@ -41,6 +41,7 @@ mod io_readers;
 mod kron_gpu;
 mod matrix_methods;
 mod matrix_ops;
+mod matrix_places;
 mod mgk_backend;
 mod mgk_data;
 mod mgk_lowrank;
