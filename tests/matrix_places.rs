@@ -13,14 +13,14 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 /// A dense vector or a row-major matrix, absent entries `None`.
-type D = Vec<Option<f64>>;
+pub(crate) type D = Vec<Option<f64>>;
 
-fn rand_dense(rng: &mut ChaCha8Rng, len: usize, p: f64) -> D {
+pub(crate) fn rand_dense(rng: &mut ChaCha8Rng, len: usize, p: f64) -> D {
     (0..len).map(|_| rng.random_bool(p).then(|| rng.random_range(0..7) as f64)).collect()
 }
 
 /// `w⟨mask, replace⟩ = accum(w, t)` (accum: plus), `allow(k)` for position `k`.
-fn write(old: &D, allow: &dyn Fn(usize) -> bool, accum: bool, replace: bool, t: &D) -> D {
+pub(crate) fn write(old: &D, allow: &dyn Fn(usize) -> bool, accum: bool, replace: bool, t: &D) -> D {
     (0..old.len())
         .map(|k| {
             let z = match (accum, old[k], t[k]) {
@@ -39,39 +39,39 @@ fn write(old: &D, allow: &dyn Fn(usize) -> bool, accum: bool, replace: bool, t: 
         .collect()
 }
 
-fn matrix(m: usize, n: usize, d: &D) -> SparseMatrix<f64> {
+pub(crate) fn matrix(m: usize, n: usize, d: &D) -> SparseMatrix<f64> {
     SparseMatrix::from_dense_options(m, n, d)
 }
 
 /// `dᵀ` of an `m × n` row-major matrix.
-fn transposed(m: usize, n: usize, d: &D) -> D {
+pub(crate) fn transposed(m: usize, n: usize, d: &D) -> D {
     (0..n * m).map(|k| d[(k % m) * n + k / m]).collect()
 }
 
 /// The mask, accumulator and descriptor of one case.
 #[derive(Clone, Debug)]
-struct Case {
-    bits: Option<(Vec<bool>, bool)>,
-    accum: bool,
-    desc: Descriptor,
+pub(crate) struct Case {
+    pub(crate) bits: Option<(Vec<bool>, bool)>,
+    pub(crate) accum: bool,
+    pub(crate) desc: Descriptor,
 }
 
 impl Case {
-    fn new(rng: &mut ChaCha8Rng, len: usize) -> Self {
+    pub(crate) fn new(rng: &mut ChaCha8Rng, len: usize) -> Self {
         let bits = rng.random_bool(0.7).then(|| ((0..len).map(|_| rng.random_bool(0.5)).collect(), rng.random_bool(0.5)));
         let desc = Descriptor { replace: rng.random_bool(0.3), ..Descriptor::DEFAULT };
         Case { bits, accum: rng.random_bool(0.5), desc }
     }
 
-    fn allows(&self, k: usize) -> bool {
+    pub(crate) fn allows(&self, k: usize) -> bool {
         self.bits.as_ref().is_none_or(|(b, comp)| b[k] != *comp)
     }
 
-    fn want(&self, old: &D, t: &D) -> D {
+    pub(crate) fn want(&self, old: &D, t: &D) -> D {
         write(old, &|k| self.allows(k), self.accum, self.desc.replace, t)
     }
 
-    fn vector_mask(&self) -> Option<Mask<'static>> {
+    pub(crate) fn vector_mask(&self) -> Option<Mask<'static>> {
         self.bits.as_ref().map(|(b, comp)| {
             let m = Mask::from_bits(b.clone());
             if *comp { m.complement() } else { m }
@@ -79,7 +79,7 @@ impl Case {
     }
 
     /// The pattern matrix of the mask bits (`m × n`) and whether to complement it.
-    fn pattern(&self, m: usize, n: usize) -> Option<(SparseMatrix<f64>, bool)> {
+    pub(crate) fn pattern(&self, m: usize, n: usize) -> Option<(SparseMatrix<f64>, bool)> {
         self.bits.as_ref().map(|(b, comp)| {
             let d: D = b.iter().map(|&x| x.then_some(1.0)).collect();
             (matrix(m, n, &d), *comp)
@@ -87,7 +87,7 @@ impl Case {
     }
 }
 
-fn matrix_mask(p: &Option<(SparseMatrix<f64>, bool)>) -> Option<MatrixMask<'_>> {
+pub(crate) fn matrix_mask(p: &Option<(SparseMatrix<f64>, bool)>) -> Option<MatrixMask<'_>> {
     p.as_ref().map(|(m, comp)| {
         let mm = MatrixMask::structural(m);
         if *comp { mm.complement() } else { mm }
@@ -95,14 +95,14 @@ fn matrix_mask(p: &Option<(SparseMatrix<f64>, bool)>) -> Option<MatrixMask<'_>> 
 }
 
 /// The device ordinal of a device backend (`test_device!` passes `Cpu` or `Cuda(i)`).
-fn ordinal(b: Backend) -> usize {
+pub(crate) fn ordinal(b: Backend) -> usize {
     match b {
         Backend::Cuda(i) => i,
         other => unreachable!("not a device backend: {other:?}"),
     }
 }
 
-const PLUS: &(dyn Fn(f64, f64) -> f64 + Sync) = &|x, y| x + y;
+pub(crate) const PLUS: &(dyn Fn(f64, f64) -> f64 + Sync) = &|x, y| x + y;
 
 /// The reference `t` of an element-wise operation on `u`, `v` (`n × n` or vectors).
 fn ewise_t(which: &str, u: &D, v: &D, n: usize, matrices: bool) -> D {
@@ -374,9 +374,9 @@ fn index_body(backend: Backend) {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(48))]
 
-    /// The host's one-signature ewise_add on vectors against the reference, any case.
+    /// The host's one-signature element-wise operations on vectors against the reference, any case.
     #[test]
-    fn host_ewise_add_vectors_match_reference(seed in any::<u64>(), n in 1usize..40) {
+    fn host_ewise_vectors_match_reference(seed in any::<u64>(), n in 1usize..40) {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let (u, v, w0) = (rand_dense(&mut rng, n, 0.6), rand_dense(&mut rng, n, 0.6), rand_dense(&mut rng, n, 0.5));
         let case = Case::new(&mut rng, n);

@@ -78,13 +78,18 @@ impl<S: Semiring> Semiring for FirstOf<S> {
     }
 
     fn cuda(&self) -> CudaSemiring {
-        let mut c = self.0.cuda();
-        c.name = format!("{}_first", c.name);
-        c.a_type = c.c_type.clone();
-        c.b_type = c.c_type.clone();
-        c.multiply = "return a;".into();
-        c
+        row_reduce_form(self.0.cuda())
     }
+}
+
+/// The device form of `(⊕ of c, first)` over `c`'s output type, the
+/// semiring of [`reduce_rows`](crate::matrix::op::reduce_rows) on a device.
+pub fn row_reduce_form(mut c: CudaSemiring) -> CudaSemiring {
+    c.name = format!("{}_first", c.name);
+    c.a_type = c.c_type.clone();
+    c.b_type = c.c_type.clone();
+    c.multiply = "return a;".into();
+    c
 }
 
 impl<S: Semiring> ReduceRowsOp<S, DeviceMatrix<S::C>> for DeviceDenseVector<S::C>

@@ -109,6 +109,9 @@ with_cuda! {
     pub_for_testing! {
         pub use element_ops::convert_source;
     }
+    pub_for_testing! {
+        pub use dispatch_mxm::row_reduce_form;
+    }
     pub use mxm_hash::{mxm_masked, mxm_masked_costs, prepare_mxm, reduce_mxm_masked};
     pub use objects::{DeviceDenseVector, DeviceMask, DeviceMatrix, DeviceMatrixMask, DeviceSparseVector};
     pub(crate) use ops::{frontier_offsets, pull, semiring_kernels, spmspv, SemiringKernels};
