@@ -58,7 +58,8 @@ pub(crate) struct Case {
 
 impl Case {
     pub(crate) fn new(rng: &mut ChaCha8Rng, len: usize) -> Self {
-        let bits = rng.random_bool(0.7).then(|| ((0..len).map(|_| rng.random_bool(0.5)).collect(), rng.random_bool(0.5)));
+        let bits =
+            rng.random_bool(0.7).then(|| ((0..len).map(|_| rng.random_bool(0.5)).collect(), rng.random_bool(0.5)));
         let desc = Descriptor { replace: rng.random_bool(0.3), ..Descriptor::DEFAULT };
         Case { bits, accum: rng.random_bool(0.5), desc }
     }
@@ -74,7 +75,11 @@ impl Case {
     pub(crate) fn vector_mask(&self) -> Option<Mask<'static>> {
         self.bits.as_ref().map(|(b, comp)| {
             let m = Mask::from_bits(b.clone());
-            if *comp { m.complement() } else { m }
+            if *comp {
+                m.complement()
+            } else {
+                m
+            }
         })
     }
 
@@ -90,7 +95,11 @@ impl Case {
 pub(crate) fn matrix_mask(p: &Option<(SparseMatrix<f64>, bool)>) -> Option<MatrixMask<'_>> {
     p.as_ref().map(|(m, comp)| {
         let mm = MatrixMask::structural(m);
-        if *comp { mm.complement() } else { mm }
+        if *comp {
+            mm.complement()
+        } else {
+            mm
+        }
     })
 }
 
@@ -169,7 +178,8 @@ fn ewise_matrices_body(backend: Backend) {
     for seed in 0..16u64 {
         let mut rng = ChaCha8Rng::seed_from_u64(100 + seed);
         let n = rng.random_range(1..14);
-        let (a, b, c0) = (rand_dense(&mut rng, n * n, 0.4), rand_dense(&mut rng, n * n, 0.4), rand_dense(&mut rng, n * n, 0.3));
+        let (a, b, c0) =
+            (rand_dense(&mut rng, n * n, 0.4), rand_dense(&mut rng, n * n, 0.4), rand_dense(&mut rng, n * n, 0.3));
         let mut case = Case::new(&mut rng, n * n);
         // the second input transposed by the descriptor (ewise add and mult), the first for apply
         case.desc.transpose_second = seed % 3 == 1;
@@ -211,7 +221,8 @@ fn mxm_body(backend: Backend) {
     for seed in 0..16u64 {
         let mut rng = ChaCha8Rng::seed_from_u64(200 + seed);
         let (m, k, n) = (rng.random_range(1..15), rng.random_range(1..15), rng.random_range(1..15));
-        let (a, b, c0) = (rand_dense(&mut rng, m * k, 0.4), rand_dense(&mut rng, k * n, 0.4), rand_dense(&mut rng, m * n, 0.3));
+        let (a, b, c0) =
+            (rand_dense(&mut rng, m * k, 0.4), rand_dense(&mut rng, k * n, 0.4), rand_dense(&mut rng, m * n, 0.3));
         let mut case = Case::new(&mut rng, m * n);
         case.desc.transpose_second = seed % 2 == 1;
         let t: D = (0..m * n)

@@ -116,7 +116,17 @@ mod gpu {
     use kronograph::semirings::PlusTimes;
 
     #[allow(clippy::too_many_arguments)]
-    pub fn methods(i: usize, n: usize, a: &D, x: &D, w0: &D, case: &Case, vcase: &Case, c0: &D, mcase: &Case) -> [D; 4] {
+    pub fn methods(
+        i: usize,
+        n: usize,
+        a: &D,
+        x: &D,
+        w0: &D,
+        case: &Case,
+        vcase: &Case,
+        c0: &D,
+        mcase: &Case,
+    ) -> [D; 4] {
         let dev = GpuDevice::open(i).unwrap();
         let s = PlusTimes::<f64>::new();
         let plus = GpuBinaryOp::add(&s);

@@ -73,8 +73,8 @@ pub mod gpu;
 mod mask;
 mod merge;
 mod method;
-mod ops_mat;
 pub mod op;
+mod ops_mat;
 mod ops_vec;
 mod place;
 mod place_ewise;
@@ -88,7 +88,8 @@ pub use ewise_vec::{
 };
 pub use mask::{Accum, Descriptor, Mask, MatrixMask, Truthy};
 pub use method::{
-    DeviceMxm, DeviceMxv, DeviceVxm, InPlaceVector, Mxm, MxmInPlace, MxmSide, Mxv, MxvInPlace, OutputLeft, OutputRight, ProductVector, Vxm, VxmInPlace,
+    DeviceMxm, DeviceMxv, DeviceVxm, InPlaceVector, Mxm, MxmInPlace, MxmSide, Mxv, MxvInPlace, OutputLeft, OutputRight,
+    ProductVector, Vxm, VxmInPlace,
 };
 pub use ops_mat::{
     apply, assign, ewise_add, ewise_mult, extract, kronecker, mxm, reduce_rows, reduce_scalar, select, transpose,

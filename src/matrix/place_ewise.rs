@@ -28,8 +28,8 @@
 
 use super::ewise_vec::{apply_vector, ewise_add_vector, ewise_mult_vector, select_vector};
 use super::mask::{Descriptor, MatrixMask};
-use super::ops_mat::{apply as apply_host, ewise_add as ewise_add_host, ewise_mult as ewise_mult_host};
 use super::ops_mat::select as select_host;
+use super::ops_mat::{apply as apply_host, ewise_add as ewise_add_host, ewise_mult as ewise_mult_host};
 use super::place::ProductOutput;
 use super::{DenseVector, Element, SparseMatrix};
 

@@ -126,8 +126,8 @@ with_cuda! {
 #[cfg(not(feature = "cuda"))]
 pub mod stand_in;
 #[cfg(not(feature = "cuda"))]
-pub use stand_in::{DeviceDenseVector, DeviceMask, DeviceMatrix, DeviceSparseVector, GpuBinaryOp, GpuElement};
-#[cfg(not(feature = "cuda"))]
 pub use stand_in::DeviceMatrixMask;
+#[cfg(not(feature = "cuda"))]
+pub use stand_in::{DeviceDenseVector, DeviceMask, DeviceMatrix, DeviceSparseVector, GpuBinaryOp, GpuElement};
 
 pub use strategy::{GpuMergeStrategy, GpuMxmStrategy};

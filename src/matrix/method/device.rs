@@ -43,7 +43,13 @@ struct Opts<'a, M> {
 
 impl<M> Default for Opts<'_, M> {
     fn default() -> Self {
-        Opts { mask: None, accum: None, desc: Descriptor::DEFAULT, spmspv: SpmspvOptions::default(), method: MxmMethod::Auto }
+        Opts {
+            mask: None,
+            accum: None,
+            desc: Descriptor::DEFAULT,
+            spmspv: SpmspvOptions::default(),
+            method: MxmMethod::Auto,
+        }
     }
 }
 
@@ -173,8 +179,7 @@ where
     ///
     /// # Errors
     /// As [`mxv`](crate::matrix::mxv).
-    pub fn into(self, w: &mut DeviceDenseVector<S::C>) -> crate::Result<()>
-    {
+    pub fn into(self, w: &mut DeviceDenseVector<S::C>) -> crate::Result<()> {
         let o = self.opts;
         mxv(w, o.mask, o.accum, self.s, self.a, self.u, &o.desc)
     }
@@ -190,8 +195,7 @@ where
     ///
     /// # Errors
     /// As [`mxv_sparse`](crate::matrix::mxv_sparse).
-    pub fn into(self, w: &mut DeviceSparseVector<S::C>) -> crate::Result<()>
-    {
+    pub fn into(self, w: &mut DeviceSparseVector<S::C>) -> crate::Result<()> {
         let o = self.opts;
         mxv_sparse(w, o.mask, o.accum, self.s, self.a, self.u, &o.desc, &o.spmspv)
     }
@@ -207,8 +211,7 @@ where
     ///
     /// # Errors
     /// As [`vxm`](crate::matrix::vxm).
-    pub fn into(self, w: &mut DeviceDenseVector<S::C>) -> crate::Result<()>
-    {
+    pub fn into(self, w: &mut DeviceDenseVector<S::C>) -> crate::Result<()> {
         let o = self.opts;
         vxm(w, o.mask, o.accum, self.s, self.u, self.a, &o.desc)
     }
@@ -224,8 +227,7 @@ where
     ///
     /// # Errors
     /// As [`vxm_sparse`](crate::matrix::vxm_sparse).
-    pub fn into(self, w: &mut DeviceSparseVector<S::C>) -> crate::Result<()>
-    {
+    pub fn into(self, w: &mut DeviceSparseVector<S::C>) -> crate::Result<()> {
         let o = self.opts;
         vxm_sparse(w, o.mask, o.accum, self.s, self.u, self.a, &o.desc, &o.spmspv)
     }

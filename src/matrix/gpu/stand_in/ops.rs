@@ -5,9 +5,7 @@
 use super::{DeviceDenseVector, DeviceMask, DeviceMatrix, DeviceSparseVector, GpuBinaryOp};
 use crate::matrix::place::ProductOutput;
 use crate::matrix::place_ewise::{ApplyOp, EwiseAddOp, EwiseMultOp, SelectOp};
-use crate::matrix::place_mxm::{
-    AssignOp, AssignVectorOp, ExtractOp, ExtractVectorOp, MxmOp, ReduceOp, ReduceRowsOp,
-};
+use crate::matrix::place_mxm::{AssignOp, AssignVectorOp, ExtractOp, ExtractVectorOp, MxmOp, ReduceOp, ReduceRowsOp};
 use crate::matrix::{Descriptor, MxmMethod};
 use crate::semirings::Semiring;
 use std::convert::Infallible;
