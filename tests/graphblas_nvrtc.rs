@@ -36,6 +36,11 @@ fn every_generated_graphblas_module_compiles() {
             jobs.push((format!("graphblas_hash_{}_u64", c.name), hash_source_for(c, u64_)));
         }
     }
+    // the (⊕, first) forms of the device's reduce_rows, on every other form
+    for c in forms.iter().step_by(2) {
+        let f = kronograph::matrix::gpu::row_reduce_form(c.clone());
+        jobs.push((f.name.clone(), source_for(&f, u32_)));
+    }
     for w in [u32_, u64_] {
         jobs.push((format!("graphblas_util_{}", w.name()), util_source(w)));
         jobs.push((format!("graphblas_frontier_{}", w.name()), kronograph::algorithms::gpu::frontier_source(w)));

@@ -41,6 +41,8 @@ mod io_readers;
 mod kron_gpu;
 mod matrix_methods;
 mod matrix_ops;
+mod matrix_places;
+mod matrix_places_methods;
 mod mgk_backend;
 mod mgk_data;
 mod mgk_lowrank;

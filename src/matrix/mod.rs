@@ -24,12 +24,30 @@
 //! floating point included. An entry with no terms is absent (not `0`).
 //!
 //! # One API over every place
-//! The vector products ([`mxv`], [`vxm`], [`mxv_sparse`], [`vxm_sparse`])
-//! and [`assign_min`] take host objects or device objects
+//! Every operation of [`op`] takes host objects or device objects
 //! ([`gpu::DeviceMatrix`], …) with the same signature; the output's type
 //! picks the implementation ([`ProductOutput`] and the operation traits).
 //! Data moves only by an explicit upload or download. Algorithms written
 //! once over them run on either ([`Located`]).
+//!
+//! | operation ([`op`]) | host | device |
+//! |---|---|---|
+//! | [`mxv`], [`vxm`] | yes | yes |
+//! | [`mxv_sparse`], [`vxm_sparse`] | yes | yes (three merge strategies) |
+//! | [`assign_min`] | yes | yes |
+//! | [`op::mxm`] | yes, any mask or none | masked only (product assembled on the host, uploaded) |
+//! | [`op::ewise_add`], [`op::ewise_mult`] | dense vectors, matrices | dense and sparse vectors, matrices |
+//! | [`op::apply`], [`op::select`] | dense vectors, matrices | dense and sparse vectors, matrices |
+//! | [`op::reduce`] | dense vector, matrix | dense and sparse vector, matrix |
+//! | [`op::reduce_rows`] | yes | yes |
+//! | [`op::extract`], [`op::assign`], [`op::extract_vector`], [`op::assign_vector`] | yes | [`MatrixError::DeviceUnsupported`] |
+//!
+//! The operators follow the place: closures on the host,
+//! [`gpu::GpuBinaryOp`], `GpuUnaryOp` and `GpuSelectOp` (compiled into the
+//! kernel) on a device. The host-only functions of this module with the
+//! same names ([`mxm`], [`ewise_add`], …, returning [`MatrixError`]) are
+//! what [`op`] runs on the host. The method form works on both places:
+//! [`SparseMatrix::mxv`] and `DeviceMatrix::mxv` (see [`DeviceMxv`]).
 //!
 //! # Two spellings of one operation
 //! Every product exists as a GraphBLAS-shaped function (all arguments,
@@ -55,9 +73,12 @@ pub mod gpu;
 mod mask;
 mod merge;
 mod method;
+pub mod op;
 mod ops_mat;
 mod ops_vec;
 mod place;
+mod place_ewise;
+mod place_mxm;
 mod sparse;
 mod vec_kernels;
 mod vector;
@@ -67,7 +88,8 @@ pub use ewise_vec::{
 };
 pub use mask::{Accum, Descriptor, Mask, MatrixMask, Truthy};
 pub use method::{
-    InPlaceVector, Mxm, MxmInPlace, MxmSide, Mxv, MxvInPlace, OutputLeft, OutputRight, ProductVector, Vxm, VxmInPlace,
+    DeviceMxm, DeviceMxv, DeviceVxm, InPlaceVector, Mxm, MxmInPlace, MxmSide, Mxv, MxvInPlace, OutputLeft, OutputRight,
+    ProductVector, Vxm, VxmInPlace,
 };
 pub use ops_mat::{
     apply, assign, ewise_add, ewise_mult, extract, kronecker, mxm, reduce_rows, reduce_scalar, select, transpose,
@@ -77,6 +99,8 @@ pub use place::{
     assign_min, mxv, mxv_sparse, vxm, vxm_sparse, AssignMinOp, Located, MxvOp, MxvSparseOp, ProductOutput, VxmOp,
     VxmSparseOp,
 };
+pub use place_ewise::{ApplyOp, EwiseAddOp, EwiseMultOp, SelectOp};
+pub use place_mxm::{AssignOp, AssignVectorOp, ExtractOp, ExtractVectorOp, MxmOp, ReduceOp, ReduceRowsOp};
 pub use sparse::SparseMatrix;
 pub use vec_kernels::{MergeStrategy, PushPull, SpmspvOptions};
 pub use vector::{DenseVector, SparseVector};
@@ -120,6 +144,13 @@ pub enum MatrixError {
         what: &'static str,
         /// The index.
         index: usize,
+    },
+    /// An operation with no device implementation yet (download the
+    /// operands and run it on the host).
+    #[error("{operation} has no device implementation yet; run it on the host objects")]
+    DeviceUnsupported {
+        /// The operation.
+        operation: &'static str,
     },
     /// Arrays of different lengths.
     #[error("{what}: {a} and {b} entries do not match")]

@@ -86,6 +86,8 @@ macro_rules! with_cuda {
 with_cuda! {
     mod device_index;
     mod dispatch;
+    mod dispatch_mxm;
+    mod dispatch_ops;
     mod element;
     mod element_ops;
     mod loaded;
@@ -107,6 +109,9 @@ with_cuda! {
     pub_for_testing! {
         pub use element_ops::convert_source;
     }
+    pub_for_testing! {
+        pub use dispatch_mxm::row_reduce_form;
+    }
     pub use mxm_hash::{mxm_masked, mxm_masked_costs, prepare_mxm, reduce_mxm_masked};
     pub use objects::{DeviceDenseVector, DeviceMask, DeviceMatrix, DeviceMatrixMask, DeviceSparseVector};
     pub(crate) use ops::{frontier_offsets, pull, semiring_kernels, spmspv, SemiringKernels};
@@ -120,6 +125,8 @@ with_cuda! {
 
 #[cfg(not(feature = "cuda"))]
 pub mod stand_in;
+#[cfg(not(feature = "cuda"))]
+pub use stand_in::DeviceMatrixMask;
 #[cfg(not(feature = "cuda"))]
 pub use stand_in::{DeviceDenseVector, DeviceMask, DeviceMatrix, DeviceSparseVector, GpuBinaryOp, GpuElement};
 

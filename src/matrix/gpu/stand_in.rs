@@ -12,6 +12,9 @@ use crate::semirings::Semiring;
 use std::convert::Infallible;
 use std::marker::PhantomData;
 
+mod ops;
+pub use ops::DeviceMatrixMask;
+
 /// A matrix or vector entry type the GPU would hold.
 pub trait GpuElement: Element {}
 impl<T: Element> GpuElement for T {}

@@ -86,10 +86,12 @@ mod private {
     impl Side for super::OutputLeft {}
 }
 
+mod device;
 mod mxm;
 mod vector;
 mod vector_in_place;
 
+pub use device::{DeviceMxm, DeviceMxv, DeviceVxm};
 pub use mxm::{Mxm, MxmInPlace, MxmSide, OutputLeft, OutputRight};
 pub use vector::{Mxv, ProductVector, Vxm};
 pub use vector_in_place::{InPlaceVector, MxvInPlace, VxmInPlace};
