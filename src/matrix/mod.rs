@@ -58,6 +58,9 @@ mod method;
 mod ops_mat;
 mod ops_vec;
 mod place;
+mod place_mxm_reduce;
+mod place_relax;
+mod place_visit;
 mod sparse;
 mod vec_kernels;
 mod vector;
@@ -77,6 +80,9 @@ pub use place::{
     assign_min, mxv, mxv_sparse, vxm, vxm_sparse, AssignMinOp, Located, MxvOp, MxvSparseOp, ProductOutput, VxmOp,
     VxmSparseOp,
 };
+pub use place_mxm_reduce::{mxm_costs, reduce_mxm, MxmReduceOp};
+pub use place_relax::{relax_near, split_far, HostRelaxed, Queues, RelaxOp, WeightStats};
+pub use place_visit::{vxm_visit, HostVisited, Reached, VisitOp};
 pub use sparse::SparseMatrix;
 pub use vec_kernels::{MergeStrategy, PushPull, SpmspvOptions};
 pub use vector::{DenseVector, SparseVector};
