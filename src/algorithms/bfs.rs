@@ -130,9 +130,12 @@ impl BfsLevels {
     /// # Errors
     /// CUDA errors on a device.
     pub fn result<M: VisitOp>(self, v: &M::Visited) -> crate::Result<BfsResult> {
-        let (levels, parents) = M::visited_to_host(v)?;
+        Ok(self.with(M::visited_to_host(v)?))
+    }
+
+    fn with(self, (levels, parents): (Vec<i64>, Vec<i64>)) -> BfsResult {
         let BfsLevels { reached, depth, arcs_in_component, pulled } = self;
-        Ok(BfsResult { levels, parents, reached, depth, arcs_in_component, pulled })
+        BfsResult { levels, parents, reached, depth, arcs_in_component, pulled }
     }
 }
 
@@ -152,7 +155,8 @@ impl BfsLevels {
 pub fn bfs_in<M: VisitOp>(a: &M, source: usize, opts: &BfsOptions) -> crate::Result<BfsResult> {
     check_bfs(a, source)?;
     let mut v = a.visited()?;
-    bfs_levels(a, &mut v, source, opts)?.result::<M>(&v)
+    let levels = bfs_levels(a, &mut v, source, opts)?;
+    Ok(levels.with(M::visited_into_host(v)?))
 }
 
 fn check_bfs<M: VisitOp>(a: &M, source: usize) -> Result<usize, AlgorithmError> {

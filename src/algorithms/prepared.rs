@@ -154,7 +154,7 @@ pub struct PreparedSssp<'a> {
 
 #[cfg(feature = "cuda")]
 enum GpuSsspForm {
-    Delta(DeviceMatrix<f64>, super::DeltaStepping<DeviceMatrix<f64>>),
+    Delta(DeviceMatrix<f64>, Box<super::DeltaStepping<DeviceMatrix<f64>>>),
     BellmanFord(DeviceMatrix<f64>),
 }
 
@@ -173,7 +173,7 @@ impl<'a> PreparedSssp<'a> {
             Ok(match opts.method {
                 super::SsspMethod::DeltaStepping => {
                     let ds = super::DeltaStepping::new(&m, opts.delta)?;
-                    GpuSsspForm::Delta(m, ds)
+                    GpuSsspForm::Delta(m, Box::new(ds))
                 }
                 super::SsspMethod::BellmanFord => GpuSsspForm::BellmanFord(m),
             })

@@ -79,6 +79,14 @@ pub trait VisitOp: Located {
     /// # Errors
     /// CUDA errors on a device.
     fn visited_to_host(v: &Self::Visited) -> crate::Result<(Vec<i64>, Vec<i64>)>;
+
+    /// [`VisitOp::visited_to_host`] consuming `v` (on the host without a copy).
+    ///
+    /// # Errors
+    /// CUDA errors on a device.
+    fn visited_into_host(v: Self::Visited) -> crate::Result<(Vec<i64>, Vec<i64>)> {
+        Self::visited_to_host(&v)
+    }
 }
 
 /// One BFS level on the place of `a`: `q'⟨¬s(π), replace⟩ = qᵀ A` over
@@ -87,7 +95,7 @@ pub trait VisitOp: Located {
 /// and out-arcs. Push (`O(Σ_{u ∈ q} deg u)`) or pull (`O(n/64 + arcs
 /// scanned)` on the host) by `opts.direction` (`Auto`: pull when
 /// `|q| > pull_density · n`); the merge of the push by `opts.strategy` on
-/// the host (see the [module](self)).
+/// the host (the host runs the sorting strategies through [`vxm_sparse`]).
 ///
 /// # Errors
 /// [`MatrixError::DimensionMismatch`](super::MatrixError) if `v` was made
@@ -126,6 +134,8 @@ pub struct HostVisited {
     next: Vec<usize>,
     /// The frontier's out-arcs.
     arcs: usize,
+    /// Nothing visited yet (just made): a search needs no reset.
+    fresh: bool,
     /// The parents as a vector (for the mask of the sorting strategies' `vxm_sparse`).
     dense_parents: Option<DenseVector<u64>>,
 }
@@ -156,16 +166,20 @@ impl<T: Element> VisitOp for SparseMatrix<T> {
             frontier: Vec::with_capacity(1024),
             next: Vec::with_capacity(1024),
             arcs: 0,
+            fresh: true,
             dense_parents: None,
         })
     }
 
     fn visit_source(&self, v: &mut HostVisited, source: usize) -> crate::Result<Reached> {
         super::check_dim("vxm_visit", "visit state", self.nrows(), v.n)?;
-        v.levels.fill(-1);
-        v.parents.par_iter().for_each(|p| p.store(UNSET, Ordering::Relaxed));
-        v.visited.fill(0);
-        v.frontier_bits.fill(0);
+        if !v.fresh {
+            v.levels.fill(-1);
+            v.parents.par_iter().for_each(|p| p.store(UNSET, Ordering::Relaxed));
+            v.visited.fill(0);
+            v.frontier_bits.fill(0);
+        }
+        v.fresh = false;
         v.frontier_in_bits = false;
         v.frontier.clear();
         v.dense_parents = None;

@@ -33,6 +33,28 @@ pub struct DeviceVisited(Infallible);
 /// No device operator exists without the `cuda` feature.
 pub struct GpuBinaryOp(Infallible);
 
+impl DeviceMatrixMask {
+    /// Always [`CudaError::NotCompiled`].
+    ///
+    /// # Errors
+    /// Always.
+    pub fn upload(_dev: &GpuDevice, _m: &crate::matrix::MatrixMask<'_>) -> Result<Self, CudaError> {
+        Err(CudaError::NotCompiled)
+    }
+
+    /// Always [`CudaError::NotCompiled`].
+    ///
+    /// # Errors
+    /// Always.
+    pub fn upload_with_width(
+        _dev: &GpuDevice,
+        _m: &crate::matrix::MatrixMask<'_>,
+        _w: super::IndexWidth,
+    ) -> Result<Self, CudaError> {
+        Err(CudaError::NotCompiled)
+    }
+}
+
 impl<T: Element> DeviceMatrix<T> {
     /// Always [`CudaError::NotCompiled`].
     ///
