@@ -53,23 +53,7 @@ extern "C" __global__ void gbu_compact_indices(kg_idx_t n, const kg_idx_t *flag,
     }
 }
 
-// bytes[idx[s]] = value for s < f.
-extern "C" __global__ void gbu_set_bytes(kg_idx_t f, const kg_idx_t *idx, unsigned char value, unsigned char *bytes) {
-    for (kg_u64 s = gb_tid(); s < f; s += gb_stride()) bytes[idx[s]] = value;
-}
-
-// BFS: the new frontier's nodes idx[s] (parent par[s]) get level `level`, are marked visited.
-extern "C" __global__ void gbu_bfs_visit(kg_idx_t f, const kg_idx_t *idx, const kg_u64 *par, int level,
-                                         unsigned char *visited, int *levels, long long *parents) {
-    for (kg_u64 s = gb_tid(); s < f; s += gb_stride()) {
-        kg_idx_t v = idx[s];
-        visited[v] = 1;
-        levels[v] = level;
-        parents[v] = (long long)par[s];
-    }
-}
-
-// BFS pull: the parents the pull found (dense: pres/val) become the next frontier's values.
+// out[s] = dense[idx[s]] (the lowered labels of a relaxation, gathered).
 extern "C" __global__ void gbu_gather_u64(kg_idx_t f, const kg_idx_t *idx, const kg_u64 *dense, kg_u64 *out) {
     for (kg_u64 s = gb_tid(); s < f; s += gb_stride()) out[s] = dense[idx[s]];
 }

@@ -1,15 +1,22 @@
 //! The algorithms written once over the GraphBLAS operations
-//! (`components_in`, `bellman_ford_in`) on the CPU and on every CUDA device
-//! present (`test_device!`), each against a small brute-force reference
-//! (union-find; Dijkstra by an `O(n²)` scan). On a device the same source
-//! runs on a `DeviceMatrix`, through the device implementations of
-//! `vxm_sparse` and `assign_min`.
+//! (`components_in`, `bellman_ford_in`, `bfs_in`/`bfs_levels`,
+//! `DeltaStepping`, `triangles_in`) on the CPU and on every CUDA device present
+//! (`test_device!`), each against a small brute-force reference
+//! (union-find; Dijkstra by an `O(n²)` scan; BFS by a queue; triangles by
+//! enumerating node triples). On a device the same source runs on a
+//! `DeviceMatrix`, through the device implementations of `vxm_sparse`,
+//! `assign_min`, `vxm_visit`, `relax_near`/`split_far` and `reduce_mxm`.
 
 use crate::device_common::test_device;
-use kronograph::algorithms::{bellman_ford_in, components_in};
+use kronograph::algorithms::{
+    bellman_ford_in, bfs_in, bfs_levels, components_in, lower_by_degree, triangles_in, BfsDirection, BfsOptions,
+    BfsResult, DeltaStepping, TriangleForm,
+};
 use kronograph::cuda::{Backend, GpuDevice};
-use kronograph::matrix::gpu::{DeviceMatrix, IndexWidth};
-use kronograph::matrix::{MergeStrategy, SparseMatrix, SpmspvOptions};
+use kronograph::matrix::gpu::{DeviceMatrix, DeviceMatrixMask, IndexWidth};
+use kronograph::matrix::{MatrixMask, MergeStrategy, SparseMatrix, SpmspvOptions, VisitOp};
+use proptest::prelude::*;
+use proptest::test_runner::{Config, TestRunner};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -134,4 +141,264 @@ fn bellman_ford_body(backend: Backend) {
         };
         assert!(e.unwrap_err().to_string().contains("out of range"));
     }
+}
+
+/// The `n × n` pattern (values 1) of the arcs `arcs` (repeats merged).
+fn pattern(n: usize, arcs: Vec<(usize, usize)>) -> SparseMatrix<f64> {
+    let set: std::collections::BTreeSet<(usize, usize)> = arcs.into_iter().collect();
+    let (r, c): (Vec<usize>, Vec<usize>) = set.into_iter().unzip();
+    SparseMatrix::try_from_triplets(n, n, &r, &c, &vec![1.0; r.len()]).unwrap()
+}
+
+/// BFS levels by a queue (`-1` unreached).
+fn bfs_levels_reference(a: &SparseMatrix<f64>, s: usize) -> Vec<i64> {
+    let mut levels = vec![-1i64; a.nrows()];
+    levels[s] = 0;
+    let mut queue = std::collections::VecDeque::from([s]);
+    while let Some(u) = queue.pop_front() {
+        for &v in a.row(u).0 {
+            if levels[v] < 0 {
+                levels[v] = levels[u] + 1;
+                queue.push_back(v);
+            }
+        }
+    }
+    levels
+}
+
+/// `r` against the reference: equal levels, counts that fit them, each
+/// parent a node one level up with an arc to its child (the smallest such
+/// when `smallest`).
+fn check_bfs(a: &SparseMatrix<f64>, s: usize, r: &BfsResult, smallest: bool, what: &str) {
+    let want = bfs_levels_reference(a, s);
+    assert_eq!(r.levels, want, "{what}");
+    assert_eq!(r.reached, want.iter().filter(|&&l| l >= 0).count(), "{what}");
+    assert_eq!(r.depth as i64, want.iter().copied().max().unwrap_or(0), "{what}");
+    let arcs: usize = (0..a.nrows()).filter(|&v| want[v] >= 0).map(|v| a.row(v).0.len()).sum();
+    assert_eq!(r.arcs_in_component, arcs, "{what}");
+    assert_eq!(r.pulled.len(), r.depth, "{what}");
+    assert_eq!(r.parents[s], s as i64, "{what}");
+    for v in (0..a.nrows()).filter(|&v| v != s) {
+        if want[v] < 0 {
+            assert_eq!(r.parents[v], -1, "{what}: unreached {v}");
+            continue;
+        }
+        let p = r.parents[v] as usize;
+        assert!(a.get(p, v).is_some() && want[p] == want[v] - 1, "{what}: parent {p} of {v}");
+        if smallest {
+            let first = (0..a.nrows()).find(|&u| want[u] == want[v] - 1 && a.get(u, v).is_some());
+            assert_eq!(Some(p), first, "{what}: the smallest parent of {v}");
+        }
+    }
+}
+
+/// BFS on `backend` with `opts` from each of `sources` (one visit state
+/// reused across them on a device), each checked against the reference.
+fn bfs_case(backend: Backend, a: &SparseMatrix<f64>, sources: &[usize], opts: &BfsOptions, w: IndexWidth, what: &str) {
+    // the host's parent is the smallest always, a device's by pull
+    let smallest = backend == Backend::Cpu || opts.direction == BfsDirection::Pull;
+    match backend {
+        Backend::Cpu => {
+            let mut v = a.visited().unwrap();
+            for &s in sources {
+                check_bfs(a, s, &bfs_in(a, s, opts).unwrap(), true, what);
+                let r = bfs_levels(a, &mut v, s, opts).unwrap().result::<SparseMatrix<f64>>(&v).unwrap();
+                check_bfs(a, s, &r, true, &format!("{what} (reused state)"));
+            }
+        }
+        _ => {
+            let d = upload(backend, a, w);
+            let mut v = d.visited().unwrap();
+            for &s in sources {
+                let r = bfs_levels(&d, &mut v, s, opts).unwrap().result::<DeviceMatrix<f64>>(&v).unwrap();
+                check_bfs(a, s, &r, smallest, &format!("{what} on {backend:?} {w:?}"));
+            }
+            check_bfs(a, sources[0], &bfs_in(&d, sources[0], opts).unwrap(), smallest, what);
+        }
+    }
+}
+
+const DIRECTIONS: [BfsDirection; 3] =
+    [BfsDirection::Push, BfsDirection::Pull, BfsDirection::Auto { alpha: 14.0, beta: 24.0 }];
+
+test_device!(bfs_body, bfs_matches_reference, bfs_matches_reference_on_gpus);
+
+fn bfs_body(backend: Backend) {
+    for seed in 0..4u64 {
+        let n = 120 + 90 * seed as usize;
+        let (sym, a) = (seed % 2 == 0, random(seed, n, 4 * n, seed % 2 == 0));
+        let w = if seed == 3 { IndexWidth::U64 } else { IndexWidth::U32 };
+        for direction in DIRECTIONS {
+            for strategy in [MergeStrategy::Scatter, MergeStrategy::MergeSort, MergeStrategy::Auto] {
+                let opts = BfsOptions { direction, strategy };
+                let what = format!("seed {seed} symmetric {sym} {direction:?} {strategy:?}");
+                bfs_case(backend, &a, &[0, n / 2, n - 1], &opts, w, &what);
+            }
+        }
+        // out of range is a typed error on every place
+        let e = match backend {
+            Backend::Cpu => bfs_in(&a, n, &BfsOptions::default()).map(|_| ()),
+            _ => bfs_in(&upload(backend, &a, w), n, &BfsOptions::default()).map(|_| ()),
+        };
+        assert!(e.unwrap_err().to_string().contains("out of range"));
+    }
+}
+
+test_device!(bfs_prop_body, bfs_proptest_random_graphs, bfs_proptest_random_graphs_on_gpus);
+
+/// Random graphs (any arcs, self-loops and isolated nodes included), every
+/// direction; the first source and a middle one.
+fn bfs_prop_body(backend: Backend) {
+    let mut runner = TestRunner::new(Config { cases: 24, failure_persistence: None, ..Config::default() });
+    let graphs = (1usize..70).prop_flat_map(|n| (Just(n), proptest::collection::vec((0..n, 0..n), 0..4 * n)));
+    runner
+        .run(&graphs, |(n, arcs)| {
+            let a = pattern(n, arcs);
+            for direction in DIRECTIONS {
+                let opts = BfsOptions { direction, ..BfsOptions::default() };
+                bfs_case(backend, &a, &[0, n / 2], &opts, IndexWidth::U32, &format!("n {n} {direction:?}"));
+            }
+            Ok(())
+        })
+        .unwrap();
+}
+
+/// Triangles by enumerating node triples `i < j < k` of a symmetric pattern (self-loops ignored).
+fn triangles_reference(a: &SparseMatrix<f64>) -> u64 {
+    let n = a.nrows();
+    let adj = |i: usize, j: usize| i != j && a.get(i, j).is_some();
+    let mut t = 0;
+    for i in 0..n {
+        for j in a.row(i).0.iter().copied().filter(|&j| j > i) {
+            t += (j + 1..n).filter(|&k| adj(i, k) && adj(j, k)).count() as u64;
+        }
+    }
+    t
+}
+
+/// The triangles of the symmetric `a` on `backend` by each form.
+fn triangles_case(backend: Backend, a: &SparseMatrix<f64>, w: IndexWidth, what: &str) {
+    let want = triangles_reference(a);
+    let l = lower_by_degree(a);
+    let mask = MatrixMask::structural(&l);
+    for form in [TriangleForm::Dot, TriangleForm::RowWise, TriangleForm::Auto] {
+        let got = match backend {
+            Backend::Cpu => triangles_in(&l, &mask, form).unwrap(),
+            Backend::Cuda(i) => {
+                let dev = GpuDevice::open(i).unwrap();
+                let dl = DeviceMatrix::upload_with_width(&dev, &l, w).unwrap();
+                let dm = DeviceMatrixMask::upload_with_width(&dev, &mask, w).unwrap();
+                triangles_in(&dl, &dm, form).unwrap()
+            }
+            _ => unreachable!("a CPU or CUDA backend"),
+        };
+        assert_eq!(got, want, "{what} {form:?} on {backend:?}");
+    }
+}
+
+test_device!(triangles_body, triangles_match_reference, triangles_match_reference_on_gpus);
+
+fn triangles_body(backend: Backend) {
+    for seed in 0..5u64 {
+        let n = 40 + 30 * seed as usize;
+        let a = random(seed, n, 3 * n + 40 * seed as usize, true);
+        let w = if seed % 2 == 1 { IndexWidth::U64 } else { IndexWidth::U32 };
+        triangles_case(backend, &a, w, &format!("seed {seed}"));
+    }
+    // a complete graph on 9 nodes: C(9, 3) triangles
+    let (r, c): (Vec<usize>, Vec<usize>) = (0..81).map(|k| (k / 9, k % 9)).filter(|(i, j)| i != j).unzip();
+    let k9 = SparseMatrix::try_from_triplets(9, 9, &r, &c, &vec![1.0; r.len()]).unwrap();
+    assert_eq!(triangles_reference(&k9), 84);
+    triangles_case(backend, &k9, IndexWidth::U32, "K9");
+}
+
+test_device!(triangles_prop_body, triangles_proptest_random_graphs, triangles_proptest_random_graphs_on_gpus);
+
+fn triangles_prop_body(backend: Backend) {
+    let mut runner = TestRunner::new(Config { cases: 24, failure_persistence: None, ..Config::default() });
+    let graphs = (1usize..50).prop_flat_map(|n| (Just(n), proptest::collection::vec((0..n, 0..n), 0..5 * n)));
+    runner
+        .run(&graphs, |(n, edges)| {
+            let a = pattern(n, edges.iter().flat_map(|&(u, v)| [(u, v), (v, u)]).collect());
+            triangles_case(backend, &a, IndexWidth::U32, &format!("n {n}"));
+            Ok(())
+        })
+        .unwrap();
+}
+
+/// Delta-stepping on `backend` with each `Δ` from each source (one state
+/// per `Δ`, reused across sources), against Dijkstra (weights are multiples
+/// of 1/4 or integers: every path sum is exact).
+fn delta_case(backend: Backend, a: &SparseMatrix<f64>, sources: &[usize], w: IndexWidth, what: &str) {
+    // the automatic Δ, a tiny one (threshold jumps), a middle one, a huge one (one bucket)
+    for delta in [None, Some(0.01), Some(1.5), Some(1e9)] {
+        let got: Vec<(Vec<f64>, usize)> = match backend {
+            Backend::Cpu => {
+                let mut ds = DeltaStepping::new(a, delta).unwrap();
+                sources.iter().map(|&s| ds.run(a, s).map(|r| (r.distances, r.rounds)).unwrap()).collect()
+            }
+            _ => {
+                let d = upload(backend, a, w);
+                let mut ds = DeltaStepping::new(&d, delta).unwrap();
+                sources.iter().map(|&s| ds.run(&d, s).map(|r| (r.distances, r.rounds)).unwrap()).collect()
+            }
+        };
+        for (&s, (dist, rounds)) in sources.iter().zip(got) {
+            assert_eq!(dist, dijkstra(a, s), "{what} Δ {delta:?} from {s} on {backend:?}");
+            assert!(rounds >= 1, "{what}");
+        }
+    }
+}
+
+test_device!(delta_body, delta_stepping_matches_dijkstra, delta_stepping_matches_dijkstra_on_gpus);
+
+fn delta_body(backend: Backend) {
+    for seed in 0..4u64 {
+        let n = 150 + 100 * seed as usize;
+        let a = random(seed, n, 5 * n, seed % 2 == 0);
+        let w = if seed % 2 == 1 { IndexWidth::U64 } else { IndexWidth::U32 };
+        delta_case(backend, &a, &[0, n / 2], w, &format!("seed {seed}"));
+    }
+    // zero weights and a hub of out-degree >= 1024 (the grid-wide relaxation on a device)
+    let n = 3000;
+    let mut rng = ChaCha8Rng::seed_from_u64(9);
+    let mut arcs = std::collections::BTreeMap::new();
+    for j in 1..n {
+        arcs.insert((0, j), rng.random_range(0..4) as f64);
+        arcs.insert((j, (j * 7 + 1) % n), rng.random_range(0..3) as f64 * 0.5);
+    }
+    let (r, c): (Vec<usize>, Vec<usize>) = arcs.keys().copied().unzip();
+    let v: Vec<f64> = arcs.values().copied().collect();
+    let hub = SparseMatrix::try_from_triplets(n, n, &r, &c, &v).unwrap();
+    delta_case(backend, &hub, &[0, 5], IndexWidth::U32, "hub");
+    // a negative weight and a bad Δ are typed errors on every place
+    let bad = SparseMatrix::try_from_triplets(3, 3, &[0, 1], &[1, 2], &[1.0, -2.0]).unwrap();
+    let errors = match backend {
+        Backend::Cpu => [DeltaStepping::new(&bad, None).err(), DeltaStepping::new(&hub, Some(0.0)).err()],
+        _ => {
+            let (db, dh) = (upload(backend, &bad, IndexWidth::U32), upload(backend, &hub, IndexWidth::U32));
+            [DeltaStepping::new(&db, None).err(), DeltaStepping::new(&dh, Some(0.0)).err()]
+        }
+    };
+    let [weight, delta] = errors.map(|e| e.expect("an error").to_string());
+    assert!(weight.contains("-2") && weight.contains("1 -> 2"), "{weight}");
+    assert!(delta.contains("bucket width"), "{delta}");
+}
+
+test_device!(delta_prop_body, delta_stepping_proptest_random_graphs, delta_stepping_proptest_random_graphs_on_gpus);
+
+fn delta_prop_body(backend: Backend) {
+    let mut runner = TestRunner::new(Config { cases: 24, failure_persistence: None, ..Config::default() });
+    let graphs = (1usize..60).prop_flat_map(|n| (Just(n), proptest::collection::vec((0..n, 0..n, 0u32..12), 0..5 * n)));
+    runner
+        .run(&graphs, |(n, arcs)| {
+            let set: std::collections::BTreeMap<(usize, usize), f64> =
+                arcs.into_iter().map(|(u, v, w)| ((u, v), f64::from(w) / 4.0)).collect();
+            let (r, c): (Vec<usize>, Vec<usize>) = set.keys().copied().unzip();
+            let vals: Vec<f64> = set.values().copied().collect();
+            let a = SparseMatrix::try_from_triplets(n, n, &r, &c, &vals).unwrap();
+            delta_case(backend, &a, &[0, n - 1], IndexWidth::U32, &format!("n {n}"));
+            Ok(())
+        })
+        .unwrap();
 }

@@ -2,8 +2,8 @@
 //! form, every mask kind (none, structural, valued; each complemented or
 //! not), every merge strategy (proptest over random matrices); and the GPU
 //! algorithms: BFS levels equal the CPU's on the SNAP graphs and R-MAT with
-//! parents forming a BFS tree (also the fused `GpuBfs`), SSSP (Bellman–Ford
-//! and near-far delta-stepping `GpuSssp`) equals Dijkstra, triangle counts equal
+//! parents forming a BFS tree (the one `bfs_in`/`bfs_levels` on a device matrix), SSSP (Bellman–Ford
+//! and the one near-far `DeltaStepping` on a device matrix) equals Dijkstra, triangle counts equal
 //! the known ones, components equal the CPU's. Each with 64-bit device
 //! indices too (forced on these small matrices: the same kernel sources'
 //! 64-bit instantiations), against the same CPU results.
@@ -15,7 +15,8 @@
 
 use kronograph::algorithms::gpu::{self as agpu, GpuBfsOptions};
 use kronograph::algorithms::{
-    bellman_ford_in, bfs, components_in, connected_components, triangle_count, BfsDirection, BfsOptions,
+    bellman_ford_in, bfs, bfs_in, bfs_levels, components_in, connected_components, triangle_count, triangles_in,
+    BfsDirection, BfsOptions, DeltaStepping, TriangleForm,
 };
 use kronograph::cuda::GpuDevice;
 use kronograph::graph::generate::{erdos_renyi_gnm, rmat, RmatParams};
@@ -26,7 +27,7 @@ use kronograph::matrix::gpu::{
 };
 use kronograph::matrix::{
     mxm, mxv, mxv_sparse, reduce_vector, vxm, vxm_sparse, DenseVector, Descriptor, Mask, MatrixMask, MergeStrategy,
-    MxmMethod, SparseMatrix, SparseVector, SpmspvOptions, Truthy,
+    MxmMethod, SparseMatrix, SparseVector, SpmspvOptions, Truthy, VisitOp,
 };
 use kronograph::semirings::{
     AnyPair, AnySecondi, LorLand, MaxMin, MaxPlus, MinPlus, Monoid, PlusPair, PlusTimes, Semiring,
@@ -357,21 +358,17 @@ fn check_bfs(g: &kronograph::graph::Graph<(), ()>, source: usize, what: &str, iw
     let a = SparseMatrix::from_graph(g);
     let da = DeviceMatrix::upload_with_width(&dev, &a, iw).unwrap();
     let what = &format!("{what} ({iw:?})");
+    // the one BFS on the device matrix, its visit state reused across directions and strategies
+    let mut visited = da.visited().unwrap();
     for direction in [BfsDirection::Push, BfsDirection::Pull, BfsDirection::Auto { alpha: 14.0, beta: 24.0 }] {
-        for strategy in STRATEGIES {
-            let opts = GpuBfsOptions { direction };
-            let (r, _) = agpu::bfs_device(&da, source, &opts, strategy).unwrap();
+        for strategy in [MergeStrategy::Scatter, MergeStrategy::RadixSort] {
+            let opts = BfsOptions { direction, strategy };
+            let r = bfs_levels(&da, &mut visited, source, &opts).unwrap().result::<DeviceMatrix<f64>>(&visited);
             let w = format!("{what}: {direction:?} {strategy:?}");
-            assert_bfs_tree(&a, source, &r, &cpu, &w);
+            assert_bfs_tree(&a, source, &r.unwrap(), &cpu, &w);
         }
-    }
-    // the fused BFS, its workspace reused across directions
-    let mut fused = agpu::GpuBfs::new(&da).unwrap();
-    for direction in [BfsDirection::Push, BfsDirection::Pull, BfsDirection::Auto { alpha: 14.0, beta: 24.0 }] {
-        let (r, secs) = fused.run(source, direction).unwrap();
-        let w = format!("{what}: fused {direction:?}");
-        assert!(secs > 0.0, "{w}");
-        assert_bfs_tree(&a, source, &r, &cpu, &w);
+        let r = bfs_in(&da, source, &BfsOptions { direction, ..BfsOptions::default() }).unwrap();
+        assert_bfs_tree(&a, source, &r, &cpu, &format!("{what}: bfs_in {direction:?}"));
     }
     // the graph form
     let r = agpu::bfs(g, source, &GpuBfsOptions::default(), &dev).unwrap();
@@ -411,8 +408,8 @@ fn triangles_equal_known_counts() {
             let dl = DeviceMatrix::upload_with_width(&dev, &l, iw).unwrap();
             let mask = DeviceMatrixMask::upload_with_width(&dev, &MatrixMask::structural(&l), iw).unwrap();
             let want = if name == "facebook_combined" { 1_612_010 } else { 17_144 };
-            for st in [GpuMxmStrategy::Dot, GpuMxmStrategy::Hash, GpuMxmStrategy::Auto] {
-                assert_eq!(agpu::triangles_lower_with(&dl, &mask, st).unwrap().0, want, "{name} {st:?} {iw:?}");
+            for form in [TriangleForm::Dot, TriangleForm::RowWise, TriangleForm::Auto] {
+                assert_eq!(triangles_in(&dl, &mask, form).unwrap(), want, "{name} {form:?} {iw:?}");
             }
         }
     }
@@ -475,11 +472,11 @@ fn sssp_equals_dijkstra() {
         }
         // delta-stepping: the automatic Δ, a tiny one (many buckets, threshold jumps), a huge one (one bucket)
         for delta in [None, Some(0.01), Some(1.5), Some(1e9)] {
-            let mut ds = agpu::GpuSssp::new(&da, delta).unwrap();
+            let mut ds = DeltaStepping::new(&da, delta).unwrap();
             for source in [0, n / 2] {
                 let want = dijkstra(&a, source);
-                let (got, secs) = ds.run(source).unwrap();
-                assert!(secs > 0.0 && got.delta.is_some());
+                let got = ds.run(&da, source).unwrap();
+                assert!(got.rounds > 0 && got.delta.is_some());
                 for (x, y) in got.distances.iter().zip(&want) {
                     assert!(x == y || (x - y).abs() <= 1e-12 * y.abs(), "seed {seed} Δ {delta:?}: {x} vs {y}");
                 }
@@ -500,22 +497,22 @@ fn sssp_equals_dijkstra() {
     }
     let a = SparseMatrix::try_from_triplets(n, n, &r, &c, &v).unwrap();
     let da = DeviceMatrix::upload(&dev, &a).unwrap();
-    let (got, _) = agpu::GpuSssp::new(&da, None).unwrap().run(0).unwrap();
+    let got = DeltaStepping::new(&da, None).unwrap().run(&da, 0).unwrap();
     assert_eq!(got.distances, dijkstra(&a, 0));
     let wide = DeviceMatrix::upload_with_width(&dev, &a, IndexWidth::U64).unwrap();
-    let (got, _) = agpu::GpuSssp::new(&wide, None).unwrap().run(0).unwrap();
+    let got = DeltaStepping::new(&wide, None).unwrap().run(&wide, 0).unwrap();
     assert_eq!(got.distances, dijkstra(&a, 0), "64-bit indices");
     // a negative weight is named
     let bad = SparseMatrix::try_from_triplets(3, 3, &[0, 1], &[1, 2], &[1.0, -2.0]).unwrap();
     let dbad = DeviceMatrix::upload(&dev, &bad).unwrap();
-    let e = agpu::GpuSssp::new(&dbad, None).err().expect("negative weight").to_string();
+    let e = DeltaStepping::new(&dbad, None).err().expect("negative weight").to_string();
     assert!(e.contains("-2"), "{e}");
-    assert!(agpu::GpuSssp::new(&da, Some(0.0)).is_err());
+    assert!(DeltaStepping::new(&da, Some(0.0)).is_err());
     let g = snap("oregon1_010331");
     let cpu = kronograph::algorithms::sssp(&g, 3).unwrap();
     assert_eq!(agpu::sssp(&g, 3, &dev).unwrap().distances, cpu.distances);
     let d = DeviceMatrix::upload(&dev, &SparseMatrix::from_graph(&g)).unwrap();
-    assert_eq!(agpu::GpuSssp::new(&d, None).unwrap().run(3).unwrap().0.distances, cpu.distances);
+    assert_eq!(DeltaStepping::new(&d, None).unwrap().run(&d, 3).unwrap().distances, cpu.distances);
 }
 
 #[test]

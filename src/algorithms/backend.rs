@@ -8,13 +8,15 @@
 //! ([`resolve_backend`], the rule of every backend choice). The results are
 //! the CPU algorithms' types and agree with them: equal BFS levels, SSSP
 //! distances (up to the order of additions along equal paths), triangle
-//! counts and component labels. The GPU BFS is the fused one
-//! ([`GpuBfs`](super::gpu::GpuBfs)); the GPU SSSP follows
-//! [`SsspOptions`]: near-far delta-stepping ([`GpuSssp`](super::gpu::GpuSssp),
-//! with the given `Δ`) or the frontier form of Bellman–Ford. To run several
-//! algorithms on one uploaded matrix, use the `_device` functions of
-//! [`gpu`](super::gpu); to run one algorithm from many sources with one
-//! upload and one JIT, [`PreparedBfs`] and [`PreparedSssp`].
+//! counts and component labels. The BFS is the one [`bfs_in`](super::bfs_in)
+//! on either place (on a device its level step runs the fused level
+//! kernels); SSSP follows [`SsspOptions`]: the one near-far
+//! [`DeltaStepping`](super::DeltaStepping) (with the given `Δ`) or the
+//! frontier form of Bellman–Ford. To run several algorithms on one uploaded
+//! matrix, call the algorithms' `_in` forms on a
+//! [`DeviceMatrix`](crate::matrix::gpu::DeviceMatrix); to run one algorithm
+//! from many sources with one upload and one JIT, [`PreparedBfs`] and
+//! [`PreparedSssp`].
 //!
 //! ```
 //! use kronograph::algorithms::{bfs_on, BfsOptions};

@@ -3,13 +3,7 @@
 
 use super::AlgorithmError;
 use crate::graph::{Graph, Label};
-use crate::matrix::{
-    vxm_sparse, DenseVector, Descriptor, Element, Mask, MergeStrategy, PushPull, SparseMatrix, SparseVector,
-    SpmspvOptions,
-};
-use crate::semirings::AnySecondi;
-use rayon::prelude::*;
-use std::sync::atomic::{AtomicU64, Ordering};
+use crate::matrix::{vxm_visit, Element, MergeStrategy, PushPull, SparseMatrix, SpmspvOptions, VisitOp};
 
 /// Push, pull, or Beamer's direction-optimizing switch.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -93,25 +87,18 @@ pub fn bfs<N: Label, E: Label>(g: &Graph<N, E>, source: usize, opts: &BfsOptions
     bfs_matrix(&SparseMatrix::from_graph(g), source, opts)
 }
 
-/// BFS on an adjacency matrix (`A(u, v)` stored ⇔ arc `u → v`; values unread).
+/// BFS on an adjacency matrix (`A(u, v)` stored ⇔ arc `u → v`; values
+/// unread): [`bfs_in`] on the host.
 ///
 /// Each level computes the next frontier `q'⟨¬visited, replace⟩ = qᵀ A` over
 /// `(any, secondi)`: each newly reached `v` gets as value an index `u` of
 /// the frontier with `A(u, v)` — its parent — the smallest such `u`, so
 /// results do not depend on the thread count, direction or strategy. The
-/// search stops when the frontier is empty.
-///
-/// With [`MergeStrategy::Scatter`] (the default) or `Auto` the levels run fused over
-/// per-search workspaces allocated once (`O(n)` in all, nothing `O(n)` per
-/// level): a visited bitmap, a parent array, and the frontier both as an
-/// index list and, for pull, as a bitmap. A push step costs
-/// `O(Σ_{u ∈ q} deg u)` (a parent is kept when smaller than the one stored
-/// this level: `fetch_min` across threads); a pull step costs
-/// `O(n/64 + edges scanned)`: only unvisited nodes are examined, each scans
-/// its in-arcs (the cached transpose of `A`) in increasing order and stops
-/// at the first one in the frontier (the ANY monoid's terminal). Switching
-/// direction costs `O(|q|)`. The sorting strategies run each level as one
-/// generic `vxm_sparse` call (same results).
+/// search stops when the frontier is empty. With [`MergeStrategy::Scatter`]
+/// (the default) or `Auto` a push step costs `O(Σ_{u ∈ q} deg u)`, a pull
+/// step `O(n/64 + edges scanned)` (the host implementation of
+/// [`vxm_visit`]); the sorting strategies run each level as one
+/// `vxm_sparse` call (same results).
 ///
 /// # Errors
 /// [`AlgorithmError::SourceOutOfRange`], [`AlgorithmError::NotSquare`].
@@ -120,267 +107,97 @@ pub fn bfs_matrix<T: Element>(
     source: usize,
     opts: &BfsOptions,
 ) -> Result<BfsResult, AlgorithmError> {
-    let n = a.nrows();
-    if a.ncols() != n {
-        return Err(AlgorithmError::NotSquare { what: "BFS", rows: n, cols: a.ncols() });
+    bfs_in(a, source, opts).map_err(super::host_error)
+}
+
+/// What the level loop of [`bfs_levels`] found (the levels and parents
+/// stay in the visit state, on its place).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BfsLevels {
+    /// Number of reached nodes (the source included).
+    pub reached: usize,
+    /// The largest level.
+    pub depth: usize,
+    /// Stored arcs leaving the reached nodes.
+    pub arcs_in_component: usize,
+    /// For each level after the source, whether it was computed by pull.
+    pub pulled: Vec<bool>,
+}
+
+impl BfsLevels {
+    /// The whole result: the levels and parents of `v` brought to the host.
+    ///
+    /// # Errors
+    /// CUDA errors on a device.
+    pub fn result<M: VisitOp>(self, v: &M::Visited) -> crate::Result<BfsResult> {
+        Ok(self.with(M::visited_to_host(v)?))
     }
+
+    fn with(self, (levels, parents): (Vec<i64>, Vec<i64>)) -> BfsResult {
+        let BfsLevels { reached, depth, arcs_in_component, pulled } = self;
+        BfsResult { levels, parents, reached, depth, arcs_in_component, pulled }
+    }
+}
+
+/// BFS from `source` on the adjacency `a` (`A(u, v)` stored ⇔ arc `u → v`;
+/// values unread), wherever it lives: the host ([`SparseMatrix`]) or a
+/// device ([`DeviceMatrix`](crate::matrix::gpu::DeviceMatrix)). One source
+/// for every place, over the level step [`vxm_visit`] (`q'⟨¬s(π),
+/// replace⟩ = qᵀ A` over `(any, secondi)`, `π⟨s(q')⟩ = q'`, `levels⟨s(q')⟩
+/// = k`), push or pull by Beamer's rule ([`BfsDirection::pulls`]). Levels
+/// are the same on every place; a parent is a frontier neighbour one level
+/// up (the smallest on the host; on a device the smallest by pull, any by
+/// push).
+///
+/// # Errors
+/// [`AlgorithmError::NotSquare`], [`AlgorithmError::SourceOutOfRange`];
+/// CUDA errors on a device.
+pub fn bfs_in<M: VisitOp>(a: &M, source: usize, opts: &BfsOptions) -> crate::Result<BfsResult> {
+    check_bfs(a, source)?;
+    let mut v = a.visited()?;
+    let levels = bfs_levels(a, &mut v, source, opts)?;
+    Ok(levels.with(M::visited_into_host(v)?))
+}
+
+fn check_bfs<M: VisitOp>(a: &M, source: usize) -> Result<usize, AlgorithmError> {
+    let n = super::components::square("BFS", a.nrows(), a.ncols())?;
     if source >= n {
         return Err(AlgorithmError::SourceOutOfRange { source_node: source, num_nodes: n });
     }
-    if !matches!(opts.strategy, MergeStrategy::Scatter | MergeStrategy::Auto) {
-        return bfs_spmspv(a, source, opts);
-    }
-    Ok(bfs_fused(a, source, opts.direction))
+    Ok(n)
 }
 
-/// "Not reached" in the parent array.
-const UNSET: u64 = u64::MAX;
-/// Below this many frontier arcs (push) or nodes (pull) a level runs on one thread.
-const PAR_MIN_WORK: usize = 1 << 14;
-/// Bitmap words per parallel pull task (64 nodes each).
-const PULL_WORDS_PER_TASK: usize = 256;
-
-#[inline]
-fn bit(words: &[u64], i: usize) -> bool {
-    words[i >> 6] >> (i & 63) & 1 != 0
-}
-
-/// Push: every `v` adjacent to the frontier and not visited gets the
-/// smallest frontier `u` as parent; newly reached nodes are appended to `next`.
-fn push_step(
-    indptr: &[usize],
-    indices: &[usize],
-    frontier: &[usize],
-    frontier_arcs: usize,
-    visited: &[u64],
-    parents: &[AtomicU64],
-    next: &mut Vec<usize>,
-) {
-    let visit = |u: usize, out: &mut Vec<usize>| {
-        let uu = u as u64;
-        for &v in &indices[indptr[u]..indptr[u + 1]] {
-            if bit(visited, v) {
-                continue;
-            }
-            let p = &parents[v];
-            let old = p.load(Ordering::Relaxed);
-            if old > uu {
-                // Sequentially a plain store would do; across threads fetch_min
-                // keeps the smallest parent and tells who reached `v` first.
-                let prev = p.fetch_min(uu, Ordering::Relaxed);
-                if prev == UNSET {
-                    out.push(v);
-                }
-            }
-        }
-    };
-    let threads = rayon::current_num_threads();
-    if threads == 1 || frontier_arcs < PAR_MIN_WORK {
-        for &u in frontier {
-            let uu = u as u64;
-            for &v in &indices[indptr[u]..indptr[u + 1]] {
-                if bit(visited, v) {
-                    continue;
-                }
-                let p = &parents[v];
-                let old = p.load(Ordering::Relaxed);
-                if old > uu {
-                    p.store(uu, Ordering::Relaxed);
-                    if old == UNSET {
-                        next.push(v);
-                    }
-                }
-            }
-        }
-    } else {
-        let chunk = frontier.len().div_ceil(threads * 8).max(64);
-        let parts: Vec<Vec<usize>> = frontier
-            .par_chunks(chunk)
-            .map(|us| {
-                let mut out = Vec::new();
-                for &u in us {
-                    visit(u, &mut out);
-                }
-                out
-            })
-            .collect();
-        for part in parts {
-            next.extend_from_slice(&part);
-        }
-    }
-}
-
-/// Pull: every unvisited `v` takes the first in-neighbour (in increasing
-/// order) that is in the frontier bitmap; `next` gets the new nodes in
-/// increasing order.
-fn pull_step(
-    t_indptr: &[usize],
-    t_indices: &[usize],
-    n: usize,
-    frontier_bits: &[u64],
-    visited: &[u64],
-    parents: &[AtomicU64],
-    next: &mut Vec<usize>,
-) {
-    let scan_words = |w0: usize, w1: usize, out: &mut Vec<usize>| {
-        for (w, &vis) in visited.iter().enumerate().take(w1).skip(w0) {
-            let mut todo = !vis;
-            if w == visited.len() - 1 && n % 64 != 0 {
-                todo &= (1u64 << (n % 64)) - 1;
-            }
-            while todo != 0 {
-                let v = (w << 6) | todo.trailing_zeros() as usize;
-                todo &= todo - 1;
-                for &u in &t_indices[t_indptr[v]..t_indptr[v + 1]] {
-                    if bit(frontier_bits, u) {
-                        parents[v].store(u as u64, Ordering::Relaxed);
-                        out.push(v);
-                        break;
-                    }
-                }
-            }
-        }
-    };
-    let words = visited.len();
-    if rayon::current_num_threads() == 1 || n < PAR_MIN_WORK {
-        scan_words(0, words, next);
-    } else {
-        let parts: Vec<Vec<usize>> = (0..words.div_ceil(PULL_WORDS_PER_TASK))
-            .into_par_iter()
-            .map(|t| {
-                let mut out = Vec::new();
-                scan_words(t * PULL_WORDS_PER_TASK, ((t + 1) * PULL_WORDS_PER_TASK).min(words), &mut out);
-                out
-            })
-            .collect();
-        for part in parts {
-            next.extend_from_slice(&part);
-        }
-    }
-}
-
-/// The fused, workspace-reusing BFS of [`bfs_matrix`] (bounds checked there).
-fn bfs_fused<T: Element>(a: &SparseMatrix<T>, source: usize, direction: BfsDirection) -> BfsResult {
-    let n = a.nrows();
-    let (indptr, indices) = (a.indptr(), a.indices());
-    let deg = |u: usize| indptr[u + 1] - indptr[u];
-    let words = n.div_ceil(64);
-    let mut levels = vec![-1i64; n];
-    let parents: Vec<AtomicU64> = (0..n).map(|_| AtomicU64::new(UNSET)).collect();
-    let mut visited = vec![0u64; words];
-    let mut frontier_bits = vec![0u64; words];
-    let mut frontier_in_bits = false;
-    let mut frontier = Vec::with_capacity(1024);
-    let mut next = Vec::with_capacity(1024);
-    parents[source].store(source as u64, Ordering::Relaxed);
-    levels[source] = 0;
-    visited[source >> 6] |= 1 << (source & 63);
-    frontier.push(source);
-    let mut unexplored = a.nnz() - deg(source);
-    let mut frontier_arcs = deg(source);
-    let mut reached = 1usize;
-    let mut arcs = deg(source);
-    let mut depth = 0usize;
+/// The level loop of [`bfs_in`] on a visit state `v` of `a` made once
+/// ([`VisitOp::visited`]) and reused across sources: the levels and
+/// parents are left in `v` ([`BfsLevels::result`] brings them to the
+/// host). On a device each level reads two counters (the device is
+/// synchronized when it returns).
+///
+/// # Errors
+/// As [`bfs_in`].
+pub fn bfs_levels<M: VisitOp>(a: &M, v: &mut M::Visited, source: usize, opts: &BfsOptions) -> crate::Result<BfsLevels> {
+    let n = check_bfs(a, source)?;
+    let first = a.visit_source(v, source)?;
+    let (mut frontier, mut frontier_arcs) = (first.nodes, first.arcs);
+    let mut unexplored = a.stored().saturating_sub(frontier_arcs);
+    let (mut reached, mut arcs, mut depth) = (1usize, frontier_arcs, 0usize);
     let mut pulling = false;
     let mut pulled = Vec::new();
-    while !frontier.is_empty() {
-        pulling = direction.pulls(pulling, frontier.len(), frontier_arcs, unexplored, n);
-        next.clear();
-        if pulling {
-            if frontier_in_bits {
-                frontier_bits.fill(0);
-            }
-            for &u in &frontier {
-                frontier_bits[u >> 6] |= 1 << (u & 63);
-            }
-            frontier_in_bits = true;
-            let t = a.transposed_csr();
-            pull_step(t.indptr().into_raw_storage(), t.indices(), n, &frontier_bits, &visited, &parents, &mut next);
-        } else {
-            push_step(indptr, indices, &frontier, frontier_arcs, &visited, &parents, &mut next);
-        }
-        if next.is_empty() {
+    while frontier > 0 && frontier_arcs > 0 {
+        pulling = opts.direction.pulls(pulling, frontier, frontier_arcs, unexplored, n);
+        let direction = if pulling { PushPull::Pull } else { PushPull::Push };
+        let next = vxm_visit(v, a, depth + 1, &SpmspvOptions { strategy: opts.strategy, direction })?;
+        if next.nodes == 0 {
             break;
         }
         depth += 1;
         pulled.push(pulling);
-        frontier_arcs = 0;
-        for &v in &next {
-            visited[v >> 6] |= 1 << (v & 63);
-            levels[v] = depth as i64;
-            frontier_arcs += deg(v);
-        }
-        reached += next.len();
+        (frontier, frontier_arcs) = (next.nodes, next.arcs);
+        reached += frontier;
         arcs += frontier_arcs;
         unexplored = unexplored.saturating_sub(frontier_arcs);
-        std::mem::swap(&mut frontier, &mut next);
     }
-    let parents = parents.into_iter().map(|p| p.into_inner()).map(|p| if p == UNSET { -1 } else { p as i64 }).collect();
-    BfsResult { levels, parents, reached, depth, arcs_in_component: arcs, pulled }
-}
-
-/// The generic form of [`bfs_matrix`]: each level is one GraphBLAS call
-/// (`vxm_sparse` with a complemented structural mask), used for the sorting
-/// merge strategies. Each level computes the next frontier `q'⟨¬visited, replace⟩ = qᵀ A` over
-/// `(any, secondi)`: each newly reached `v` gets as value an index `u` of
-/// the frontier with `A(u, v)` — its parent — the first in increasing `u`,
-/// so results do not depend on the thread count or direction. The search
-/// stops when the frontier is empty. Push steps cost `O(Σ_{u ∈ q} deg u)`,
-/// pull steps `O(n + edges scanned)` with early exit at the first parent
-/// found. Pull uses the cached transpose of `A`.
-fn bfs_spmspv<T: Element>(a: &SparseMatrix<T>, source: usize, opts: &BfsOptions) -> Result<BfsResult, AlgorithmError> {
-    let n = a.nrows();
-    if a.ncols() != n {
-        return Err(AlgorithmError::NotSquare { what: "BFS", rows: n, cols: a.ncols() });
-    }
-    if source >= n {
-        return Err(AlgorithmError::SourceOutOfRange { source_node: source, num_nodes: n });
-    }
-    let indptr = a.indptr();
-    let deg = |u: usize| indptr[u + 1] - indptr[u];
-    let mut levels = vec![-1i64; n];
-    let mut parents = DenseVector::<u64>::new(n);
-    parents.set(source, source as u64);
-    levels[source] = 0;
-    let mut frontier = SparseVector::try_new(n, vec![source], vec![source as u64])?;
-    let mut unexplored = a.nnz() - deg(source);
-    let mut frontier_arcs = deg(source);
-    let mut reached = 1usize;
-    let mut arcs = deg(source);
-    let mut depth = 0usize;
-    let mut pulling = false;
-    let mut pulled = Vec::new();
-    let semiring = AnySecondi::<u64, T>::new();
-    let desc = Descriptor::DEFAULT.replace();
-    while frontier.nnz() > 0 {
-        pulling = opts.direction.pulls(pulling, frontier.nnz(), frontier_arcs, unexplored, n);
-        let spmspv =
-            SpmspvOptions { strategy: opts.strategy, direction: if pulling { PushPull::Pull } else { PushPull::Push } };
-        let mut next = SparseVector::new(n);
-        {
-            let mask = Mask::structural(&parents).complement();
-            // The frontier is qᵀ, the semiring's first operand (values unread).
-            vxm_sparse(&mut next, Some(&mask), None, semiring, &frontier, a, &desc, &spmspv)
-                .map_err(super::host_error)?;
-        }
-        if next.nnz() == 0 {
-            break;
-        }
-        depth += 1;
-        pulled.push(pulling);
-        frontier_arcs = 0;
-        for (v, p) in next.iter() {
-            parents.set(v, p);
-            levels[v] = depth as i64;
-            frontier_arcs += deg(v);
-        }
-        reached += next.nnz();
-        arcs += frontier_arcs;
-        unexplored = unexplored.saturating_sub(frontier_arcs);
-        frontier = next;
-    }
-    let parents = (0..n).map(|i| parents.get(i).map_or(-1, |p| p as i64)).collect();
-    Ok(BfsResult { levels, parents, reached, depth, arcs_in_component: arcs, pulled })
+    Ok(BfsLevels { reached, depth, arcs_in_component: arcs, pulled })
 }
 
 #[cfg(test)]
@@ -412,7 +229,8 @@ mod tests {
         let pool1 = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
         for direction in [BfsDirection::Push, BfsDirection::Pull, BfsDirection::Auto { alpha: 14.0, beta: 24.0 }] {
             let opts = BfsOptions { direction, strategy: MergeStrategy::Scatter };
-            let generic = bfs_spmspv(&a, 0, &opts).unwrap();
+            let sorting = BfsOptions { direction, strategy: MergeStrategy::MergeSort };
+            let generic = bfs_matrix(&a, 0, &sorting).unwrap();
             let par = pool2.install(|| bfs_matrix(&a, 0, &opts).unwrap());
             let seq = pool1.install(|| bfs_matrix(&a, 0, &opts).unwrap());
             assert!(generic.reached > 10_000, "the search should be large: {}", generic.reached);

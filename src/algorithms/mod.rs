@@ -16,12 +16,14 @@ pub mod sssp;
 pub mod triangles;
 
 pub use backend::{bfs_on, components_on, sssp_on, triangles_on};
-pub use bfs::{bfs, bfs_matrix, BfsDirection, BfsOptions, BfsResult};
+pub use bfs::{bfs, bfs_in, bfs_levels, bfs_matrix, BfsDirection, BfsLevels, BfsOptions, BfsResult};
 pub use components::{components_in, connected_components, connected_components_matrix, Components};
 pub use delta_stepping::auto_delta;
 pub use prepared::{PreparedBfs, PreparedSssp, PreparedTriangles};
-pub use sssp::{bellman_ford_in, sssp, sssp_matrix, SsspMethod, SsspOptions, SsspResult};
-pub use triangles::{lower_by_degree, triangle_count, triangle_count_matrix, triangles_per_vertex};
+pub use sssp::{bellman_ford_in, sssp, sssp_matrix, DeltaStepping, SsspMethod, SsspOptions, SsspResult};
+pub use triangles::{
+    lower_by_degree, triangle_count, triangle_count_matrix, triangles_in, triangles_per_vertex, TriangleForm,
+};
 
 use crate::graph::GraphError;
 use crate::matrix::MatrixError;

@@ -30,11 +30,9 @@ use crate::matrix::SparseMatrix;
 use std::time::Instant;
 
 #[cfg(feature = "cuda")]
-use super::gpu::{GpuBfs, GpuSssp};
-#[cfg(feature = "cuda")]
 use crate::cuda::GpuDevice;
 #[cfg(feature = "cuda")]
-use crate::matrix::gpu::{DeviceMatrix, DeviceMatrixMask};
+use crate::matrix::gpu::{DeviceMatrix, DeviceMatrixMask, DeviceVisited};
 
 /// What a preparation cost: its seconds and the device's name (`None` on the CPU).
 struct Setup {
@@ -92,14 +90,14 @@ fn timed<R>(f: impl FnOnce() -> crate::Result<R>) -> crate::Result<(R, f64)> {
     Ok((r, t0.elapsed().as_secs_f64()))
 }
 
-/// A BFS prepared on a backend (on a device: the fused, direction-optimizing
-/// [`GpuBfs`] owning the uploaded matrix).
+/// A BFS prepared on a backend (on a device: the uploaded matrix and its
+/// visit state, for the one [`bfs_levels`](super::bfs_levels)).
 pub struct PreparedBfs<'a> {
     a: &'a SparseMatrix<f64>,
     opts: BfsOptions,
     setup: Setup,
     #[cfg(feature = "cuda")]
-    gpu: Option<GpuBfs<'static, f64>>,
+    gpu: Option<(DeviceMatrix<f64>, DeviceVisited)>,
 }
 
 impl<'a> PreparedBfs<'a> {
@@ -110,7 +108,11 @@ impl<'a> PreparedBfs<'a> {
     /// [`AlgorithmError::NotSquare`](super::AlgorithmError); CUDA errors.
     pub fn new(a: &'a SparseMatrix<f64>, opts: &BfsOptions, backend: Backend) -> crate::Result<Self> {
         #[cfg(feature = "cuda")]
-        let (gpu, setup) = prepare(backend, |d| GpuBfs::owning(DeviceMatrix::upload(d, a)?))?;
+        let (gpu, setup) = prepare(backend, |d| {
+            let m = DeviceMatrix::upload(d, a)?;
+            let v = crate::matrix::VisitOp::visited(&m)?;
+            Ok((m, v))
+        })?;
         #[cfg(not(feature = "cuda"))]
         let setup = prepare(backend)?;
         Ok(PreparedBfs {
@@ -123,22 +125,25 @@ impl<'a> PreparedBfs<'a> {
     }
 
     /// BFS from `source`: the CPU's [`bfs_matrix`] result (on a device equal
-    /// levels; parents form a BFS tree) and the algorithm's seconds.
+    /// levels; parents form a BFS tree) and the algorithm's seconds (on a
+    /// device the level loop's, the device synchronized at both ends, the
+    /// download of levels and parents excluded).
     ///
     /// # Errors
     /// [`AlgorithmError::SourceOutOfRange`](super::AlgorithmError); CUDA errors.
     pub fn run(&mut self, source: usize) -> crate::Result<(BfsResult, f64)> {
         #[cfg(feature = "cuda")]
-        if let Some(g) = &mut self.gpu {
-            return g.run(source, self.opts.direction);
+        if let Some((m, v)) = &mut self.gpu {
+            let (levels, seconds) = timed(|| super::bfs_levels(m, v, source, &self.opts))?;
+            return Ok((levels.result::<DeviceMatrix<f64>>(v)?, seconds));
         }
         timed(|| Ok(bfs_matrix(self.a, source, &self.opts)?))
     }
 }
 
-/// Single-source shortest paths prepared on a backend (on a device:
-/// near-far delta-stepping, [`GpuSssp`], or the
-/// frontier Bellman–Ford, as [`SsspOptions`] say).
+/// Single-source shortest paths prepared on a backend (on a device: the
+/// one near-far [`DeltaStepping`](super::DeltaStepping), its state made
+/// once, or the frontier Bellman–Ford, as [`SsspOptions`] say).
 pub struct PreparedSssp<'a> {
     a: &'a SparseMatrix<f64>,
     opts: SsspOptions,
@@ -149,7 +154,7 @@ pub struct PreparedSssp<'a> {
 
 #[cfg(feature = "cuda")]
 enum GpuSsspForm {
-    Delta(GpuSssp<'static>),
+    Delta(DeviceMatrix<f64>, Box<super::DeltaStepping<DeviceMatrix<f64>>>),
     BellmanFord(DeviceMatrix<f64>),
 }
 
@@ -166,7 +171,10 @@ impl<'a> PreparedSssp<'a> {
         let (gpu, setup) = prepare(backend, |d| {
             let m = DeviceMatrix::upload(d, a)?;
             Ok(match opts.method {
-                super::SsspMethod::DeltaStepping => GpuSsspForm::Delta(GpuSssp::owning(m, opts.delta)?),
+                super::SsspMethod::DeltaStepping => {
+                    let ds = super::DeltaStepping::new(&m, opts.delta)?;
+                    GpuSsspForm::Delta(m, Box::new(ds))
+                }
                 super::SsspMethod::BellmanFord => GpuSsspForm::BellmanFord(m),
             })
         })?;
@@ -192,7 +200,12 @@ impl<'a> PreparedSssp<'a> {
         #[cfg(feature = "cuda")]
         {
             let device = match &mut self.gpu {
-                Some(GpuSsspForm::Delta(g)) => Some(g.run(source)?),
+                Some(GpuSsspForm::Delta(m, ds)) => {
+                    // the relaxation loop timed, the download of the distances not
+                    let (rounds, seconds) = timed(|| ds.relax_from(m, source))?;
+                    let r = SsspResult { distances: ds.distances()?, rounds, delta: Some(ds.delta()) };
+                    Some((r, seconds))
+                }
                 Some(GpuSsspForm::BellmanFord(m)) => {
                     let opts = crate::matrix::SpmspvOptions::default();
                     Some(timed(|| super::bellman_ford_in(m, source, &opts))?)
@@ -256,7 +269,7 @@ impl<'a> PreparedTriangles<'a> {
         #[cfg(feature = "cuda")]
         if let Some((l, mask)) = &self.gpu {
             // the sum is read back: the device is synchronized at the end
-            return timed(|| super::gpu::triangles_lower(l, mask));
+            return timed(|| super::triangles_in(l, mask, super::TriangleForm::Auto));
         }
         timed(|| Ok(triangle_count_matrix(self.a)?))
     }

@@ -1,11 +1,12 @@
 //! Single-source shortest paths: delta-stepping (the default, parallel) and
 //! Bellman–Ford over the (min, +) semiring.
 
-use super::delta_stepping::{auto_delta, delta_stepping};
+use super::delta_stepping::delta_rule;
 use super::AlgorithmError;
 use crate::graph::{Graph, Label};
 use crate::matrix::{
-    assign_min, vxm_sparse, AssignMinOp, Descriptor, Located, SparseMatrix, SpmspvOptions, VxmSparseOp,
+    assign_min, relax_near, split_far, vxm_sparse, AssignMinOp, Descriptor, Located, Queues, RelaxOp, SparseMatrix,
+    SpmspvOptions, VxmSparseOp,
 };
 use crate::semirings::MinPlus;
 use rayon::prelude::*;
@@ -13,9 +14,9 @@ use rayon::prelude::*;
 /// How [`sssp_matrix`] computes the distances.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum SsspMethod {
-    /// Delta-stepping (Meyer & Sanders 2003): buckets of width `Δ`,
-    /// light-edge phases inside a bucket, one heavy-edge phase after it,
-    /// relaxations in parallel (rayon).
+    /// Delta-stepping (Meyer & Sanders 2003) in its near-far form (Davidson
+    /// et al. 2014): thresholds `Δ` apart, a near and a far queue,
+    /// relaxations in parallel.
     #[default]
     DeltaStepping,
     /// Bellman–Ford in semiring form: rounds of `t = fᵀ A` over `(min, +)`
@@ -51,7 +52,7 @@ pub struct SsspOptions {
     /// The method (delta-stepping by default).
     pub method: SsspMethod,
     /// The bucket width `Δ` of delta-stepping (finite, `> 0`); `None`
-    /// chooses it by [`auto_delta`]'s rule. Ignored by Bellman–Ford.
+    /// chooses it by [`auto_delta`](super::auto_delta)'s rule. Ignored by Bellman–Ford.
     pub delta: Option<f64>,
 }
 
@@ -61,7 +62,7 @@ pub struct SsspResult {
     /// Distance from the source (`+∞` if unreachable).
     pub distances: Vec<f64>,
     /// Relaxation rounds performed: min-plus products for Bellman–Ford,
-    /// light and heavy phases for delta-stepping.
+    /// near-queue relaxation rounds for delta-stepping.
     pub rounds: usize,
     /// The bucket width used (`None` for Bellman–Ford).
     pub delta: Option<f64>,
@@ -87,13 +88,13 @@ pub fn sssp<N: Label, E: Label>(g: &Graph<N, E>, source: usize) -> Result<SsspRe
 /// Shortest-path distances from `source` along arcs `i → j` of weight
 /// `A(i, j)` (finite and `>= 0`; zero weights are allowed).
 ///
-/// - Delta-stepping: nodes wait in buckets `⌊d(v)/Δ⌋`; the smallest
-///   non-empty bucket is emptied by phases that relax the light arcs
-///   (`w <= Δ`) of its nodes in parallel (atomic minimum on the distance)
-///   until no node falls back into it, then one phase relaxes the heavy
-///   arcs (`w > Δ`) of every node it held. Work `O(n + m)` times the
-///   re-relaxations inside a bucket; phases about `(max distance / Δ) ×`
-///   the light-path length of a bucket.
+/// - Delta-stepping, near-far form ([`DeltaStepping`], the same source on
+///   every place): the near queue (distances below the threshold `t`) is
+///   relaxed in rounds, in parallel (atomic minimum on the distance),
+///   until empty; lowered nodes at or past `t` wait in the far queue; then
+///   `t += Δ` and the far queue is split at it. Work `O(n + m)` times the
+///   re-relaxations below a threshold; rounds about `(max distance / Δ) ×`
+///   the path length inside a step of `Δ`.
 /// - Bellman–Ford: `d` starts at `0` for the source and `∞` elsewhere; each
 ///   round computes `t = fᵀ A` over `(min, +)` for the frontier `f` of
 ///   distances that changed in the previous round (SpMSpV, push or pull by
@@ -118,18 +119,15 @@ pub fn sssp_matrix(a: &SparseMatrix<f64>, source: usize, opts: &SsspOptions) -> 
     if source >= n {
         return Err(AlgorithmError::SourceOutOfRange { source_node: source, num_nodes: n });
     }
-    check_weights(a)?;
     match opts.method {
-        SsspMethod::BellmanFord => bellman_ford(a, source),
+        SsspMethod::BellmanFord => {
+            check_weights(a)?;
+            bellman_ford(a, source)
+        }
         SsspMethod::DeltaStepping => {
-            let delta = match opts.delta {
-                Some(d) if d.is_finite() && d > 0.0 => d,
-                Some(d) => return Err(AlgorithmError::InvalidDelta { delta: d }),
-                None => auto_delta(a),
-            };
-            let (distances, rounds) = delta_stepping(a, source, delta);
-            check_overflow(a, &distances)?;
-            Ok(SsspResult { distances, rounds, delta: Some(delta) })
+            let r = DeltaStepping::new(a, opts.delta).and_then(|mut d| d.run(a, source)).map_err(super::host_error)?;
+            check_overflow(a, &r.distances)?;
+            Ok(r)
         }
     }
 }
@@ -210,4 +208,112 @@ where
         assign_min(&mut d, &t, &mut frontier)?;
     }
     Ok(SsspResult { distances: M::dense_to_host(&d)?, rounds, delta: None })
+}
+
+/// Delta-stepping single-source shortest paths prepared on the weights
+/// `a` wherever they live: the host ([`SparseMatrix<f64>`]) or a device
+/// ([`DeviceMatrix<f64>`](crate::matrix::gpu::DeviceMatrix)), its state
+/// ([`RelaxOp::Relaxed`]) allocated once and reused by every
+/// [`DeltaStepping::run`]. One source for every place: the near-far form
+/// of delta-stepping (Davidson, Baxter, Garland & Owens 2014) over the
+/// operations [`relax_near`] and [`split_far`]. Near-far is delta-stepping
+/// with two buckets instead of `max d / Δ`: the near queue holds the nodes
+/// below the threshold `t`, the far queue every other lowered node. Rounds
+/// relax all arcs of the near queue (no light/heavy split: a heavy arc
+/// lands in the far queue, as a heavy-phase relaxation lands in a later
+/// bucket) until it is empty; then `t += Δ` and the far queue is split at
+/// the new `t`; when nothing falls below it, `t` jumps to the far queue's
+/// smallest distance plus `Δ`.
+pub struct DeltaStepping<M: RelaxOp> {
+    state: M::Relaxed,
+    delta: f64,
+}
+
+impl<M: RelaxOp> DeltaStepping<M> {
+    /// The state for shortest paths along arcs `u → v` of weight `A(u, v)`
+    /// of the square `a`, with bucket width `delta` (`None`:
+    /// [`auto_delta`](super::auto_delta)'s rule, from the weights' extremes found on the
+    /// place). Checks the weights (on a device there).
+    ///
+    /// # Errors
+    /// [`AlgorithmError::NotSquare`], [`AlgorithmError::InvalidWeight`] (a
+    /// negative, infinite or NaN weight: the first such arc),
+    /// [`AlgorithmError::InvalidDelta`]; CUDA errors on a device.
+    pub fn new(a: &M, delta: Option<f64>) -> crate::Result<Self> {
+        let n = super::components::square("SSSP", a.nrows(), a.ncols())?;
+        let w = a.weights()?;
+        if let Some((from, to, weight)) = w.invalid {
+            return Err(AlgorithmError::InvalidWeight { from, to, weight }.into());
+        }
+        if let Some(d) = delta.filter(|d| !(d.is_finite() && *d > 0.0)) {
+            return Err(AlgorithmError::InvalidDelta { delta: d }.into());
+        }
+        let delta = delta.unwrap_or_else(|| delta_rule(w.max, w.min_pos, w.arcs, n));
+        Ok(DeltaStepping { state: a.relaxed()?, delta })
+    }
+
+    /// The bucket width in use.
+    pub fn delta(&self) -> f64 {
+        self.delta
+    }
+
+    /// The relaxation loop from `source` on `a` (the matrix this state was
+    /// made for): returns the relaxation rounds, the distances left in the
+    /// state ([`DeltaStepping::distances`]). On a device each step reads
+    /// the queue sizes (the device is synchronized when it returns).
+    ///
+    /// # Errors
+    /// [`AlgorithmError::SourceOutOfRange`]; CUDA errors on a device.
+    pub fn relax_from(&mut self, a: &M, source: usize) -> crate::Result<usize> {
+        let n = a.nrows();
+        if source >= n {
+            return Err(AlgorithmError::SourceOutOfRange { source_node: source, num_nodes: n }.into());
+        }
+        let r = &mut self.state;
+        a.relax_source(r, source)?;
+        let (mut q, mut rounds) = (Queues { near: 1, far: 0, far_min: f64::INFINITY }, 0usize);
+        let (mut lo, mut thr) = (0.0f64, self.delta);
+        loop {
+            while q.near > 0 {
+                q = relax_near(r, a, thr)?;
+                rounds += 1;
+            }
+            if q.far == 0 {
+                break;
+            }
+            lo = lo.max(thr);
+            thr += self.delta;
+            loop {
+                q = split_far(r, a, lo, thr)?;
+                if q.near > 0 || q.far == 0 {
+                    break;
+                }
+                // nothing below thr: jump to the far queue's smallest distance
+                thr = (q.far_min + self.delta).max(f64::from_bits(q.far_min.to_bits() + 1));
+            }
+            if q.near == 0 {
+                break;
+            }
+        }
+        Ok(rounds)
+    }
+
+    /// The distances of the last [`DeltaStepping::relax_from`] (`+∞` where
+    /// unreachable), on the host.
+    ///
+    /// # Errors
+    /// CUDA errors on a device.
+    pub fn distances(&self) -> crate::Result<Vec<f64>> {
+        M::distances_to_host(&self.state)
+    }
+
+    /// Distances from `source` (equal to Dijkstra's up to the order of the
+    /// additions along equal-length paths) and the relaxation rounds.
+    ///
+    /// # Errors
+    /// As [`DeltaStepping::relax_from`].
+    pub fn run(&mut self, a: &M, source: usize) -> crate::Result<SsspResult> {
+        let rounds = self.relax_from(a, source)?;
+        Ok(SsspResult { distances: self.distances()?, rounds, delta: Some(self.delta) })
+    }
 }

@@ -2,8 +2,10 @@
 
 use super::AlgorithmError;
 use crate::graph::{Graph, Label};
+use crate::matrix::gpu::GpuMxmStrategy;
 use crate::matrix::{
-    mxm, reduce_rows, reduce_scalar, select, DenseVector, Descriptor, Element, MatrixMask, MxmMethod, SparseMatrix,
+    mxm, mxm_costs, reduce_mxm, reduce_rows, select, DenseVector, Descriptor, Element, MatrixMask, MxmMethod,
+    MxmReduceOp, SparseMatrix,
 };
 use crate::semirings::{Plus, PlusPair};
 
@@ -33,19 +35,58 @@ pub fn triangle_count_matrix<T: Element>(a: &SparseMatrix<T>) -> Result<u64, Alg
         return Err(AlgorithmError::NotSquare { what: "triangle counting", rows: n, cols: a.ncols() });
     }
     let l = lower_by_degree(a);
-    let mut c = SparseMatrix::<u64>::new(n, n);
-    let mask = MatrixMask::structural(&l);
-    mxm(
-        &mut c,
-        Some(&mask),
-        None,
-        PlusPair::<bool, bool, u64>::new(),
-        &l,
-        &l,
-        &Descriptor::DEFAULT.transpose_second(),
-        MxmMethod::Dot,
-    )?;
-    Ok(reduce_scalar(Plus, &c))
+    triangles_in(&l, &MatrixMask::structural(&l), TriangleForm::Dot).map_err(super::host_error)
+}
+
+/// Which masked product of the lower triangle `L` a triangle count reduces.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum TriangleForm {
+    /// `C⟨L⟩ = L ·(plus, pair) Lᵀ` by dot products (each merges two rows
+    /// of `L`): `C(i, j)` counts the `k < j` adjacent to both (the CPU's default).
+    #[default]
+    Dot,
+    /// `C⟨L⟩ = L ·(plus, pair) L` row-wise (row `i` gathers the rows
+    /// `L(k,:)`, `k ∈ L(i,:)`; a hash per row on a device): `C(i, j)`
+    /// counts the `j < k < i` adjacent to both.
+    RowWise,
+    /// The cheaper of the two by their operation counts ([`mxm_costs`],
+    /// a gathered term weighted as
+    /// [`GpuMxmStrategy::HASH_PROBE_COST`] merge steps; the devices' default).
+    Auto,
+}
+
+/// Number of triangles from the strictly lower triangle `l` of a
+/// symmetric pattern (e.g. [`lower_by_degree`]) and its structural mask,
+/// wherever they live: the host ([`SparseMatrix`], [`MatrixMask`]) or a
+/// device ([`DeviceMatrix`](crate::matrix::gpu::DeviceMatrix),
+/// [`DeviceMatrixMask`](crate::matrix::gpu::DeviceMatrixMask)). One source
+/// for every place, over [`reduce_mxm`]: `Σ C` for the product `form`
+/// names (each triangle `k < j < i` is counted once by either); `Auto`
+/// measures both forms' operation counts on the place ([`mxm_costs`]).
+///
+/// # Errors
+/// Dimension errors for a mask that does not fit; CUDA errors on a device.
+pub fn triangles_in<M>(l: &M, mask: &M::MatrixMask<'_>, form: TriangleForm) -> crate::Result<u64>
+where
+    M: MxmReduceOp<PlusPair<bool, bool, u64>, M>,
+{
+    let s = PlusPair::<bool, bool, u64>::new();
+    let (dot, rows) = (Descriptor::DEFAULT.transpose_second(), Descriptor::DEFAULT);
+    let form = match form {
+        TriangleForm::Auto => {
+            let d = mxm_costs(mask, s, l, l, &dot)?[0];
+            let h = mxm_costs(mask, s, l, l, &rows)?[1];
+            match GpuMxmStrategy::choose(d, h) {
+                GpuMxmStrategy::Hash => TriangleForm::RowWise,
+                _ => TriangleForm::Dot,
+            }
+        }
+        f => f,
+    };
+    match form {
+        TriangleForm::RowWise => reduce_mxm(mask, s, l, l, &rows, MxmMethod::Gustavson),
+        _ => reduce_mxm(mask, s, l, l, &dot, MxmMethod::Dot),
+    }
 }
 
 /// The strictly lower triangle `L` of a square pattern relabelled by

@@ -1,13 +1,9 @@
 //! GPU GraphBLAS benchmark, with kronograph's CPU backend measured in the
 //! same run on the same graphs:
 //! `cargo run --release --features bench --bin bench_graphblas -- [--scales 18,20,22] [--snap DIR] [--sources 16] [--write DIR]
-//! [--delta-factors 1,4,16] [--repeats 3] [--calibrate] [--no-strategies] [--auto-only] [--no-cpu-triangles]
-//! [--no-sssp] [--wide]`
+//! [--delta-factors 1,4,16] [--repeats 3] [--no-cpu-triangles] [--no-sssp] [--wide]`
 //! (`--delta-factors`: the GPU delta-stepping's Δ as multiples of the
-//! automatic one; `--repeats`: rounds of the strategy sweep and repeats of
-//! the GPU triangle counts; `--calibrate`: per-level times of each merge
-//! strategy against the cost model; `--no-strategies`: skip the SpMSpV
-//! sweep; `--auto-only`: the sweep runs `Auto` only; `--no-cpu-triangles`:
+//! automatic one; `--repeats`: repeats of the GPU triangle counts; `--no-cpu-triangles`:
 //! skip the CPU's count, the GPU forms then checked against each other;
 //! `--no-sssp`: skip SSSP; `--wide`: also the fused BFS and delta-stepping
 //! SSSP on a copy with 64-bit device indices, `fused-do-u64` and `sssp gpu
@@ -19,16 +15,14 @@
 //!   = (edges of the traversed component, i.e. arcs / 2) / time, harmonic
 //!   mean over the sources; on the GPU the time is the level loop's
 //!   (device synchronized before and after; upload and download excluded),
-//!   first the fused BFS (`GpuBfs`, one workspace per graph), then the
-//!   SpMSpV BFS for each merge strategy of the push levels and `Auto`, with
-//!   Beamer's direction switch (`do`) and push only (`push`): `--repeats`
-//!   interleaved rounds, the median round reported, and `Auto` against the
-//!   best strategy; on the CPU `bfs_matrix` (all rayon threads). The GPU's
-//!   levels are checked against the CPU's.
+//!   the one BFS (`bfs_levels`, one visit state per graph; its level step
+//!   runs the fused level kernels on the device), with Beamer's direction
+//!   switch (`do`) and push only (`push`); on the CPU `bfs_matrix` (all
+//!   rayon threads). The GPU's levels are checked against the CPU's.
 //! - SSSP from the first source, unit weights (`sssp`) and integer weights
 //!   in [1, 100) (`sssp-w`, splitmix64 of the arc's position): GPU Bellman–Ford `bellman_ford_in` (the one source, on the device matrix) and
-//!   near-far delta-stepping `GpuSssp` (median of 3; `GpuSssp`'s time is its
-//!   loop), CPU delta-stepping; distances checked.
+//!   the one near-far `DeltaStepping` on the device matrix (median of 3; its
+//!   time is the relaxation loop's), CPU delta-stepping; distances checked.
 //! - Triangles: GPU masked product on the degree-ordered `L` in each form
 //!   (dot `L·Lᵀ`, hash `L·L`, `Auto`; median of `--repeats`, `L` built and
 //!   uploaded beforehand) with both forms' operation counts, CPU
@@ -40,19 +34,18 @@
 //! `scripts/graphblas_gpu_peer.py` (SuiteSparse:GraphBLAS on the same graphs).
 //! Exits non-zero on a mismatch or without a GPU.
 
-use kronograph::algorithms::gpu::{bfs_device, triangles_lower_with, GpuBfs, GpuBfsOptions, GpuSssp};
 use kronograph::algorithms::{
-    bellman_ford_in, bfs_matrix, lower_by_degree, sssp, sssp_matrix, triangle_count_matrix, BfsDirection, BfsOptions,
-    BfsResult, SsspOptions,
+    bellman_ford_in, bfs_levels, bfs_matrix, lower_by_degree, sssp, sssp_matrix, triangle_count_matrix, triangles_in,
+    BfsDirection, BfsOptions, BfsResult, DeltaStepping, SsspOptions, TriangleForm,
 };
 use kronograph::cuda::{device_count, GpuDevice};
 use kronograph::graph::generate::{rmat, RmatParams};
 use kronograph::graph::io::mtx;
 use kronograph::graph::Graph;
 use kronograph::matrix::gpu::{
-    mxm_masked_costs, DeviceMatrix, DeviceMatrixMask, GpuMergeStrategy, GpuMxmStrategy, IndexWidth,
+    mxm_masked_costs, DeviceMatrix, DeviceMatrixMask, DeviceVisited, GpuMxmStrategy, IndexWidth,
 };
-use kronograph::matrix::{Descriptor, MatrixMask, SparseMatrix, SpmspvOptions};
+use kronograph::matrix::{Descriptor, MatrixMask, SparseMatrix, SpmspvOptions, VisitOp};
 use kronograph::semirings::PlusPair;
 use rand::{Rng, SeedableRng};
 use std::io::Write;
@@ -83,17 +76,18 @@ fn splitmix(k: u64) -> u64 {
 /// median of 3 after a warm-up): prints its line and whether the distances
 /// equal `want`.
 fn sssp_gpu_delta(head: &str, what: &str, d: &DeviceMatrix<f64>, source: usize, want: &[f64], factor: f64) -> bool {
-    let auto = GpuSssp::new(d, None).unwrap().delta();
-    let mut ds = GpuSssp::new(d, Some(auto * factor)).unwrap();
-    let _ = ds.run(source).unwrap();
+    let auto = DeltaStepping::new(d, None).unwrap().delta();
+    let mut ds = DeltaStepping::new(d, Some(auto * factor)).unwrap();
+    let _ = ds.run(d, source).unwrap();
     let mut ts = Vec::new();
     let mut good = true;
     let mut rounds = 0;
     for _ in 0..3 {
-        let (r, secs) = ds.run(source).unwrap();
-        good &= r.distances == want;
-        rounds = r.rounds;
-        ts.push(secs);
+        d.device().synchronize().unwrap();
+        let t = Instant::now();
+        rounds = ds.relax_from(d, source).unwrap();
+        ts.push(t.elapsed().as_secs_f64());
+        good &= ds.distances().unwrap() == want;
     }
     let tag = if what == "unit" { "sssp".to_string() } else { format!("sssp-{what}") };
     println!(
@@ -106,107 +100,22 @@ fn sssp_gpu_delta(head: &str, what: &str, d: &DeviceMatrix<f64>, source: usize, 
     good
 }
 
-const STRATEGIES: [GpuMergeStrategy; 4] =
-    [GpuMergeStrategy::Scatter, GpuMergeStrategy::MergeSort, GpuMergeStrategy::RadixSort, GpuMergeStrategy::Auto];
-
-/// The SpMSpV BFS (`bfs_device`) with each merge strategy and `Auto`, `do`
-/// and `push`: `repeats` rounds, each running every strategy in turn over
-/// all sources (so that drift hits all alike); prints each strategy's median
-/// over the rounds of the harmonic-mean GTEPS and Auto against the best.
-/// With `calibrate`, also each push level's median time per forced
-/// strategy next to the cost model's choice (`# cal` lines). Returns
-/// whether every run's levels equal the CPU's.
-fn strategy_sweep(
-    head: &str,
-    da: &DeviceMatrix<f64>,
-    sources: &[usize],
-    cpu: &[BfsResult],
-    repeats: usize,
-    calibrate: bool,
-    auto_only: bool,
-) -> bool {
-    let n = da.nrows();
-    let mut ok = true;
-    let strategies: &[GpuMergeStrategy] = if auto_only { &STRATEGIES[3..] } else { &STRATEGIES };
-    for (dname, direction) in [("do", BfsDirection::Auto { alpha: 14.0, beta: 24.0 }), ("push", BfsDirection::Push)] {
-        for &st in strategies {
-            // warm-up (JIT, allocator)
-            let _ = bfs_device(da, sources[0], &GpuBfsOptions { direction }, st).unwrap();
-        }
-        let mut gteps = vec![Vec::new(); strategies.len()];
-        // per strategy, source and level: the level's seconds over the rounds
-        let mut levels: Vec<Vec<Vec<Vec<f64>>>> = vec![vec![Vec::new(); sources.len()]; 3];
-        let mut frontier: Vec<Vec<(usize, usize)>> = vec![Vec::new(); sources.len()];
-        let mut pushes: Vec<Vec<bool>> = vec![Vec::new(); sources.len()];
-        for _ in 0..repeats.max(1) {
-            for (si, &st) in strategies.iter().enumerate() {
-                let opts = GpuBfsOptions { direction };
-                let mut teps = Vec::new();
-                for (i, &s) in sources.iter().enumerate() {
-                    let (r, run) = bfs_device(da, s, &opts, st).unwrap();
-                    ok &= r.levels == cpu[i].levels;
-                    teps.push((r.arcs_in_component / 2) as f64 / run.seconds);
-                    if !auto_only && si < 3 {
-                        let per = &mut levels[si][i];
-                        per.resize(run.level_seconds.len(), Vec::new());
-                        for (l, &t) in run.level_seconds.iter().enumerate() {
-                            per[l].push(t);
-                        }
-                        frontier[i] = run.frontier.clone();
-                        pushes[i] = run.levels.iter().map(Option::is_some).collect();
-                    }
-                }
-                gteps[si].push(harmonic(&teps) / 1e9);
-            }
-        }
-        let med: Vec<f64> = gteps.iter().map(|g| median(g.clone())).collect();
-        for (si, st) in strategies.iter().enumerate() {
-            let all: Vec<String> = gteps[si].iter().map(|g| format!("{g:.2}")).collect();
-            println!(
-                "{head} | bfs gpu {dname}-{st:?} | {:.3} GTEPS | median of {} rounds ({}); {}",
-                med[si],
-                gteps[si].len(),
-                all.join(" "),
-                if ok { "levels ok" } else { "LEVELS DIFFER" }
-            );
-        }
-        if auto_only {
-            continue;
-        }
-        let best = med[..3].iter().copied().fold(0.0, f64::max);
-        println!(
-            "{head} | bfs gpu {dname}-Auto/best | {:.1} % | {}",
-            100.0 * med[3] / best,
-            if med[3] >= 0.9 * best { "within 10 %" } else { "MORE THAN 10 % BELOW" }
-        );
-        if calibrate {
-            let (mut chosen, mut ideal) = (0.0, 0.0);
-            for (i, fr) in frontier.iter().enumerate() {
-                for (l, &(f, terms)) in fr.iter().enumerate() {
-                    if !pushes[i].get(l).copied().unwrap_or(false) {
-                        continue;
-                    }
-                    let t: Vec<f64> =
-                        (0..3).map(|s| levels[s][i].get(l).map_or(f64::NAN, |v| median(v.clone()))).collect();
-                    let pick = GpuMergeStrategy::choose(terms, n);
-                    let pi = STRATEGIES.iter().position(|&s| s == pick).unwrap_or(0);
-                    chosen += t[pi];
-                    ideal += t.iter().copied().fold(f64::INFINITY, f64::min);
-                    let c = GpuMergeStrategy::costs(terms, n);
-                    println!(
-                        "# cal {head} {dname} src {i} level {l} f {f} terms {terms} n {n} | us scatter {:.1} merge {:.1} radix {:.1} | model {:.1} {:.1} {:.1} -> {pick:?}",
-                        t[0] * 1e6, t[1] * 1e6, t[2] * 1e6, c[0], c[1], c[2]
-                    );
-                }
-            }
-            println!(
-                "# cal {head} {dname}: push levels under the model's choice {:.3} ms, best per level {:.3} ms",
-                chosen * 1e3,
-                ideal * 1e3
-            );
-        }
-    }
-    ok
+/// The one BFS ([`bfs_levels`]) on the device matrix `d` with a visit
+/// state made once: the level loop's seconds (device synchronized before;
+/// the loop ends on a read of the level counters) and the result.
+fn device_bfs(
+    dev: &GpuDevice,
+    d: &DeviceMatrix<f64>,
+    v: &mut DeviceVisited,
+    source: usize,
+    direction: BfsDirection,
+) -> (BfsResult, f64) {
+    let opts = BfsOptions { direction, ..BfsOptions::default() };
+    dev.synchronize().unwrap();
+    let t = Instant::now();
+    let levels = bfs_levels(d, v, source, &opts).unwrap();
+    let secs = t.elapsed().as_secs_f64();
+    (levels.result::<DeviceMatrix<f64>>(v).unwrap(), secs)
 }
 
 /// Triangles on the GPU by each form of the masked product and `Auto`
@@ -227,16 +136,22 @@ fn triangles_gpu(
     println!("# {head} triangles: dot merge steps {d}, hash probes {h}, Auto picks {:?}", GpuMxmStrategy::choose(d, h));
     let mut want = tc;
     let mut good = true;
-    for st in [GpuMxmStrategy::Dot, GpuMxmStrategy::Hash, GpuMxmStrategy::Auto] {
-        let _ = triangles_lower_with(dl, mask, st).unwrap();
+    for (st, form) in [
+        (GpuMxmStrategy::Dot, TriangleForm::Dot),
+        (GpuMxmStrategy::Hash, TriangleForm::RowWise),
+        (GpuMxmStrategy::Auto, TriangleForm::Auto),
+    ] {
+        let _ = triangles_in(dl, mask, form).unwrap();
         let mut ts = Vec::new();
-        let mut ran = st;
+        let ran = match form {
+            TriangleForm::Auto => GpuMxmStrategy::choose(d, h),
+            _ => st,
+        };
         for _ in 0..repeats.max(1) {
             dev.synchronize().unwrap();
             let t = Instant::now();
-            let (c, r) = triangles_lower_with(dl, mask, st).unwrap();
+            let c = triangles_in(dl, mask, form).unwrap();
             ts.push(t.elapsed().as_secs_f64());
-            ran = r;
             good &= *want.get_or_insert(c) == c;
         }
         println!(
@@ -253,12 +168,12 @@ fn triangles_gpu(
 /// and returns whether its levels equal the CPU's.
 fn fused_wide(head: &str, dev: &GpuDevice, a: &SparseMatrix<f64>, sources: &[usize], cpu: &[BfsResult]) -> bool {
     let dw = DeviceMatrix::upload_with_width(dev, a, IndexWidth::U64).unwrap();
-    let mut fused = GpuBfs::new(&dw).unwrap();
+    let mut v = dw.visited().unwrap();
     let direction = BfsDirection::Auto { alpha: 14.0, beta: 24.0 };
-    let _ = fused.run(sources[0], direction).unwrap(); // warm-up (JIT)
+    let _ = device_bfs(dev, &dw, &mut v, sources[0], direction); // warm-up (JIT)
     let (mut teps, mut good) = (Vec::new(), true);
     for (i, &s) in sources.iter().enumerate() {
-        let (r, secs) = fused.run(s, direction).unwrap();
+        let (r, secs) = device_bfs(dev, &dw, &mut v, s, direction);
         good &= r.levels == cpu[i].levels;
         teps.push((r.arcs_in_component / 2) as f64 / secs);
     }
@@ -291,9 +206,7 @@ fn main() -> ExitCode {
         .collect();
     let repeats: usize = arg(&args, "--repeats").map_or(3, |s| s.parse().expect("--repeats: an integer"));
     let flag = |f: &str| args.iter().any(|a| a == f);
-    let (calibrate, no_strategies, no_cpu_triangles, no_sssp) =
-        (flag("--calibrate"), flag("--no-strategies"), flag("--no-cpu-triangles"), flag("--no-sssp"));
-    let (auto_only, wide) = (flag("--auto-only"), flag("--wide"));
+    let (no_cpu_triangles, no_sssp, wide) = (flag("--no-cpu-triangles"), flag("--no-sssp"), flag("--wide"));
     if device_count().map_or(true, |n| n == 0) {
         eprintln!("bench_graphblas: no CUDA device");
         return ExitCode::FAILURE;
@@ -350,14 +263,14 @@ fn main() -> ExitCode {
         println!("{head} | bfs cpu do | {:.3} GTEPS | -", harmonic(&teps) / 1e9);
         // GPU BFS
         let da = DeviceMatrix::upload(&dev, &a).unwrap();
-        let mut fused = GpuBfs::new(&da).unwrap();
+        let mut visited = da.visited().unwrap();
         for (dname, direction) in [("do", BfsDirection::Auto { alpha: 14.0, beta: 24.0 }), ("push", BfsDirection::Push)]
         {
-            let _ = fused.run(sources[0], direction).unwrap(); // warm-up (JIT)
+            let _ = device_bfs(&dev, &da, &mut visited, sources[0], direction); // warm-up (JIT)
             let mut teps = Vec::new();
             let mut good = true;
             for (i, &s) in sources.iter().enumerate() {
-                let (r, secs) = fused.run(s, direction).unwrap();
+                let (r, secs) = device_bfs(&dev, &da, &mut visited, s, direction);
                 good &= r.levels == cpu[i].levels;
                 teps.push((r.arcs_in_component / 2) as f64 / secs);
                 if i == 0 {
@@ -372,12 +285,9 @@ fn main() -> ExitCode {
                 if good { "levels ok" } else { "LEVELS DIFFER" }
             );
         }
-        drop(fused);
+        drop(visited);
         if wide {
             ok &= fused_wide(&head, &dev, &a, &sources, &cpu);
-        }
-        if !no_strategies {
-            ok &= strategy_sweep(&head, &da, &sources, &cpu, repeats, calibrate, auto_only);
         }
         if !no_sssp {
             // SSSP (unit weights)

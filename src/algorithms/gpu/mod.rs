@@ -1,15 +1,18 @@
-//! The graph algorithms on the GPU, over the device GraphBLAS of
-//! [`crate::matrix::gpu`]: [`bfs()`] (levels and parents; push SpMSpV with
-//! any of the three merge strategies, pull, Beamer's direction switch),
-//! [`sssp()`], [`triangles()`] and [`components()`]. Each takes the CPU graph
-//! and a [`GpuDevice`] (the graph is uploaded per call); the `_device`
-//! variants take matrices uploaded once. Outputs are the CPU algorithms'
-//! types.
+//! The graph algorithms on a GPU from a CPU graph: [`bfs()`] (levels and
+//! parents, push, pull, Beamer's direction switch), [`sssp()`],
+//! [`triangles()`] and [`components()`]. Each takes the CPU graph and a
+//! [`GpuDevice`] and uploads it per call (to run on matrices uploaded once,
+//! call the algorithms of [`super`] on a
+//! [`DeviceMatrix`](crate::matrix::gpu::DeviceMatrix)). Outputs are the CPU
+//! algorithms' types.
 //!
-//! The fast paths, with workspaces allocated once per uploaded matrix:
-//! [`GpuBfs`] (fused level kernels, direction-optimizing; what the
-//! [`bfs_on`](super::bfs_on) backend runs) and [`GpuSssp`] (near-far
-//! delta-stepping; what [`sssp_on`](super::sssp_on) runs by default).
+//! Each is the one source of [`super`] on a
+//! [`DeviceMatrix`](crate::matrix::gpu::DeviceMatrix): BFS's level step
+//! [`vxm_visit`](crate::matrix::vxm_visit) runs the fused level kernels
+//! there, delta-stepping's [`relax_near`](crate::matrix::relax_near) and
+//! [`split_far`](crate::matrix::split_far) the near-far kernels, triangle
+//! counting's [`reduce_mxm`](crate::matrix::reduce_mxm) the masked
+//! product's dot or hash kernel.
 //!
 //! Without the `cuda` feature every function returns
 //! [`Error::CudaNotCompiled`](crate::Error::CudaNotCompiled).
@@ -20,89 +23,9 @@ use super::sssp::SsspResult;
 use crate::cuda::GpuDevice;
 use crate::graph::{Graph, Label};
 
-#[cfg(feature = "cuda")]
-mod fused_bfs;
-#[cfg(feature = "cuda")]
-mod imp;
-#[cfg(feature = "cuda")]
-use super::AlgorithmError;
-#[cfg(feature = "cuda")]
-mod delta_sssp;
-#[cfg(feature = "cuda")]
-pub use delta_sssp::GpuSssp;
-#[cfg(feature = "cuda")]
-pub use fused_bfs::GpuBfs;
-#[cfg(feature = "cuda")]
-pub use imp::{bfs_device, triangles_lower, triangles_lower_with};
+pub use crate::matrix::gpu::frontier::{frontier_source, FRONTIER_KERNELS, FRONTIER_MODULE, FRONTIER_SOURCE};
 
-/// A device matrix an algorithm workspace borrows or owns.
-#[cfg(feature = "cuda")]
-enum Held<'a, T: crate::matrix::gpu::GpuElement> {
-    Borrowed(&'a crate::matrix::gpu::DeviceMatrix<T>),
-    Owned(Box<crate::matrix::gpu::DeviceMatrix<T>>),
-}
-
-#[cfg(feature = "cuda")]
-impl<T: crate::matrix::gpu::GpuElement> std::ops::Deref for Held<'_, T> {
-    type Target = crate::matrix::gpu::DeviceMatrix<T>;
-    fn deref(&self) -> &Self::Target {
-        match self {
-            Held::Borrowed(a) => a,
-            Held::Owned(a) => a,
-        }
-    }
-}
-
-/// The grid of the kernels that spread the arcs of the high-degree nodes
-/// over the whole device (`kgb_push_big`, `kgs_relax_big`): 8 blocks per
-/// multiprocessor.
-#[cfg(feature = "cuda")]
-fn spread_grid(dev: &crate::cuda::device::Device) -> cudarc::driver::LaunchConfig {
-    cudarc::driver::LaunchConfig {
-        grid_dim: ((dev.info.multiprocessors * 8) as u32, 1, 1),
-        block_dim: (crate::matrix::gpu::scan::BLOCK, 1, 1),
-        shared_mem_bytes: 0,
-    }
-}
-
-/// The CUDA source of the frontier kernels: the fused BFS ([`GpuBfs`]) and
-/// near-far delta-stepping ([`GpuSssp`]), with the `cuda` feature; before
-/// its index preface ([`frontier_source`]).
-pub const FRONTIER_SOURCE: &str = include_str!("../../../kernels/graphblas_frontier.cu");
-
-/// The module name of [`FRONTIER_SOURCE`] (followed by `_u32` or `_u64`).
-pub const FRONTIER_MODULE: &str = "graphblas_frontier";
-
-/// The complete source of the frontier module for node ids and arc
-/// positions of width `w` (that of the device matrix).
-pub fn frontier_source(w: crate::matrix::gpu::IndexWidth) -> String {
-    format!("{}{FRONTIER_SOURCE}", w.preface())
-}
-
-/// The frontier kernels ([`FRONTIER_KERNELS`] order) of width `w` on `dev`.
-#[cfg(feature = "cuda")]
-fn frontier_kernels(
-    dev: &crate::cuda::device::Device,
-    w: crate::matrix::gpu::IndexWidth,
-) -> Result<Vec<cudarc::driver::CudaFunction>, crate::cuda::CudaError> {
-    dev.module_functions(&frontier_source(w), &format!("{FRONTIER_MODULE}_{}", w.name()), &FRONTIER_KERNELS)
-}
-
-/// The kernels of [`FRONTIER_SOURCE`]: the fused BFS's, then the SSSP's.
-pub const FRONTIER_KERNELS: [&str; 9] = [
-    "kgb_init",
-    "kgb_push",
-    "kgb_push_big",
-    "kgb_pull",
-    "kgs_init",
-    "kgs_weights",
-    "kgs_relax",
-    "kgs_relax_big",
-    "kgs_split",
-];
-
-/// Options of the GPU [`bfs()`] and [`bfs_device`] (whose push levels also
-/// take a merge strategy).
+/// Options of the GPU [`bfs()`].
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct GpuBfsOptions {
     /// Direction policy (as the CPU's; `Auto` is Beamer's switch on the
@@ -117,9 +40,10 @@ impl Default for GpuBfsOptions {
 }
 
 /// BFS from `source` on device `dev` (the graph's adjacency uploaded
-/// first), by the fused direction-optimizing [`GpuBfs`] with
-/// `opts.direction`:
-/// levels equal the CPU's; each parent is a frontier neighbour one level up.
+/// first): the one [`bfs_in`](super::bfs_in) on the device matrix, whose
+/// level step runs the fused level kernels, direction-optimizing by
+/// `opts.direction`: levels equal the CPU's; each parent is a frontier
+/// neighbour one level up.
 ///
 /// # Errors
 /// [`AlgorithmError::SourceOutOfRange`](super::AlgorithmError), CUDA errors,
@@ -130,65 +54,42 @@ pub fn bfs<N: Label, E: Label>(
     opts: &GpuBfsOptions,
     dev: &GpuDevice,
 ) -> crate::Result<BfsResult> {
-    #[cfg(feature = "cuda")]
-    {
-        let a = crate::matrix::SparseMatrix::from_graph(g);
-        let d = crate::matrix::gpu::DeviceMatrix::upload(dev, &a)?;
-        Ok(GpuBfs::new(&d)?.run(source, opts.direction)?.0)
-    }
-    #[cfg(not(feature = "cuda"))]
-    {
-        let _ = (g, source, opts, dev);
-        Err(crate::Error::CudaNotCompiled)
-    }
+    let d = crate::matrix::gpu::DeviceMatrix::upload(dev, &crate::matrix::SparseMatrix::from_graph(g))?;
+    super::bfs_in(&d, source, &super::BfsOptions { direction: opts.direction, ..super::BfsOptions::default() })
 }
 
 /// Single-source shortest paths on device `dev` along arcs `u → v` of
-/// weight `w_uv` (finite, `>= 0`), by near-far delta-stepping
-/// ([`GpuSssp`], the CPU's automatic `Δ`; the frontier Bellman–Ford over
-/// `(min, +)` is [`bellman_ford_in`](super::bellman_ford_in) on a device matrix). Distances equal the CPU's
-/// [`sssp`](super::sssp()) up to the order of the additions along
-/// equal-length paths.
+/// weight `w_uv` (finite, `>= 0`): the one near-far
+/// [`DeltaStepping`](super::DeltaStepping) on the uploaded weights (the
+/// CPU's automatic `Δ`; the frontier Bellman–Ford over `(min, +)` is
+/// [`bellman_ford_in`](super::bellman_ford_in) on a device matrix).
+/// Distances equal the CPU's [`sssp`](super::sssp()) up to the order of the
+/// additions along equal-length paths.
 ///
 /// # Errors
 /// As [`bfs()`].
 pub fn sssp<N: Label, E: Label>(g: &Graph<N, E>, source: usize, dev: &GpuDevice) -> crate::Result<SsspResult> {
-    #[cfg(feature = "cuda")]
-    {
-        let a = crate::matrix::SparseMatrix::from_graph(g);
-        let d = crate::matrix::gpu::DeviceMatrix::upload(dev, &a)?;
-        Ok(GpuSssp::new(&d, None)?.run(source)?.0)
-    }
-    #[cfg(not(feature = "cuda"))]
-    {
-        let _ = (g, source, dev);
-        Err(crate::Error::CudaNotCompiled)
-    }
+    let d = crate::matrix::gpu::DeviceMatrix::upload(dev, &crate::matrix::SparseMatrix::from_graph(g))?;
+    super::DeltaStepping::new(&d, None)?.run(&d, source)
 }
 
 /// Number of triangles of an undirected graph on device `dev`: `L` (the
 /// lower triangle after relabelling by decreasing degree, built on the
-/// CPU), then `Σ C` for `C⟨L⟩ = L ·(plus, pair) Lᵀ` by masked dot products
-/// on the GPU, as the CPU's [`triangle_count`](super::triangle_count).
+/// CPU) and its mask uploaded, then the one
+/// [`triangles_in`](super::triangles_in) on them (the masked product's
+/// form chosen by its operation counts on the device), as the CPU's
+/// [`triangle_count`](super::triangle_count).
 ///
 /// # Errors
 /// [`GraphError::DirectedNotSupported`](crate::graph::GraphError) for a
 /// directed graph; as [`bfs()`].
 pub fn triangles<N: Label, E: Label>(g: &Graph<N, E>, dev: &GpuDevice) -> crate::Result<u64> {
+    use crate::matrix::gpu::{DeviceMatrix, DeviceMatrixMask};
     g.require_undirected("triangle counting").map_err(super::AlgorithmError::from)?;
-    #[cfg(feature = "cuda")]
-    {
-        use crate::matrix::gpu::{DeviceMatrix, DeviceMatrixMask};
-        let l = super::triangles::lower_by_degree(&crate::matrix::SparseMatrix::from_graph(g));
-        let dl = DeviceMatrix::upload(dev, &l)?;
-        let mask = DeviceMatrixMask::upload(dev, &crate::matrix::MatrixMask::structural(&l))?;
-        triangles_lower(&dl, &mask)
-    }
-    #[cfg(not(feature = "cuda"))]
-    {
-        let _ = dev;
-        Err(crate::Error::CudaNotCompiled)
-    }
+    let l = super::triangles::lower_by_degree(&crate::matrix::SparseMatrix::from_graph(g));
+    let dl = DeviceMatrix::upload(dev, &l)?;
+    let mask = DeviceMatrixMask::upload(dev, &crate::matrix::MatrixMask::structural(&l))?;
+    super::triangles_in(&dl, &mask, super::TriangleForm::Auto)
 }
 
 /// Connected components of an undirected graph on device `dev`, by

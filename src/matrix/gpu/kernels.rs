@@ -24,13 +24,11 @@ pub fn util_source(w: IndexWidth) -> String {
 }
 
 /// The kernels of [`UTIL_SOURCE`], in [`Util`](super::scan::Util) order.
-pub const UTIL_KERNELS: [&str; 10] = [
+pub const UTIL_KERNELS: [&str; 8] = [
     "gbu_scan_block",
     "gbu_scan_add",
     "gbu_flags_from_bytes",
     "gbu_compact_indices",
-    "gbu_set_bytes",
-    "gbu_bfs_visit",
     "gbu_gather_u64",
     "gbu_relax_f64",
     "gbu_relax_u64",

@@ -61,6 +61,7 @@
 //! same ([`CudaError::Mismatch`](crate::cuda::CudaError) says which to
 //! upload with `upload_with_width`).
 
+pub(crate) mod frontier;
 mod index;
 // the generators and templates serve the device code (and, with `testing`, the NVRTC tests)
 #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
@@ -88,6 +89,9 @@ with_cuda! {
     mod dispatch;
     mod dispatch_mxm;
     mod dispatch_ops;
+    mod dispatch_mxm_reduce;
+    mod dispatch_relax;
+    mod dispatch_visit;
     mod element;
     mod element_ops;
     mod loaded;
@@ -113,8 +117,10 @@ with_cuda! {
         pub use dispatch_mxm::row_reduce_form;
     }
     pub use mxm_hash::{mxm_masked, mxm_masked_costs, prepare_mxm, reduce_mxm_masked};
+    pub use dispatch_relax::DeviceRelaxed;
+    pub use dispatch_visit::DeviceVisited;
     pub use objects::{DeviceDenseVector, DeviceMask, DeviceMatrix, DeviceMatrixMask, DeviceSparseVector};
-    pub(crate) use ops::{frontier_offsets, pull, semiring_kernels, spmspv, SemiringKernels};
+    pub(crate) use ops::semiring_kernels;
     pub use ops::{mxm_masked_dot, mxv, mxv_sparse, reduce_matrix_values, vxm, vxm_sparse};
     pub use ops_ewise::{
         accumulate_vector, apply_vector, ewise_add_vector, ewise_mult_vector, select_vector, DeviceVector,
@@ -126,8 +132,9 @@ with_cuda! {
 #[cfg(not(feature = "cuda"))]
 pub mod stand_in;
 #[cfg(not(feature = "cuda"))]
-pub use stand_in::DeviceMatrixMask;
-#[cfg(not(feature = "cuda"))]
-pub use stand_in::{DeviceDenseVector, DeviceMask, DeviceMatrix, DeviceSparseVector, GpuBinaryOp, GpuElement};
+pub use stand_in::{
+    DeviceDenseVector, DeviceMask, DeviceMatrix, DeviceMatrixMask, DeviceRelaxed, DeviceSparseVector, DeviceVisited,
+    GpuBinaryOp, GpuElement,
+};
 
 pub use strategy::{GpuMergeStrategy, GpuMxmStrategy};

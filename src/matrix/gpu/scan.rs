@@ -4,10 +4,9 @@
 use super::device_index::Idx;
 use super::index::IndexWidth;
 use super::kernels::{util_source, UTIL_KERNELS, UTIL_MODULE};
-use super::objects::zeros;
 use crate::cuda::device::{check, Device};
 use crate::cuda::CudaError;
-use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaFunction, LaunchConfig, PushKernelArg};
 
 /// Threads per block of the grid-stride kernels.
 pub(crate) const BLOCK: u32 = 256;
@@ -22,8 +21,6 @@ pub(crate) struct Util {
     pub(crate) scan_add: CudaFunction,
     pub(crate) flags_from_bytes: CudaFunction,
     pub(crate) compact_indices: CudaFunction,
-    pub(crate) set_bytes: CudaFunction,
-    pub(crate) bfs_visit: CudaFunction,
     pub(crate) gather_u64: CudaFunction,
     pub(crate) relax_f64: CudaFunction,
     pub(crate) relax_u64: CudaFunction,
@@ -58,8 +55,6 @@ fn load_util(dev: &Device, w: IndexWidth) -> Result<Util, CudaError> {
         scan_add: next()?,
         flags_from_bytes: next()?,
         compact_indices: next()?,
-        set_bytes: next()?,
-        bfs_visit: next()?,
         gather_u64: next()?,
         relax_f64: next()?,
         relax_u64: next()?,
@@ -124,14 +119,4 @@ pub(crate) fn flagged_indices(dev: &Device, u: &Util, flag: &Idx, n: usize) -> R
         check("launching gbu_compact_indices", || unsafe { lb.launch(grid(dev, n)) })?;
     }
     Ok((out, count))
-}
-
-/// `n` (at least one) zeroed indices of the util module's width on `dev`.
-pub(crate) fn zeros_idx(dev: &Device, u: &Util, n: usize) -> Result<Idx, CudaError> {
-    Idx::zeros(&dev.stream, u.width, n)
-}
-
-/// `n` (at least one) zeroed `u64` on `dev`.
-pub(crate) fn zeros_u64(dev: &Device, n: usize) -> Result<CudaSlice<u64>, CudaError> {
-    zeros::<u64>(&dev.stream, n)
 }

@@ -13,7 +13,6 @@ use std::convert::Infallible;
 use std::marker::PhantomData;
 
 mod ops;
-pub use ops::DeviceMatrixMask;
 
 /// A matrix or vector entry type the GPU would hold.
 pub trait GpuElement: Element {}
@@ -27,8 +26,36 @@ pub struct DeviceDenseVector<T>(Infallible, PhantomData<T>);
 pub struct DeviceSparseVector<T>(Infallible, PhantomData<T>);
 /// No device mask exists without the `cuda` feature.
 pub struct DeviceMask(Infallible);
+/// No device matrix mask exists without the `cuda` feature.
+pub struct DeviceMatrixMask(Infallible);
+/// No device near-far state exists without the `cuda` feature.
+pub struct DeviceRelaxed(Infallible);
+/// No device visit state exists without the `cuda` feature.
+pub struct DeviceVisited(Infallible);
 /// No device operator exists without the `cuda` feature.
 pub struct GpuBinaryOp(Infallible);
+
+impl DeviceMatrixMask {
+    /// Always [`CudaError::NotCompiled`].
+    ///
+    /// # Errors
+    /// Always.
+    pub fn upload(_dev: &GpuDevice, _m: &crate::matrix::MatrixMask<'_>) -> Result<Self, CudaError> {
+        Err(CudaError::NotCompiled)
+    }
+
+    /// Always [`CudaError::NotCompiled`].
+    ///
+    /// # Errors
+    /// Always.
+    pub fn upload_with_width(
+        _dev: &GpuDevice,
+        _m: &crate::matrix::MatrixMask<'_>,
+        _w: super::IndexWidth,
+    ) -> Result<Self, CudaError> {
+        Err(CudaError::NotCompiled)
+    }
+}
 
 impl<T: Element> DeviceMatrix<T> {
     /// Always [`CudaError::NotCompiled`].
@@ -160,5 +187,87 @@ impl<T: Element> Located for DeviceMatrix<T> {
 
     fn dense_to_host<U: GpuElement>(v: &DeviceDenseVector<U>) -> crate::Result<Vec<U>> {
         match v.0 {}
+    }
+}
+
+impl<T: Element> crate::matrix::VisitOp for DeviceMatrix<T> {
+    type Visited = DeviceVisited;
+
+    fn stored(&self) -> usize {
+        match self.0 {}
+    }
+
+    fn visited(&self) -> crate::Result<DeviceVisited> {
+        match self.0 {}
+    }
+
+    fn visit_source(&self, _: &mut DeviceVisited, _: usize) -> crate::Result<crate::matrix::Reached> {
+        match self.0 {}
+    }
+
+    fn vxm_visit_op(
+        &self,
+        _: &mut DeviceVisited,
+        _: usize,
+        _: &SpmspvOptions,
+    ) -> crate::Result<crate::matrix::Reached> {
+        match self.0 {}
+    }
+
+    fn visited_to_host(v: &DeviceVisited) -> crate::Result<(Vec<i64>, Vec<i64>)> {
+        match v.0 {}
+    }
+}
+
+impl<S: Semiring> crate::matrix::MxmReduceOp<S, DeviceMatrix<S::B>> for DeviceMatrix<S::A> {
+    type MatrixMask<'m> = DeviceMatrixMask;
+
+    fn reduce_mxm_op(
+        &self,
+        _: &DeviceMatrixMask,
+        _: S,
+        _: &DeviceMatrix<S::B>,
+        _: &Descriptor,
+        _: crate::matrix::MxmMethod,
+    ) -> crate::Result<S::C> {
+        match self.0 {}
+    }
+
+    fn mxm_costs_op(
+        &self,
+        _: &DeviceMatrixMask,
+        _: S,
+        _: &DeviceMatrix<S::B>,
+        _: &Descriptor,
+    ) -> crate::Result<[u64; 2]> {
+        match self.0 {}
+    }
+}
+
+impl crate::matrix::RelaxOp for DeviceMatrix<f64> {
+    type Relaxed = DeviceRelaxed;
+
+    fn weights(&self) -> crate::Result<crate::matrix::WeightStats> {
+        match self.0 {}
+    }
+
+    fn relaxed(&self) -> crate::Result<DeviceRelaxed> {
+        match self.0 {}
+    }
+
+    fn relax_source(&self, _: &mut DeviceRelaxed, _: usize) -> crate::Result<()> {
+        match self.0 {}
+    }
+
+    fn relax_near_op(&self, _: &mut DeviceRelaxed, _: f64) -> crate::Result<crate::matrix::Queues> {
+        match self.0 {}
+    }
+
+    fn split_far_op(&self, _: &mut DeviceRelaxed, _: f64, _: f64) -> crate::Result<crate::matrix::Queues> {
+        match self.0 {}
+    }
+
+    fn distances_to_host(r: &DeviceRelaxed) -> crate::Result<Vec<f64>> {
+        match r.0 {}
     }
 }

@@ -1,17 +1,13 @@
 //! The stand-ins' side of [`crate::matrix::op`]'s element-wise, product,
-//! reduction and index operations (no value exists, so none runs), and the
-//! stand-in [`DeviceMatrixMask`].
+//! reduction and index operations (no value exists, so none runs).
 
-use super::{DeviceDenseVector, DeviceMask, DeviceMatrix, DeviceSparseVector, GpuBinaryOp};
+use super::{DeviceDenseVector, DeviceMask, DeviceMatrix, DeviceMatrixMask, DeviceSparseVector, GpuBinaryOp};
 use crate::matrix::place::ProductOutput;
 use crate::matrix::place_ewise::{ApplyOp, EwiseAddOp, EwiseMultOp, SelectOp};
 use crate::matrix::place_mxm::{AssignOp, AssignVectorOp, ExtractOp, ExtractVectorOp, MxmOp, ReduceOp, ReduceRowsOp};
 use crate::matrix::{Descriptor, MxmMethod};
 use crate::semirings::Semiring;
 use std::convert::Infallible;
-
-/// No device matrix mask exists without the `cuda` feature.
-pub struct DeviceMatrixMask(Infallible);
 
 impl<T> ProductOutput for DeviceMatrix<T> {
     type Elem = T;

@@ -1,0 +1,167 @@
+//! The device implementation of the near-far steps
+//! [`relax_near`](crate::matrix::relax_near) and
+//! [`split_far`](crate::matrix::split_far) (Davidson, Baxter, Garland &
+//! Owens, "Work-efficient parallel GPU methods for single-source shortest
+//! paths", IPDPS 2014): the `kgs_*` kernels of
+//! `kernels/graphblas_frontier.cu` over a [`DeviceRelaxed`] allocated once
+//! per matrix. A relaxation round is two launches (a warp per near node;
+//! nodes of out-degree ≥ 1024 spread over the whole grid) and one read of
+//! the queue sizes; a split one launch and one read.
+
+use super::frontier::{alloc, frontier_kernels, spread_grid};
+use super::objects::DeviceMatrix;
+use super::scan::grid;
+use super::Idx;
+use crate::cuda::device::{check, Device};
+use crate::cuda::CudaError;
+use crate::matrix::place_relax::{Queues, RelaxOp, WeightStats};
+use crate::matrix::check_dim;
+use cudarc::driver::{CudaFunction, CudaSlice, PushKernelArg};
+
+/// The near-far state on a device: distances (as the bits of
+/// non-negative doubles), stamps, far flags, two near and two far queues,
+/// the high-degree list and the counters, with the frontier kernels.
+pub struct DeviceRelaxed {
+    n: usize,
+    kernels: Vec<CudaFunction>,
+    dist: CudaSlice<u64>,
+    stamp: CudaSlice<u32>,
+    in_far: CudaSlice<u32>,
+    near: [Idx; 2],
+    far: [Idx; 2],
+    big: Idx,
+    counters: CudaSlice<u64>,
+    /// The queues in use, their sizes, the relaxation round.
+    cn: usize,
+    cf: usize,
+    nnear: usize,
+    nfar: usize,
+    round: u32,
+    stream: std::sync::Arc<cudarc::driver::CudaStream>,
+}
+
+fn read_counters(dev: &Device, c: &CudaSlice<u64>) -> Result<Vec<u64>, CudaError> {
+    let v = check("reading the queue counters", || dev.stream.clone_dtoh(c))?;
+    check("synchronizing", || dev.stream.synchronize())?;
+    Ok(v)
+}
+
+impl RelaxOp for DeviceMatrix<f64> {
+    type Relaxed = DeviceRelaxed;
+
+    fn weights(&self) -> crate::Result<WeightStats> {
+        let dev: &Device = &self.dev.dev;
+        let kernels = frontier_kernels(dev, self.index_width())?;
+        let mut stats = alloc::<u64>(dev, "allocating counters", 8)?;
+        let nnz = self.nnz() as u64;
+        let mut lb = dev.stream.launch_builder(&kernels[5]);
+        lb.arg(&nnz).arg(&self.csr.val).arg(&mut stats);
+        // SAFETY: matches kgs_weights(nnz, w, stats); w holds nnz values, stats 8 zeroed entries.
+        check("launching kgs_weights", || unsafe { lb.launch(grid(dev, self.nnz())) })?;
+        let c = read_counters(dev, &stats)?;
+        let invalid = if c[0] > 0 { self.download()?.weights()?.invalid } else { None };
+        Ok(WeightStats { max: f64::from_bits(c[1]), min_pos: f64::from_bits(!c[2]), invalid, arcs: self.nnz() })
+    }
+
+    fn relaxed(&self) -> crate::Result<DeviceRelaxed> {
+        check_dim("relax_near", "columns", self.nrows(), self.ncols())?;
+        let n = self.nrows();
+        let dev: &Device = &self.dev.dev;
+        let iw = self.index_width();
+        let queue = || Idx::zeros(&dev.stream, iw, n);
+        Ok(DeviceRelaxed {
+            n,
+            kernels: frontier_kernels(dev, iw)?,
+            dist: alloc(dev, "allocating distances", n)?,
+            stamp: alloc(dev, "allocating stamps", n)?,
+            in_far: alloc(dev, "allocating far flags", n)?,
+            near: [queue()?, queue()?],
+            far: [queue()?, queue()?],
+            big: queue()?,
+            counters: alloc(dev, "allocating counters", 8)?,
+            cn: 0,
+            cf: 0,
+            nnear: 0,
+            nfar: 0,
+            round: 0,
+            stream: dev.stream.clone(),
+        })
+    }
+
+    fn relax_source(&self, r: &mut DeviceRelaxed, source: usize) -> crate::Result<()> {
+        check_dim("relax_near", "state", self.nrows(), r.n)?;
+        let dev: &Device = &self.dev.dev;
+        let iw = self.index_width();
+        let (n32, src32) = (iw.val(r.n), iw.val(source));
+        let mut lb = dev.stream.launch_builder(&r.kernels[4]);
+        lb.arg(&n32).arg(&src32).arg(&mut r.dist).arg(&mut r.stamp).arg(&mut r.in_far);
+        lb.arg(&mut r.near[0]);
+        // SAFETY: matches kgs_init(n, source, dist, stamp, in_far, queue); every buffer holds n >= 1.
+        check("launching kgs_init", || unsafe { lb.launch(grid(dev, r.n)) })?;
+        check("clearing counters", || dev.stream.memset_zeros(&mut r.counters))?;
+        (r.cn, r.cf, r.nnear, r.nfar, r.round) = (0, 0, 1, 0, 0);
+        Ok(())
+    }
+
+    fn relax_near_op(&self, r: &mut DeviceRelaxed, thr: f64) -> crate::Result<Queues> {
+        check_dim("relax_near", "state", self.nrows(), r.n)?;
+        let dev: &Device = &self.dev.dev;
+        let s = &dev.stream;
+        let csr = &self.csr;
+        let iw = self.index_width();
+        r.round = r.round.wrapping_add(1);
+        let round = r.round;
+        check("clearing counters", || s.memset_zeros(&mut r.counters.slice_mut(0..4)))?;
+        let [q0, q1] = &mut r.near;
+        let (q, nq) = if r.cn == 0 { (&*q0, q1) } else { (&*q1, q0) };
+        let far = &mut r.far[r.cf];
+        let f32_ = iw.val(r.nnear);
+        let mut lb = s.launch_builder(&r.kernels[6]);
+        lb.arg(&f32_).arg(q).arg(&csr.ptr).arg(&csr.ind).arg(&csr.val).arg(&thr).arg(&round);
+        lb.arg(&mut r.dist).arg(&mut r.stamp).arg(&mut r.in_far).arg(&mut *nq).arg(&mut *far);
+        lb.arg(&mut r.counters).arg(&mut r.big);
+        // SAFETY: matches kgs_relax(f, near, ptr, ind, w, thr, round, dist, stamp, in_far,
+        // near_next, far, counters, big); the queue holds f distinct ids below n, buffers n entries
+        // (a node is at most once in each queue).
+        check("launching kgs_relax", || unsafe { lb.launch(grid(dev, r.nnear * 32)) })?;
+        let mut lb = s.launch_builder(&r.kernels[7]);
+        lb.arg(&csr.ptr).arg(&csr.ind).arg(&csr.val).arg(&thr).arg(&round);
+        lb.arg(&mut r.dist).arg(&mut r.stamp).arg(&mut r.in_far).arg(nq).arg(far);
+        lb.arg(&mut r.counters).arg(&r.big);
+        // SAFETY: matches kgs_relax_big(ptr, ind, w, thr, round, dist, stamp, in_far, near_next,
+        // far, counters, big); big holds counters[2] ids written by kgs_relax.
+        check("launching kgs_relax_big", || unsafe { lb.launch(spread_grid(dev)) })?;
+        let c = read_counters(dev, &r.counters)?;
+        (r.nnear, r.nfar) = (c[0] as usize, c[4] as usize);
+        r.cn ^= 1;
+        Ok(Queues { near: r.nnear, far: r.nfar, far_min: f64::INFINITY })
+    }
+
+    fn split_far_op(&self, r: &mut DeviceRelaxed, lo: f64, thr: f64) -> crate::Result<Queues> {
+        check_dim("relax_near", "state", self.nrows(), r.n)?;
+        let dev: &Device = &self.dev.dev;
+        let s = &dev.stream;
+        let iw = self.index_width();
+        check("clearing counters", || s.memset_zeros(&mut r.counters))?;
+        let [f0, f1] = &mut r.far;
+        let (fq, nfq) = if r.cf == 0 { (&*f0, f1) } else { (&*f1, f0) };
+        let nf32 = iw.val(r.nfar);
+        let mut lb = s.launch_builder(&r.kernels[8]);
+        lb.arg(&nf32).arg(fq).arg(&lo).arg(&thr).arg(&r.dist).arg(&mut r.in_far);
+        lb.arg(&mut r.near[r.cn]).arg(nfq).arg(&mut r.counters);
+        // SAFETY: matches kgs_split(nf, far, lo, thr, dist, in_far, near, far_next, counters);
+        // the far queue holds nf distinct ids below n, the outputs n entries.
+        check("launching kgs_split", || unsafe { lb.launch(grid(dev, r.nfar)) })?;
+        let c = read_counters(dev, &r.counters)?;
+        r.cf ^= 1;
+        (r.nnear, r.nfar) = (c[0] as usize, c[4] as usize);
+        let far_min = if r.nfar == 0 { f64::INFINITY } else { f64::from_bits(!c[6]) };
+        Ok(Queues { near: r.nnear, far: r.nfar, far_min })
+    }
+
+    fn distances_to_host(r: &DeviceRelaxed) -> crate::Result<Vec<f64>> {
+        let d: Vec<u64> = check("downloading distances", || r.stream.clone_dtoh(&r.dist))?;
+        check("synchronizing", || r.stream.synchronize())?;
+        Ok(d[..r.n].iter().map(|&b| f64::from_bits(b)).collect())
+    }
+}
