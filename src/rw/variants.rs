@@ -448,6 +448,7 @@ impl WalkSeriesKernel {
     /// `ln σ`, with a margin), evaluated at `ln σ` rounded up to a multiple
     /// of 1/64 (memoized in `memo`: the count only grows with σ). `None`
     /// beyond [`MAX_WALK_TERMS`].
+    #[cfg_attr(not(feature = "cuda"), allow(dead_code))] // the GPU path
     pub(super) fn power_terms(
         &self,
         sigma: f64,
@@ -480,6 +481,7 @@ impl WalkSeriesKernel {
     ///
     /// # Errors
     /// The series' own (an overflow, too many terms), as on the CPU.
+    #[cfg_attr(not(feature = "cuda"), allow(dead_code))] // the GPU path
     pub(super) fn fold_sums(&self, t: &[f64], lam: f64, sigma: f64) -> Result<Option<(f64, f64)>, Fail> {
         let (mut z, mut next) = (0usize, 0usize);
         let sum = |k: &usize| t.get(*k).copied().ok_or(());
