@@ -465,8 +465,10 @@ mod device {
     }
 }
 
-/// The batched pair-system kernel compiles with NVRTC (no GPU needed) for
-/// unlabeled and record edge labels, in f32 and f64, for sm_90 and sm_80.
+/// The batched pair-system kernel and the random-walk series kernel of the
+/// same source (`<name>_series`, `kernels/kron_series.cu`) compile with NVRTC
+/// (no GPU needed) for unlabeled and record edge labels, in f32 and f64,
+/// for sm_90 and sm_80.
 #[cfg(feature = "cuda")]
 #[test]
 fn kron_pairs_kernel_compiles() {
@@ -498,6 +500,8 @@ fn kron_pairs_kernel_compiles() {
                 let image = compile(&src.source, &src.name, &crate::nvrtc_common::check_options(options(arch)))
                     .unwrap_or_else(|e| panic!("{} {p:?}: {e}\n--- source ---\n{}", src.name, src.source));
                 assert!(image.len() > 1000);
+                let series = format!("{}_series", src.name);
+                assert!(image.windows(series.len()).any(|w| w == series.as_bytes()), "{series} not in the image");
             }
         }
     }

@@ -228,8 +228,8 @@ fn series_on_cpu_backend_is_the_plain_methods() {
     assert_eq!(k.resolved_backend(Backend::Cpu).unwrap(), Backend::Cpu);
 }
 
-/// The exponential and p-step kernels on the GPU (the power series with the
-/// device Kronecker product) equal the CPU's f64 values and gradients to
+/// The exponential and p-step kernels on the GPU (the power series, batched:
+/// every pair of a call in one launch) equal the CPU's f64 values and gradients to
 /// 1e-12 relative: plain and labeled, directed and undirected, symmetric
 /// and cross Grams, extreme weights scaled as on the CPU, graphs without
 /// edges or nodes; `auto` picks the CPU; an overflow is the CPU's typed
@@ -279,11 +279,85 @@ fn series_on_gpu_equals_cpu() {
     let none = random_graph(0, 0.5, 1, Direction::Undirected);
     let with_empty = [g.clone(), none];
     assert!(worst(&k.gram_on(gpu, &with_empty).unwrap(), &k.gram(&with_empty).unwrap(), 1e-300) <= 1e-12);
-    // auto runs the series kinds on the CPU (the per-pair device path is
-    // slower); a value beyond f64 is the CPU's error
+    // auto runs the series kinds on the CPU (docs/PERFORMANCE.md, "Random-walk
+    // series kinds"); a value beyond f64 is the CPU's error
     assert_eq!(k.resolved_backend(Backend::Auto).unwrap(), Backend::Cpu);
     let big = WalkSeriesKernel::exponential(1e5).unwrap();
     let err = big.gram_labeled_on(gpu, &[g.clone(), h.clone()]).unwrap_err();
     assert!(matches!(err, kronograph::Error::Mgk(MgkError::InvalidValue { .. })), "{err}");
     assert!(err.to_string().contains("lower λ"), "{err}");
+}
+
+/// The batched device sums (every pair of a call in one launch) equal the
+/// CPU's f64 values and gradients on MUTAG (the first 40 graphs, as read and
+/// with per-graph weights), plain and labeled, exponential and p-step,
+/// symmetric and cross Grams. Skips without a GPU; fails then with
+/// `KRONOGRAPH_REQUIRE_GPU=1`.
+#[test]
+fn series_batched_on_gpu_mutag_equals_cpu() {
+    use kronograph::backend::Backend;
+    let Some(device) = gpu_or_skip() else { return };
+    let gpu = Backend::Cuda(device);
+    let mut ds = kronograph::graph::io::load(format!("{}/data/MUTAG", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    ds.graphs.truncate(40);
+    let weighted: Vec<_> = ds
+        .graphs
+        .iter()
+        .enumerate()
+        .map(|(i, g)| g.with_weights(|w, _| w * (0.5 + 0.25 * (i % 5) as f64)).unwrap())
+        .collect();
+    let kernels = [
+        WalkSeriesKernel::exponential(0.2).unwrap(),
+        WalkSeriesKernel::exponential(1.7).unwrap(),
+        WalkSeriesKernel::p_step(0.3, WalkSeriesKernel::grakel_steps(6, true)).unwrap(),
+        WalkSeriesKernel::p_step(0.25, vec![1.0, 0.5, 0.0, 2.0, 1.0, 0.125, 3.0]).unwrap(),
+    ];
+    for xs in [&ds.graphs, &weighted] {
+        for k in &kernels {
+            for labeled in [false, true] {
+                let (c, dc) = k.gram_with_gradient(xs, None, labeled).unwrap();
+                let (g, dg) = k.gram_with_gradient_on(gpu, xs, None, labeled).unwrap();
+                assert!(worst(&c, &g, 1e-300) <= 1e-12, "{k:?} labeled {labeled}");
+                assert!(worst(&dc, &dg, 1e-300) <= 1e-12, "{k:?} labeled {labeled}: gradient");
+                let (c, dc) = k.gram_with_gradient(&xs[..7], Some(&xs[7..]), labeled).unwrap();
+                let (g, dg) = k.gram_with_gradient_on(gpu, &xs[..7], Some(&xs[7..]), labeled).unwrap();
+                assert!(worst(&c, &g, 1e-300) <= 1e-12 && worst(&dc, &dg, 1e-300) <= 1e-12, "{k:?} cross {labeled}");
+            }
+        }
+    }
+    // a value beyond f64 in the batched sums is the CPU's typed error
+    let big = WalkSeriesKernel::p_step(1e120, vec![1.0, 1.0, 1.0, 1.0]).unwrap();
+    for labeled in [false, true] {
+        let cpu = big.gram_with_gradient(&ds.graphs[..3], None, labeled).unwrap_err();
+        let err = big.gram_with_gradient_on(gpu, &ds.graphs[..3], None, labeled).unwrap_err();
+        assert!(matches!(cpu, MgkError::InvalidValue { .. }), "{cpu}");
+        assert!(matches!(err, kronograph::Error::Mgk(MgkError::InvalidValue { .. })), "{err}");
+        assert!(err.to_string().contains("lower λ"), "{err}");
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(16))]
+    /// The batched device sums on random graphs (random weights in
+    /// [0.5, 2), node labels from three values, self-loops, directed or not,
+    /// sizes 0 to 9) equal the CPU's to 1e-12 relative, value and gradient.
+    #[test]
+    fn series_batched_on_gpu_random_graphs_equal_cpu(
+        seed in any::<u64>(), directed in any::<bool>(), labeled in any::<bool>(), exponential in any::<bool>(),
+        lambda in 0.02f64..1.5, steps in prop::collection::vec(0.0f64..2.0, 1..9)
+    ) {
+        use kronograph::backend::Backend;
+        let Some(device) = gpu_or_skip() else { return Ok(()) };
+        let dir = if directed { Direction::Directed } else { Direction::Undirected };
+        let xs: Vec<_> = (0..7).map(|i| random_graph((seed as usize >> (3 * i)) % 10, 0.5, seed ^ (i as u64 + 1), dir)).collect();
+        let k = if exponential { WalkSeriesKernel::exponential(lambda) } else { WalkSeriesKernel::p_step(lambda, steps) }.unwrap();
+        let (c, dc) = k.gram_with_gradient(&xs, None, labeled).unwrap();
+        let (g, dg) = k.gram_with_gradient_on(Backend::Cuda(device), &xs, None, labeled).unwrap();
+        prop_assert!(worst(&c, &g, 1e-300) <= 1e-12, "{:?} vs {:?}", c, g);
+        let scale = c.as_slice().iter().fold(0.0, |a: f64, &b| a.max(b));
+        prop_assert!(worst(&dc, &dg, 1e-12 * scale) <= 1e-12, "gradient {:?} vs {:?}", dc, dg);
+        let (c, _) = k.gram_with_gradient(&xs[..3], Some(&xs[3..]), labeled).unwrap();
+        let (g, _) = k.gram_with_gradient_on(Backend::Cuda(device), &xs[..3], Some(&xs[3..]), labeled).unwrap();
+        prop_assert!(worst(&c, &g, 1e-300) <= 1e-12, "cross {:?} vs {:?}", c, g);
+    }
 }

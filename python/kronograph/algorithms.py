@@ -6,6 +6,8 @@ graph, the ``i``-th node of ``g.nodes``.  The graphlet transform and motif
 search take ``backend="auto" | "cpu" | "cuda" | "cuda:N"``.
 """
 
+from typing import Any, Callable, List, Optional, Sequence, Tuple, Union
+
 import numpy as np
 
 from . import _backend, _native, _progress
@@ -46,26 +48,26 @@ def _graph(g, weight="weight"):
     )
 
 
-def bfs(g, source):
+def bfs(g: Any, source: int) -> Tuple[np.ndarray, np.ndarray]:
     """Breadth-first search from node ``source``: ``(levels, parents)``,
     int64 arrays with ``-1`` where a node is not reached."""
     levels, parents = _native.bfs(_graph(g), int(source))
     return np.frombuffer(levels, dtype="<i8").copy(), np.frombuffer(parents, dtype="<i8").copy()
 
 
-def sssp(g, source, weight="weight"):
+def sssp(g: Any, source: int, weight: Optional[str] = "weight") -> np.ndarray:
     """Shortest-path distances from ``source`` along non-negative weights
     (the networkx edge attribute ``weight``, or the matrix values):
     float64, ``inf`` where unreachable."""
     return np.frombuffer(_native.sssp(_graph(g, weight), int(source)), dtype="<f8").copy()
 
 
-def triangle_count(g):
+def triangle_count(g: Any) -> int:
     """The number of triangles of an undirected graph."""
     return int(_native.triangle_count(_graph(g)))
 
 
-def triangles_per_vertex(g):
+def triangles_per_vertex(g: Any) -> np.ndarray:
     """The number of triangles through each node (int64)."""
     return np.frombuffer(_native.triangles_per_vertex(_graph(g)), dtype="<i8").copy()
 
@@ -75,7 +77,7 @@ GRAPHLET_ORBITS = tuple(_native.graphlet_orbit_names())
 ``"[1] degree"``, ... ``"[15] 4-clique"``)."""
 
 
-def graphlets(g, kind="net", backend="auto"):
+def graphlets(g: Any, kind: str = "net", backend: str = "auto") -> Union[np.ndarray, Tuple[np.ndarray, np.ndarray]]:
     """The fast graphlet transform: per-node frequencies of the 16 orbits of
     the graphlets with up to 4 nodes, a ``(n, 16)`` uint64 array whose
     column ``k`` is orbit ``GRAPHLET_ORBITS[k]`` (e.g. a pandas
@@ -102,7 +104,14 @@ class MotifResult:
 
     __slots__ = ("hits", "runs", "false_negative_bound", "device", "matches")
 
-    def __init__(self, hits, runs, false_negative_bound, device, matches):
+    def __init__(
+        self,
+        hits: np.ndarray,
+        runs: int,
+        false_negative_bound: float,
+        device: Optional[int],
+        matches: Optional[List[List[int]]],
+    ) -> None:
         self.hits = hits
         self.runs = runs
         self.false_negative_bound = false_negative_bound
@@ -116,7 +125,16 @@ class MotifResult:
         )
 
 
-def motif_search(g, colors, motif, delta=1e-6, seed=0, field="gf256", backend="auto", matches=False):
+def motif_search(
+    g: Any,
+    colors: Sequence[int],
+    motif: Sequence[int],
+    delta: float = 1e-6,
+    seed: int = 0,
+    field: str = "gf256",
+    backend: str = "auto",
+    matches: bool = False,
+) -> MotifResult:
     """Vertex-localized motif search: for every node of the undirected graph
     ``g`` coloured by ``colors`` (one non-negative integer per node), whether
     it lies in a connected set of ``len(motif)`` nodes whose colours are the
@@ -199,9 +217,10 @@ class RandomWalkKernel(Kernel):
         a CUDA GPU when one can be used, else the CPU), ``"cpu"``,
         ``"cuda"`` or ``"cuda:N"``.  On the CPU the exponential and p-step
         kinds sum the moment series (unlabeled) or the product graph's power
-        series (``labeled=True``); on a GPU every pair runs that power series
-        with the device Kronecker product, in float64, pair by pair (equal to
-        the CPU's to about 1e-12 relative).  The geometric kind runs as the
+        series (``labeled=True``); on a GPU (named: ``"auto"`` runs these
+        kinds on the CPU, faster on small graphs) every pair runs that power
+        series in float64, all pairs of a call in one batched launch (equal
+        to the CPU's to about 1e-12 relative).  The geometric kind runs as the
         library's ``RandomWalkKernel::gram_on`` (the moment series and
         batched solves on the GPU); its gradient in ``lam`` is computed on
         the CPU.
@@ -212,18 +231,18 @@ class RandomWalkKernel(Kernel):
 
     def __init__(
         self,
-        lam=0.01,
-        labeled=False,
-        normalize=False,
-        lam_bounds="fixed",
-        tol=None,
-        n_jobs=None,
-        progress=False,
-        kind="geometric",
-        p=None,
-        weights=None,
-        backend="auto",
-    ):
+        lam: float = 0.01,
+        labeled: bool = False,
+        normalize: bool = False,
+        lam_bounds: Union[str, Tuple[float, float]] = "fixed",
+        tol: Optional[float] = None,
+        n_jobs: Optional[int] = None,
+        progress: Union[bool, Callable[[int, int], Any]] = False,
+        kind: str = "geometric",
+        p: Optional[int] = None,
+        weights: Union[None, str, Sequence[float]] = None,
+        backend: str = "auto",
+    ) -> None:
         self.lam = lam
         self.backend = backend
         self.kind = kind
@@ -240,18 +259,18 @@ class RandomWalkKernel(Kernel):
         return isinstance(self.lam_bounds, str) and self.lam_bounds == "fixed"
 
     @property
-    def hyperparameter_lam(self):
+    def hyperparameter_lam(self) -> Hyperparameter:
         """``lam``: fixed, or trainable within ``lam_bounds``."""
         b = positive_bounds("lam_bounds", self.lam_bounds)
         return Hyperparameter("lam", "numeric", "fixed" if b is None else np.array(b))
 
     @property
-    def theta(self):
+    def theta(self) -> np.ndarray:
         """``[log lam]`` when ``lam`` is trainable, else empty."""
         return np.empty(0) if self._fixed() else np.log([float(self.lam)])
 
     @theta.setter
-    def theta(self, theta):
+    def theta(self, theta: Sequence[float]) -> None:
         theta = np.asarray(theta, dtype=float).ravel()
         n = 0 if self._fixed() else 1
         if theta.shape[0] != n:
@@ -261,15 +280,15 @@ class RandomWalkKernel(Kernel):
             self.lam = value_of_theta(0, theta[0], "lam", lo, hi)
 
     @property
-    def requires_vector_input(self):
+    def requires_vector_input(self) -> bool:
         """False: the inputs are graphs."""
         return False
 
-    def is_stationary(self):
+    def is_stationary(self) -> bool:
         """False."""
         return False
 
-    def lambda_limit(self, X):
+    def lambda_limit(self, X: Sequence[Any]) -> float:
         """A ``lam`` below which the geometric kernel is defined for every
         pair of the graphs ``X``: ``1 / rho_max^2`` with ``rho_max`` the
         largest upper bound on their spectral radii (Collatz-Wielandt).
@@ -320,19 +339,26 @@ class RandomWalkKernel(Kernel):
                 steps, exponential, _backend.resolve(self.backend),
             )
         except _native.KronographError as e:
-            # the library's advice names the CLI's option; here it is the lam parameter
-            raise type(e)(str(e).replace("(--lambda)", "(RandomWalkKernel's lam)")) from None
+            # the library's advice names the CLI's option and the Rust method; here they are the
+            # lam parameter and this class's lambda_limit
+            raise type(e)(_python_advice(str(e))) from None
         k = np.frombuffer(data, dtype="<f8").reshape(r, c).copy()
         if gradient:
             return k, np.frombuffer(grad, dtype="<f8").reshape(r, c).copy()
         return k
 
-    def raw_diag(self, X):
+    def raw_diag(self, X: Sequence[Any]) -> np.ndarray:
         """The unnormalized ``K(x, x)`` of each graph."""
         x = self._graphs(X, "X")
         return np.array([self._raw([g])[0, 0] for g in x])
 
-    def tile(self, X, Y, diag_x=None, diag_y=None):
+    def tile(
+        self,
+        X: Sequence[Any],
+        Y: Sequence[Any],
+        diag_x: Optional[np.ndarray] = None,
+        diag_y: Optional[np.ndarray] = None,
+    ) -> np.ndarray:
         """One tile ``K(X, Y)``, normalized by the given unnormalized diagonals when the kernel normalizes."""
         k = self._raw(self._graphs(X, "X"), self._graphs(Y, "Y"))
         if self.normalize:
@@ -341,7 +367,9 @@ class RandomWalkKernel(Kernel):
             k /= np.sqrt(np.outer(diag_x, diag_y))
         return k
 
-    def __call__(self, X, Y=None, eval_gradient=False):
+    def __call__(
+        self, X: Sequence[Any], Y: Optional[Sequence[Any]] = None, eval_gradient: bool = False
+    ) -> Union[np.ndarray, Tuple[np.ndarray, np.ndarray]]:
         """The Gram matrix ``K(X, Y)`` (``K(X, X)`` when ``Y`` is None); with
         ``eval_gradient`` (``Y`` None, as in scikit-learn) also
         ``dK/d theta`` of shape ``(n, n, 1)`` when ``lam`` is trainable, else
@@ -372,7 +400,7 @@ class RandomWalkKernel(Kernel):
             return k, (dk[..., None] if dk is not None else np.empty(k.shape + (0,)))
         return k
 
-    def diag(self, X):
+    def diag(self, X: Sequence[Any]) -> np.ndarray:
         """``K(x, x)`` for each graph (ones when normalized)."""
         d = self.raw_diag(X)
         return np.ones_like(d) if self.normalize else d
@@ -384,7 +412,16 @@ class RandomWalkKernel(Kernel):
         return f"RandomWalkKernel(lam={self.lam!r}, labeled={self.labeled!r}, normalize={self.normalize!r}{kind})"
 
 
-def as_graphs_or_any(x):
+def _python_advice(message: str) -> str:
+    """The native library's λ advice in this package's names: ``lam`` for the
+    CLI's ``--lambda``, :meth:`RandomWalkKernel.lambda_limit` for the Rust
+    method."""
+    return message.replace("(--lambda)", "(RandomWalkKernel's lam)").replace(
+        "RandomWalkKernel::lambda_limit", "RandomWalkKernel.lambda_limit(X)"
+    )
+
+
+def as_graphs_or_any(x: Any) -> List[Any]:
     """The items of ``x`` (graphs of any supported kind), refusing a single graph."""
     if isinstance(x, Graph):
         return as_graphs(x)

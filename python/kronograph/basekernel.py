@@ -33,7 +33,7 @@ Every ``*_bounds`` argument is ``(low, high)``, ``"fixed"`` (not trained) or
 """
 
 import inspect
-from typing import Any, Union
+from typing import Any, Dict, Optional, Tuple, Union
 import math
 import numbers
 import re
@@ -109,7 +109,7 @@ def _wrap(k):
 class BaseKernel:
     """A base kernel: prints as a SPEC; combines with ``+``, ``*``, ``**``."""
 
-    def spec(self, field="label"):
+    def spec(self, field: str = "label") -> str:
         """The SPEC of this kernel, its leaves applied to ``field``."""
         raise NotImplementedError
 
@@ -121,7 +121,7 @@ class BaseKernel:
         return self.spec()
 
     @property
-    def normalized(self):
+    def normalized(self) -> "Normalize":
         """``Normalize(self)``: ``k(a, b) / sqrt(k(a, a) k(b, b))`` (GraphDot's ``.normalized``)."""
         return Normalize(self)
 
@@ -129,7 +129,7 @@ class BaseKernel:
         sig = inspect.signature(type(self).__init__)
         return [p.name for p in sig.parameters.values() if p.name != "self" and p.kind != p.VAR_KEYWORD]
 
-    def get_params(self, deep=True):
+    def get_params(self, deep: bool = True) -> Dict[str, Any]:
         """The constructor arguments, and with ``deep`` those of the kernels
         inside, named ``outer__inner`` (scikit-learn's convention)."""
         params = {name: getattr(self, name) for name in self._param_names()}
@@ -139,7 +139,7 @@ class BaseKernel:
                     params.update((f"{name}__{k}", v) for k, v in value.get_params(True).items())
         return params
 
-    def set_params(self, **params):
+    def set_params(self, **params: Any) -> "BaseKernel":
         """Sets constructor arguments (``name=value``) or those of a kernel
         inside (``outer__inner=value``)."""
         valid = self.get_params(deep=False)
@@ -189,12 +189,12 @@ class BaseKernel:
 class Spec(BaseKernel):
     """A kernel given as a SPEC string (see the README), e.g. ``Spec("delta(label, 0.5)")``."""
 
-    def __init__(self, text):
+    def __init__(self, text: str) -> None:
         if not isinstance(text, str):
             raise TypeError(f"Spec takes a string, not {type(text).__name__}")
         self.text = text
 
-    def spec(self, field="label"):
+    def spec(self, field: str = "label") -> str:
         return f"({self.text})"
 
     def _slots(self):
@@ -214,11 +214,11 @@ class Constant(_Leaf):
 
     _params = (("constant", "constant"),)
 
-    def __init__(self, constant, c_bounds=None):
+    def __init__(self, constant: float, c_bounds: Optional[Union[str, Tuple[float, float]]] = None) -> None:
         self.constant = constant
         self.c_bounds = c_bounds
 
-    def spec(self, field="label"):
+    def spec(self, field: str = "label") -> str:
         return f"constant({_num(self.constant)}{_bounds(self.c_bounds, 'Constant')})"
 
 
@@ -227,11 +227,11 @@ class KroneckerDelta(_Leaf):
 
     _params = (("h", "h"),)
 
-    def __init__(self, h, h_bounds=None):
+    def __init__(self, h: float, h_bounds: Optional[Union[str, Tuple[float, float]]] = None) -> None:
         self.h = h
         self.h_bounds = h_bounds
 
-    def spec(self, field="label"):
+    def spec(self, field: str = "label") -> str:
         return f"delta({_farg(field)}{_num(self.h)}{_bounds(self.h_bounds, 'KroneckerDelta')})"
 
 
@@ -240,11 +240,11 @@ class SquareExponential(_Leaf):
 
     _params = (("length_scale", "scale"),)
 
-    def __init__(self, length_scale, length_scale_bounds=None):
+    def __init__(self, length_scale: float, length_scale_bounds: Optional[Union[str, Tuple[float, float]]] = None) -> None:
         self.length_scale = length_scale
         self.length_scale_bounds = length_scale_bounds
 
-    def spec(self, field="label"):
+    def spec(self, field: str = "label") -> str:
         b = _bounds(self.length_scale_bounds, "SquareExponential")
         return f"sqexp({_farg(field)}{_num(self.length_scale)}{b})"
 
@@ -254,13 +254,19 @@ class RationalQuadratic(_Leaf):
 
     _params = (("length_scale", "scale"), ("alpha", "alpha"))
 
-    def __init__(self, length_scale, alpha, length_scale_bounds=None, alpha_bounds=None):
+    def __init__(
+        self,
+        length_scale: float,
+        alpha: float,
+        length_scale_bounds: Optional[Union[str, Tuple[float, float]]] = None,
+        alpha_bounds: Optional[Union[str, Tuple[float, float]]] = None,
+    ) -> None:
         self.length_scale = length_scale
         self.alpha = alpha
         self.length_scale_bounds = length_scale_bounds
         self.alpha_bounds = alpha_bounds
 
-    def spec(self, field="label"):
+    def spec(self, field: str = "label") -> str:
         lb, ab = self.length_scale_bounds, self.alpha_bounds
         if (lb is None) != (ab is None):
             # the SPEC takes both bounds or neither
@@ -275,12 +281,12 @@ class Polynomial(_Leaf):
 
     _params = (("offset", "offset"),)
 
-    def __init__(self, offset, degree, offset_bounds=None):
+    def __init__(self, offset: float, degree: int, offset_bounds: Optional[Union[str, Tuple[float, float]]] = None) -> None:
         self.offset = offset
         self.degree = degree
         self.offset_bounds = offset_bounds
 
-    def spec(self, field="label"):
+    def spec(self, field: str = "label") -> str:
         b = _bounds(self.offset_bounds, "Polynomial")
         return f"poly({_farg(field)}{_num(self.offset)}, {int(self.degree)}{b})"
 
@@ -290,11 +296,11 @@ class CompactPolynomial(_Leaf):
 
     _params = (("radius", "radius"),)
 
-    def __init__(self, radius, radius_bounds=None):
+    def __init__(self, radius: float, radius_bounds: Optional[Union[str, Tuple[float, float]]] = None) -> None:
         self.radius = radius
         self.radius_bounds = radius_bounds
 
-    def spec(self, field="label"):
+    def spec(self, field: str = "label") -> str:
         return f"wendland({_farg(field)}{_num(self.radius)}{_bounds(self.radius_bounds, 'CompactPolynomial')})"
 
 
@@ -302,7 +308,7 @@ class _Sum(BaseKernel):
     def __init__(self, a, b):
         self.a, self.b = a, b
 
-    def spec(self, field="label"):
+    def spec(self, field: str = "label") -> str:
         return f"{self.a.spec(field)} + {self.b.spec(field)}"
 
     def _slots(self):
@@ -314,7 +320,7 @@ class _Product(BaseKernel):
     def __init__(self, a, b):
         self.a, self.b = a, b
 
-    def spec(self, field="label"):
+    def spec(self, field: str = "label") -> str:
         return f"({self.a.spec(field)}) * ({self.b.spec(field)})"
 
     def _slots(self):
@@ -328,7 +334,7 @@ class _Power(BaseKernel):
             raise ValueError(f"kernel ** {exponent!r}: the exponent must be a number > 0")
         self.kernel, self.exponent = kernel, exponent
 
-    def spec(self, field="label"):
+    def spec(self, field: str = "label") -> str:
         return f"({self.kernel.spec(field)}) ^ {_num(self.exponent)}"
 
     def _slots(self):
@@ -339,10 +345,10 @@ class _Power(BaseKernel):
 class Normalize(BaseKernel):
     """``k(a, b) / sqrt(k(a, a) k(b, b))``."""
 
-    def __init__(self, kernel):
+    def __init__(self, kernel: BaseKernel) -> None:
         self.kernel = _wrap(kernel)
 
-    def spec(self, field="label"):
+    def spec(self, field: str = "label") -> str:
         return f"normalize({self.kernel.spec(field)})"
 
     def _slots(self):
@@ -352,15 +358,15 @@ class Normalize(BaseKernel):
 class TensorProduct(BaseKernel):
     """A product of kernels on named fields: ``TensorProduct(label=KroneckerDelta(0.5), charge=SquareExponential(1.0))``."""
 
-    def __init__(self, **kernels):
+    def __init__(self, **kernels: Any) -> None:
         if not kernels:
             raise ValueError("TensorProduct needs at least one field=kernel argument")
         self.kernels = {name: _wrap(k) for name, k in kernels.items()}
 
-    def spec(self, field="label"):
+    def spec(self, field: str = "label") -> str:
         return " * ".join(f"({k.spec(name)})" for name, k in self.kernels.items())
 
-    def get_params(self, deep=True):
+    def get_params(self, deep: bool = True) -> Dict[str, Any]:
         params = dict(self.kernels)
         if deep:
             for name, k in self.kernels.items():
@@ -386,7 +392,7 @@ class Additive(TensorProduct):
     Its values reach the number of fields: use ``.normalized`` (or weights
     that sum to 1) for a node kernel, which must stay in [0, 1]."""
 
-    def spec(self, field="label"):
+    def spec(self, field: str = "label") -> str:
         return " + ".join(f"({k.spec(name)})" for name, k in self.kernels.items())
 
 
@@ -406,10 +412,10 @@ class DotProduct(_Leaf):
 
     _params = ()
 
-    def __init__(self):
+    def __init__(self) -> None:
         pass
 
-    def spec(self, field="label"):
+    def spec(self, field: str = "label") -> str:
         return f"poly({_farg(field)}0.0, 1, fixed)"
 
 
@@ -420,11 +426,11 @@ class Convolution(BaseKernel):
     integer sequences of different lengths (``frozenset``, tuples) become set
     fields in :func:`kronograph.from_networkx`."""
 
-    def __init__(self, kernel, mean=True):
+    def __init__(self, kernel: BaseKernel, mean: bool = True) -> None:
         self.kernel = _wrap(kernel)
         self.mean = mean
 
-    def spec(self, field="label"):
+    def spec(self, field: str = "label") -> str:
         if field is None:
             raise ValueError("a Convolution cannot be nested inside another Convolution")
         return f"rconv({_field(field)}, {self.kernel.spec(None)}{', mean' if self.mean else ''})"
@@ -465,7 +471,7 @@ class Expr(BaseKernel):
     keeps it fixed).
     """
 
-    def __init__(self, formula, **hyperparameters):
+    def __init__(self, formula: Any, **hyperparameters: Any) -> None:
         if not isinstance(formula, str) and type(formula).__module__.startswith("sympy"):
             formula = _from_sympy(formula)
         if not isinstance(formula, str):
@@ -498,7 +504,7 @@ class Expr(BaseKernel):
                     "given as a keyword argument"
                 )
 
-    def spec(self, field="label"):
+    def spec(self, field: str = "label") -> str:
         def sub(m):
             name = m.group(1)
             if name not in self._hyper:
@@ -522,7 +528,7 @@ class Expr(BaseKernel):
             text = _BARE_XY.sub(bind, text)
         return f"({text})"
 
-    def get_params(self, deep=True):
+    def get_params(self, deep: bool = True) -> Dict[str, Any]:
         params = {"formula": self.formula}
         params.update((n, getattr(self, n)) for n in self._hyper)
         params.update((f"{n}_bounds", b) for n, b in self._hyper.items())

@@ -29,6 +29,7 @@ own GPU, as device 0).  Without a GPU the same call starts CPU workers.
 import math
 import os
 import tempfile
+from typing import Any, Optional, Sequence, Union
 
 import numpy as np
 
@@ -62,7 +63,14 @@ def _default_tile(n, m, threads):
     return max(16, min(256, -(-max(n, m) // side)))
 
 
-def gram(kernel, X, Y=None, client=None, tile=None, out=None):
+def gram(
+    kernel: Any,
+    X: Sequence[Any],
+    Y: Optional[Sequence[Any]] = None,
+    client: Any = None,
+    tile: Optional[int] = None,
+    out: Optional[str] = None,
+) -> Any:
     """The Gram matrix ``kernel(X, Y)`` computed tile by tile with Dask.
 
     :param kernel: a :class:`kronograph.MarginalizedGraphKernel` (any kernel
@@ -191,7 +199,12 @@ def _worker_envs(count, devices="all", visible=None):
     ]
 
 
-def local_cluster(devices="all", cpu_workers=2, threads_per_worker=1, **scheduler_options):
+def local_cluster(
+    devices: Union[str, Sequence[int]] = "all",
+    cpu_workers: int = 2,
+    threads_per_worker: int = 1,
+    **scheduler_options: Any,
+) -> Any:
     """A ``dask.distributed`` cluster on this host with one worker process per
     GPU, each pinned to its device (``CUDA_VISIBLE_DEVICES`` naming only it,
     so a kernel with ``backend="auto"``, ``"cuda"`` or ``"cuda:0"`` runs

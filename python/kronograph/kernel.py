@@ -4,7 +4,7 @@ import contextlib
 import copy
 import sys
 import time
-from typing import Any, Optional, Sequence
+from typing import Any, Callable, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -106,20 +106,20 @@ class MarginalizedGraphKernel(Kernel):
 
     def __init__(
         self,
-        node_kernel,
-        edge_kernel,
-        q=0.05,
-        q_bounds=(1e-4, 1 - 1e-4),
-        backend="auto",
-        precision="f64",
-        normalize=False,
-        lmin=0,
-        tol=None,
-        n_jobs=None,
-        progress=False,
-        p=1.0,
-        p_bounds="fixed",
-    ):
+        node_kernel: Any,
+        edge_kernel: Any,
+        q: float = 0.05,
+        q_bounds: Union[str, Tuple[float, float]] = (1e-4, 1 - 1e-4),
+        backend: str = "auto",
+        precision: str = "f64",
+        normalize: bool = False,
+        lmin: int = 0,
+        tol: Optional[float] = None,
+        n_jobs: Optional[int] = None,
+        progress: Union[bool, Callable[[int, int], Any]] = False,
+        p: float = 1.0,
+        p_bounds: Union[str, Tuple[float, float]] = "fixed",
+    ) -> None:
         self.node_kernel = node_kernel
         self.edge_kernel = edge_kernel
         self.q = q

@@ -46,7 +46,7 @@ def test_random_walk_series_gpu_equals_cpu(gpu, kind, labeled, directed):
     kd, gd = _rw(gpu, labeled=labeled, **kw)(gs, eval_gradient=True)
     np.testing.assert_allclose(kd, kc, rtol=1e-12, atol=0)
     np.testing.assert_allclose(gd, gc, rtol=1e-10, atol=1e-12)
-    # auto runs the series kinds on the CPU (the per-pair device path is slower)
+    # auto runs the series kinds on the CPU (docs/PERFORMANCE.md, "Random-walk series kinds")
     np.testing.assert_allclose(_rw("auto", labeled=labeled, **kind)(gs), cpu(gs), rtol=1e-12, atol=0)
 
 
@@ -96,3 +96,43 @@ def test_marginalized_kernel_gpu_equals_cpu(gpu, mutag):
     cpu = kg.MarginalizedGraphKernel(kg.KroneckerDelta(0.5), kg.KroneckerDelta(0.5), backend="cpu", **kw)
     dev = kg.MarginalizedGraphKernel(kg.KroneckerDelta(0.5), kg.KroneckerDelta(0.5), backend=gpu, **kw)
     np.testing.assert_allclose(dev(gs), cpu(gs), rtol=1e-8)
+
+
+def test_expression_kernel_on_the_gpu_equals_cpu(gpu):
+    """A Laplacian-style node kernel written as an expression (GraphDot's
+    ``from_sympy`` use) runs on the GPU from its one definition: value and
+    gradient equal the CPU's."""
+    rng = np.random.default_rng(8)
+    gs = []
+    for n in (3, 5, 4, 6):
+        g = nx.path_graph(n)
+        for v in g:
+            g.nodes[v]["label"] = int(rng.integers(0, 3))
+            g.nodes[v]["charge"] = float(rng.uniform(-1.5, 1.5))
+        for u, v in g.edges:
+            g.edges[u, v]["label"] = int(rng.integers(0, 2))
+        gs.append(kg.from_networkx(g))
+    node = kg.expr("delta(label, 0.5, fixed) * exp(-abs(x.charge - y.charge) / h)", h=(0.8, (0.1, 10)))
+
+    def mk(backend):
+        return kg.MarginalizedGraphKernel(node, kg.KroneckerDelta(0.5), q=0.05, backend=backend)
+
+    np.testing.assert_allclose(mk(gpu)(gs), mk("cpu")(gs), rtol=1e-8)
+    kc, gc = mk("cpu")(gs, eval_gradient=True)
+    kd, gd = mk(gpu)(gs, eval_gradient=True)
+    np.testing.assert_allclose(kd, kc, rtol=1e-8)
+    np.testing.assert_allclose(gd, gc, rtol=1e-6, atol=1e-9 * kc.max())
+
+
+def test_random_walk_series_batched_on_mutag(gpu, mutag):
+    """The exponential and p-step kinds on MUTAG (40 graphs, 820 pairs, one
+    batched device launch each): equal to the CPU to 1e-12, plain and
+    labeled, value and gradient."""
+    gs = mutag.graphs[:40]
+    for kind in (dict(kind="exponential", lam=0.25), dict(kind="p-step", p=6, lam=0.4), dict(kind="p-step", p=4, weights="exponential", lam=1.3)):
+        for labeled in (False, True):
+            kw = dict(kind, labeled=labeled, lam_bounds=(1e-3, 10.0))
+            kc, gc = _rw("cpu", **kw)(gs, eval_gradient=True)
+            kd, gd = _rw(gpu, **kw)(gs, eval_gradient=True)
+            np.testing.assert_allclose(kd, kc, rtol=1e-12, atol=0)
+            np.testing.assert_allclose(gd, gc, rtol=1e-10, atol=1e-12 * kc.max())

@@ -138,3 +138,17 @@ def test_errors_and_repr():
         kg.RandomWalkKernel(1e5, kind="exponential")(gs)
     assert kg.RandomWalkKernel(kind="exponential").lambda_limit(gs) == np.inf
     assert "kind='p-step', p=2" in repr(kg.RandomWalkKernel(kind="p-step", p=2))
+
+
+def test_lambda_advice_names_python_not_the_cli_or_rust():
+    """A geometric λ beyond the series' limit: the advice names this
+    package's ``lam`` and ``RandomWalkKernel.lambda_limit(X)``, not the CLI's
+    ``--lambda`` or the Rust method."""
+    gs = _graphs(4, count=3)
+    limit = kg.RandomWalkKernel().lambda_limit(gs)
+    for labeled in (False, True):
+        with pytest.raises(kg.KernelError) as e:
+            kg.RandomWalkKernel(50 * limit, labeled=labeled, backend="cpu")(gs)
+        text = str(e.value)
+        assert "lam" in text and "--lambda" not in text and "::" not in text, text
+        assert "RandomWalkKernel.lambda_limit(X)" in text or "RandomWalkKernel's lam" in text, text

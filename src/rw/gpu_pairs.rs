@@ -23,7 +23,8 @@
 //! `2^(e + e')`).
 
 use super::gpu::fixed::{fixed_point_pairs, FixedRule};
-use super::{node_classes, RandomWalkKernel, RwFail, RwScale};
+use super::prep::GraphList;
+use super::{RandomWalkKernel, RwFail, RwScale};
 use crate::backend::{Backend, Precision};
 use crate::basekernel::{Constant, KroneckerDelta};
 use crate::graph::{Graph, Label};
@@ -65,9 +66,7 @@ impl RandomWalkKernel {
         x: &[Graph<N, E>],
         y: Option<&[Graph<N, E>]>,
     ) -> crate::Result<Matrix> {
-        let list: Vec<&Graph<N, E>> = x.iter().chain(y.unwrap_or(&[])).collect();
-        let classes = node_classes(list.iter().copied());
-        self.solve_pairs_gpu(device, &list, x.len(), y.is_some(), &classes)
+        self.solve_pairs_gpu(device, &GraphList::labeled(x, y))
     }
 
     /// The plain kernel's pairs of a set with directed graphs (every node
@@ -78,19 +77,12 @@ impl RandomWalkKernel {
         x: &[Graph<N, E>],
         y: Option<&[Graph<N, E>]>,
     ) -> crate::Result<Matrix> {
-        let list: Vec<&Graph<N, E>> = x.iter().chain(y.unwrap_or(&[])).collect();
-        let classes: Vec<Vec<u32>> = list.iter().map(|g| vec![0; g.num_nodes()]).collect();
-        self.solve_pairs_gpu(device, &list, x.len(), y.is_some(), &classes)
+        self.solve_pairs_gpu(device, &GraphList::plain(x, y))
     }
 
-    fn solve_pairs_gpu<N: Label, E: Label>(
-        &self,
-        device: usize,
-        list: &[&Graph<N, E>],
-        nx: usize,
-        cross: bool,
-        classes: &[Vec<u32>],
-    ) -> crate::Result<Matrix> {
+    fn solve_pairs_gpu<N: Label, E: Label>(&self, device: usize, gl: &GraphList<'_, N, E>) -> crate::Result<Matrix> {
+        let GraphList { list, nx, cross, classes } = gl;
+        let (list, nx, cross, classes) = (&list[..], *nx, *cross, &classes[..]);
         let ny = if cross { list.len() - nx } else { nx };
         let mut k = Matrix::zeros(nx, ny);
         if nx == 0 || ny == 0 {

@@ -87,7 +87,7 @@ mod variants;
 pub use variants::{WalkSeriesKernel, WalkWeights, MAX_STEPS, MAX_WALK_TERMS};
 
 use pairs::RwFail;
-use prep::{bounds_of, node_classes, rw_scale, series_terms, RwScale, MAX_TERMS, SERIES_TAIL};
+use prep::{bounds_of, rw_scale, series_terms, RwScale, MAX_TERMS, SERIES_TAIL};
 
 /// The CUDA C++ source of the moment series on the GPU
 /// (`kernels/rw_series.cu`, compiled by NVRTC at first use), for tests that

@@ -174,3 +174,43 @@ pub(super) fn node_classes<'g, N: Label + PartialEq + 'g, E: Label + 'g>(
         })
         .collect()
 }
+
+/// The graph list of a Gram call, `x` then `y` (when given), and the node
+/// classes its pairs match by: the one set-up of the device paths
+/// (`gpu_pairs.rs`, `series_gpu.rs`).
+pub(super) struct GraphList<'g, N, E> {
+    /// `x`, then `y`.
+    pub(super) list: Vec<&'g Graph<N, E>>,
+    /// The number of graphs of `x`.
+    pub(super) nx: usize,
+    /// Whether `y` was given (pairs `x × y`, else the pairs within `x`).
+    pub(super) cross: bool,
+    /// Per graph of the list, its nodes' classes (node pairs match where
+    /// their classes are equal).
+    pub(super) classes: Vec<Vec<u32>>,
+}
+
+impl<'g, N: Label, E: Label> GraphList<'g, N, E> {
+    fn of(
+        x: &'g [Graph<N, E>],
+        y: Option<&'g [Graph<N, E>]>,
+        classes: impl FnOnce(&[&'g Graph<N, E>]) -> Vec<Vec<u32>>,
+    ) -> Self {
+        let list: Vec<&Graph<N, E>> = x.iter().chain(y.unwrap_or_default()).collect();
+        let classes = classes(&list);
+        GraphList { list, nx: x.len(), cross: y.is_some(), classes }
+    }
+
+    /// The plain kernel's list: every node in one class (all node pairs match).
+    pub(super) fn plain(x: &'g [Graph<N, E>], y: Option<&'g [Graph<N, E>]>) -> Self {
+        Self::of(x, y, |list| list.iter().map(|g| vec![0; g.num_nodes()]).collect())
+    }
+
+    /// The node-labeled kernel's list: classes by equal labels ([`node_classes`]).
+    pub(super) fn labeled(x: &'g [Graph<N, E>], y: Option<&'g [Graph<N, E>]>) -> Self
+    where
+        N: PartialEq,
+    {
+        Self::of(x, y, |list| node_classes(list.iter().copied()))
+    }
+}

@@ -2,20 +2,28 @@
 //! the plain methods do; on a CUDA device every pair (plain or node-labeled,
 //! directed or not) runs the CPU's power series
 //! ([`WalkSeriesKernel::power_series`]: the same terms, truncation rule and
-//! errors) with the product applied by the device Kronecker product
-//! ([`DeviceKron`](crate::kron::DeviceKron), the marginalized graph
-//! kernel's generated `_xmv` over octiles, κe ≡ 1) on device vectors in
-//! `f64`; the labeled kernel multiplies each product by the 0/1 mask of the
-//! equal-label node pairs (`L W× L`, as the CPU's compact
-//! [`MatchedKron`](crate::kron::MatchedKron)). The graphs are uploaded once
-//! per call, with their weights scaled by `2^−e` and λ by `2^(e + e')` as on
-//! the CPU; the pairs run one after another (one sum per term read back for
-//! the stopping rule), not batched. Being per pair, it is far slower than
-//! the CPU on small graphs (docs/PYTHON.md), so [`Backend::Auto`] runs these
-//! kinds on the CPU; a device is used only when named (`cuda:N`).
+//! errors) on the product graph `W× = W ⊗ W'` in `f64`, batched: one launch
+//! computes for every pair of the call the sums `1ᵀ z_k` of the iteration
+//! `z_{k+1} = (λ / d_k) L W× L z_k` from `z_0 = 1_L` (`L` the 0/1 mask of the
+//! equal-label node pairs, the identity for the plain kernel; `d_k` from
+//! [`WalkSeriesKernel::step_divisor`]) with the product of the batched
+//! marginalized graph kernel (`kernels/kron_series.cu`, beside the generic
+//! pair systems' `kernels/kron_pairs.cu`), as many sums as the series can
+//! read ([`WalkSeriesKernel::power_terms`]); the host folds them with the
+//! series' coefficients and stopping rule ([`WalkSeriesKernel::fold_sums`]).
+//! The graphs are uploaded once per call, with their weights scaled by
+//! `2^−e` and λ by `2^(e + e')` as on the CPU. A pair whose sums run out
+//! before its series stops (or whose bound needs more than
+//! [`MAX_WALK_TERMS`](super::MAX_WALK_TERMS) terms) runs the same series
+//! pair by pair on the device Kronecker product
+//! ([`DeviceKron`](crate::kron::DeviceKron)), with one read-back per term.
+//! [`Backend::Auto`] runs these kinds on the CPU (on MUTAG the CPU's unlabeled
+//! moment series is faster than the batched device path, and the device's
+//! lead on labeled pairs is about 2× over 16 CPU threads:
+//! docs/PERFORMANCE.md); a device is used only when named (`cuda:N`).
 
 use super::pairs::{fill, pair_list};
-use super::prep::node_classes;
+use super::prep::GraphList;
 use super::WalkSeriesKernel;
 use crate::backend::{backend_of, resolve_devices, Backend};
 use crate::graph::{Graph, Label};
@@ -33,7 +41,7 @@ use crate::mgk::Matrix;
 /// [`crate::Error::CudaNotCompiled`]) from the GPU, such as a graph of more
 /// nodes than the device product takes.
 /// The devices the series kinds use on `backend`: none for [`Backend::Auto`]
-/// (the per-pair device path is slower than the CPU), else the backend rule's.
+/// (see the module documentation), else the backend rule's.
 fn series_devices(backend: Backend) -> crate::Result<Option<Vec<usize>>> {
     match backend {
         Backend::Auto => Ok(None),
@@ -105,11 +113,7 @@ impl WalkSeriesKernel {
         }
         match series_devices(backend)? {
             None => Ok(self.gram_with_gradient(x, y, true)?),
-            Some(d) => {
-                let list: Vec<&Graph<N, E>> = x.iter().chain(y.unwrap_or_default()).collect();
-                let classes = node_classes(list.iter().copied());
-                self.device_grams(d[0], &list, x.len(), y.is_some(), &classes)
-            }
+            Some(d) => self.device_grams(d[0], &GraphList::labeled(x, y)),
         }
     }
 
@@ -131,31 +135,25 @@ impl WalkSeriesKernel {
     ) -> crate::Result<(Matrix, Matrix)> {
         match series_devices(backend)? {
             None => Ok(self.unlabeled_grams(x, y, grad)?),
-            Some(d) => {
-                let list: Vec<&Graph<N, E>> = x.iter().chain(y.unwrap_or_default()).collect();
-                let classes: Vec<Vec<u32>> = list.iter().map(|g| vec![0; g.num_nodes()]).collect();
-                self.device_grams(d[0], &list, x.len(), y.is_some(), &classes)
-            }
+            Some(d) => self.device_grams(d[0], &GraphList::plain(x, y)),
         }
     }
 
-    /// The pairs of the list `list` (`x` its first `nx` graphs; the rest
-    /// `y` when `cross`, else pairs within `x`) on device `device`, node
-    /// pairs matching where their `classes` are equal.
+    /// The pairs of the list (`x` its first `nx` graphs; the rest `y` when
+    /// `cross`, else pairs within `x`) on device `device`, node pairs
+    /// matching where their classes are equal.
     fn device_grams<N: Label, E: Label>(
         &self,
         device: usize,
-        list: &[&Graph<N, E>],
-        nx: usize,
-        cross: bool,
-        classes: &[Vec<u32>],
+        gl: &GraphList<'_, N, E>,
     ) -> crate::Result<(Matrix, Matrix)> {
-        let ny = if cross { list.len() - nx } else { nx };
-        let (pairs, sym) = pair_list(nx, cross.then_some(ny));
+        let nx = gl.nx;
+        let ny = if gl.cross { gl.list.len() - nx } else { nx };
+        let (pairs, sym) = pair_list(nx, gl.cross.then_some(ny));
         if pairs.is_empty() {
             return Ok((Matrix::zeros(nx, ny), Matrix::zeros(nx, ny)));
         }
-        let v = self.device_pairs(device, list, if cross { nx } else { 0 }, classes, &pairs)?;
+        let v = self.device_pairs(device, gl, if gl.cross { nx } else { 0 }, &pairs)?;
         Ok(fill(nx, ny, &pairs, &v, sym))
     }
 
@@ -163,35 +161,46 @@ impl WalkSeriesKernel {
     fn device_pairs<N: Label, E: Label>(
         &self,
         _device: usize,
-        _list: &[&Graph<N, E>],
+        _gl: &GraphList<'_, N, E>,
         _y0: usize,
-        _classes: &[Vec<u32>],
         _pairs: &[(usize, usize)],
     ) -> crate::Result<Vec<(f64, f64)>> {
         Err(crate::Error::CudaNotCompiled)
     }
+}
 
-    /// `(k, λ ∂k/∂λ)` of the pairs `(a, y0 + b)` of `list` on the device.
-    #[cfg(feature = "cuda")]
+/// Per graph of a device call: the scaled graph (labels dropped: the
+/// product needs none), its weights' power-of-two exponent and the bound on
+/// `‖W‖₁` of the tail rule.
+#[cfg(feature = "cuda")]
+type Prepared = (Graph<(), ()>, (i32, f64));
+
+/// Sums a launch may hold (8 bytes each): the jobs of a call run in launches
+/// of at most this many.
+#[cfg(feature = "cuda")]
+const LAUNCH_TERMS: usize = 1 << 24;
+
+#[cfg(feature = "cuda")]
+impl WalkSeriesKernel {
+    /// `(k, λ ∂k/∂λ)` of the pairs `(a, y0 + b)` of the list on the device:
+    /// the batched sums, then pair by pair what they do not cover (see the
+    /// module documentation).
     fn device_pairs<N: Label, E: Label>(
         &self,
         device: usize,
-        list: &[&Graph<N, E>],
+        gl: &GraphList<'_, N, E>,
         y0: usize,
-        classes: &[Vec<u32>],
         pairs: &[(usize, usize)],
     ) -> crate::Result<Vec<(f64, f64)>> {
         use super::prep::rw_scale;
-        use super::variants::{sum_bound, PowerFail};
-        use crate::cuda::{CudaError, DeviceVec, GpuDevice};
-        use crate::kron::{DeviceKronSet, Unlabeled};
+        use super::variants::sum_bound;
+        use crate::cuda::GpuDevice;
+        use crate::mgk::gpu::kron_series::{PowerSums, SeriesJobs};
         use crate::mgk::system::scale_pow2;
         use crate::mgk::MgkError;
-        use crate::solver::Vector;
         use rayon::prelude::*;
-        // the scaled graphs with their classes as node labels (the device product needs no
-        // labels: κe ≡ 1), the exponents and the bounds on ‖W‖₁ of the tail rule
-        let prepared: Vec<(Graph<(), ()>, (i32, f64))> = list
+        let (list, classes) = (&gl.list, &gl.classes);
+        let prepared: Vec<Prepared> = list
             .par_iter()
             .enumerate()
             .map(|(i, g)| {
@@ -201,14 +210,115 @@ impl WalkSeriesKernel {
             .collect::<Vec<Result<_, MgkError>>>()
             .into_iter()
             .collect::<Result<_, _>>()?;
-        let (graphs, scales): (Vec<_>, Vec<_>) = prepared.into_iter().unzip();
-        let dev = GpuDevice::open(device)?;
-        // directed graphs too: the product's octiles hold the arcs as the CPU's
-        let set = DeviceKronSet::<f64, (), Unlabeled>::upload_any(&dev, &graphs, None, &Unlabeled, true)?;
         let labeled = classes.iter().flatten().any(|&c| c != 0);
+        // matched node pairs per pair: Σ_c count_c count'_c
+        let ncls = classes.iter().flatten().map(|&c| c as usize + 1).max().unwrap_or(0);
+        let counts: Vec<Vec<u64>> = classes
+            .iter()
+            .map(|c| {
+                let mut h = vec![0u64; ncls];
+                c.iter().for_each(|&v| h[v as usize] += 1);
+                h
+            })
+            .collect();
+        let dev = GpuDevice::open(device)?;
+        let graphs: Vec<Graph<(), ()>> = prepared.iter().map(|p| p.0.clone()).collect();
+        let flat: Option<Vec<i32>> = labeled.then(|| classes.iter().flatten().map(|&c| c as i32).collect());
+        let engine = PowerSums::new(&dev, &graphs, flat.as_deref())?;
         let total = pairs.len();
-        let mut out = Vec::with_capacity(total);
-        for (done, &(a, b)) in pairs.iter().enumerate() {
+        let mut out = vec![(0.0, 0.0); total];
+        // (place in `pairs`, list indices, λ, σ, sums)
+        let mut jobs: Vec<(usize, usize, usize, f64, f64, usize)> = Vec::with_capacity(total);
+        let mut left = Vec::new();
+        let mut memo = std::collections::HashMap::new();
+        for (at, &(a, b)) in pairs.iter().enumerate() {
+            let (ia, ib) = (a, y0 + b);
+            let matched: u64 = counts[ia].iter().zip(&counts[ib]).map(|(p, q)| p * q).sum();
+            if matched == 0 {
+                continue; // no matched node pair: 0, as on the CPU
+            }
+            let (sa, sb) = (prepared[ia].1, prepared[ib].1);
+            let lam = scale_pow2(self.lambda(), sa.0 + sb.0);
+            let sigma = lam * sa.1 * sb.1;
+            match self.power_terms(sigma, &mut memo) {
+                Some(k) => jobs.push((at, ia, ib, lam, sigma, k)),
+                None => left.push(at),
+            }
+        }
+        let most = jobs.iter().map(|j| j.5).max().unwrap_or(1);
+        let div: Vec<f64> = (0..most.saturating_sub(1)).map(|k| self.step_divisor(k)).collect();
+        let mut done = 0usize;
+        let mut rest = &jobs[..];
+        while !rest.is_empty() {
+            // a launch: jobs while their sums fit (at least one)
+            let mut terms = 0usize;
+            let take = rest
+                .iter()
+                .position(|j| {
+                    terms += j.5;
+                    terms > LAUNCH_TERMS
+                })
+                .unwrap_or(rest.len())
+                .max(1);
+            let (chunk, next) = rest.split_at(take);
+            rest = next;
+            let ids: Vec<(usize, usize)> = chunk.iter().map(|j| (j.1, j.2)).collect();
+            let lams: Vec<f64> = chunk.iter().map(|j| j.3).collect();
+            let nterms: Vec<usize> = chunk.iter().map(|j| j.5).collect();
+            let sums = engine.sums(&SeriesJobs { jobs: &ids, lam: &lams, nterms: &nterms }, &div)?;
+            let mut off = 0usize;
+            for &(at, _, _, lam, sigma, k) in chunk {
+                let (a, b) = pairs[at];
+                match self.fold_sums(&sums[off..off + k], lam, sigma) {
+                    Ok(Some(v)) => out[at] = v,
+                    Ok(None) => left.push(at),
+                    Err((value, detail)) => return Err(MgkError::InvalidValue { pair: (a, b), value, detail }.into()),
+                }
+                off += k;
+            }
+            done += chunk.len();
+            if let Some(p) = &self.progress {
+                p(done.min(total), total);
+            }
+        }
+        if !left.is_empty() {
+            left.sort_unstable();
+            let rest: Vec<(usize, usize)> = left.iter().map(|&at| pairs[at]).collect();
+            let v = self.pairs_one_by_one(&dev, &prepared, classes, y0, &rest)?;
+            for (&at, v) in left.iter().zip(v) {
+                out[at] = v;
+            }
+        }
+        if let Some(p) = &self.progress {
+            p(total, total);
+        }
+        Ok(out)
+    }
+
+    /// `(k, λ ∂k/∂λ)` of the pairs `(a, y0 + b)` of the prepared list on the
+    /// device, pair after pair: the power series with the device Kronecker
+    /// product applied once per term (one sum read back per term).
+    fn pairs_one_by_one(
+        &self,
+        dev: &crate::cuda::GpuDevice,
+        prepared: &[Prepared],
+        classes: &[Vec<u32>],
+        y0: usize,
+        pairs: &[(usize, usize)],
+    ) -> crate::Result<Vec<(f64, f64)>> {
+        use super::variants::PowerFail;
+        use crate::cuda::{CudaError, DeviceVec};
+        use crate::kron::{DeviceKronSet, Unlabeled};
+        use crate::mgk::system::scale_pow2;
+        use crate::mgk::MgkError;
+        use crate::solver::Vector;
+        let graphs: Vec<Graph<(), ()>> = prepared.iter().map(|p| p.0.clone()).collect();
+        let scales: Vec<(i32, f64)> = prepared.iter().map(|p| p.1).collect();
+        // directed graphs too: the product's octiles hold the arcs as the CPU's
+        let set = DeviceKronSet::<f64, (), Unlabeled>::upload_any(dev, &graphs, None, &Unlabeled, true)?;
+        let labeled = classes.iter().flatten().any(|&c| c != 0);
+        let mut out = Vec::with_capacity(pairs.len());
+        for &(a, b) in pairs {
             let (ia, ib) = (a, y0 + b);
             let kron = set.pair(ia, ib)?;
             let d = kron.dim();
@@ -220,10 +330,10 @@ impl WalkSeriesKernel {
             } else {
                 let lam = scale_pow2(self.lambda(), scales[ia].0 + scales[ib].0);
                 let sigma = lam * scales[ia].1 * scales[ib].1;
-                let mask = DeviceVec::from_host(&dev, &mask)?;
-                let ones = DeviceVec::from_host(&dev, &vec![1.0f64; d])?;
+                let mask = DeviceVec::from_host(dev, &mask)?;
+                let ones = DeviceVec::from_host(dev, &vec![1.0f64; d])?;
                 let (mut z, mut next, mut tmp) =
-                    (DeviceVec::zeros(&dev, d)?, DeviceVec::zeros(&dev, d)?, DeviceVec::zeros(&dev, d)?);
+                    (DeviceVec::zeros(dev, d)?, DeviceVec::zeros(dev, d)?, DeviceVec::zeros(dev, d)?);
                 z.copy_from(if labeled { &mask } else { &ones });
                 let sum = |z: &DeviceVec<f64>| -> Result<f64, CudaError> {
                     let s = z.dot(&ones);
@@ -249,9 +359,6 @@ impl WalkSeriesKernel {
                 }
             };
             out.push(value);
-            if let Some(p) = &self.progress {
-                p(done + 1, total);
-            }
         }
         Ok(out)
     }

@@ -429,6 +429,73 @@ impl WalkSeriesKernel {
         })
     }
 
+    /// The divisor of step `k` of the power series: `z_{k+1} = (lam / d_k) M z_k`
+    /// with `d_k = k + 1` (exponential) or `1` (p-step). The one definition
+    /// of the steps, for [`power_series`](Self::power_series) and the GPU's
+    /// batched sums (`series_gpu.rs`, which pass it to the device).
+    pub(super) fn step_divisor(&self, k: usize) -> f64 {
+        match &self.weights {
+            WalkWeights::Steps(_) => 1.0,
+            WalkWeights::Exponential => k as f64 + 1.0,
+        }
+    }
+
+    /// How many sums `1ᵀ z_k` (`k = 0..`) the power series of a pair with
+    /// `sigma ≥ lam ‖M‖₁` reads at most before it stops: the p-step kernel's
+    /// `p + 1`; for the exponential series, the terms after which the tail
+    /// bound of the type's documentation holds for any start (`1ᵀ z_k ≤
+    /// σ^k/k! · 1ᵀ z_0` and the sum `≥ 1ᵀ z_0`: the bound of [`exp_terms`] on
+    /// `ln σ`, with a margin), evaluated at `ln σ` rounded up to a multiple
+    /// of 1/64 (memoized in `memo`: the count only grows with σ). `None`
+    /// beyond [`MAX_WALK_TERMS`].
+    #[cfg_attr(not(feature = "cuda"), allow(dead_code))] // the GPU path
+    pub(super) fn power_terms(
+        &self,
+        sigma: f64,
+        memo: &mut std::collections::HashMap<i64, Option<usize>>,
+    ) -> Option<usize> {
+        match &self.weights {
+            WalkWeights::Steps(c) => Some(c.len()),
+            WalkWeights::Exponential => {
+                if sigma.is_nan() {
+                    return None;
+                }
+                if sigma <= 0.0 {
+                    return Some(2);
+                }
+                let key = (sigma.ln() * 64.0).ceil();
+                if !key.is_finite() {
+                    return None;
+                }
+                *memo
+                    .entry(key as i64)
+                    .or_insert_with(|| exp_terms(key / 64.0, self.tol).map(|k| (k + 4).min(MAX_WALK_TERMS + 1)))
+            }
+        }
+    }
+
+    /// `(k, λ ∂k/∂λ)` of a pair from the sums `t_k = 1ᵀ z_k` of its power
+    /// iteration (computed elsewhere: the GPU's batched sums), folded by
+    /// [`power_series`](Self::power_series) itself; `Ok(None)` when the sums
+    /// run out before the series stops.
+    ///
+    /// # Errors
+    /// The series' own (an overflow, too many terms), as on the CPU.
+    #[cfg_attr(not(feature = "cuda"), allow(dead_code))] // the GPU path
+    pub(super) fn fold_sums(&self, t: &[f64], lam: f64, sigma: f64) -> Result<Option<(f64, f64)>, Fail> {
+        let (mut z, mut next) = (0usize, 0usize);
+        let sum = |k: &usize| t.get(*k).copied().ok_or(());
+        let step = |_: f64, z: &usize, next: &mut usize| {
+            *next = *z + 1;
+            Ok(())
+        };
+        match self.power_series(lam, sigma, (&mut z, &mut next), sum, step) {
+            Ok(v) => Ok(Some(v)),
+            Err(PowerFail::Series(f)) => Err(f),
+            Err(PowerFail::Op(())) => Ok(None),
+        }
+    }
+
     /// `(Σ_k c_k 1ᵀ z_k, Σ_k k c_k 1ᵀ z_k)` for the power iteration
     /// `z_{k+1} = f_k M z_k` from `z_0` (the first vector of `z`: the ones
     /// of the product's node pairs), `f_k = lam` (p-step) or `lam / (k + 1)`
@@ -454,10 +521,11 @@ impl WalkSeriesKernel {
         for k in 0..steps {
             let t1 = sum(z).map_err(PowerFail::Op)?;
             let kf = k as f64;
-            let (c, factor) = match &self.weights {
-                WalkWeights::Steps(c) => (c[k], lam),
-                WalkWeights::Exponential => (1.0, lam / (kf + 1.0)),
+            let c = match &self.weights {
+                WalkWeights::Steps(c) => c[k],
+                WalkWeights::Exponential => 1.0,
             };
+            let factor = lam / self.step_divisor(k);
             v += c * t1;
             g += kf * c * t1;
             if !(v.is_finite() && g.is_finite()) {

@@ -45,8 +45,8 @@ pub struct Args {
     #[arg(long)]
     pub weight: Option<String>,
     /// The walk weights: geometric (λ^l), exponential (λ^l / l!) or p-step (c_l λ^l up to --steps).
-    /// On a GPU the exponential and p-step kinds run the product graph's power series with the
-    /// device Kronecker product, in f64, pair by pair.
+    /// On a GPU the exponential and p-step kinds run the product graph's power series in f64,
+    /// every pair of the call in one batched launch.
     #[arg(long, value_enum, default_value_t = Kind::Geometric)]
     pub kind: Kind,
     /// The longest walk of --kind p-step.
@@ -64,7 +64,7 @@ pub struct Args {
     /// Write the Gram matrix (float64, N x N) to this .npy file.
     #[arg(long)]
     pub out: Option<PathBuf>,
-    /// Where to compute: auto (a CUDA GPU when one can be used, else the CPU; the exponential and p-step kinds run on the CPU under auto: their device path goes pair by pair), cpu, cuda or cuda:N.
+    /// Where to compute: auto (a CUDA GPU when one can be used, else the CPU; the exponential and p-step kinds run on the CPU under auto: the CPU is faster on small graphs), cpu, cuda or cuda:N.
     /// The GPU computes the plain and the labeled kernel, directed graphs included.
     #[arg(long, default_value = "auto")]
     pub backend: Backend,

@@ -252,9 +252,14 @@ pub fn kron_pairs_source<N: ?Sized, E: ?Sized, KN: BaseKernel<N>, KE: BaseKernel
 }
 
 /// The kernels of the generic pair systems (appended after
-/// [`MGK_COMMON_TEMPLATE`] and `kernels/mgk_xmv.cu`).
-pub const KRON_PAIRS_TEMPLATE: &str =
-    concat!(include_str!("../../../kernels/mgk_xmv.cu"), include_str!("../../../kernels/kron_pairs.cu"));
+/// [`MGK_COMMON_TEMPLATE`] and `kernels/mgk_xmv.cu`), and the batched power
+/// sums of the random-walk series kernels (`kernels/kron_series.cu`, the
+/// kernel `<name>_series`).
+pub const KRON_PAIRS_TEMPLATE: &str = concat!(
+    include_str!("../../../kernels/mgk_xmv.cu"),
+    include_str!("../../../kernels/kron_pairs.cu"),
+    include_str!("../../../kernels/kron_series.cu")
+);
 
 /// The kernel families generated from one template set.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -334,20 +334,26 @@ fn from_real_bytes(bytes: &[u8], p: Precision) -> Vec<f64> {
 }
 
 /// Where each job keeps its vectors and graphs, and the launch's sizes.
-struct Plan {
+pub(super) struct Plan {
     /// Per job (batch order) the `KP_*` flags.
-    flags: Vec<u8>,
+    pub(super) flags: Vec<u8>,
     /// Jobs in launch order (costliest first).
-    order: Vec<usize>,
+    pub(super) order: Vec<usize>,
     /// Dynamic shared memory per block.
-    smem: usize,
+    pub(super) smem: usize,
     /// Largest `n·n'`.
-    scratch_n: usize,
+    pub(super) scratch_n: usize,
     /// Global staging per block (0 when no job stages its graphs there).
-    stage_bytes: usize,
+    pub(super) stage_bytes: usize,
 }
 
-fn plan(dev: &GpuDevice, a: &GpuGraphs, b: &GpuGraphs, batch: &PairBatch<'_>, p: Precision) -> Result<Plan, CudaError> {
+pub(super) fn plan(
+    dev: &GpuDevice,
+    a: &GpuGraphs,
+    b: &GpuGraphs,
+    batch: &PairBatch<'_>,
+    p: Precision,
+) -> Result<Plan, CudaError> {
     let limit = dev.info().max_shared_per_block.saturating_sub(4096);
     let bytes =
         |i, j, vectors| GpuGram::<N0, E0, Unlabeled, Unlabeled>::batched_smem(a, i, b, j, XmvScheme::Rows, vectors);

@@ -99,6 +99,9 @@ pub(crate) mod kron_device;
 // the batched launch of the generic pair systems (crate::kron::solve_pairs on a device)
 #[cfg(feature = "cuda")]
 pub(crate) mod kron_pairs;
+// the batched power sums of the random-walk series kernels (rw/series_gpu.rs)
+#[cfg(feature = "cuda")]
+pub(crate) mod kron_series;
 #[cfg(feature = "cuda")]
 mod large;
 #[cfg(feature = "cuda")]
