@@ -7,7 +7,6 @@ use crate::matrix::place_ewise::{ApplyOp, EwiseAddOp, EwiseMultOp, SelectOp};
 use crate::matrix::place_mxm::{AssignOp, AssignVectorOp, ExtractOp, ExtractVectorOp, MxmOp, ReduceOp, ReduceRowsOp};
 use crate::matrix::{Descriptor, MxmMethod};
 use crate::semirings::Semiring;
-use std::convert::Infallible;
 
 impl<T> ProductOutput for DeviceMatrix<T> {
     type Elem = T;
