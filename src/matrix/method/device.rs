@@ -246,7 +246,7 @@ impl<T: GpuElement> DeviceMatrix<T> {
     }
 
     /// `A ⊕.⊗ B` over `s`; finish with `.into(&mut c)` (a mask is needed
-    /// on a device, see [`mxm`](crate::matrix::op::mxm)).
+    /// on a device, see [`mxm`]).
     pub fn mxm<'a, S>(&'a self, b: &'a DeviceMatrix<S::B>, s: S) -> DeviceMxm<'a, S>
     where
         S: Semiring<A = T>,
