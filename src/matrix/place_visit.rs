@@ -238,6 +238,14 @@ impl<T: Element> VisitOp for SparseMatrix<T> {
             v.parents.iter().map(|p| p.load(Ordering::Relaxed)).map(|p| if p == UNSET { -1 } else { p as i64 });
         Ok((v.levels.clone(), parents.collect()))
     }
+
+    /// Without a copy: the levels are moved out and the parents converted
+    /// in place (a copy writes two fresh `O(n)` arrays, which on large
+    /// graphs costs a noticeable share of the search).
+    fn visited_into_host(v: HostVisited) -> crate::Result<(Vec<i64>, Vec<i64>)> {
+        let parents = v.parents.into_iter().map(AtomicU64::into_inner).map(|p| if p == UNSET { -1 } else { p as i64 });
+        Ok((v.levels, parents.collect()))
+    }
 }
 
 /// The step by the sorting merge strategies: one [`vxm_sparse`] with the
