@@ -95,15 +95,7 @@ impl RandomWalkKernel {
             .collect::<Vec<_>>()
             .into_iter()
             .collect::<Result<_, _>>()?;
-        let ncls = classes.iter().flatten().map(|&c| c as usize + 1).max().unwrap_or(0);
-        let counts: Vec<Vec<u64>> = classes
-            .iter()
-            .map(|c| {
-                let mut h = vec![0u64; ncls];
-                c.iter().for_each(|&v| h[v as usize] += 1);
-                h
-            })
-            .collect();
+        let counts = gl.class_counts();
         let y0 = if cross { nx } else { 0 };
         let pairs: Vec<(usize, usize)> = if cross {
             (0..nx).flat_map(|a| (0..ny).map(move |b| (a, b))).collect()

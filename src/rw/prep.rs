@@ -213,4 +213,18 @@ impl<'g, N: Label, E: Label> GraphList<'g, N, E> {
     {
         Self::of(x, y, |list| node_classes(list.iter().copied()))
     }
+
+    /// Per graph of the list, how many of its nodes are in each class (the
+    /// matched node pairs of a pair are `Σ_c count_c count'_c`).
+    pub(super) fn class_counts(&self) -> Vec<Vec<u64>> {
+        let ncls = self.classes.iter().flatten().map(|&c| c as usize + 1).max().unwrap_or(0);
+        self.classes
+            .iter()
+            .map(|c| {
+                let mut h = vec![0u64; ncls];
+                c.iter().for_each(|&v| h[v as usize] += 1);
+                h
+            })
+            .collect()
+    }
 }

@@ -212,15 +212,7 @@ impl WalkSeriesKernel {
             .collect::<Result<_, _>>()?;
         let labeled = classes.iter().flatten().any(|&c| c != 0);
         // matched node pairs per pair: Σ_c count_c count'_c
-        let ncls = classes.iter().flatten().map(|&c| c as usize + 1).max().unwrap_or(0);
-        let counts: Vec<Vec<u64>> = classes
-            .iter()
-            .map(|c| {
-                let mut h = vec![0u64; ncls];
-                c.iter().for_each(|&v| h[v as usize] += 1);
-                h
-            })
-            .collect();
+        let counts = gl.class_counts();
         let dev = GpuDevice::open(device)?;
         let graphs: Vec<Graph<(), ()>> = prepared.iter().map(|p| p.0.clone()).collect();
         let flat: Option<Vec<i32>> = labeled.then(|| classes.iter().flatten().map(|&c| c as i32).collect());
