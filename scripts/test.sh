@@ -68,13 +68,18 @@ phase "cargo test --release --no-default-features --test no_cuda (kronograph at 
 cargo test --release --no-default-features --test no_cuda --config 'profile.release.package.kronograph.opt-level=0'
 cargo clippy --quiet -p kronograph --no-default-features --lib --tests -- -D warnings
 
-# every example must run, not only compile (built by the first phase)
+# every example must run, not only compile. The first phase built them (with
+# the workspace's features); they are run from there, because `cargo run
+# --example` builds the root package alone, with other features, and so
+# compiled the library once more.
 phase "examples"
 for ex in examples/*.rs; do
   [ -e "$ex" ] || continue
   name=$(basename "$ex" .rs)
+  bin=target/release/examples/$name
+  [ -x "$bin" ] || { echo "example $name was not built by the first phase ($bin missing)" >&2; exit 1; }
   echo "example $name"
-  cargo run --release --quiet --example "$name" >/dev/null
+  "$bin" >/dev/null
 done
 
 # the Python package: wheel into a fresh virtual environment, then pytest
