@@ -9,12 +9,28 @@ use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 /// Runs a driver call, mapping its error (and a panic from a missing symbol
 /// in the dynamically loaded library) to [`CudaError`].
+///
+/// It is instantiated at every call site (hundreds, each with its own
+/// closure type), so the error paths are out-of-line functions: each copy
+/// holds the call and two branches, not the formatting.
 pub(crate) fn check<T>(context: &str, f: impl FnOnce() -> Result<T, DriverError>) -> Result<T, CudaError> {
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(Ok(v)) => Ok(v),
-        Ok(Err(e)) => Err(CudaError::Driver { context: context.to_string(), message: e.to_string() }),
-        Err(panic) => Err(CudaError::LibraryNotFound { library: "libcuda", detail: panic_message(&panic) }),
+        Ok(Err(e)) => Err(driver_error(context, e)),
+        Err(panic) => Err(driver_missing(panic)),
     }
+}
+
+#[cold]
+#[inline(never)]
+fn driver_error(context: &str, e: DriverError) -> CudaError {
+    CudaError::Driver { context: context.to_string(), message: e.to_string() }
+}
+
+#[cold]
+#[inline(never)]
+fn driver_missing(panic: Box<dyn std::any::Any + Send>) -> CudaError {
+    CudaError::LibraryNotFound { library: "libcuda", detail: panic_message(&*panic) }
 }
 
 /// Whether the driver library (libcuda) can be loaded.
