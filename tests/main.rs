@@ -12,6 +12,7 @@ mod algorithms_devices;
 mod algorithms_paths;
 mod algorithms_sssp;
 mod algorithms_triangles;
+mod baked_kernels;
 mod basekernel_cuda;
 mod basekernel_expr;
 mod basekernel_kernels;

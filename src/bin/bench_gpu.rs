@@ -64,7 +64,8 @@
 use kronograph::basekernel::spec::SpecKernel;
 use kronograph::basekernel::BaseKernel;
 use kronograph::cuda::Precision;
-use kronograph::graph::{io, Graph, Record};
+use kronograph::graph::{Graph, Record};
+use kronograph::mgk::bake::{reference_dataset, reference_specs};
 use kronograph::mgk::reference::mgk_pair;
 use kronograph::mgk::{GpuGram, MgkConfig, XmvScheme};
 use std::path::{Path, PathBuf};
@@ -132,14 +133,6 @@ fn parse() -> Result<Args, String> {
         }
     }
     Ok(a)
-}
-
-fn set_dir(data: &Path, set: &str) -> PathBuf {
-    if set.starts_with("NWS") || set.starts_with("BA") {
-        data.join("synthetic").join(set)
-    } else {
-        data.join(set)
-    }
 }
 
 struct Row {
@@ -396,15 +389,7 @@ fn main() -> ExitCode {
     let mut rows = Vec::new();
     let mut failed = false;
     for set in &a.sets {
-        let labeled = set.ends_with('L');
-        let loaded = io::load(set_dir(&a.data, set)).map_err(|e| e.to_string()).and_then(|ds| {
-            if labeled {
-                ds.with_weights_from("attr0").map_err(|e| e.to_string())
-            } else {
-                Ok(ds)
-            }
-        });
-        let ds = match loaded {
+        let ds = match reference_dataset(&a.data, set) {
             Ok(d) => d,
             Err(e) => {
                 eprintln!("{set}: {e}");
@@ -412,18 +397,7 @@ fn main() -> ExitCode {
                 continue;
             }
         };
-        let (node_spec, edge_spec) = if set.starts_with("NWS") || set.starts_with("BA") {
-            if labeled {
-                ("delta(label, 0.5)", "delta(label, 0.5) * sqexp(attr1, 0.1)")
-            } else {
-                ("constant(1)", "constant(1)")
-            }
-        } else {
-            (
-                "delta(label, 0.5)",
-                if ds.edge_schema.index("label").is_some() { "delta(label, 0.5)" } else { "constant(1)" },
-            )
-        };
+        let (node_spec, edge_spec) = reference_specs(set, &ds);
         let kernels = SpecKernel::parse_for(node_spec, &ds.node_schema)
             .and_then(|kv| Ok((kv, SpecKernel::parse_for(edge_spec, &ds.edge_schema)?)));
         let r = match kernels {

@@ -265,15 +265,16 @@ pub fn ready(source: &str, name: &str, arch: (i32, i32)) -> Option<Compiled> {
 /// [`ready`], for a background thread (`ahead`: the image is marked as got
 /// ahead of the foreground call, which then reports [`Origin::Prefetched`]).
 fn ready_for(source: &str, name: &str, arch: (i32, i32), ahead: bool) -> Option<Compiled> {
-    let key = cache_key(source, name, arch, Tier::Full).ok()?;
+    let key = cache_key(source, name, arch, Tier::Full);
     if let Some(c) = lookup(&key, ahead) {
         return Some(c);
     }
     let t = std::time::Instant::now();
-    let image = Arc::new(read_cache_file(&cache_path(&key)?, &key)?);
-    let entry = Entry { image: image.clone(), produced: Origin::Disk, seconds: t.elapsed().as_secs_f64(), ahead };
+    let (image, produced) = stored(&key, source, name, arch, Tier::Full)?;
+    let image = Arc::new(image);
+    let entry = Entry { image: image.clone(), produced, seconds: t.elapsed().as_secs_f64(), ahead };
     memory_cache().write().unwrap_or_else(|e| e.into_inner()).entry(key).or_insert(entry);
-    Some(Compiled { image, origin: Origin::Disk })
+    Some(Compiled { image, origin: produced })
 }
 
 /// The image a call should run now, and its tier: the full image when it
@@ -292,7 +293,7 @@ pub fn compile_tiered(source: &str, name: &str, arch: (i32, i32)) -> Result<(Com
         return Ok((compile_cached(source, name, arch)?, Tier::Full));
     }
     let (s, n) = (source.to_string(), name.to_string());
-    let full_key = cache_key(source, name, arch, Tier::Full)?;
+    let full_key = cache_key(source, name, arch, Tier::Full);
     if started().lock().unwrap_or_else(|e| e.into_inner()).insert(full_key) {
         background(move || {
             let _ = get(&s, &n, arch, Tier::Full, true);
@@ -326,18 +327,23 @@ pub(crate) fn warm_up() {
     });
 }
 
-fn cache_key(source: &str, name: &str, arch: (i32, i32), tier: Tier) -> Result<String, CudaError> {
-    let version = nvrtc_version()?;
+/// The key of an image of `source` (kernel `name`) for `arch` shipped in
+/// the crate (`cuda::baked`): the disk cache's key at the full tier, less
+/// NVRTC's version (an image does not depend on a compiler that will not
+/// run).
+pub fn baked_key(source: &str, name: &str, arch: (i32, i32)) -> String {
+    let opts = options_for_source(source, arch, Tier::Full);
+    format!("name={name}\narch=sm_{}{}\noptions={}\n\n{source}", arch.0, arch.1, opts.join(" "))
+}
+
+/// The key of a compiled image: kernel, architecture, NVRTC's version
+/// (`none` without NVRTC: then only a shipped image can serve it, see
+/// [`super::baked`]), options and source.
+fn cache_key(source: &str, name: &str, arch: (i32, i32), tier: Tier) -> String {
+    let version = nvrtc_version().map_or_else(|_| "none".to_string(), |v| format!("{}.{}", v.0, v.1));
     let opts = options_for_source(source, arch, tier);
     let source = tier_source(source, tier);
-    Ok(format!(
-        "name={name}\narch=sm_{}{}\nnvrtc={}.{}\noptions={}\n\n{source}",
-        arch.0,
-        arch.1,
-        version.0,
-        version.1,
-        opts.join(" ")
-    ))
+    format!("name={name}\narch=sm_{}{}\nnvrtc={version}\noptions={}\n\n{source}", arch.0, arch.1, opts.join(" "))
 }
 
 fn cache_path(key: &str) -> Option<PathBuf> {
@@ -369,7 +375,7 @@ pub fn compile_cached(source: &str, name: &str, arch: (i32, i32)) -> Result<Comp
 }
 
 fn get(source: &str, name: &str, arch: (i32, i32), tier: Tier, ahead: bool) -> Result<Compiled, CudaError> {
-    let key = cache_key(source, name, arch, tier)?;
+    let key = cache_key(source, name, arch, tier);
     if let Some(c) = lookup(&key, ahead) {
         return Ok(c);
     }
@@ -379,12 +385,11 @@ fn get(source: &str, name: &str, arch: (i32, i32), tier: Tier, ahead: bool) -> R
         return Ok(c);
     }
     let t = std::time::Instant::now();
-    let path = cache_path(&key);
-    let (image, produced) = match path.as_ref().and_then(|p| read_cache_file(p, &key)) {
-        Some(img) => (img, Origin::Disk),
+    let (image, produced) = match stored(&key, source, name, arch, tier) {
+        Some(found) => found,
         None => {
             let img = compile(&tier_source(source, tier), name, &options_for_source(source, arch, tier))?;
-            if let Some(p) = &path {
+            if let Some(p) = &cache_path(&key) {
                 if let Err(e) = write_cache_file(p, &key, &img) {
                     static ONCE: std::sync::Once = std::sync::Once::new();
                     ONCE.call_once(|| eprintln!("kronograph: cannot write the JIT cache {}: {e}", p.display()));
@@ -397,6 +402,18 @@ fn get(source: &str, name: &str, arch: (i32, i32), tier: Tier, ahead: bool) -> R
     let entry = Entry { image: image.clone(), produced, seconds: t.elapsed().as_secs_f64(), ahead };
     memory_cache().write().unwrap_or_else(|e| e.into_inner()).insert(key, entry);
     Ok(Compiled { image, origin: produced })
+}
+
+/// An image of `key` that needs no compile: in the disk cache, or (full
+/// tier) shipped in the crate ([`super::baked`]).
+fn stored(key: &str, source: &str, name: &str, arch: (i32, i32), tier: Tier) -> Option<(Vec<u8>, Origin)> {
+    if let Some(image) = cache_path(key).and_then(|p| read_cache_file(&p, key)) {
+        return Some((image, Origin::Disk));
+    }
+    match tier {
+        Tier::Full => super::baked::lookup(&baked_key(source, name, arch)).map(|image| (image, Origin::Baked)),
+        Tier::Fast => None,
+    }
 }
 
 fn read_cache_file(path: &std::path::Path, key: &str) -> Option<Vec<u8>> {

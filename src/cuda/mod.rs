@@ -41,6 +41,10 @@ pub mod label;
 pub(crate) mod device;
 #[cfg(feature = "cuda")]
 pub mod jit;
+pub_for_testing! {
+    #[cfg(feature = "cuda")]
+    pub mod baked;
+}
 
 #[cfg(feature = "cuda")]
 mod vector;
@@ -139,6 +143,10 @@ pub enum Origin {
     /// optimized one compiles in the background; later calls switch to the
     /// full image once it is ready.
     FastTier,
+    /// An image compiled ahead of time and shipped in the crate (the
+    /// reference kernel shapes on compute capability 9.0; see the module
+    /// `cuda::baked`).
+    Baked,
 }
 
 /// The backend choice at its former path (it lives in [`crate::backend`],

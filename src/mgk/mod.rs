@@ -131,7 +131,7 @@ pub use crate::rw::{RandomWalkKernel, RwMethod};
 // CPU reference.
 pub use self::gpu::output::{GramGradient, GramOutput, NodalOutput};
 #[cfg(feature = "testing")]
-pub use self::gpu::{codegen, pack, reference};
+pub use self::gpu::{bake, codegen, pack, reference};
 #[cfg(feature = "cuda")]
 pub use self::gpu::{GpuGram, GpuGraphs};
 

@@ -87,6 +87,9 @@ pub(crate) mod pack;
 pub mod pack;
 #[cfg(feature = "testing")]
 pub mod reference;
+// The reference set-ups whose kernels ship compiled (tests, bake_kernels).
+#[cfg(feature = "testing")]
+pub mod bake;
 
 #[cfg(feature = "cuda")]
 mod batched;
