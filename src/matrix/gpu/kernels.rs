@@ -24,12 +24,13 @@ pub const UTIL_MODULE: &str = "graphblas_util";
 pub const SPARSE_SOURCE: &str = include_str!("../../../kernels/graphblas_sparse.cu");
 
 /// The complete source of the util module for index width `w`
-/// ([`UTIL_SOURCE`], then [`SPARSE_SOURCE`]).
+/// (`kernels/graphblas_util.cu`, then `kernels/graphblas_sparse.cu`).
 pub fn util_source(w: IndexWidth) -> String {
     format!("{}{UTIL_SOURCE}{SPARSE_SOURCE}", w.preface())
 }
 
-/// The kernels of [`SPARSE_SOURCE`], in [`Build`](super::sparse_build::Build) order.
+/// The kernels of `kernels/graphblas_sparse.cu` (part of the util module),
+/// in the order the device's sparse builders load them.
 pub const SPARSE_KERNELS: [&str; 12] = [
     "gbs_gather_1",
     "gbs_gather_2",

@@ -128,8 +128,7 @@ impl Build {
         dev: &Device,
         nrows: usize,
         ptr: Idx,
-        mut key: Idx,
-        mut perm: Idx,
+        (mut key, mut perm): (Idx, Idx),
         total: usize,
         src: &CudaSlice<T>,
     ) -> Result<DeviceCompressed<T>, CudaError> {
@@ -261,7 +260,7 @@ impl Build {
             // key and perm hold their total.
             check("launching gbs_remap_fill", || unsafe { lb.launch(grid(dev, nout)) })?;
         }
-        Ok((self.sorted_rows(dev, nout, ptr, key, perm, total, &a.val)?, total))
+        Ok((self.sorted_rows(dev, nout, ptr, (key, perm), total, &a.val)?, total))
     }
 
     /// The unordered rows a kernel left from `off[i]` (`count[i]` entries,
@@ -288,7 +287,7 @@ impl Build {
             // entries lie within oind from off[i], key and perm hold the total.
             check("launching gbs_rows_gather", || unsafe { lb.launch(grid(dev, nrows)) })?;
         }
-        Ok((self.sorted_rows(dev, nrows, ptr, key, perm, total, oval)?, total))
+        Ok((self.sorted_rows(dev, nrows, ptr, (key, perm), total, oval)?, total))
     }
 
     /// The CSC of the `shape.0 × shape.1` CSR `csr` with `nnz` entries.
@@ -321,7 +320,7 @@ impl Build {
             // holds ncols zeros, key and perm nnz entries.
             check("launching gbs_transpose_fill", || unsafe { lb.launch(grid(dev, nrows)) })?;
         }
-        self.sorted_rows(dev, ncols, tptr, key, perm, nnz, &csr.val)
+        self.sorted_rows(dev, ncols, tptr, (key, perm), nnz, &csr.val)
     }
 
     /// The device matrix of shape `shape` whose CSR is `csr` (`nnz`
