@@ -60,6 +60,22 @@ fn every_generated_graphblas_module_compiles() {
     assert!(failures.is_empty(), "NVRTC rejected {} module(s):\n{}", failures.len(), failures.join("\n"));
 }
 
+/// The util module of each index width holds every kernel of the device's
+/// sparse builders (`kernels/graphblas_sparse.cu`: compaction, remaps, the
+/// sort within rows, the transpose, gathers of 1, 2, 4 and 8 bytes).
+#[test]
+fn util_module_holds_the_sparse_builders() {
+    if !nvrtc_or_skip() {
+        return;
+    }
+    for w in [IndexWidth::U32, IndexWidth::U64] {
+        let ptx = ptx(&format!("graphblas_util_{}", w.name()), &util_source(w)).unwrap();
+        for k in kronograph::matrix::gpu::SPARSE_KERNELS {
+            assert!(ptx.contains(&format!(".entry {k}(")), "{k} missing from the {} util module", w.name());
+        }
+    }
+}
+
 /// The element-wise modules: intersection with every built-in form's ⊗
 /// and its ⊕ as the accumulator; union and apply with a bound ⊗ on a third
 /// of the forms each; the built-in unary operators and select predicates

@@ -43,6 +43,7 @@ mod kron_gpu;
 mod matrix_methods;
 mod matrix_ops;
 mod matrix_places;
+mod matrix_places_device;
 mod matrix_places_methods;
 mod mgk_backend;
 mod mgk_data;

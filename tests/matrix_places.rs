@@ -225,6 +225,7 @@ fn mxm_body(backend: Backend) {
             (rand_dense(&mut rng, m * k, 0.4), rand_dense(&mut rng, k * n, 0.4), rand_dense(&mut rng, m * n, 0.3));
         let mut case = Case::new(&mut rng, m * n);
         case.desc.transpose_second = seed % 2 == 1;
+        case.desc.transpose_first = seed % 4 >= 2;
         let t: D = (0..m * n)
             .map(|e| {
                 let (i, j) = (e / n, e % n);
@@ -234,7 +235,7 @@ fn mxm_body(backend: Backend) {
             .collect();
         let want = case.want(&c0, &t);
         let hb = if case.desc.transpose_second { matrix(n, k, &transposed(k, n, &b)) } else { matrix(k, n, &b) };
-        let ha = matrix(m, k, &a);
+        let ha = if case.desc.transpose_first { matrix(k, m, &transposed(m, k, &a)) } else { matrix(m, k, &a) };
         let p = case.pattern(m, n);
         let complemented = p.as_ref().is_some_and(|p| p.1);
         for method in [MxmMethod::Auto, MxmMethod::Gustavson, MxmMethod::Dot] {
@@ -251,14 +252,8 @@ fn mxm_body(backend: Backend) {
                 }
                 b => gpu::mxm(ordinal(b), &ha, &hb, &c, mm.as_ref(), case.accum, &case.desc, method),
             };
-            match got {
-                Ok(got) => assert_eq!(got, want, "seed {seed} {method:?} {case:?} on {backend:?}"),
-                // an unmasked product has no device form yet: a typed error, nothing written
-                Err(e) => {
-                    assert!(p.is_none() && backend != Backend::Cpu, "seed {seed}: {e}");
-                    assert!(e.to_string().contains("mxm without a mask"), "{e}");
-                }
-            }
+            // masked or not, on every place
+            assert_eq!(got.unwrap(), want, "seed {seed} {method:?} {case:?} on {backend:?}");
         }
     }
 }
@@ -310,74 +305,162 @@ fn reduce_body(backend: Backend) {
     }
 }
 
-test_device!(index_body, extract_assign_match_reference, extract_assign_are_typed_errors_on_gpus);
+test_device!(index_body, extract_assign_match_reference, extract_assign_match_reference_on_gpus);
+
+/// The inputs of one case of the index operations (extract, assign and
+/// their vector forms), each with its own mask, accumulator and descriptor.
+#[derive(Clone, Debug)]
+pub(crate) struct IndexCase {
+    pub(crate) m: usize,
+    pub(crate) n: usize,
+    pub(crate) a: D,
+    /// extract's indices (repeats allowed) and its case (`transpose_first`: `A` is given as `Aᵀ`)
+    pub(crate) ext: (Vec<usize>, Vec<usize>, Case),
+    pub(crate) ext_c0: D,
+    /// assign's distinct indices, the assigned matrix and its case
+    pub(crate) asg: (Vec<usize>, Vec<usize>, Case),
+    pub(crate) asg_s: D,
+    pub(crate) asg_c0: D,
+    /// the vector forms: u, extract's old w and case, assign's source, old w and case
+    pub(crate) u: D,
+    pub(crate) vext: (D, Case),
+    pub(crate) vasg: (D, D, Case),
+}
+
+/// `k` distinct indices below `size` in a random order, or all of them in order (GrB_ALL).
+fn distinct(rng: &mut ChaCha8Rng, size: usize, k: usize) -> Vec<usize> {
+    let mut v: Vec<usize> = (0..size).collect();
+    if rng.random_bool(0.2) {
+        return v;
+    }
+    for i in (1..size).rev() {
+        v.swap(i, rng.random_range(0..=i));
+    }
+    v.truncate(k);
+    v
+}
+
+impl IndexCase {
+    pub(crate) fn new(rng: &mut ChaCha8Rng, m: usize, n: usize) -> Self {
+        let a = rand_dense(rng, m * n, 0.4);
+        // extract: any indices, repeats too, or the full ranges
+        let (p, q) = (rng.random_range(1..=m + 2), rng.random_range(1..=n + 2));
+        let (er, ec) = if rng.random_bool(0.2) {
+            ((0..m).collect::<Vec<_>>(), (0..n).collect::<Vec<_>>())
+        } else {
+            ((0..p).map(|_| rng.random_range(0..m)).collect(), (0..q).map(|_| rng.random_range(0..n)).collect())
+        };
+        let mut ecase = Case::new(rng, er.len() * ec.len());
+        ecase.desc.transpose_first = rng.random_bool(0.5);
+        let ext_c0 = rand_dense(rng, er.len() * ec.len(), 0.3);
+        let (kr, kc) = (rng.random_range(1..=m), rng.random_range(1..=n));
+        let (ar, ac) = (distinct(rng, m, kr), distinct(rng, n, kc));
+        let mut acase = Case::new(rng, m * n);
+        acase.desc.transpose_first = rng.random_bool(0.3);
+        let asg_s = rand_dense(rng, ar.len() * ac.len(), 0.5);
+        let asg_c0 = rand_dense(rng, m * n, 0.3);
+        let u = rand_dense(rng, m, 0.6);
+        // the vector extract reads u (of size m) at extract's rows
+        let vext = (rand_dense(rng, er.len(), 0.4), Case::new(rng, er.len()));
+        let vasg = (rand_dense(rng, ar.len(), 0.6), rand_dense(rng, m, 0.5), Case::new(rng, m));
+        let ext = (er, ec, ecase);
+        IndexCase { m, n, a, ext, ext_c0, asg: (ar, ac, acase), asg_s, asg_c0, u, vext, vasg }
+    }
+
+    /// The references of `[extract, assign, extract_vector, assign_vector]`.
+    pub(crate) fn want(&self) -> [D; 4] {
+        let (m, n) = (self.m, self.n);
+        let (er, ec, ecase) = &self.ext;
+        let q = ec.len();
+        let t: D = (0..er.len() * q).map(|e| self.a[er[e / q] * n + ec[e % q]]).collect();
+        let ext = ecase.want(&self.ext_c0, &t);
+        let (ar, ac, acase) = &self.asg;
+        let q = ac.len();
+        let mut z = self.asg_c0.clone();
+        for (e, &x) in self.asg_s.iter().enumerate() {
+            let k = ar[e / q] * n + ac[e % q];
+            z[k] = match (acase.accum, self.asg_c0[k], x) {
+                (true, Some(c), Some(x)) => Some(c + x),
+                (true, c, None) => c,
+                (_, _, x) => x,
+            };
+        }
+        let asg = write(&self.asg_c0, &|k| acase.allows(k), false, acase.desc.replace, &z);
+        let (w0, vcase) = &self.vext;
+        let vext = vcase.want(w0, &er.iter().map(|&i| self.u[i]).collect::<D>());
+        let (src, w1, vcase) = &self.vasg;
+        let mut z = w1.clone();
+        for (e, &i) in ar.iter().enumerate() {
+            z[i] = match (vcase.accum, w1[i], src[e]) {
+                (true, Some(c), Some(x)) => Some(c + x),
+                (true, c, None) => c,
+                (_, _, x) => x,
+            };
+        }
+        let vasg = write(w1, &|k| vcase.allows(k), false, vcase.desc.replace, &z);
+        debug_assert_eq!(vasg.len(), m);
+        [ext, asg, vext, vasg]
+    }
+
+    /// `A` as extract takes it (`Aᵀ` stored when the descriptor transposes).
+    pub(crate) fn ext_a(&self) -> SparseMatrix<f64> {
+        if self.ext.2.desc.transpose_first {
+            matrix(self.n, self.m, &transposed(self.m, self.n, &self.a))
+        } else {
+            matrix(self.m, self.n, &self.a)
+        }
+    }
+
+    /// The assigned matrix as assign takes it.
+    pub(crate) fn asg_s(&self) -> SparseMatrix<f64> {
+        let (p, q) = (self.asg.0.len(), self.asg.1.len());
+        if self.asg.2.desc.transpose_first {
+            matrix(q, p, &transposed(p, q, &self.asg_s))
+        } else {
+            matrix(p, q, &self.asg_s)
+        }
+    }
+
+    /// The four operations on the host.
+    pub(crate) fn host(&self) -> [D; 4] {
+        let (er, ec, ecase) = &self.ext;
+        let mut c = matrix(er.len(), ec.len(), &self.ext_c0);
+        let pat = ecase.pattern(er.len(), ec.len());
+        let acc = ecase.accum.then_some(PLUS);
+        op::extract(&mut c, matrix_mask(&pat).as_ref(), acc, &self.ext_a(), er, ec, &ecase.desc).unwrap();
+        let ext = c.to_dense_options();
+        let (ar, ac, acase) = &self.asg;
+        let mut c = matrix(self.m, self.n, &self.asg_c0);
+        let pat = acase.pattern(self.m, self.n);
+        let acc = acase.accum.then_some(PLUS);
+        op::assign(&mut c, matrix_mask(&pat).as_ref(), acc, &self.asg_s(), ar, ac, &acase.desc).unwrap();
+        let asg = c.to_dense_options();
+        let u = DenseVector::from_options(&self.u);
+        let (w0, vcase) = &self.vext;
+        let mut w = DenseVector::from_options(w0);
+        let (vm, acc) = (vcase.vector_mask(), vcase.accum.then_some(PLUS));
+        op::extract_vector(&mut w, vm.as_ref(), acc, &u, er, &vcase.desc).unwrap();
+        let vext = w.to_options();
+        let (src, w1, vcase) = &self.vasg;
+        let mut w = DenseVector::from_options(w1);
+        let (vm, acc) = (vcase.vector_mask(), vcase.accum.then_some(PLUS));
+        op::assign_vector(&mut w, vm.as_ref(), acc, &DenseVector::from_options(src), ar, &vcase.desc).unwrap();
+        [ext, asg, vext, w.to_options()]
+    }
+}
 
 fn index_body(backend: Backend) {
-    for seed in 0..16u64 {
+    for seed in 0..24u64 {
         let mut rng = ChaCha8Rng::seed_from_u64(400 + seed);
         let (m, n) = (rng.random_range(2..16), rng.random_range(2..16));
-        let a = rand_dense(&mut rng, m * n, 0.4);
-        let (p, q) = (rng.random_range(1..=m), rng.random_range(1..=n));
-        // distinct indices (assign needs them), in a random order
-        let mut rows: Vec<usize> = (0..m).collect();
-        let mut cols: Vec<usize> = (0..n).collect();
-        for i in (1..m).rev() {
-            rows.swap(i, rng.random_range(0..=i));
-        }
-        for j in (1..n).rev() {
-            cols.swap(j, rng.random_range(0..=j));
-        }
-        rows.truncate(p);
-        cols.truncate(q);
-        let ha = matrix(m, n, &a);
-        match backend {
-            Backend::Cpu => {
-                // extract: C (p × q) = A(rows, cols)
-                let c0 = rand_dense(&mut rng, p * q, 0.3);
-                let case = Case::new(&mut rng, p * q);
-                let t: D = (0..p * q).map(|e| a[rows[e / q] * n + cols[e % q]]).collect();
-                let mut c = matrix(p, q, &c0);
-                let pat = case.pattern(p, q);
-                let mm = matrix_mask(&pat);
-                op::extract(&mut c, mm.as_ref(), case.accum.then_some(PLUS), &ha, &rows, &cols, &case.desc).unwrap();
-                assert_eq!(c.to_dense_options(), case.want(&c0, &t), "extract seed {seed} {case:?}");
-                // assign: C (m × n)(rows, cols) = S (p × q), then the mask over all of C
-                let s = rand_dense(&mut rng, p * q, 0.5);
-                let c0 = rand_dense(&mut rng, m * n, 0.3);
-                let case = Case::new(&mut rng, m * n);
-                let mut z = c0.clone();
-                for (e, &x) in s.iter().enumerate() {
-                    let k = rows[e / q] * n + cols[e % q];
-                    z[k] = match (case.accum, c0[k], x) {
-                        (true, Some(c), Some(x)) => Some(c + x),
-                        (true, c, None) => c,
-                        (_, _, x) => x,
-                    };
-                }
-                let want = write(&c0, &|k| case.allows(k), false, case.desc.replace, &z);
-                let mut c = matrix(m, n, &c0);
-                let pat = case.pattern(m, n);
-                let mm = matrix_mask(&pat);
-                let acc = case.accum.then_some(PLUS);
-                op::assign(&mut c, mm.as_ref(), acc, &matrix(p, q, &s), &rows, &cols, &case.desc).unwrap();
-                assert_eq!(c.to_dense_options(), want, "assign seed {seed} {case:?}");
-                // the vector forms
-                let u = rand_dense(&mut rng, m, 0.6);
-                let mut w = DenseVector::new(p);
-                op::extract_vector(&mut w, None, None, &DenseVector::from_options(&u), &rows, &Descriptor::DEFAULT)
-                    .unwrap();
-                assert_eq!(w.to_options(), rows.iter().map(|&i| u[i]).collect::<D>());
-                let mut w = DenseVector::from_options(&u);
-                let src = rand_dense(&mut rng, p, 0.6);
-                let hs = DenseVector::from_options(&src);
-                op::assign_vector(&mut w, None, None, &hs, &rows, &Descriptor::DEFAULT).unwrap();
-                let mut want = u.clone();
-                for (e, &i) in rows.iter().enumerate() {
-                    want[i] = src[e];
-                }
-                assert_eq!(w.to_options(), want, "assign_vector seed {seed}");
-            }
-            b => gpu::index_errors(ordinal(b), &ha, &rows, &cols),
+        let case = IndexCase::new(&mut rng, m, n);
+        let got = match backend {
+            Backend::Cpu => case.host(),
+            b => gpu::index_ops(ordinal(b), &case),
+        };
+        let names = ["extract", "assign", "extract_vector", "assign_vector"];
+        for (k, want) in case.want().iter().enumerate() {
+            assert_eq!(&got[k], want, "{} seed {seed} {case:?} on {backend:?}", names[k]);
         }
     }
 }
@@ -399,7 +482,7 @@ proptest! {
 }
 
 #[cfg(feature = "cuda")]
-mod gpu {
+pub(crate) mod gpu {
     //! The device side of each case: upload, run the same `op::` call with
     //! the device's operators, download.
     use super::D;
@@ -542,24 +625,41 @@ mod gpu {
         (dw.download().unwrap().to_options(), r)
     }
 
-    pub fn index_errors(i: usize, a: &SparseMatrix<f64>, rows: &[usize], cols: &[usize]) {
+    /// [`IndexCase::host`](super::IndexCase::host) on device `i`.
+    pub fn index_ops(i: usize, case: &super::IndexCase) -> [D; 4] {
         let dev = GpuDevice::open(i).unwrap();
-        let da = DeviceMatrix::upload(&dev, a).unwrap();
-        let mut dc = DeviceMatrix::new(&dev, rows.len(), cols.len()).unwrap();
-        let e = op::extract(&mut dc, None, None, &da, rows, cols, &Descriptor::DEFAULT).unwrap_err();
-        assert!(e.to_string().contains("extract has no device implementation"), "{e}");
-        let mut dc = DeviceMatrix::upload(&dev, a).unwrap();
-        let e = op::assign(&mut dc, None, None, &da, rows, cols, &Descriptor::DEFAULT).unwrap_err();
-        assert!(e.to_string().contains("assign has no device implementation"), "{e}");
-        let v = DeviceDenseVector::upload(&dev, &DenseVector::filled(a.nrows(), 1.0)).unwrap();
-        let mut w = DeviceDenseVector::new(&dev, rows.len()).unwrap();
-        let e = op::extract_vector(&mut w, None, None, &v, rows, &Descriptor::DEFAULT).unwrap_err();
-        assert!(e.to_string().contains("extract_vector"), "{e}");
+        let plus = plus();
+        let (er, ec, ecase) = &case.ext;
+        let mut c = DeviceMatrix::upload(&dev, &super::matrix(er.len(), ec.len(), &case.ext_c0)).unwrap();
+        let pat = ecase.pattern(er.len(), ec.len());
+        let dm = super::matrix_mask(&pat).map(|m| DeviceMatrixMask::upload(&dev, &m).unwrap());
+        let da = DeviceMatrix::upload(&dev, &case.ext_a()).unwrap();
+        op::extract(&mut c, dm.as_ref(), ecase.accum.then_some(&plus), &da, er, ec, &ecase.desc).unwrap();
+        let ext = c.download().unwrap().to_dense_options();
+        let (ar, ac, acase) = &case.asg;
+        let mut c = DeviceMatrix::upload(&dev, &super::matrix(case.m, case.n, &case.asg_c0)).unwrap();
+        let pat = acase.pattern(case.m, case.n);
+        let dm = super::matrix_mask(&pat).map(|m| DeviceMatrixMask::upload(&dev, &m).unwrap());
+        let ds = DeviceMatrix::upload(&dev, &case.asg_s()).unwrap();
+        op::assign(&mut c, dm.as_ref(), acase.accum.then_some(&plus), &ds, ar, ac, &acase.desc).unwrap();
+        let asg = c.download().unwrap().to_dense_options();
+        let u = DeviceDenseVector::upload(&dev, &DenseVector::from_options(&case.u)).unwrap();
+        let (w0, vcase) = &case.vext;
+        let mut w = DeviceDenseVector::upload(&dev, &DenseVector::from_options(w0)).unwrap();
+        let vm = vcase.vector_mask().map(|m| DeviceMask::upload(&dev, &m).unwrap());
+        op::extract_vector(&mut w, vm.as_ref(), vcase.accum.then_some(&plus), &u, er, &vcase.desc).unwrap();
+        let vext = w.download().unwrap().to_options();
+        let (src, w1, vcase) = &case.vasg;
+        let mut w = DeviceDenseVector::upload(&dev, &DenseVector::from_options(w1)).unwrap();
+        let vm = vcase.vector_mask().map(|m| DeviceMask::upload(&dev, &m).unwrap());
+        let src = DeviceDenseVector::upload(&dev, &DenseVector::from_options(src)).unwrap();
+        op::assign_vector(&mut w, vm.as_ref(), vcase.accum.then_some(&plus), &src, ar, &vcase.desc).unwrap();
+        [ext, asg, vext, w.download().unwrap().to_options()]
     }
 }
 
 #[cfg(not(feature = "cuda"))]
-mod gpu {
+pub(crate) mod gpu {
     //! Without the `cuda` feature there is no device: `test_device!` runs no case.
     use super::D;
     use kronograph::matrix::{DenseVector, Descriptor, Mask, MatrixMask, MxmMethod, SparseMatrix};
@@ -622,7 +722,7 @@ mod gpu {
         none()
     }
 
-    pub fn index_errors(_: usize, _: &SparseMatrix<f64>, _: &[usize], _: &[usize]) {
+    pub fn index_ops(_: usize, _: &super::IndexCase) -> [D; 4] {
         none()
     }
 }

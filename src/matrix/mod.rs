@@ -35,12 +35,12 @@
 //! | [`mxv`], [`vxm`] | yes | yes |
 //! | [`mxv_sparse`], [`vxm_sparse`] | yes | yes (three merge strategies) |
 //! | [`assign_min`] | yes | yes |
-//! | [`op::mxm`] | yes, any mask or none | masked only (product assembled on the host, uploaded) |
+//! | [`op::mxm`] | yes, any mask or none | yes, any mask or none (built on the device) |
 //! | [`op::ewise_add`], [`op::ewise_mult`] | dense vectors, matrices | dense and sparse vectors, matrices |
 //! | [`op::apply`], [`op::select`] | dense vectors, matrices | dense and sparse vectors, matrices |
 //! | [`op::reduce`] | dense vector, matrix | dense and sparse vector, matrix |
 //! | [`op::reduce_rows`] | yes | yes |
-//! | [`op::extract`], [`op::assign`], [`op::extract_vector`], [`op::assign_vector`] | yes | [`MatrixError::DeviceUnsupported`] |
+//! | [`op::extract`], [`op::assign`], [`op::extract_vector`], [`op::assign_vector`] | yes | yes (matrices, dense vectors) |
 //!
 //! The operators follow the place: closures on the host,
 //! [`gpu::GpuBinaryOp`], `GpuUnaryOp` and `GpuSelectOp` (compiled into the

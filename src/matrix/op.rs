@@ -10,12 +10,12 @@
 //! | [`mxv`], [`vxm`] (dense) | pull, rayon | pull kernel |
 //! | [`mxv_sparse`], [`vxm_sparse`] | SpMSpV push / pull | SpMSpV, three merge strategies and a cost model |
 //! | [`assign_min`] | one pass | relax + scan kernels |
-//! | [`mxm`] | Gustavson or dot, any mask | dot or hash-Gustavson, masked only (assembled on the host, uploaded) |
+//! | [`mxm`] | Gustavson or dot, any mask or none | dot or hash-Gustavson, any mask or none; sorted and transposed on the device |
 //! | [`ewise_add`], [`ewise_mult`] | dense vectors, matrices | dense and sparse vectors, matrices |
 //! | [`apply`], [`select`] | dense vectors, matrices (closures) | dense and sparse vectors, matrices (`GpuUnaryOp`, `GpuSelectOp`) |
 //! | [`reduce`] | dense vector, matrix | dense vector, matrix |
 //! | [`reduce_rows`] | rows or columns | pull product over `(⊕, first)` |
-//! | [`extract`], [`assign`], [`extract_vector`], [`assign_vector`] | yes | `MatrixError::DeviceUnsupported` |
+//! | [`extract`], [`assign`], [`extract_vector`], [`assign_vector`] | yes | matrices and dense vectors: row/column remaps and gathers |
 //!
 //! The older host-only functions of [`crate::matrix`] of the same names
 //! (returning [`MatrixError`](super::MatrixError)) are what these call on

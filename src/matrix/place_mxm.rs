@@ -257,19 +257,21 @@ impl<T: Element> AssignVectorOp<DenseVector<T>> for DenseVector<T> {
 /// only where the mask allows, on the place of the operands.
 ///
 /// On the host every form of [`MxmMethod`] runs (Gustavson or dot products,
-/// any mask or none). On a device the product runs by the dot-product or
-/// hash-Gustavson kernels (`method`: `Dot`, `Gustavson` for the hash form,
-/// `Auto` by their operation counts) and needs a mask (an unmasked device
-/// product is [`MatrixError::DeviceUnsupported`](super::MatrixError)), and
-/// so does `desc.transpose_first`; the product is assembled on the host and
-/// uploaded before the accumulator and mask are applied on the device (an
-/// upload of `nnz(T)` entries per call).
+/// any mask or none). On a device a masked product runs by the dot-product
+/// or hash-Gustavson kernels (`method`: `Dot`, `Gustavson` for the hash
+/// form, `Auto` by their operation counts; a complemented mask takes the
+/// hash form), an unmasked one by the hash form whatever `method` (a
+/// two-phase SpGEMM: per-row products counted, a hash table per row, the
+/// rows compacted, sorted by column, and transposed for the CSC). Both
+/// fold each entry's terms in increasing `k`, as the host does, so results
+/// are equal bitwise. `T` stays on the device; the accumulator and mask
+/// are then applied there.
 ///
 /// # Errors
 /// [`MatrixError::DimensionMismatch`](super::MatrixError) if the operands,
-/// output or mask do not fit; on a device also
-/// [`MatrixError::DeviceUnsupported`](super::MatrixError), operands on
-/// different devices or of another index width, NVRTC and driver errors.
+/// output or mask do not fit; on a device also the dot form with a
+/// complemented mask, operands on different devices or of another index
+/// width, NVRTC and driver errors.
 #[allow(clippy::too_many_arguments)]
 pub fn mxm<S, C, A, B>(
     c: &mut C,
@@ -329,14 +331,14 @@ where
     w.reduce_rows_op(mask, accum, s, a, desc)
 }
 
-/// `C⟨mask⟩ = accum(C, A(rows, cols))` (`Aᵀ` with `desc.transpose_first`).
-/// Host only so far: on a device it is
-/// [`MatrixError::DeviceUnsupported`](super::MatrixError).
+/// `C⟨mask⟩ = accum(C, A(rows, cols))` (`Aᵀ` with `desc.transpose_first`;
+/// indices may repeat). On a device the rows of `A` are remapped and
+/// sorted there (the index lists uploaded).
 ///
 /// # Errors
 /// [`MatrixError::IndexOutOfBounds`](super::MatrixError) for an index past
-/// `A`, dimension mismatches of the output or mask; on a device
-/// [`MatrixError::DeviceUnsupported`](super::MatrixError).
+/// `A`, dimension mismatches of the output or mask; on a device also
+/// operands on different devices, NVRTC and driver errors.
 #[allow(clippy::too_many_arguments)]
 pub fn extract<C, A>(
     c: &mut C,
@@ -354,12 +356,14 @@ where
     c.extract_op(mask, accum, a, rows, cols, desc)
 }
 
-/// `C(rows, cols)⟨mask⟩ = accum(C(rows, cols), A)`. Host only so far: on a
-/// device it is [`MatrixError::DeviceUnsupported`](super::MatrixError).
+/// `C(rows, cols)⟨mask⟩ = accum(C(rows, cols), A)` (distinct indices). On
+/// a device `A` is placed into `C`'s coordinates and merged with `C` by the
+/// element-wise union there.
 ///
 /// # Errors
-/// Out-of-range or repeated indices, dimension mismatches; on a device
-/// [`MatrixError::DeviceUnsupported`](super::MatrixError).
+/// Out-of-range or repeated indices, dimension mismatches; on a device also
+/// operands on different devices or of another index width, NVRTC and
+/// driver errors.
 #[allow(clippy::too_many_arguments)]
 pub fn assign<C, A>(
     c: &mut C,
@@ -377,7 +381,7 @@ where
     c.assign_op(mask, accum, a, rows, cols, desc)
 }
 
-/// `w⟨mask⟩ = accum(w, u(indices))`. Host only so far (see [`extract`]).
+/// `w⟨mask⟩ = accum(w, u(indices))` (dense vectors; on a device a gather).
 ///
 /// # Errors
 /// As [`extract`].
@@ -396,7 +400,8 @@ where
     w.extract_vector_op(mask, accum, u, indices, desc)
 }
 
-/// `w(indices)⟨mask⟩ = accum(w(indices), u)`. Host only so far (see [`assign`]).
+/// `w(indices)⟨mask⟩ = accum(w(indices), u)` (dense vectors, distinct
+/// indices; on a device gathers and the element-wise union).
 ///
 /// # Errors
 /// As [`assign`].

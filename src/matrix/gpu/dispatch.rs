@@ -49,7 +49,7 @@ fn keep(desc: &Descriptor) -> Descriptor {
 }
 
 /// `w⟨mask, replace⟩ = accum(w, t)`, or `w⟨mask, replace⟩ = t` without an accumulator.
-fn write_back<T: GpuElement>(
+pub(super) fn write_back<T: GpuElement>(
     w: &mut (impl super::DeviceVector<T> + ?Sized),
     mask: Option<&DeviceMask>,
     accum: Option<&GpuBinaryOp>,

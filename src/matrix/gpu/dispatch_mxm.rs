@@ -1,16 +1,16 @@
 //! The device side of [`crate::matrix::op`]'s matrix product
-//! ([`mxm`](crate::matrix::op::mxm): the masked dot-product and
-//! hash-Gustavson kernels), row reduction
-//! ([`reduce_rows`](crate::matrix::op::reduce_rows): the pull product over
-//! `(⊕, first)`), and the index operations that have no device kernel yet
-//! (typed [`MatrixError::DeviceUnsupported`] errors).
+//! ([`mxm`](crate::matrix::op::mxm): the dot-product and hash-Gustavson
+//! kernels, masked or not, the product built on the device) and row
+//! reduction ([`reduce_rows`](crate::matrix::op::reduce_rows): the pull
+//! product over `(⊕, first)`).
 
 use super::element_ops::{GpuBinaryOp, GpuUnaryOp, UnaryForm};
+use super::mxm_hash::mxm_device;
 use super::objects::{DeviceDenseVector, DeviceMatrix, DeviceMatrixMask};
-use super::{accumulate, mxm_masked, GpuElement, GpuMxmStrategy};
+use super::{accumulate, GpuElement, GpuMxmStrategy};
 use crate::matrix::place::{Located, MxvOp};
-use crate::matrix::place_mxm::{AssignOp, AssignVectorOp, ExtractOp, ExtractVectorOp, MxmOp, ReduceRowsOp};
-use crate::matrix::{Descriptor, MatrixError, MxmMethod};
+use crate::matrix::place_mxm::{MxmOp, ReduceRowsOp};
+use crate::matrix::{check_dim, Descriptor, MxmMethod};
 use crate::semirings::{CudaSemiring, Position, Semiring};
 
 /// The device form of the host's [`MxmMethod`] (`Gustavson`: the hash form).
@@ -22,8 +22,28 @@ fn strategy(method: MxmMethod) -> GpuMxmStrategy {
     }
 }
 
-fn unsupported(operation: &'static str) -> crate::Error {
-    MatrixError::DeviceUnsupported { operation }.into()
+/// `C⟨mask, replace⟩ = accum(C, T)` for a result `T` in the output's
+/// shape and orientation (`C = T` without mask and accumulator).
+pub(crate) fn write_matrix<T: GpuElement>(
+    c: &mut DeviceMatrix<T>,
+    mask: Option<&DeviceMatrixMask>,
+    accum: Option<&GpuBinaryOp>,
+    t: DeviceMatrix<T>,
+    desc: &Descriptor,
+    operation: &'static str,
+) -> crate::Result<()> {
+    check_dim(operation, "output rows", t.nrows(), c.nrows())?;
+    check_dim(operation, "output columns", t.ncols(), c.ncols())?;
+    // the descriptor's transposes applied to the operands, not to T
+    let d = Descriptor { replace: desc.replace, ..Descriptor::DEFAULT };
+    match (mask, accum) {
+        (None, None) => {
+            *c = t;
+            Ok(())
+        }
+        (_, Some(acc)) => accumulate(c, mask, acc, &t, &d),
+        (_, None) => super::apply(c, mask, None, &GpuUnaryOp::new(UnaryForm::Identity)?, &t, &d),
+    }
 }
 
 impl<S: Semiring> MxmOp<S, DeviceMatrix<S::A>, DeviceMatrix<S::B>> for DeviceMatrix<S::C>
@@ -42,15 +62,20 @@ where
         desc: &Descriptor,
         method: MxmMethod,
     ) -> crate::Result<()> {
-        let Some(m) = mask else { return Err(unsupported("mxm without a mask")) };
-        let (t, _) = mxm_masked(m, s, a, b, desc, strategy(method))?;
-        let t = DeviceMatrix::upload_with_width(&a.dev, &t, self.index_width())?;
-        // T is in the output's orientation: write it with the output's mask and replace only
-        let d = Descriptor { replace: desc.replace, ..Descriptor::DEFAULT };
-        match accum {
-            Some(acc) => accumulate(self, mask, acc, &t, &d),
-            None => super::apply(self, mask, None, &GpuUnaryOp::new(UnaryForm::Identity)?, &t, &d),
-        }
+        // unmasked: the hash form under the complement of the empty mask
+        let everything;
+        let (m, st) = match mask {
+            Some(m) => (m, strategy(method)),
+            None => {
+                let nrows = if desc.transpose_first { a.ncols() } else { a.nrows() };
+                let ncols = if desc.transpose_second { b.nrows() } else { b.ncols() };
+                everything = DeviceMatrixMask::everything(&a.dev, nrows, ncols, a.index_width())?;
+                (&everything, GpuMxmStrategy::Hash)
+            }
+        };
+        let (p, _) = mxm_device(m, s, a, b, desc, st)?;
+        let t = p.build.matrix(&a.dev, m.shape(), p.csr, p.nnz)?;
+        write_matrix(self, mask, accum, t, desc, "gpu mxm")
     }
 }
 
@@ -107,59 +132,5 @@ where
         let n = if desc.transpose_first { a.nrows() } else { a.ncols() };
         let u = a.dense(vec![S::C::default(); n])?;
         self.mxv_op(mask, accum, FirstOf(s), a, &u, desc)
-    }
-}
-
-impl<T: GpuElement> ExtractOp<DeviceMatrix<T>> for DeviceMatrix<T> {
-    fn extract_op(
-        &mut self,
-        _: Option<&DeviceMatrixMask>,
-        _: Option<&GpuBinaryOp>,
-        _: &DeviceMatrix<T>,
-        _: &[usize],
-        _: &[usize],
-        _: &Descriptor,
-    ) -> crate::Result<()> {
-        Err(unsupported("extract"))
-    }
-}
-
-impl<T: GpuElement> AssignOp<DeviceMatrix<T>> for DeviceMatrix<T> {
-    fn assign_op(
-        &mut self,
-        _: Option<&DeviceMatrixMask>,
-        _: Option<&GpuBinaryOp>,
-        _: &DeviceMatrix<T>,
-        _: &[usize],
-        _: &[usize],
-        _: &Descriptor,
-    ) -> crate::Result<()> {
-        Err(unsupported("assign"))
-    }
-}
-
-impl<T: GpuElement> ExtractVectorOp<DeviceDenseVector<T>> for DeviceDenseVector<T> {
-    fn extract_vector_op(
-        &mut self,
-        _: Option<&super::DeviceMask>,
-        _: Option<&GpuBinaryOp>,
-        _: &DeviceDenseVector<T>,
-        _: &[usize],
-        _: &Descriptor,
-    ) -> crate::Result<()> {
-        Err(unsupported("extract_vector"))
-    }
-}
-
-impl<T: GpuElement> AssignVectorOp<DeviceDenseVector<T>> for DeviceDenseVector<T> {
-    fn assign_vector_op(
-        &mut self,
-        _: Option<&super::DeviceMask>,
-        _: Option<&GpuBinaryOp>,
-        _: &DeviceDenseVector<T>,
-        _: &[usize],
-        _: &Descriptor,
-    ) -> crate::Result<()> {
-        Err(unsupported("assign_vector"))
     }
 }

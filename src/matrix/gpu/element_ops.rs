@@ -85,6 +85,20 @@ impl GpuBinaryOp {
         }
     }
 
+    /// `second(x, y) = y` on `T`: the union of two disjoint patterns (the
+    /// device's assign without an accumulator).
+    pub(crate) fn second<T: GpuElement>() -> Self {
+        GpuBinaryOp {
+            name: format!("second_{}", T::CUDA.replace(' ', "_")),
+            x: T::CUDA.into(),
+            y: T::CUDA.into(),
+            z: T::CUDA.into(),
+            helpers: String::new(),
+            body: "return y;".into(),
+            mul: false,
+        }
+    }
+
     /// The name (`add_min_plus_f64`).
     pub fn name(&self) -> &str {
         &self.name

@@ -18,10 +18,33 @@ pub const UTIL_SOURCE: &str = include_str!("../../../kernels/graphblas_util.cu")
 /// The module name of [`UTIL_SOURCE`] (followed by `_u32` or `_u64`).
 pub const UTIL_MODULE: &str = "graphblas_util";
 
-/// The complete source of the util module for index width `w`.
+/// The index-only kernels of sparse results built on the device
+/// (compaction, remapping, sorting within rows, the transpose, gathers by
+/// element size), appended to [`UTIL_SOURCE`] in the util module.
+pub const SPARSE_SOURCE: &str = include_str!("../../../kernels/graphblas_sparse.cu");
+
+/// The complete source of the util module for index width `w`
+/// (`kernels/graphblas_util.cu`, then `kernels/graphblas_sparse.cu`).
 pub fn util_source(w: IndexWidth) -> String {
-    format!("{}{UTIL_SOURCE}", w.preface())
+    format!("{}{UTIL_SOURCE}{SPARSE_SOURCE}", w.preface())
 }
+
+/// The kernels of `kernels/graphblas_sparse.cu` (part of the util module),
+/// in the order the device's sparse builders load them.
+pub const SPARSE_KERNELS: [&str; 12] = [
+    "gbs_gather_1",
+    "gbs_gather_2",
+    "gbs_gather_4",
+    "gbs_gather_8",
+    "gbs_row_starts",
+    "gbs_region_flags",
+    "gbs_remap_count",
+    "gbs_remap_fill",
+    "gbs_rows_gather",
+    "gbs_sort_segments",
+    "gbs_col_counts",
+    "gbs_transpose_fill",
+];
 
 /// The kernels of [`UTIL_SOURCE`], in [`Util`](super::scan::Util) order.
 pub const UTIL_KERNELS: [&str; 8] = [

@@ -76,6 +76,9 @@ pub(crate) use kernels::{
 pub_for_testing! {
     pub use kernels::{hash_source_for, source, source_for, util_source};
 }
+pub_for_testing! {
+    pub use kernels::SPARSE_KERNELS;
+}
 
 /// The one switch of the device GraphBLAS between the build with CUDA and
 /// the build without: its items are compiled with the `cuda` feature only;
@@ -87,6 +90,7 @@ macro_rules! with_cuda {
 with_cuda! {
     mod device_index;
     mod dispatch;
+    mod dispatch_index;
     mod dispatch_mxm;
     mod dispatch_ops;
     mod dispatch_mxm_reduce;
@@ -102,6 +106,7 @@ with_cuda! {
     mod ops_ewise_mat;
     mod ops_reduce;
     pub(crate) mod scan;
+    mod sparse_build;
 
     pub(crate) use device_index::Idx;
     pub use element::GpuElement;

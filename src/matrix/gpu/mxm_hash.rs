@@ -8,6 +8,7 @@ use super::device_index::Idx;
 use super::index::IndexWidth;
 use super::kernels::{hash_source_for, KernelKey, HASH_KERNELS};
 use super::objects::{download, same_width, upload, zeros, DeviceCompressed, DeviceMatrix, DeviceMatrixMask};
+use super::sparse_build::{build_kernels, Build};
 use super::loaded::{check_operand, check_output};
 use super::ops::same_device;
 use super::ops_reduce::reduce_raw;
@@ -55,25 +56,22 @@ fn operands<'a, TA: GpuElement, TB: GpuElement>(
     b: &'a DeviceMatrix<TB>,
     desc: &Descriptor,
 ) -> crate::Result<Operands<'a, TA, TB>> {
-    if desc.transpose_first {
-        return Err(CudaError::InvalidParameter(
-            "the GPU masked product does not transpose its first input; upload Aᵀ instead".into(),
-        )
-        .into());
-    }
+    // the rows of Aᵀ are the columns of A: its CSC
+    let (a_rows, nrows, a_inner) =
+        if desc.transpose_first { (&a.csc, a.ncols(), a.nrows()) } else { (&a.csr, a.nrows(), a.ncols()) };
     let (b_rows, b_cols, inner, ncols) = if desc.transpose_second {
         (&b.csc, &b.csr, b.ncols(), b.nrows())
     } else {
         (&b.csr, &b.csc, b.nrows(), b.ncols())
     };
-    check_dim("gpu mxm", "B", a.ncols(), inner)?;
-    check_dim("gpu mxm", "mask rows", a.nrows(), mask.nrows)?;
+    check_dim("gpu mxm", "B", a_inner, inner)?;
+    check_dim("gpu mxm", "mask rows", nrows, mask.nrows)?;
     check_dim("gpu mxm", "mask columns", ncols, mask.ncols)?;
     same_device(&a.dev, &b.dev)?;
     let width = a.index_width();
     same_width("gpu mxm", "B", b.index_width(), width)?;
     same_width("gpu mxm", "the mask", mask.index_width(), width)?;
-    Ok(Operands { a: &a.csr, b_rows, b_cols, nrows: a.nrows(), ncols, width })
+    Ok(Operands { a: a_rows, b_rows, b_cols, nrows, ncols, width })
 }
 
 /// Per-row products (`flops[i] = Σ_{k ∈ A(i,:)} |B(k,:)|`, on the device)
@@ -133,8 +131,9 @@ where
 enum HashOut<C: GpuElement> {
     /// Plain mask: a value and a presence byte per mask position.
     Positions { val: CudaSlice<C>, pres: CudaSlice<u8> },
-    /// Complemented mask: row `i`'s entries (unordered) from `off[i]`, `count[i]` of them.
-    Rows { off: Vec<u64>, total: usize, count: Idx, ind: Idx, val: CudaSlice<C>, pres: CudaSlice<u8> },
+    /// Complemented mask: row `i`'s entries (unordered) from `off[i]`,
+    /// `count[i]` of them (`nrows + 1` counts, the last 0).
+    Rows { off: CudaSlice<u64>, total: usize, count: Idx, ind: Idx, val: CudaSlice<C>, pres: CudaSlice<u8> },
 }
 
 /// The product by the hash form; `flops` from [`costs`] (needed for a complemented mask).
@@ -195,12 +194,15 @@ where
     let mut gaux = Idx::zeros(st, iw, gtotal)?;
     let mut gval = zeros::<S::C>(st, gtotal)?;
     let (pn, on) = if comp { (0, ototal as usize) } else { (mask.nnz, 0) };
+    // the rows' entries are numbered in the width of the indices
+    iw.check_fits("gpu mxm", &["the product's candidate entries"], &[on])?;
     let mut cval = zeros::<S::C>(st, pn)?;
     let mut cpres = zeros::<u8>(st, pn)?;
     let mut oind = Idx::zeros(st, iw, on)?;
     let mut oval = zeros::<S::C>(st, on)?;
     let mut opres = zeros::<u8>(st, on)?;
-    let mut ocount = Idx::zeros(st, iw, if comp { n } else { 0 })?;
+    // one more count than rows: the scan of the counts gives the row pointers
+    let mut ocount = Idx::zeros(st, iw, if comp { n + 1 } else { 0 })?;
     if n > 0 {
         let (n32, comp32) = (iw.val(n), comp as i32);
         let blocks = (n as u32).div_ceil(WARPS).clamp(1, (dev.info.multiprocessors * 16) as u32);
@@ -219,7 +221,7 @@ where
         check("launching gbh_mxm", || unsafe { lb.launch(cfg) })?;
     }
     Ok(if comp {
-        HashOut::Rows { off: ooff, total: on, count: ocount, ind: oind, val: oval, pres: opres }
+        HashOut::Rows { off: ooff_d, total: on, count: ocount, ind: oind, val: oval, pres: opres }
     } else {
         HashOut::Positions { val: cval, pres: cpres }
     })
@@ -328,47 +330,54 @@ where
     TA: GpuElement,
     TB: GpuElement,
 {
+    let (c, ran) = mxm_device(mask, s, a, b, desc, strategy)?;
+    let shape = (mask.nrows, mask.ncols);
+    Ok((c.csr.download(&a.dev.dev.stream, shape.0, shape.1, c.nnz)?, ran))
+}
+
+/// A product's CSR on the device.
+pub(crate) struct DeviceProduct<C: GpuElement> {
+    /// The rows of `C`, sorted.
+    pub(crate) csr: DeviceCompressed<C>,
+    /// Its number of entries.
+    pub(crate) nnz: usize,
+    /// The kernels that built it (they build its CSC too).
+    pub(crate) build: Build,
+}
+
+/// [`mxm_masked`] leaving `C` on the device, as a CSR in the mask's shape.
+/// The dot form and the hash form under a plain mask leave a value and a
+/// presence byte per mask position, compacted in the mask's (sorted) order;
+/// the hash form under a complemented mask (an unmasked product: the
+/// complement of the empty mask) leaves each row's entries unordered, moved
+/// to their rows and sorted by column.
+pub(crate) fn mxm_device<S, TA, TB>(
+    mask: &DeviceMatrixMask,
+    s: S,
+    a: &DeviceMatrix<TA>,
+    b: &DeviceMatrix<TB>,
+    desc: &Descriptor,
+    strategy: GpuMxmStrategy,
+) -> crate::Result<(DeviceProduct<S::C>, GpuMxmStrategy)>
+where
+    S: Semiring,
+    S::C: GpuElement,
+    TA: GpuElement,
+    TB: GpuElement,
+{
     let dev = &a.dev.dev;
-    let (o, out) = match plan(mask, &s, a, b, desc, strategy)? {
-        None => return Ok((super::mxm_masked_dot(mask, s, a, b, desc)?, GpuMxmStrategy::Dot)),
-        Some(planned) => planned,
-    };
-    let stream = &dev.stream;
-    let c = match out {
-        HashOut::Positions { val, pres } => {
-            let v = download(stream, "downloading C", &val, mask.nnz)?;
-            let p = download(stream, "downloading C's pattern", &pres, mask.nnz)?;
-            let (mut ptr, mut ind, mut vals) = (vec![0usize], Vec::new(), Vec::new());
-            for i in 0..mask.nrows {
-                for e in mask.host_ptr[i]..mask.host_ptr[i + 1] {
-                    if p[e] != 0 {
-                        ind.push(mask.host_ind[e]);
-                        vals.push(v[e]);
-                    }
-                }
-                ptr.push(ind.len());
-            }
-            SparseMatrix::from_csr_parts(mask.nrows, mask.ncols, ptr, ind, vals)
+    let build = build_kernels(dev, a.index_width())?;
+    let ((csr, nnz), ran) = match plan(mask, &s, a, b, desc, strategy)? {
+        None => {
+            let (val, pres) = super::ops::mxm_dot_device(mask, s, a, b, desc)?;
+            (build.positions(dev, mask, &val, &pres)?, GpuMxmStrategy::Dot)
         }
-        HashOut::Rows { off, total, count, ind, val, .. } => {
-            let cnt = count.download(stream, "downloading row counts", o.nrows)?;
-            let hi = ind.download(stream, "downloading C's columns", total)?;
-            let hv = download(stream, "downloading C", &val, total)?;
-            let (mut ptr, mut ci, mut cv) = (vec![0usize], Vec::new(), Vec::new());
-            let mut row: Vec<(usize, S::C)> = Vec::new();
-            for i in 0..o.nrows {
-                let s0 = off[i] as usize;
-                row.clear();
-                row.extend((s0..s0 + cnt[i]).map(|e| (hi[e], hv[e])));
-                row.sort_unstable_by_key(|&(j, _)| j);
-                ci.extend(row.iter().map(|&(j, _)| j));
-                cv.extend(row.iter().map(|&(_, v)| v));
-                ptr.push(ci.len());
-            }
-            SparseMatrix::from_csr_parts(o.nrows, o.ncols, ptr, ci, cv)
+        Some((_, HashOut::Positions { val, pres })) => (build.positions(dev, mask, &val, &pres)?, GpuMxmStrategy::Hash),
+        Some((o, HashOut::Rows { off, count, ind, val, .. })) => {
+            (build.rows(dev, o.nrows, &off, &count, &ind, &val)?, GpuMxmStrategy::Hash)
         }
     };
-    Ok((c, GpuMxmStrategy::Hash))
+    Ok((DeviceProduct { csr, nnz, build }, ran))
 }
 
 /// `⊕` of the entries of `C⟨M⟩ = A ⊕.⊗ B` (as [`mxm_masked`]), reduced on

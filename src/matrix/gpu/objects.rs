@@ -91,6 +91,20 @@ impl<T: GpuElement> DeviceCompressed<T> {
             val: upload(stream, "uploading values", val)?,
         })
     }
+
+    /// Downloads this form of an `nrows × ncols` matrix with `nnz` entries.
+    pub(crate) fn download(
+        &self,
+        s: &Arc<CudaStream>,
+        nrows: usize,
+        ncols: usize,
+        nnz: usize,
+    ) -> Result<SparseMatrix<T>, CudaError> {
+        let ptr = self.ptr.download(s, "downloading row pointers", nrows + 1)?;
+        let ind = self.ind.download(s, "downloading column indices", nnz)?;
+        let val = download(s, "downloading values", &self.val, nnz)?;
+        Ok(SparseMatrix::from_csr_parts(nrows, ncols, ptr, ind, val))
+    }
 }
 
 /// A sparse matrix on the GPU, in CSR and in CSC form (the CSR of its
@@ -225,11 +239,7 @@ impl<T: GpuElement> DeviceMatrix<T> {
     /// # Errors
     /// Driver errors.
     pub fn download(&self) -> Result<SparseMatrix<T>, CudaError> {
-        let s = &self.dev.dev.stream;
-        let ptr = self.csr.ptr.download(s, "downloading row pointers", self.nrows + 1)?;
-        let ind = self.csr.ind.download(s, "downloading column indices", self.nnz)?;
-        let val = download(s, "downloading values", &self.csr.val, self.nnz)?;
-        Ok(SparseMatrix::from_csr_parts(self.nrows, self.ncols, ptr, ind, val))
+        self.csr.download(&self.dev.dev.stream, self.nrows, self.ncols, self.nnz)
     }
 }
 
@@ -437,9 +447,8 @@ pub struct DeviceMatrixMask {
     pub(crate) nrows: usize,
     pub(crate) ncols: usize,
     pub(crate) nnz: usize,
-    /// Host row pointers, to assemble a downloaded result.
+    /// Host row pointers (the hash product's table sizes).
     pub(crate) host_ptr: Vec<usize>,
-    pub(crate) host_ind: Vec<usize>,
     pub(crate) row_of: Idx,
     pub(crate) ptr: Idx,
     pub(crate) ind: Idx,
@@ -511,8 +520,26 @@ impl DeviceMatrixMask {
             tptr: Idx::upload(s, width, "uploading mask column pointers", &tptr)?,
             tind: Idx::upload(s, width, "uploading mask rows", &tind)?,
             host_ptr,
-            host_ind,
             complement: m.is_complemented(),
+            width,
+        })
+    }
+
+    /// The complemented mask with no listed position: every position
+    /// allowed (what an unmasked product runs with).
+    pub(crate) fn everything(dev: &GpuDevice, nrows: usize, ncols: usize, width: IndexWidth) -> Result<Self, CudaError> {
+        let s = &dev.dev.stream;
+        Ok(DeviceMatrixMask {
+            nrows,
+            ncols,
+            nnz: 0,
+            host_ptr: vec![0; nrows + 1],
+            row_of: Idx::zeros(s, width, 1)?,
+            ptr: Idx::zeros(s, width, nrows + 1)?,
+            ind: Idx::zeros(s, width, 1)?,
+            tptr: Idx::zeros(s, width, ncols + 1)?,
+            tind: Idx::zeros(s, width, 1)?,
+            complement: true,
             width,
         })
     }

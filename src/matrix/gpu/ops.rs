@@ -5,7 +5,7 @@ use super::device_index::Idx;
 use super::index::IndexWidth;
 pub(crate) use super::loaded::{semiring_kernels, SemiringKernels};
 use super::loaded::{check_operand, check_output};
-use super::objects::{download, same_width, DeviceSparseVector};
+use super::objects::{same_width, DeviceSparseVector};
 use super::objects::{zeros, DeviceCompressed, DeviceDenseVector, DeviceMask, DeviceMatrix, DeviceMatrixMask};
 use super::scan::{exclusive_scan, grid, util_kernels, Util};
 use super::{GpuElement, GpuMergeStrategy};
@@ -442,20 +442,10 @@ where
     TB: GpuElement,
 {
     let (cval, cpres) = mxm_dot_device(mask, s, a, b, desc)?;
-    let st = &a.dev.dev.stream;
-    let v = download(st, "downloading C", &cval, mask.nnz)?;
-    let p = download(st, "downloading C's pattern", &cpres, mask.nnz)?;
-    let (mut ptr, mut ind, mut val) = (vec![0usize], Vec::new(), Vec::new());
-    for i in 0..mask.nrows {
-        for e in mask.host_ptr[i]..mask.host_ptr[i + 1] {
-            if p[e] != 0 {
-                ind.push(mask.host_ind[e]);
-                val.push(v[e]);
-            }
-        }
-        ptr.push(ind.len());
-    }
-    Ok(SparseMatrix::from_csr_parts(mask.nrows, mask.ncols, ptr, ind, val))
+    let dev = &a.dev.dev;
+    let build = super::sparse_build::build_kernels(dev, a.index_width())?;
+    let (c, nnz) = build.positions(dev, mask, &cval, &cpres)?;
+    Ok(c.download(&dev.stream, mask.nrows, mask.ncols, nnz)?)
 }
 
 /// [`mxm_masked_dot`] leaving `C` on the device: its values and presence
@@ -473,12 +463,6 @@ where
     TA: GpuElement,
     TB: GpuElement,
 {
-    if desc.transpose_first {
-        return Err(CudaError::InvalidParameter(
-            "the GPU masked product does not transpose its first input; upload Aᵀ instead".into(),
-        )
-        .into());
-    }
     if mask.complement {
         return Err(CudaError::InvalidParameter(
             "the dot form of the GPU masked product takes no complemented mask; use GpuMxmStrategy::Hash".into(),
@@ -488,8 +472,11 @@ where
     // rows j of Bᵀ: the CSC of B, or the CSR of B when B is given transposed.
     let (bt, b_rows, b_inner) =
         if desc.transpose_second { (&b.csr, b.nrows(), b.ncols()) } else { (&b.csc, b.ncols(), b.nrows()) };
-    check_dim("gpu mxm", "B", a.ncols(), b_inner)?;
-    check_dim("gpu mxm", "mask rows", a.nrows(), mask.nrows)?;
+    // the rows of Aᵀ are the columns of A: its CSC
+    let (ar, a_rows, a_inner) =
+        if desc.transpose_first { (&a.csc, a.ncols(), a.nrows()) } else { (&a.csr, a.nrows(), a.ncols()) };
+    check_dim("gpu mxm", "B", a_inner, b_inner)?;
+    check_dim("gpu mxm", "mask rows", a_rows, mask.nrows)?;
     check_dim("gpu mxm", "mask columns", b_rows, mask.ncols)?;
     same_device(&a.dev, &b.dev)?;
     let iw = a.index_width();
@@ -506,7 +493,7 @@ where
     if mask.nnz > 0 {
         let nnz32 = iw.val(mask.nnz);
         let mut lb = st.launch_builder(k.get("gb_mxm_dot"));
-        lb.arg(&nnz32).arg(&mask.row_of).arg(&mask.ind).arg(&a.csr.ptr).arg(&a.csr.ind).arg(&a.csr.val);
+        lb.arg(&nnz32).arg(&mask.row_of).arg(&mask.ind).arg(&ar.ptr).arg(&ar.ind).arg(&ar.val);
         lb.arg(&bt.ptr).arg(&bt.ind).arg(&bt.val).arg(&mut cval).arg(&mut cpres);
         // SAFETY: matches gb_mxm_dot; mask rows index A's rows, mask columns
         // index the rows of bt (checked shapes); outputs hold mask.nnz.

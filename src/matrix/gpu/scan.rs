@@ -7,6 +7,7 @@ use super::kernels::{util_source, UTIL_KERNELS, UTIL_MODULE};
 use crate::cuda::device::{check, Device};
 use crate::cuda::CudaError;
 use cudarc::driver::{CudaFunction, LaunchConfig, PushKernelArg};
+use std::sync::Mutex;
 
 /// Threads per block of the grid-stride kernels.
 pub(crate) const BLOCK: u32 = 256;
@@ -31,17 +32,30 @@ pub(crate) struct Util {
 /// loaded once per device).
 pub(crate) fn util_kernels(dev: &Device, w: IndexWidth) -> Result<Util, CudaError> {
     // kept per device and width: every vector product asks (see `loaded.rs`)
-    static CACHE: std::sync::Mutex<Vec<(usize, Util)>> = std::sync::Mutex::new(Vec::new());
+    static CACHE: Cache<Util> = Mutex::new(Vec::new());
+    cached(&CACHE, dev, w, || load_util(dev, w))
+}
+
+/// Loaded kernels kept per device ordinal and index width.
+pub(crate) type Cache<K> = Mutex<Vec<(usize, IndexWidth, K)>>;
+
+/// The entry of `cache` for `dev` and `w`, loaded by `load` the first time.
+pub(crate) fn cached<K: Clone>(
+    cache: &Cache<K>,
+    dev: &Device,
+    w: IndexWidth,
+    load: impl FnOnce() -> Result<K, CudaError>,
+) -> Result<K, CudaError> {
     let ordinal = dev.info.ordinal;
     {
-        let cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((_, u)) = cache.iter().find(|(o, u)| *o == ordinal && u.width == w) {
-            return Ok(u.clone());
+        let c = cache.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, _, k)) = c.iter().find(|(o, cw, _)| *o == ordinal && *cw == w) {
+            return Ok(k.clone());
         }
     }
-    let u = load_util(dev, w)?;
-    CACHE.lock().unwrap_or_else(|e| e.into_inner()).push((ordinal, u.clone()));
-    Ok(u)
+    let k = load()?;
+    cache.lock().unwrap_or_else(|e| e.into_inner()).push((ordinal, w, k.clone()));
+    Ok(k)
 }
 
 fn load_util(dev: &Device, w: IndexWidth) -> Result<Util, CudaError> {

@@ -1,0 +1,238 @@
+//! The device side of [`crate::matrix::op`]'s index operations:
+//! [`extract`](crate::matrix::op::extract),
+//! [`assign`](crate::matrix::op::assign),
+//! [`extract_vector`](crate::matrix::op::extract_vector) and
+//! [`assign_vector`](crate::matrix::op::assign_vector), with the host's
+//! semantics (index lists in any order; extract's may repeat, assign's may
+//! not; `Aᵀ` by `desc.transpose_first`).
+//!
+//! The index lists are host data: their maps are made on the host and
+//! uploaded (`O(|I| + |J|)` or `O(m + n)` indices); the result is built on
+//! the device ([`Build`](super::sparse_build::Build)): extract remaps the
+//! rows of `A` (or `Aᵀ`) and their columns; assign places `A` into `C`'s
+//! coordinates the same way and merges it with `C` by the device's
+//! element-wise union (the accumulator, or `C` outside the region without
+//! one). The vector forms are gathers of the bitmap's values and presence
+//! bytes. Then `C⟨M, replace⟩ = accum(C, T)` as every device operation.
+
+use super::device_index::Idx;
+use super::dispatch::write_back;
+use super::dispatch_mxm::write_matrix;
+use super::element_ops::GpuBinaryOp;
+use super::index::IndexWidth;
+use super::objects::{same_width, DeviceDenseVector, DeviceMask, DeviceMatrix, DeviceMatrixMask};
+use super::ops::same_device;
+use super::sparse_build::build_kernels;
+use super::{ewise_add, ewise_add_vector, GpuElement};
+use crate::matrix::place_mxm::{AssignOp, AssignVectorOp, ExtractOp, ExtractVectorOp};
+use crate::matrix::{check_dim, Descriptor, MatrixError};
+
+/// An index past `size` (the host's check and error).
+fn in_range(what: &'static str, idx: &[usize], size: usize) -> Result<(), MatrixError> {
+    match idx.iter().find(|&&i| i >= size) {
+        Some(&i) => Err(MatrixError::IndexOutOfBounds { what, index: i, size }),
+        None => Ok(()),
+    }
+}
+
+/// The position of each index in `idx` (indices below `size`), none (the
+/// width's maximum once uploaded) elsewhere; a repeated index is the
+/// host's [`MatrixError::DuplicateIndex`].
+fn inverse(what: &'static str, idx: &[usize], size: usize) -> Result<Vec<usize>, MatrixError> {
+    let mut inv = vec![usize::MAX; size];
+    for (p, &i) in idx.iter().enumerate() {
+        if std::mem::replace(&mut inv[i], p) != usize::MAX {
+            return Err(MatrixError::DuplicateIndex { what, index: i });
+        }
+    }
+    Ok(inv)
+}
+
+impl<T: GpuElement> ExtractOp<DeviceMatrix<T>> for DeviceMatrix<T> {
+    fn extract_op(
+        &mut self,
+        mask: Option<&DeviceMatrixMask>,
+        accum: Option<&GpuBinaryOp>,
+        a: &DeviceMatrix<T>,
+        rows: &[usize],
+        cols: &[usize],
+        desc: &Descriptor,
+    ) -> crate::Result<()> {
+        let (af, sa) = if desc.transpose_first { (&a.csc, (a.ncols(), a.nrows())) } else { (&a.csr, (a.nrows(), a.ncols())) };
+        in_range("extract row index", rows, sa.0)?;
+        in_range("extract column index", cols, sa.1)?;
+        check_dim("extract", "output rows", rows.len(), self.nrows())?;
+        check_dim("extract", "output columns", cols.len(), self.ncols())?;
+        same_device(&a.dev, &self.dev)?;
+        let w = a.index_width();
+        w.check_fits("gpu extract", &["the number of row indices", "the number of column indices"], &[
+            rows.len(),
+            cols.len(),
+        ])?;
+        // for each column j of A, the output columns q with J[q] = j (a counting sort)
+        let mut colptr = vec![0usize; sa.1 + 1];
+        for &j in cols {
+            colptr[j + 1] += 1;
+        }
+        for j in 0..sa.1 {
+            colptr[j + 1] += colptr[j];
+        }
+        let mut colq = vec![0usize; cols.len()];
+        let mut next = colptr.clone();
+        for (q, &j) in cols.iter().enumerate() {
+            colq[next[j]] = q;
+            next[j] += 1;
+        }
+        let dev = &a.dev.dev;
+        let s = &dev.stream;
+        let b = build_kernels(dev, w)?;
+        let rowmap = Idx::upload(s, w, "uploading extract rows", rows)?;
+        let colptr = Idx::upload(s, w, "uploading extract columns", &colptr)?;
+        let colq = Idx::upload(s, w, "uploading extract columns", &colq)?;
+        let (csr, nnz) = b.remap(dev, "gpu extract", rows.len(), &rowmap, af, &colptr, &colq)?;
+        let t = b.matrix(&a.dev, (rows.len(), cols.len()), csr, nnz)?;
+        write_matrix(self, mask, accum, t, desc, "gpu extract")
+    }
+}
+
+impl<T: GpuElement> AssignOp<DeviceMatrix<T>> for DeviceMatrix<T> {
+    fn assign_op(
+        &mut self,
+        mask: Option<&DeviceMatrixMask>,
+        accum: Option<&GpuBinaryOp>,
+        a: &DeviceMatrix<T>,
+        rows: &[usize],
+        cols: &[usize],
+        desc: &Descriptor,
+    ) -> crate::Result<()> {
+        let (af, sa) = if desc.transpose_first { (&a.csc, (a.ncols(), a.nrows())) } else { (&a.csr, (a.nrows(), a.ncols())) };
+        let (m, n) = (self.nrows(), self.ncols());
+        check_dim("assign", "rows of A", rows.len(), sa.0)?;
+        check_dim("assign", "columns of A", cols.len(), sa.1)?;
+        in_range("assign row index", rows, m)?;
+        in_range("assign column index", cols, n)?;
+        let rowmap = inverse("assign row index", rows, m)?;
+        let colmap = inverse("assign column index", cols, n)?;
+        if let Some(mk) = mask {
+            check_dim("assign", "mask rows", m, mk.nrows)?;
+            check_dim("assign", "mask columns", n, mk.ncols)?;
+        }
+        same_device(&a.dev, &self.dev)?;
+        let w = self.index_width();
+        same_width("gpu assign", "A", a.index_width(), w)?;
+        let dev = &a.dev.dev;
+        let s = &dev.stream;
+        let b = build_kernels(dev, w)?;
+        let rowmap = Idx::upload(s, w, "uploading assign rows", &rowmap)?;
+        // A in C's coordinates: row rows[p] takes A(p, :), column q becomes cols[q]
+        let ident: Vec<usize> = (0..=cols.len()).collect();
+        let ident = Idx::upload(s, w, "uploading assign columns", &ident)?;
+        let colq = Idx::upload(s, w, "uploading assign columns", cols)?;
+        let (csr, nnz) = b.remap(dev, "gpu assign", m, &rowmap, af, &ident, &colq)?;
+        let placed = b.matrix(&a.dev, (m, n), csr, nnz)?;
+        let mut z = DeviceMatrix::new_with_width(&a.dev, m, n, w)?;
+        match accum {
+            // Z = C ∪ A', accum(c, a) where both: the region's old entries stay where A has none
+            Some(acc) => ewise_add(&mut z, None, None, acc, self, &placed, &Descriptor::DEFAULT)?,
+            // Z = (C outside the region) ∪ A' (disjoint patterns)
+            None => {
+                let colmap = Idx::upload(s, w, "uploading assign columns", &colmap)?;
+                let (out, onnz) = b.outside_region(dev, m, &self.csr, self.nnz(), &rowmap, &colmap)?;
+                let outside = b.matrix(&a.dev, (m, n), out, onnz)?;
+                ewise_add(&mut z, None, None, &GpuBinaryOp::second::<T>(), &outside, &placed, &Descriptor::DEFAULT)?
+            }
+        }
+        // then C⟨M, replace⟩ = Z over the whole matrix, no accumulator
+        write_matrix(self, mask, None, z, desc, "gpu assign")
+    }
+}
+
+/// The width of the gathers between vectors of these sizes.
+fn vector_width(sizes: &[usize]) -> IndexWidth {
+    IndexWidth::for_sizes(sizes)
+}
+
+impl<T: GpuElement> ExtractVectorOp<DeviceDenseVector<T>> for DeviceDenseVector<T> {
+    fn extract_vector_op(
+        &mut self,
+        mask: Option<&DeviceMask>,
+        accum: Option<&GpuBinaryOp>,
+        u: &DeviceDenseVector<T>,
+        indices: &[usize],
+        desc: &Descriptor,
+    ) -> crate::Result<()> {
+        in_range("extract_vector index", indices, u.len())?;
+        check_dim("extract_vector", "output length", indices.len(), self.len())?;
+        same_device(&u.dev, &self.dev)?;
+        let dev = &u.dev.dev;
+        let w = vector_width(&[u.len(), indices.len()]);
+        let b = build_kernels(dev, w)?;
+        let perm = Idx::upload(&dev.stream, w, "uploading extract indices", indices)?;
+        // t(p) = u(I[p]): values and presence bytes
+        let mut t = DeviceDenseVector::new(&u.dev, indices.len())?;
+        b.gather(dev, indices.len(), &perm, &u.val, &mut t.val)?;
+        b.gather(dev, indices.len(), &perm, &u.pres, &mut t.pres)?;
+        write_vector(self, mask, accum, t, desc)
+    }
+}
+
+impl<T: GpuElement> AssignVectorOp<DeviceDenseVector<T>> for DeviceDenseVector<T> {
+    fn assign_vector_op(
+        &mut self,
+        mask: Option<&DeviceMask>,
+        accum: Option<&GpuBinaryOp>,
+        u: &DeviceDenseVector<T>,
+        indices: &[usize],
+        desc: &Descriptor,
+    ) -> crate::Result<()> {
+        let n = self.len();
+        check_dim("assign_vector", "u length", indices.len(), u.len())?;
+        if let Some(mk) = mask {
+            check_dim("assign_vector", "mask length", n, mk.len())?;
+        }
+        in_range("assign_vector index", indices, n)?;
+        let inv = inverse("assign_vector", indices, n)?;
+        same_device(&u.dev, &self.dev)?;
+        let dev = &u.dev.dev;
+        let w = vector_width(&[n, u.len()]);
+        let b = build_kernels(dev, w)?;
+        let s = &dev.stream;
+        // u placed at its indices: u'(I[p]) = u(p), absent elsewhere
+        let inv_d = Idx::upload(s, w, "uploading assign indices", &inv)?;
+        let mut placed = DeviceDenseVector::new(&u.dev, n)?;
+        b.gather(dev, n, &inv_d, &u.val, &mut placed.val)?;
+        b.gather(dev, n, &inv_d, &u.pres, &mut placed.pres)?;
+        let z = match accum {
+            Some(acc) => {
+                let mut z = DeviceDenseVector::new(&u.dev, n)?;
+                ewise_add_vector(&mut z, None, None, acc, &*self, &placed, &Descriptor::DEFAULT)?;
+                z
+            }
+            None => {
+                // w outside the indices, u' at them
+                let keep: Vec<usize> =
+                    inv.iter().enumerate().map(|(i, &p)| if p == usize::MAX { i } else { usize::MAX }).collect();
+                let keep = Idx::upload(s, w, "uploading assign indices", &keep)?;
+                b.gather(dev, n, &keep, &self.val, &mut placed.val)?;
+                b.gather(dev, n, &keep, &self.pres, &mut placed.pres)?;
+                placed
+            }
+        };
+        write_vector(self, mask, None, z, desc)
+    }
+}
+
+/// `w⟨mask, replace⟩ = accum(w, t)` (`w = t` without mask and accumulator).
+fn write_vector<T: GpuElement>(
+    w: &mut DeviceDenseVector<T>,
+    mask: Option<&DeviceMask>,
+    accum: Option<&GpuBinaryOp>,
+    t: DeviceDenseVector<T>,
+    desc: &Descriptor,
+) -> crate::Result<()> {
+    if mask.is_none() && accum.is_none() {
+        *w = t;
+        return Ok(());
+    }
+    write_back(w, mask, accum, &t, &Descriptor { replace: desc.replace, ..Descriptor::DEFAULT })
+}
