@@ -17,21 +17,49 @@
 //! [`MAX_WALK_TERMS`](super::MAX_WALK_TERMS) terms) runs the same series
 //! pair by pair on the device Kronecker product
 //! ([`DeviceKron`](crate::kron::DeviceKron)), with one read-back per term.
-//! [`Backend::Auto`] runs these kinds on the CPU (on MUTAG the CPU's unlabeled
-//! moment series is faster than the batched device path, and the device's
-//! lead on labeled pairs is about 2× over 16 CPU threads:
-//! docs/PERFORMANCE.md); a device is used only when named (`cuda:N`).
+//! [`Backend::Auto`] runs a call on the device only where the device wins
+//! ([`WalkSeriesKernel::auto_uses_device`], through the library's one rule
+//! [`resolve_devices_for`]): node-labeled calls whose product graphs hold at
+//! least [`AUTO_NODE_PAIRS_PER_THREAD`] node pairs per CPU thread. The CPU's
+//! unlabeled kernel sums a moment series (each graph's moments once, then
+//! `O(terms)` per pair), which the device's product iteration does not beat;
+//! its labeled kernel iterates on every pair's product graph, as the device
+//! does, and there one H200 is about twice 16 CPU threads on MUTAG's full
+//! Gram (docs/PERFORMANCE.md, "Random-walk series kinds").
 
 use super::pairs::{fill, pair_list};
 use super::prep::GraphList;
 use super::WalkSeriesKernel;
-use crate::backend::{backend_of, resolve_devices, Backend};
+use crate::backend::{backend_of, resolve_devices_for, Backend};
 use crate::graph::{Graph, Label};
 use crate::mgk::Matrix;
 
-/// The `_on` methods: [`Backend::Cpu`] and [`Backend::Auto`] compute as the
-/// plain methods; `cuda:N` (or a device set's first device) as the module
-/// documentation says. The results equal the
+/// Node pairs (`Σ n·n'` over the pairs of a call) per CPU thread from which
+/// [`Backend::Auto`] runs a node-labeled exponential or p-step call on the
+/// device ([`WalkSeriesKernel::auto_uses_device`]). Measured on an H200
+/// host (docs/PERFORMANCE.md, "Random-walk series kinds"): the device's
+/// fixed cost per call (upload, launch, read-back) is about that of the
+/// CPU's labeled series on this many node pairs per thread.
+pub const AUTO_NODE_PAIRS_PER_THREAD: f64 = 40_000.0;
+
+/// `Σ n·n'` over the pairs of a call: every pair of `x` with `y`, or with
+/// `y = None` the pairs `a ≤ b` of `x` (the symmetric Gram's).
+fn node_pairs<N: Label, E: Label>(x: &[Graph<N, E>], y: Option<&[Graph<N, E>]>) -> f64 {
+    let sum = |v: &[Graph<N, E>]| v.iter().map(|g| g.num_nodes() as f64).sum::<f64>();
+    match y {
+        Some(y) => sum(x) * sum(y),
+        None => {
+            let squares: f64 = x.iter().map(|g| (g.num_nodes() as f64).powi(2)).sum();
+            (sum(x).powi(2) + squares) / 2.0
+        }
+    }
+}
+
+/// The `_on` methods: [`Backend::Cpu`] computes as the plain methods,
+/// `cuda:N` (or a device set's first device) as the module documentation
+/// says, [`Backend::Auto`] on the device where
+/// [`auto_uses_device`](WalkSeriesKernel::auto_uses_device) says it wins,
+/// else on the CPU. The results equal the
 /// CPU's to rounding (relative `1e-12` in the tests: the sums are the same
 /// terms in another order, and the unlabeled CPU kernel sums the moment
 /// series `Σ_k c_k λ^k m_k m'_k` of the same terms).
@@ -40,15 +68,6 @@ use crate::mgk::Matrix;
 /// The CPU methods' errors; [`crate::Error::Cuda`] (or
 /// [`crate::Error::CudaNotCompiled`]) from the GPU, such as a graph of more
 /// nodes than the device product takes.
-/// The devices the series kinds use on `backend`: none for [`Backend::Auto`]
-/// (see the module documentation), else the backend rule's.
-fn series_devices(backend: Backend) -> crate::Result<Option<Vec<usize>>> {
-    match backend {
-        Backend::Auto => Ok(None),
-        b => Ok(resolve_devices(b)?),
-    }
-}
-
 impl WalkSeriesKernel {
     /// [`gram`](Self::gram) on `backend`.
     ///
@@ -111,19 +130,37 @@ impl WalkSeriesKernel {
         if !labeled {
             return self.unlabeled_on(backend, x, y, true);
         }
-        match series_devices(backend)? {
+        match devices_for(backend, x, y, true)? {
             None => Ok(self.gram_with_gradient(x, y, true)?),
             Some(d) => self.device_grams(d[0], &GraphList::labeled(x, y)),
         }
     }
 
-    /// Where the `_on` methods run on `backend`: [`Backend::Cpu`] or the
-    /// device `Backend::Cuda(d)` (a device set's first device).
+    /// Where the `_on` methods run `x` (against `y` when given; `labeled` as
+    /// [`gram_with_gradient_on`](Self::gram_with_gradient_on)) on `backend`:
+    /// [`Backend::Cpu`] or the device `Backend::Cuda(d)` (a device set's
+    /// first device).
     ///
     /// # Errors
     /// As the `_on` methods' choice of device.
-    pub fn resolved_backend(&self, backend: Backend) -> crate::Result<Backend> {
-        Ok(backend_of(series_devices(backend)?.as_deref().map(|d| d.get(..1).unwrap_or(d))))
+    pub fn resolved_backend<N: Label, E: Label>(
+        &self,
+        backend: Backend,
+        x: &[Graph<N, E>],
+        y: Option<&[Graph<N, E>]>,
+        labeled: bool,
+    ) -> crate::Result<Backend> {
+        Ok(backend_of(devices_for(backend, x, y, labeled)?.as_deref().map(|d| d.get(..1).unwrap_or(d))))
+    }
+
+    /// Whether [`Backend::Auto`] runs a call on a device (when one can be
+    /// used): node-labeled calls (`labeled`) whose product graphs hold at
+    /// least [`AUTO_NODE_PAIRS_PER_THREAD`] node pairs (`node_pairs = Σ
+    /// n·n'` over the call's pairs) per CPU thread (`threads`, rayon's pool
+    /// of the call). Unlabeled calls stay on the CPU, whose moment series
+    /// needs no product graph. The rule of the module documentation.
+    pub fn auto_uses_device(labeled: bool, node_pairs: f64, threads: usize) -> bool {
+        labeled && node_pairs >= AUTO_NODE_PAIRS_PER_THREAD * threads.max(1) as f64
     }
 
     fn unlabeled_on<N: Label, E: Label>(
@@ -133,7 +170,7 @@ impl WalkSeriesKernel {
         y: Option<&[Graph<N, E>]>,
         grad: bool,
     ) -> crate::Result<(Matrix, Matrix)> {
-        match series_devices(backend)? {
+        match devices_for(backend, x, y, false)? {
             None => Ok(self.unlabeled_grams(x, y, grad)?),
             Some(d) => self.device_grams(d[0], &GraphList::plain(x, y)),
         }
@@ -167,6 +204,18 @@ impl WalkSeriesKernel {
     ) -> crate::Result<Vec<(f64, f64)>> {
         Err(crate::Error::CudaNotCompiled)
     }
+}
+
+/// The devices of a series call on `backend` (see
+/// [`WalkSeriesKernel::auto_uses_device`]).
+fn devices_for<N: Label, E: Label>(
+    backend: Backend,
+    x: &[Graph<N, E>],
+    y: Option<&[Graph<N, E>]>,
+    labeled: bool,
+) -> crate::Result<Option<Vec<usize>>> {
+    let wins = WalkSeriesKernel::auto_uses_device(labeled, node_pairs(x, y), rayon::current_num_threads());
+    Ok(resolve_devices_for(backend, wins)?)
 }
 
 /// Per graph of a device call: the scaled graph (labels dropped: the
@@ -353,5 +402,81 @@ impl WalkSeriesKernel {
             out.push(value);
         }
         Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{node_pairs, WalkSeriesKernel, AUTO_NODE_PAIRS_PER_THREAD};
+    use crate::backend::{backend_of, resolve_devices, Backend};
+    use crate::graph::{Direction, Graph, GraphBuilder};
+
+    fn path(n: usize) -> Graph<u8, ()> {
+        let mut b =
+            GraphBuilder::<u8, ()>::new(n, Direction::Undirected).node_labels((0..n).map(|i| (i % 2) as u8).collect());
+        for i in 1..n {
+            b.push_edge(i - 1, i, 1.0, ());
+        }
+        b.build().unwrap()
+    }
+
+    /// `node_pairs` is `Σ n·n'` over the pairs the call computes (`a ≤ b`
+    /// for the symmetric Gram), as an explicit double loop counts them.
+    #[test]
+    fn node_pairs_count_the_call_s_pairs() {
+        let x: Vec<_> = [0, 1, 4, 7, 3].iter().map(|&n| path(n)).collect();
+        let y: Vec<_> = [2, 5].iter().map(|&n| path(n)).collect();
+        let nn = |a: &Graph<u8, ()>, b: &Graph<u8, ()>| (a.num_nodes() * b.num_nodes()) as f64;
+        let mut sym = 0.0;
+        for a in 0..x.len() {
+            for b in a..x.len() {
+                sym += nn(&x[a], &x[b]);
+            }
+        }
+        let cross: f64 = x.iter().flat_map(|a| y.iter().map(move |b| nn(a, b))).sum();
+        assert_eq!(node_pairs(&x, None), sym);
+        assert_eq!(node_pairs(&x, Some(&y)), cross);
+        assert_eq!(node_pairs::<u8, ()>(&[], None), 0.0);
+    }
+
+    /// The `Auto` rule: never for unlabeled calls (the CPU's moment series),
+    /// labeled calls from `AUTO_NODE_PAIRS_PER_THREAD` node pairs per
+    /// thread; MUTAG's full labeled Gram (3,371 nodes in 188 graphs) goes to
+    /// the device with 16 threads, its first 20 graphs do not.
+    #[test]
+    fn auto_uses_the_device_for_large_labeled_calls_only() {
+        let t = AUTO_NODE_PAIRS_PER_THREAD;
+        for threads in [1, 2, 16, 128] {
+            let edge = t * threads as f64;
+            assert!(WalkSeriesKernel::auto_uses_device(true, edge, threads));
+            assert!(!WalkSeriesKernel::auto_uses_device(true, edge * (1.0 - 1e-9), threads));
+            assert!(!WalkSeriesKernel::auto_uses_device(false, edge * 1e6, threads));
+        }
+        // a pool of 0 threads counts as one
+        assert_eq!(WalkSeriesKernel::auto_uses_device(true, t, 0), WalkSeriesKernel::auto_uses_device(true, t, 1));
+        let mutag = |nodes: f64, graphs: f64| (nodes * nodes + graphs * (nodes / graphs).powi(2)) / 2.0;
+        assert!(WalkSeriesKernel::auto_uses_device(true, mutag(3371.0, 188.0), 16));
+        assert!(!WalkSeriesKernel::auto_uses_device(true, mutag(20.0 * 17.9, 20.0), 16));
+    }
+
+    /// `resolved_backend` follows the rule: the CPU for unlabeled and small
+    /// labeled calls under `Auto` (device or not), the plain backend rule
+    /// for a large labeled call and for explicit backends.
+    #[test]
+    fn resolved_backend_follows_the_rule() {
+        let k = WalkSeriesKernel::exponential(0.2).unwrap();
+        let small: Vec<_> = (0..3).map(|i| path(3 + i)).collect();
+        let threads = rayon::current_num_threads() as f64;
+        let n = (2.0 * AUTO_NODE_PAIRS_PER_THREAD * threads).sqrt() as usize + 1;
+        let big = vec![path(n)];
+        assert!(WalkSeriesKernel::auto_uses_device(true, node_pairs(&big, None), rayon::current_num_threads()));
+        for labeled in [false, true] {
+            assert_eq!(k.resolved_backend(Backend::Auto, &small, None, labeled).unwrap(), Backend::Cpu);
+            assert_eq!(k.resolved_backend(Backend::Cpu, &big, None, labeled).unwrap(), Backend::Cpu);
+        }
+        assert_eq!(k.resolved_backend(Backend::Auto, &big, None, false).unwrap(), Backend::Cpu);
+        let plain = backend_of(resolve_devices(Backend::Auto).unwrap().as_deref().map(|d| &d[..1]));
+        assert_eq!(k.resolved_backend(Backend::Auto, &big, None, true).unwrap(), plain);
+        assert!(k.resolved_backend(Backend::Cuda(63), &small, None, false).is_err());
     }
 }
