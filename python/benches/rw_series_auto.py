@@ -1,16 +1,18 @@
 """Where ``backend="auto"`` should run the exponential and p-step random walks:
 the CPU (``n_jobs`` threads) against the GPU on growing batches of MUTAG and of
 NWS96L (96-node graphs), labeled and unlabeled, in the same process, and what
-``"auto"`` did (its time beside the two).  Prints one line per batch with the
-node pairs per CPU thread (``sum of n n'`` over the call's pairs, divided by
-the threads), the quantity of the library's rule
-(``kronograph::rw::AUTO_NODE_PAIRS_PER_THREAD``).  Median of 5 calls after a
-warm-up call of the same batch.
+``"auto"`` did (its time beside the two; ``auto_choice`` is the backend whose
+time it is nearer to).  Prints one line per batch with the node pairs per CPU
+thread (``sum of n n'`` over the call's pairs, divided by the threads); the
+library's rule (``WalkSeriesKernel::auto_uses_device``) also counts the
+matched node pairs (equal labels), docs/PERFORMANCE.md.  Median of 5 calls
+after a warm-up call of the same batch.
 
     python python/benches/rw_series_auto.py [--data data] [--device cuda:0] [--jobs 16,4]
 """
 
 import argparse
+import collections
 import time
 
 import numpy as np
@@ -33,6 +35,18 @@ def node_pairs(gs):
     return (n.sum() ** 2 + (n**2).sum()) / 2
 
 
+def matched_pairs(gs):
+    """``sum over the call's pairs of sum_c count_c count'_c``: node pairs with equal labels (all node fields)."""
+    tot, sq = collections.Counter(), collections.Counter()
+    for g in gs:
+        labs = g.labels
+        cols = [labs[name] if np.ndim(labs[name]) == 1 else [tuple(r) for r in labs[name]] for name, _ in g.node_fields]
+        for key, c in collections.Counter(zip(*cols)).items():
+            tot[key] += c
+            sq[key] += c * c
+    return sum((tot[k] ** 2 + sq[k]) / 2 for k in tot)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--data", default="data")
@@ -44,7 +58,7 @@ def main():
         "NWS96L": (kg.read_tu(f"{args.data}/synthetic/NWS96L").graphs, [2, 3, 4, 6, 8, 16, 40]),
     }
     kinds = (("exp", dict(kind="exponential", lam=0.25)), ("pstep", dict(kind="p-step", p=6, lam=0.25)))
-    print("set graphs jobs kind labeled node_pairs/thread cpu_s gpu_s auto_s gpu/cpu auto_choice max_rel")
+    print("set graphs jobs kind labeled node_pairs/thread matched/thread cpu_s gpu_s auto_s gpu/cpu auto_choice max_rel")
     for jobs in [int(j) for j in args.jobs.split(",")]:
         for name, (graphs, sizes) in sets.items():
             for size in sizes:
@@ -62,7 +76,7 @@ def main():
                         # auto's choice as its time says it: nearer to the CPU's or the GPU's
                         choice = "gpu" if abs(np.log(ta / tg)) < abs(np.log(ta / tc)) else "cpu"
                         print(
-                            f"{name} {size} {jobs} {kname} {int(labeled)} {node_pairs(gs) / jobs:.0f} "
+                            f"{name} {size} {jobs} {kname} {int(labeled)} {node_pairs(gs) / jobs:.0f} {matched_pairs(gs) / jobs:.0f} "
                             f"{tc:.5f} {tg:.5f} {ta:.5f} {tg / tc:.2f} {choice} {rel:.1e}",
                             flush=True,
                         )

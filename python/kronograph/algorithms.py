@@ -220,10 +220,11 @@ class RandomWalkKernel(Kernel):
         series (``labeled=True``); on a GPU every pair runs that power
         series in float64, all pairs of a call in one batched launch (equal
         to the CPU's to about 1e-12 relative).  ``"auto"`` runs these kinds
-        on the GPU only where it wins: ``labeled=True`` calls whose pairs
-        hold at least 40,000 node pairs (``sum of n n'``) per CPU thread
-        (``n_jobs``), such as MUTAG's whole Gram; unlabeled calls and
-        smaller ones stay on the CPU (docs/PYTHON.md).  The geometric kind runs as the
+        on the GPU only where it wins: ``labeled=True`` calls with
+        ``M / threads >= 6000 + N / 50`` (``M`` the node pairs with equal
+        labels and ``N`` all node pairs, summed over the call's pairs;
+        ``threads`` from ``n_jobs``), such as MUTAG's whole Gram; unlabeled
+        calls and smaller ones stay on the CPU (docs/PYTHON.md).  The geometric kind runs as the
         library's ``RandomWalkKernel::gram_on`` (the moment series and
         batched solves on the GPU); its gradient in ``lam`` is computed on
         the CPU.

@@ -86,7 +86,7 @@ mod series_gpu;
 mod series_terms_tests;
 mod variants;
 
-pub use series_gpu::AUTO_NODE_PAIRS_PER_THREAD;
+pub use series_gpu::{AUTO_CPU_GPU_RATIO, AUTO_MATCHED_PER_THREAD};
 pub use variants::{WalkSeriesKernel, WalkWeights, MAX_STEPS, MAX_WALK_TERMS};
 
 use pairs::RwFail;
