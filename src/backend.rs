@@ -136,7 +136,12 @@ impl std::fmt::Display for DeviceSet {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Backend {
     /// The first CUDA device when one can be used, else the CPU (with one log
-    /// line on standard error, printed once per process).
+    /// line on standard error, printed once per process). A computation
+    /// whose workload the CPU wins runs on the CPU without looking for a
+    /// device ([`resolve_devices_for`]; each such computation documents its
+    /// rule: a marginalized graph kernel without a CUDA form, the motif
+    /// sieve over GF(2^64), the exponential and p-step random walks on
+    /// unlabeled graphs or small batches).
     #[default]
     Auto,
     /// The CPU (rayon).
@@ -186,7 +191,8 @@ impl std::fmt::Display for Backend {
 /// The one rule of the library: `Cpu` is the CPU; `Cuda(i)` is device `i`,
 /// an error when it cannot be used; `Auto` is device 0 when it can be used,
 /// else the CPU, saying why on standard error once per process (silently when
-/// the library was built without the `cuda` feature).
+/// the library was built without the `cuda` feature). A computation whose
+/// workload may favour the CPU states it through [`resolve_devices_for`].
 ///
 /// # Errors
 /// For `Cuda(i)`: [`CudaError::NotCompiled`] without the `cuda` feature;
@@ -243,6 +249,28 @@ pub fn resolve_devices(backend: Backend) -> Result<Option<Vec<usize>>, CudaError
             }
         }
     }
+}
+
+/// [`resolve_devices`] for a computation that knows whether a device wins
+/// its workload (`device_wins`): under [`Backend::Auto`] a workload the CPU
+/// wins runs on the CPU, without probing a device (so without the log line
+/// either); every other case, and every explicit backend, is
+/// [`resolve_devices`]'s rule unchanged (an explicit `cuda:N` is honoured
+/// whatever the workload).
+///
+/// ```
+/// use kronograph::backend::{resolve_devices_for, Backend};
+/// assert_eq!(resolve_devices_for(Backend::Auto, false).unwrap(), None);
+/// assert_eq!(resolve_devices_for(Backend::Cpu, true).unwrap(), None);
+/// ```
+///
+/// # Errors
+/// As [`resolve_devices`].
+pub fn resolve_devices_for(backend: Backend, device_wins: bool) -> Result<Option<Vec<usize>>, CudaError> {
+    if backend == Backend::Auto && !device_wins {
+        return Ok(None);
+    }
+    resolve_devices(backend)
 }
 
 /// The device set `KRONOGRAPH_DEVICES` names, if it is set and not empty.
@@ -326,5 +354,19 @@ mod tests {
     #[test]
     fn the_cpu_resolves_to_no_device() {
         assert_eq!(resolve_devices(Backend::Cpu).unwrap(), None);
+    }
+
+    /// A workload the CPU wins keeps `Auto` on the CPU; an explicit device
+    /// is the plain rule whatever the workload (device 63 does not exist on
+    /// any test machine: an error, as from `resolve_devices`).
+    #[test]
+    fn workload_rule_only_moves_auto() {
+        assert_eq!(resolve_devices_for(Backend::Auto, false).unwrap(), None);
+        assert_eq!(resolve_devices_for(Backend::Cpu, true).unwrap(), None);
+        assert_eq!(resolve_devices_for(Backend::Cpu, false).unwrap(), None);
+        assert!(resolve_devices_for(Backend::Cuda(63), false).is_err());
+        assert!(resolve_devices(Backend::Cuda(63)).is_err());
+        // with a device wanted, Auto is the plain rule
+        assert_eq!(resolve_devices_for(Backend::Auto, true).is_ok(), resolve_devices(Backend::Auto).is_ok());
     }
 }

@@ -225,14 +225,15 @@ fn series_on_cpu_backend_is_the_plain_methods() {
     let (a, da) = k.gram_with_gradient_on(Backend::Cpu, &xs, None, true).unwrap();
     let (b, db) = k.gram_with_gradient(&xs, None, true).unwrap();
     assert_eq!((a, da), (b, db));
-    assert_eq!(k.resolved_backend(Backend::Cpu).unwrap(), Backend::Cpu);
+    assert_eq!(k.resolved_backend(Backend::Cpu, &xs, None, true).unwrap(), Backend::Cpu);
 }
 
 /// The exponential and p-step kernels on the GPU (the power series, batched:
 /// every pair of a call in one launch) equal the CPU's f64 values and gradients to
 /// 1e-12 relative: plain and labeled, directed and undirected, symmetric
 /// and cross Grams, extreme weights scaled as on the CPU, graphs without
-/// edges or nodes; `auto` picks the CPU; an overflow is the CPU's typed
+/// edges or nodes; `auto` picks the CPU for unlabeled and small labeled
+/// calls and the device for MUTAG's labeled Gram; an overflow is the CPU's typed
 /// error. Skips without a GPU; fails then with `KRONOGRAPH_REQUIRE_GPU=1`.
 #[test]
 fn series_on_gpu_equals_cpu() {
@@ -279,9 +280,20 @@ fn series_on_gpu_equals_cpu() {
     let none = random_graph(0, 0.5, 1, Direction::Undirected);
     let with_empty = [g.clone(), none];
     assert!(worst(&k.gram_on(gpu, &with_empty).unwrap(), &k.gram(&with_empty).unwrap(), 1e-300) <= 1e-12);
-    // auto runs the series kinds on the CPU (docs/PERFORMANCE.md, "Random-walk
-    // series kinds"); a value beyond f64 is the CPU's error
-    assert_eq!(k.resolved_backend(Backend::Auto).unwrap(), Backend::Cpu);
+    // auto runs unlabeled and small labeled calls on the CPU, large labeled
+    // ones on the device (docs/PERFORMANCE.md, "Random-walk series kinds"),
+    // with the device's values; a value beyond f64 is the CPU's error
+    for labeled in [false, true] {
+        assert_eq!(k.resolved_backend(Backend::Auto, &with_empty, None, labeled).unwrap(), Backend::Cpu);
+    }
+    let mutag = kronograph::graph::io::load(format!("{}/data/MUTAG", env!("CARGO_MANIFEST_DIR"))).unwrap().graphs;
+    assert_eq!(k.resolved_backend(Backend::Auto, &mutag, None, false).unwrap(), Backend::Cpu);
+    // (the rule counts CPU threads: 16, as on the measured host)
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(16).build().unwrap();
+    assert_eq!(pool.install(|| k.resolved_backend(Backend::Auto, &mutag, None, true)).unwrap(), gpu);
+    let lab = WalkSeriesKernel::exponential(0.25).unwrap();
+    let auto = lab.gram_labeled_on(Backend::Auto, &mutag).unwrap();
+    assert!(worst(&auto, &lab.gram_labeled(&mutag).unwrap(), 1e-300) <= 1e-12, "auto, MUTAG labeled");
     let big = WalkSeriesKernel::exponential(1e5).unwrap();
     let err = big.gram_labeled_on(gpu, &[g.clone(), h.clone()]).unwrap_err();
     assert!(matches!(err, kronograph::Error::Mgk(MgkError::InvalidValue { .. })), "{err}");

@@ -217,10 +217,14 @@ class RandomWalkKernel(Kernel):
         a CUDA GPU when one can be used, else the CPU), ``"cpu"``,
         ``"cuda"`` or ``"cuda:N"``.  On the CPU the exponential and p-step
         kinds sum the moment series (unlabeled) or the product graph's power
-        series (``labeled=True``); on a GPU (named: ``"auto"`` runs these
-        kinds on the CPU, faster on small graphs) every pair runs that power
+        series (``labeled=True``); on a GPU every pair runs that power
         series in float64, all pairs of a call in one batched launch (equal
-        to the CPU's to about 1e-12 relative).  The geometric kind runs as the
+        to the CPU's to about 1e-12 relative).  ``"auto"`` runs these kinds
+        on the GPU only where it wins: ``labeled=True`` calls with
+        ``M / threads >= 6000 + N / 50`` (``M`` the node pairs with equal
+        labels and ``N`` all node pairs, summed over the call's pairs;
+        ``threads`` from ``n_jobs``), such as MUTAG's whole Gram; unlabeled
+        calls and smaller ones stay on the CPU (docs/PYTHON.md).  The geometric kind runs as the
         library's ``RandomWalkKernel::gram_on`` (the moment series and
         batched solves on the GPU); its gradient in ``lam`` is computed on
         the CPU.

@@ -26,6 +26,7 @@ process per GPU, each pinned to its device::
 own GPU, as device 0).  Without a GPU the same call starts CPU workers.
 """
 
+import importlib.util
 import math
 import os
 import tempfile
@@ -87,6 +88,11 @@ def gram(
     import dask
     import dask.array as da
 
+    if out is not None and str(out).endswith(".zarr") and importlib.util.find_spec("zarr") is None:
+        raise ImportError(
+            f"out = {out!r} writes a zarr array, which needs the zarr package: pip install zarr "
+            "(or write out='K.npy', which needs nothing more)"
+        )
     x = as_graphs(X, "X")
     symmetric = Y is None
     y = x if symmetric else as_graphs(Y, "Y")

@@ -41,6 +41,19 @@ def value_of_theta(k, t, name, lo, hi):
     return min(max(v, lo), hi)
 
 
+def _nodal_option(nodal, method, allow_block):
+    """Checks GraphDot's ``nodal`` option: ``True``/``False`` (and for
+    ``diag`` the string ``"block"``); returns whether it is ``"block"``."""
+    if isinstance(nodal, str):
+        if allow_block and nodal == "block":
+            return True
+        expected = "True, False or 'block'" if allow_block else "True or False"
+        raise ValueError(f"{method}(nodal={nodal!r}): expected {expected}")
+    if not isinstance(nodal, (bool, np.bool_)):
+        raise ValueError(f"{method}(nodal={nodal!r}): expected True or False")
+    return False
+
+
 @contextlib.contextmanager
 def _timed(on, what, X, Y):
     """Prints the wall time of the block to standard error when ``on``."""
@@ -313,6 +326,7 @@ class MarginalizedGraphKernel(Kernel):
         block ``(i, j)`` is :meth:`nodal` of ``X[i]`` and ``Y[j]``
         (unnormalized; no gradient).
         """
+        _nodal_option(nodal, "__call__", allow_block=False)
         if lmin is not None or timing:
             with _timed(timing, "K(X)" if Y is None else "K(X, Y)", X, Y):
                 return self._for_call(lmin)(X, Y, eval_gradient=eval_gradient, nodal=nodal)
@@ -371,16 +385,23 @@ class MarginalizedGraphKernel(Kernel):
         With ``eval_gradient``, also its gradient ``(len(X), n_active)``
         (zeros when normalized).  With ``nodal=True``, the diagonals of the
         nodal similarities of each graph with itself, concatenated (length
-        ``sum of len(x)``; unnormalized).
+        ``sum of len(x)``; unnormalized); with ``nodal="block"`` (GraphDot's
+        option of that name), the list of each graph's whole nodal
+        similarity matrix with itself (``len(x) x len(x)``, unnormalized).
         """
+        block = _nodal_option(nodal, "diag", allow_block=True)
         if lmin is not None or timing:
             with _timed(timing, "diag(X)", X, None):
                 return self._for_call(lmin).diag(X, eval_gradient=eval_gradient, nodal=nodal)
         x = as_graphs(X, "X")
-        if nodal:
+        if block or nodal:
             if eval_gradient:
-                raise NotImplementedError("nodal=True with eval_gradient=True is not supported: ask for one or the other")
+                raise NotImplementedError(
+                    f"nodal={nodal!r} with eval_gradient=True is not supported: ask for one or the other"
+                )
             native = self._native()
+            if block:
+                return [_array(*native.nodal(g, g)) * self._p2() for g in x]
             parts = [np.diag(_array(*native.nodal(g, g))) for g in x]
             return np.concatenate(parts) * self._p2() if parts else np.empty(0)
         n_active = len(self.theta)

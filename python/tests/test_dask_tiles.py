@@ -51,6 +51,18 @@ def test_dask_equals_single_process(client, mutag, tmp_path):
     assert len(client.scheduler_info()["workers"]) == 2
 
 
+def test_zarr_output_without_zarr_says_what_to_install(mutag, tmp_path):
+    """``out=".zarr"`` without the zarr package: an ImportError naming the
+    package, before any work (the CI environment has no zarr)."""
+    import importlib.util
+
+    if importlib.util.find_spec("zarr") is not None:
+        pytest.skip("zarr is installed")
+    with pytest.raises(ImportError, match="pip install zarr"):
+        kronograph.dask.gram(kernel(False), mutag.graphs[:3], out=tmp_path / "K.zarr")
+    assert not (tmp_path / "K.zarr").exists()
+
+
 def test_default_tile_gives_every_worker_thread_many_tiles():
     from kronograph.dask import _default_tile
 

@@ -136,3 +136,15 @@ def test_random_walk_series_batched_on_mutag(gpu, mutag):
             kd, gd = _rw(gpu, **kw)(gs, eval_gradient=True)
             np.testing.assert_allclose(kd, kc, rtol=1e-12, atol=0)
             np.testing.assert_allclose(gd, gc, rtol=1e-10, atol=1e-12 * kc.max())
+
+
+def test_random_walk_series_auto_on_mutag(gpu, mutag):
+    """``backend="auto"`` on MUTAG's whole labeled Gram (above the rule's
+    node pairs per thread: the batched GPU path) and on a small batch and
+    the unlabeled Gram (the CPU): equal to the CPU's to 1e-12 either way."""
+    gs = mutag.graphs
+    for kind in (dict(kind="exponential", lam=0.25), dict(kind="p-step", p=6, lam=0.25)):
+        for labeled, batch in ((True, gs), (True, gs[:10]), (False, gs)):
+            kc = _rw("cpu", labeled=labeled, **kind)(batch)
+            ka = _rw("auto", labeled=labeled, **kind)(batch)
+            np.testing.assert_allclose(ka, kc, rtol=1e-12, atol=0)

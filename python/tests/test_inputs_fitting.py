@@ -319,6 +319,18 @@ def test_nodal_and_diag_over_lists(mutag):
     # networkx graphs in nodal()
     a, b = molecule(1), molecule(2)
     np.testing.assert_allclose(k.nodal(a, b), k.nodal(kg.from_networkx(a), kg.from_networkx(b)))
+    # GraphDot's diag(nodal="block"): each graph's nodal matrix with itself, the diagonal blocks of R
+    blocks = k.diag(g, nodal="block")
+    assert isinstance(blocks, list) and [b.shape for b in blocks] == [(m, m) for m in n]
+    for i, blk in enumerate(blocks):
+        np.testing.assert_allclose(blk, R[off[i] : off[i + 1], off[i] : off[i + 1]], rtol=1e-14)
+    assert k.diag(g[:2], nodal="block", timing=True)[1].shape == (n[1], n[1])
+    # anything else is an error naming the options, as GraphDot's "Invalid 'nodal' option"
+    for bad, call in [("blocks", k.diag), ("block", k), (2, k.diag), (None, k)]:
+        with pytest.raises(ValueError, match="nodal="):
+            call(g, nodal=bad)
+    with pytest.raises(NotImplementedError):
+        k.diag(g, nodal="block", eval_gradient=True)
 
 
 def test_per_call_lmin_and_timing(mutag, capsys):

@@ -14,7 +14,7 @@ use super::system::{
     upper_pairs,
 };
 use super::{Gradient, MarginalizedGraphKernel, Matrix, MgkError};
-use crate::backend::{resolve_devices, Backend};
+use crate::backend::{resolve_devices_for, Backend};
 use crate::basekernel::{BaseKernel, Hyperparameter};
 use crate::cuda::GpuLabel;
 use crate::graph::{Graph, Label};
@@ -374,7 +374,9 @@ impl<N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>> MarginalizedGraph
 /// to the solver's rounding),
 /// `Backend::Auto` on device 0 (or the set `KRONOGRAPH_DEVICES` names) when
 /// one can be used, else on the CPU with one log line saying why
-/// ([`resolve_devices`](crate::backend::resolve_devices)). Every backend uses this kernel's base kernels, start
+/// ([`resolve_devices`](crate::backend::resolve_devices)); a kernel without
+/// a CUDA form (a CPU-only base kernel) runs on the CPU under `Auto`
+/// ([`resolve_devices_for`](crate::backend::resolve_devices_for)). Every backend uses this kernel's base kernels, start
 /// probabilities and [`MgkConfig`](super::MgkConfig) (q, lmin, precision,
 /// tolerance, iteration cap, reordering, XMV scheme); the values agree to the
 /// solver tolerance (about `1e-5` relative in `f32`, `1e-10` in `f64`). On
@@ -397,10 +399,10 @@ impl<N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>> MarginalizedGraph
         N: GpuLabel,
         E: GpuLabel,
     {
-        Ok(match resolve_devices(backend)? {
+        // under Auto, a kernel without a CUDA form (a CPU-only user kernel) computes on the CPU
+        let device_wins = backend != Backend::Auto || self.has_cuda_form();
+        Ok(match resolve_devices_for(backend, device_wins)? {
             None => f(&Cpu)?,
-            // under Auto, a kernel without a CUDA form (a CPU-only user kernel) computes on the CPU
-            Some(_) if backend == Backend::Auto && !self.has_cuda_form() => f(&Cpu)?,
             Some(devices) => f(&Gpu::on_devices(&devices)?)?,
         })
     }

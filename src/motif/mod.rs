@@ -58,7 +58,7 @@ pub mod reference;
 pub use gpu::SOURCE as CUDA_SOURCE;
 pub use instance::MAX_MOTIF_SIZE;
 
-use crate::backend::{resolve_devices, Backend};
+use crate::backend::{resolve_devices_for, Backend};
 use crate::graph::{Graph, Label};
 use instance::Instance;
 
@@ -400,11 +400,9 @@ pub fn sieve_run<N: Label, E: Label>(
 }
 
 fn device_for(opts: &MotifOptions) -> crate::Result<Option<Vec<usize>>> {
-    let devices = resolve_devices(opts.backend)?;
+    // the device has no GF(2^64) arithmetic: Auto keeps that field on the CPU
+    let devices = resolve_devices_for(opts.backend, opts.field != Field::Gf2p64)?;
     if devices.is_some() && opts.field == Field::Gf2p64 {
-        if opts.backend == Backend::Auto {
-            return Ok(None);
-        }
         return Err(MotifError::GpuField.into());
     }
     Ok(devices)

@@ -82,8 +82,11 @@ mod gpu_pairs;
 mod pairs;
 mod prep;
 mod series_gpu;
+#[cfg(test)]
+mod series_terms_tests;
 mod variants;
 
+pub use series_gpu::{AUTO_CPU_GPU_RATIO, AUTO_MATCHED_PER_THREAD};
 pub use variants::{WalkSeriesKernel, WalkWeights, MAX_STEPS, MAX_WALK_TERMS};
 
 use pairs::RwFail;

@@ -146,7 +146,7 @@ pub fn run(args: Args, quiet: bool) -> kronograph::Result<()> {
             ));
         }
         let k = k.with_progress(bar.callback());
-        let backend = k.resolved_backend(args.backend)?;
+        let backend = k.resolved_backend(args.backend, &ds.graphs, None, args.labeled)?;
         let t = Instant::now();
         let g = if args.labeled { k.gram_labeled_on(backend, &ds.graphs) } else { k.gram_on(backend, &ds.graphs) }?;
         let secs = t.elapsed().as_secs_f64();
