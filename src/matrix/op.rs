@@ -1,5 +1,5 @@
 //! The GraphBLAS operations with one signature over every place: each
-//! function takes host objects ([`SparseMatrix`](super::SparseMatrix),
+//! function takes host objects ([`SparseMatrix`],
 //! [`DenseVector`](super::DenseVector), …) or device objects
 //! ([`gpu::DeviceMatrix`](super::gpu::DeviceMatrix), …) and runs where they
 //! live; the output's type picks the implementation (see

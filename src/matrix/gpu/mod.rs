@@ -114,10 +114,10 @@ with_cuda! {
     pub use dispatch_visit::DeviceVisited;
     pub use objects::{DeviceDenseVector, DeviceMask, DeviceMatrix, DeviceMatrixMask, DeviceSparseVector};
     pub(crate) use ops::semiring_kernels;
-    pub(crate) use ops::{mxm_masked_dot, mxv, mxv_sparse, reduce_matrix_values, vxm, vxm_sparse};
-    pub(crate) use ops_ewise::{accumulate_vector, apply_vector, ewise_add_vector, ewise_mult_vector, select_vector};
+    pub(crate) use ops::{mxm_masked_dot, reduce_matrix_values};
+    pub(crate) use ops_ewise::{accumulate_vector, apply_vector};
     pub use ops_ewise::DeviceVector;
-    pub(crate) use ops_ewise_mat::{accumulate, apply, ewise_add, ewise_mult, select};
+    pub(crate) use ops_ewise_mat::{accumulate, apply};
     pub(crate) use ops_reduce::reduce_dense;
 }
 

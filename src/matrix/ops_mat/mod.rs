@@ -27,7 +27,7 @@ pub use self::mxm::MxmMethod;
 pub(crate) use self::reduce::{reduce_rows, reduce_scalar};
 
 // The row builders live beside `SparseMatrix` (sparse.rs), which uses them too.
-pub(crate) use super::sparse::{build_rows, build_rows_into, build_rows_with};
+pub(crate) use super::sparse::{build_rows, build_rows_with};
 
 /// Advances `cur` through the sorted `pattern` and says whether `j` is in it
 /// (`j` must not decrease between calls).

@@ -134,6 +134,7 @@ pub enum VectorPlacement {
 ///
 /// # Errors
 /// [`CudaError::Kernel`] when a base kernel has no CUDA form.
+#[allow(clippy::too_many_arguments)]
 pub fn mgk_source_placed<N: ?Sized, E: ?Sized, KN: BaseKernel<N>, KE: BaseKernel<E>>(
     node_kernel: &KN,
     edge_kernel: &KE,
