@@ -7,8 +7,8 @@
 
 use kronograph::algorithms::{sssp, triangle_count};
 use kronograph::graph::generate::erdos_renyi_gnm;
-use kronograph::matrix::{reduce_scalar, DenseVector, MatrixMask, SparseMatrix};
-use kronograph::semirings::{gf256_mul, Gf256, MinPlus, Plus, PlusPair};
+use kronograph::matrix::{reduce, DenseVector, MatrixMask, SparseMatrix};
+use kronograph::semirings::{gf256_mul, Gf256, MinPlus, PlusPair, PlusTimes};
 use rand::SeedableRng;
 
 fn main() -> kronograph::Result<()> {
@@ -49,7 +49,7 @@ fn main() -> kronograph::Result<()> {
     });
     let c =
         lower.mxm(&lower.transpose(), PlusPair::<u8, u8, u64>::new()).mask(&MatrixMask::structural(&lower)).run()?;
-    let triangles = reduce_scalar(Plus::new(), &c);
+    let triangles = reduce(PlusTimes::<u64>::new(), &c)?;
     assert_eq!(triangles, triangle_count(&g)?);
     println!("triangles: {triangles}, as algorithms::triangle_count finds");
 

@@ -17,7 +17,7 @@ use kronograph::mgk::codegen::{
     mgk_grad_source, mgk_grad_source_placed, mgk_large_source, mgk_source, mgk_source_placed, mgk_source_with,
     VectorPlacement,
 };
-use kronograph::mgk::XmvScheme;
+use kronograph::mgk::{Tuning, XmvScheme};
 use nvrtc_common::{check_options, nvrtc_or_skip};
 
 /// The batched kernel (both XMV schemes, both vector placements), the gradient kernel and the
@@ -41,12 +41,21 @@ fn compile_both<N: ?Sized, E: ?Sized>(
             // the shared-memory-only kernel of launches without pairs in global memory (a subset
             // of the code above, by the preprocessor: sm_90 only, to keep the test short)
             .chain((arch == (9, 0)).then(|| {
-                mgk_source_placed(kn, ke, nl, el, precision, XmvScheme::Rows, VectorPlacement::Shared).unwrap()
+                mgk_source_placed(
+                    kn,
+                    ke,
+                    nl,
+                    el,
+                    precision,
+                    XmvScheme::Rows,
+                    VectorPlacement::Shared,
+                    &Tuning::default(),
+                )
+                .unwrap()
             }))
-            .chain(
-                (arch == (9, 0))
-                    .then(|| mgk_grad_source_placed(kn, ke, nl, el, precision, VectorPlacement::Shared).unwrap()),
-            ) {
+            .chain((arch == (9, 0)).then(|| {
+                mgk_grad_source_placed(kn, ke, nl, el, precision, VectorPlacement::Shared, &Tuning::default()).unwrap()
+            })) {
                 let image =
                     compile(&src.source, &src.name, &check_options(options_for_source(&src.source, arch, Tier::Full)))
                         .unwrap_or_else(|e| {
@@ -60,7 +69,8 @@ fn compile_both<N: ?Sized, E: ?Sized>(
         }
         // the global-memory-only value kernel, and the fast tier's leaner source of each placement
         for placement in [VectorPlacement::Shared, VectorPlacement::Any, VectorPlacement::Global] {
-            let src = mgk_source_placed(kn, ke, nl, el, precision, XmvScheme::Rows, placement).unwrap();
+            let src =
+                mgk_source_placed(kn, ke, nl, el, precision, XmvScheme::Rows, placement, &Tuning::default()).unwrap();
             for tier in [Tier::Full, Tier::Fast] {
                 let image = compile(
                     &tier_source(&src.source, tier),
@@ -72,7 +82,7 @@ fn compile_both<N: ?Sized, E: ?Sized>(
             }
         }
         for arch in [(9, 0), (8, 0)] {
-            let src = mgk_large_source(kn, ke, nl, el, precision).unwrap();
+            let src = mgk_large_source(kn, ke, nl, el, precision, &Tuning::default()).unwrap();
             let image = compile(&src.source, &src.name, &check_options(options(arch))).unwrap_or_else(|e| {
                 panic!("large-pair {precision:?} sm_{}{}: {e}\n--- source ---\n{}", arch.0, arch.1, src.source)
             });
@@ -133,7 +143,7 @@ fn library_kernels_on_bundled_data_compile() {
         let src = mgk_grad_source(&kv, &ke, &nl, &el, p).unwrap();
         compile(&src.source, &src.name, &options((9, 0)))
             .unwrap_or_else(|e| panic!("gradient {p:?}: {e}\n--- source ---\n{}", src.source));
-        let src = mgk_large_source(&kv, &ke, &nl, &el, p).unwrap();
+        let src = mgk_large_source(&kv, &ke, &nl, &el, p, &Tuning::default()).unwrap();
         compile(&src.source, &src.name, &options((9, 0)))
             .unwrap_or_else(|e| panic!("large-pair {p:?}: {e}\n--- source ---\n{}", src.source));
     }

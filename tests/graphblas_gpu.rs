@@ -22,12 +22,12 @@ use kronograph::cuda::GpuDevice;
 use kronograph::graph::generate::{erdos_renyi_gnm, rmat, RmatParams};
 use kronograph::graph::io::mtx;
 use kronograph::matrix::gpu::{
-    self as mg, DeviceDenseVector, DeviceMask, DeviceMatrix, DeviceMatrixMask, DeviceSparseVector, GpuElement,
-    GpuMergeStrategy, GpuMxmStrategy, IndexWidth,
+    DeviceDenseVector, DeviceMask, DeviceMatrix, DeviceMatrixMask, DeviceSparseVector, GpuElement, GpuMxmStrategy,
+    IndexWidth,
 };
 use kronograph::matrix::{
-    mxm, mxv, mxv_sparse, reduce_vector, vxm, vxm_sparse, DenseVector, Descriptor, Mask, MatrixMask, MergeStrategy,
-    MxmMethod, SparseMatrix, SparseVector, SpmspvOptions, Truthy, VisitOp,
+    mxm, mxm_costs, mxv, mxv_sparse, reduce, reduce_mxm, vxm, vxm_sparse, DenseVector, Descriptor, Mask, MatrixMask,
+    MergeStrategy, MxmMethod, SparseMatrix, SparseVector, SpmspvOptions, Truthy, VisitOp,
 };
 use kronograph::semirings::{
     AnyPair, AnySecondi, LorLand, MaxMin, MaxPlus, MinPlus, Monoid, PlusPair, PlusTimes, Semiring,
@@ -45,8 +45,37 @@ fn device() -> Option<GpuDevice> {
     .clone()
 }
 
-const STRATEGIES: [GpuMergeStrategy; 4] =
-    [GpuMergeStrategy::Scatter, GpuMergeStrategy::MergeSort, GpuMergeStrategy::RadixSort, GpuMergeStrategy::Auto];
+/// The merge strategies of the device SpMSpV (`SpmspvOptions::strategy`;
+/// on a device `Auto` is the cost model's choice).
+const STRATEGIES: [MergeStrategy; 4] =
+    [MergeStrategy::Scatter, MergeStrategy::MergeSort, MergeStrategy::RadixSort, MergeStrategy::Auto];
+
+/// The options of a device SpMSpV by merge strategy `st`.
+fn merged_by(st: MergeStrategy) -> SpmspvOptions {
+    SpmspvOptions { strategy: st, ..SpmspvOptions::default() }
+}
+
+/// `C⟨M⟩ = A ⊕.⊗ B` on the device by `method` (`Gustavson`: the hash
+/// form), downloaded.
+fn device_mxm<S>(
+    mask: &DeviceMatrixMask,
+    s: S,
+    a: &DeviceMatrix<S::A>,
+    b: &DeviceMatrix<S::B>,
+    desc: &Descriptor,
+    method: MxmMethod,
+) -> kronograph::Result<SparseMatrix<S::C>>
+where
+    S: Semiring,
+    S::A: GpuElement,
+    S::B: GpuElement,
+    S::C: GpuElement,
+{
+    let (nr, nc) = mask.shape();
+    let mut c = DeviceMatrix::new_with_width(a.device(), nr, nc, a.index_width())?;
+    mxm(&mut c, Some(mask), None, s, a, b, desc, method)?;
+    Ok(c.download()?)
+}
 
 fn random_matrix<T: Copy + Default + PartialEq + std::fmt::Debug + Send + Sync + 'static>(
     rng: &mut ChaCha8Rng,
@@ -124,7 +153,7 @@ where
             let mut w = random_dense(&mut rng, nr, 0.3, &|_| s.zero());
             let mut dw = DeviceDenseVector::upload(&dev, &w).unwrap();
             mxv(&mut w, m.as_ref(), None, s, &a, &x, &desc).unwrap();
-            mg::mxv(&mut dw, dmask(&dev, &m).as_ref(), s, &da, &dx, &desc).unwrap();
+            mxv(&mut dw, dmask(&dev, &m).as_ref(), None, s, &da, &dx, &desc).unwrap();
             assert_eq!(
                 dw.download().unwrap().to_options(),
                 w.to_options(),
@@ -137,7 +166,7 @@ where
         let mut w = DenseVector::new(nc);
         let mut dw = DeviceDenseVector::new(&dev, nc).unwrap();
         vxm(&mut w, m.as_ref(), None, s, &u, &a, &desc).unwrap();
-        mg::vxm(&mut dw, dmask(&dev, &m).as_ref(), s, &du, &da, &desc).unwrap();
+        vxm(&mut dw, dmask(&dev, &m).as_ref(), None, s, &du, &da, &desc).unwrap();
         assert_eq!(dw.download().unwrap().to_options(), w.to_options(), "{name} vxm, mask {kind}");
     }
     // sparse: every strategy and mask kind
@@ -152,7 +181,7 @@ where
         let dm = dmask(&dev, &m);
         for st in STRATEGIES {
             let mut dw = DeviceSparseVector::new(&dev, nc).unwrap();
-            mg::vxm_sparse(&mut dw, dm.as_ref(), s, &dus, &da, &desc, st).unwrap();
+            vxm_sparse(&mut dw, dm.as_ref(), None, s, &dus, &da, &desc, &merged_by(st)).unwrap();
             let got = dw.download().unwrap();
             let what = format!("{name} vxm_sparse, mask {kind}, {st:?}");
             if parents {
@@ -173,7 +202,7 @@ where
         let dm = dmask(&dev, &m);
         for st in STRATEGIES {
             let mut dw = DeviceSparseVector::new(&dev, nr).unwrap();
-            mg::mxv_sparse(&mut dw, dm.as_ref(), s, &da, &dxs, &desc, st).unwrap();
+            mxv_sparse(&mut dw, dm.as_ref(), None, s, &da, &dxs, &desc, &merged_by(st)).unwrap();
             let got = dw.download().unwrap();
             let what = format!("{name} mxv_sparse, mask {kind}, {st:?}");
             assert_eq!(got.indices(), w.indices(), "{what}");
@@ -189,7 +218,7 @@ where
         let dsc = Descriptor::DEFAULT.transpose_second();
         mxm(&mut c, Some(&cm), None, s, &a, &a, &dsc, MxmMethod::Dot).unwrap();
         let dcm = DeviceMatrixMask::upload_with_width(&dev, &cm, iw).unwrap();
-        let got = mg::mxm_masked_dot(&dcm, s, &da, &da, &dsc).unwrap();
+        let got = device_mxm(&dcm, s, &da, &da, &dsc, MxmMethod::Dot).unwrap();
         if parents {
             assert_eq!(got.indptr(), c.indptr(), "{name} mxm, mask {kind}");
             assert_eq!(got.indices(), c.indices(), "{name} mxm, mask {kind}");
@@ -211,20 +240,22 @@ where
         let mut c = SparseMatrix::<S::C>::new(nr, nr);
         mxm(&mut c, Some(&cm), None, s, &a, &a, &dsc, MxmMethod::Gustavson).unwrap();
         let dcm = DeviceMatrixMask::upload_with_width(&dev, &cm, iw).unwrap();
-        for st in [GpuMxmStrategy::Dot, GpuMxmStrategy::Hash, GpuMxmStrategy::Auto] {
-            let what = format!("{name} mxm_masked, mask {kind}, {st:?}");
-            let r = mg::mxm_masked(&dcm, s, &da, &da, &dsc, st);
-            if st == GpuMxmStrategy::Dot && cm.is_complemented() {
+        // Auto runs the form its measured operation counts choose
+        let [dot, hash] = mxm_costs(&dcm, s, &da, &da, &dsc).unwrap();
+        assert!(GpuMxmStrategy::choose(dot, hash) != GpuMxmStrategy::Auto, "{name} mxm_costs, mask {kind}");
+        for st in [MxmMethod::Dot, MxmMethod::Gustavson, MxmMethod::Auto] {
+            let what = format!("{name} mxm (device), mask {kind}, {st:?}");
+            let r = device_mxm(&dcm, s, &da, &da, &dsc, st);
+            if st == MxmMethod::Dot && cm.is_complemented() {
                 assert!(r.is_err(), "{what}: the dot form takes no complemented mask");
                 continue;
             }
-            let (got, ran) = r.unwrap();
-            assert!(ran != GpuMxmStrategy::Auto, "{what}");
+            let got = r.unwrap();
             assert_eq!(got.indptr(), c.indptr(), "{what}");
             assert_eq!(got.indices(), c.indices(), "{what}");
             if !parents {
                 assert_eq!(got.values(), c.values(), "{what}");
-                let (sum, _) = mg::reduce_mxm_masked(&dcm, s, &da, &da, &dsc, st).unwrap();
+                let sum = reduce_mxm(&dcm, s, &da, &da, &dsc, st).unwrap();
                 // over the present values only, as the device reduces (the ANY monoid never meets its identity)
                 let want = c.values().iter().copied().reduce(|x, y| s.add_monoid().combine(x, y)).unwrap_or(s.zero());
                 assert_eq!(sum, want, "{what}: reduce");
@@ -241,7 +272,7 @@ where
         let mut c = SparseMatrix::<S::C>::new(nr, nc);
         mxm(&mut c, Some(&cm), None, s, &a, &b, &Descriptor::DEFAULT, MxmMethod::Gustavson).unwrap();
         let dcm = DeviceMatrixMask::upload_with_width(&dev, &cm, iw).unwrap();
-        let (got, _) = mg::mxm_masked(&dcm, s, &da, &db, &Descriptor::DEFAULT, GpuMxmStrategy::Hash).unwrap();
+        let got = device_mxm(&dcm, s, &da, &db, &Descriptor::DEFAULT, MxmMethod::Gustavson).unwrap();
         let what = format!("{name} mxm_masked A B, mask {kind}");
         assert_eq!((got.indptr(), got.indices()), (c.indptr(), c.indices()), "{what}");
         if !parents {
@@ -252,9 +283,9 @@ where
     let mut w = DenseVector::new(nr);
     mxv(&mut w, None, None, s, &a, &x, &Descriptor::DEFAULT).unwrap();
     let dw = DeviceDenseVector::upload(&dev, &w).unwrap();
-    let got = mg::reduce_dense(s, &dw).unwrap();
+    let got = reduce(s, &dw).unwrap();
     if !parents {
-        assert_eq!(got, reduce_vector(s.add_monoid(), &w), "{name} reduce");
+        assert_eq!(got, reduce(s, &w).unwrap(), "{name} reduce");
     }
 }
 
@@ -313,14 +344,15 @@ fn index_widths_are_chosen_forced_and_checked() {
     let mut w = DeviceSparseVector::new(&dev, 20).unwrap();
     let s = PlusTimes::<f64>::new();
     let desc = Descriptor::DEFAULT;
-    let e = mg::vxm_sparse(&mut w, None, s, &du, &wide, &desc, GpuMergeStrategy::Auto).unwrap_err().to_string();
+    let auto = SpmspvOptions::default();
+    let e = vxm_sparse(&mut w, None, None, s, &du, &wide, &desc, &auto).unwrap_err().to_string();
     assert!(e.contains("u32") && e.contains("upload_with_width"), "{e}");
     let du64 = DeviceSparseVector::upload_with_width(&dev, &u, IndexWidth::U64).unwrap();
-    mg::vxm_sparse(&mut w, None, s, &du64, &wide, &desc, GpuMergeStrategy::Auto).unwrap();
+    vxm_sparse(&mut w, None, None, s, &du64, &wide, &desc, &auto).unwrap();
     assert_eq!(w.index_width(), IndexWidth::U64);
     let mask = DeviceMatrixMask::upload(&dev, &MatrixMask::structural(&a)).unwrap();
-    assert!(mg::mxm_masked_dot(&mask, s, &wide, &wide, &desc.transpose_second()).is_err());
-    assert!(mg::mxm_masked_dot(&mask, s, &narrow, &wide, &desc.transpose_second()).is_err());
+    assert!(device_mxm(&mask, s, &wide, &wide, &desc.transpose_second(), MxmMethod::Dot).is_err());
+    assert!(device_mxm(&mask, s, &narrow, &wide, &desc.transpose_second(), MxmMethod::Dot).is_err());
 }
 
 fn snap(name: &str) -> kronograph::graph::Graph<(), ()> {

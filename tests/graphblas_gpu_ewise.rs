@@ -12,14 +12,14 @@
 #![cfg(feature = "cuda")]
 
 use kronograph::cuda::GpuDevice;
+use kronograph::matrix::gpu::IndexWidth;
 use kronograph::matrix::gpu::{
-    self as mg, DeviceDenseVector, DeviceMask, DeviceMatrix, DeviceMatrixMask, DeviceSparseVector, GpuBinaryOp,
-    GpuElement, GpuSelectOp, GpuUnaryOp, SelectForm, UnaryForm,
+    DeviceDenseVector, DeviceMask, DeviceMatrix, DeviceMatrixMask, DeviceSparseVector, GpuBinaryOp, GpuElement,
+    GpuSelectOp, GpuUnaryOp, SelectForm, UnaryForm,
 };
-use kronograph::matrix::gpu::{GpuMergeStrategy, IndexWidth};
 use kronograph::matrix::{
-    apply, apply_vector, ewise_add, ewise_add_vector, ewise_mult, ewise_mult_vector, mxm, mxv, mxv_sparse, select,
-    select_vector, vxm, vxm_sparse, DenseVector, Descriptor, Mask, MatrixMask, MxmMethod, SparseMatrix, SpmspvOptions,
+    apply, ewise_add, ewise_mult, mxm, mxv, mxv_sparse, select, vxm, vxm_sparse, DenseVector, Descriptor, Mask,
+    MatrixMask, MxmMethod, SparseMatrix, SpmspvOptions,
 };
 use kronograph::semirings::{
     AnyPair, AnySecondi, LorLand, MaxMin, MaxPlus, MinPlus, PlusPair, PlusTimes, Position, Semiring,
@@ -146,38 +146,38 @@ fn check_semiring_at<S, T>(
                 let (m, dm) = (m.as_ref(), dm.as_ref());
                 // union with ⊕, dense and sparse operands
                 let mut w = old.clone();
-                ewise_add_vector(&mut w, m, acc, add_f, &uc, &vc, &desc).unwrap();
+                ewise_add(&mut w, m, acc, add_f, &uc, &vc, &desc).unwrap();
                 let mut dw = upc(&old);
-                mg::ewise_add_vector(&mut dw, dm, dacc, &add, &duc, &dvc, &desc).unwrap();
+                ewise_add(&mut dw, dm, dacc, &add, &duc, &dvc, &desc).unwrap();
                 assert_eq!(dw.download().unwrap().to_options(), w.to_options(), "{}", what("ewise_add dense"));
                 let mut sw = DeviceSparseVector::upload_with_width(&dev, &old.to_sparse(), iw).unwrap();
                 let suc = DeviceSparseVector::upload_with_width(&dev, &uc.to_sparse(), iw).unwrap();
-                mg::ewise_add_vector(&mut sw, dm, dacc, &add, &suc, &dvc, &desc).unwrap();
+                ewise_add(&mut sw, dm, dacc, &add, &suc, &dvc, &desc).unwrap();
                 assert_eq!(sw.download().unwrap(), w.to_sparse(), "{}", what("ewise_add sparse"));
                 // select: index and value predicates (a sparse output)
                 let mut w = old.clone();
-                select_vector(&mut w, m, acc, |i, _| i as i64 >= 2, &uc, &desc).unwrap();
+                select(&mut w, m, acc, |i: usize, _: S::C| i as i64 >= 2, &uc, &desc).unwrap();
                 let mut dw = upc(&old);
-                mg::select_vector(&mut dw, dm, dacc, &tril, &duc, &desc).unwrap();
+                select(&mut dw, dm, dacc, &tril, &duc, &desc).unwrap();
                 assert_eq!(dw.download().unwrap().to_options(), w.to_options(), "{}", what("select tril"));
                 let mut w = old.clone();
-                select_vector(&mut w, m, acc, |_, x| x > pivot, &uc, &desc).unwrap();
+                select(&mut w, m, acc, |_: usize, x: S::C| x > pivot, &uc, &desc).unwrap();
                 let mut sw = DeviceSparseVector::upload_with_width(&dev, &old.to_sparse(), iw).unwrap();
-                mg::select_vector(&mut sw, dm, dacc, &above, &duc, &desc).unwrap();
+                select(&mut sw, dm, dacc, &above, &duc, &desc).unwrap();
                 assert_eq!(sw.download().unwrap(), w.to_sparse(), "{}", what("select value"));
                 if positional {
                     continue;
                 }
                 // intersection with ⊗ (A × B → C) and apply with ⊗ bound second
                 let mut w = old.clone();
-                ewise_mult_vector(&mut w, m, acc, mul_f, &u, &v, &desc).unwrap();
+                ewise_mult(&mut w, m, acc, mul_f, &u, &v, &desc).unwrap();
                 let mut dw = upc(&old);
-                mg::ewise_mult_vector(&mut dw, dm, dacc, &mul, &du, &dv, &desc).unwrap();
+                ewise_mult(&mut dw, dm, dacc, &mul, &du, &dv, &desc).unwrap();
                 assert_eq!(dw.download().unwrap().to_options(), w.to_options(), "{}", what("ewise_mult"));
                 let mut w = old.clone();
-                apply_vector(&mut w, m, acc, |x| mul_f(x, scalar), &u, &desc).unwrap();
+                apply(&mut w, m, acc, |x: T| mul_f(x, scalar), &u, &desc).unwrap();
                 let mut dw = upc(&old);
-                mg::apply_vector(&mut dw, dm, dacc, &bound, &du, &desc).unwrap();
+                apply(&mut dw, dm, dacc, &bound, &du, &desc).unwrap();
                 assert_eq!(dw.download().unwrap().to_options(), w.to_options(), "{}", what("apply bind2nd"));
             }
         }
@@ -200,7 +200,7 @@ fn check_semiring_at<S, T>(
     // C's CSC form: Cᵀ by the device, from it, against the CPU's transpose
     let check_csc = |dc: &DeviceMatrix<S::C>, c: &SparseMatrix<S::C>, what: &str| {
         let mut t = DeviceMatrix::new(&dev, n, n).unwrap();
-        mg::apply(&mut t, None, None, &identity, dc, &Descriptor::DEFAULT.transpose_first()).unwrap();
+        apply(&mut t, None, None, &identity, dc, &Descriptor::DEFAULT.transpose_first()).unwrap();
         assert_eq!(t.download().unwrap().to_dense_options(), c.transpose().to_dense_options(), "{what}: CSC");
     };
     let mut combo = 0usize;
@@ -227,19 +227,19 @@ fn check_semiring_at<S, T>(
                 let mut c = old.clone();
                 ewise_add(&mut c, m, acc, add_f, &ac, &bc, &desc).unwrap();
                 let mut dc = up_old();
-                mg::ewise_add(&mut dc, dm, dacc, &add, &dac, &dbc, &desc).unwrap();
+                ewise_add(&mut dc, dm, dacc, &add, &dac, &dbc, &desc).unwrap();
                 assert_eq!(dc.download().unwrap().to_dense_options(), c.to_dense_options(), "{}", what("ewise_add"));
                 check_csc(&dc, &c, &what("ewise_add"));
                 let mut c = old.clone();
-                select(&mut c, m, acc, |i, j, _| j as i64 <= i as i64 - 2, &ac, &desc).unwrap();
+                select(&mut c, m, acc, |i: usize, j: usize, _: S::C| j as i64 <= i as i64 - 2, &ac, &desc).unwrap();
                 let mut dc = up_old();
-                mg::select(&mut dc, dm, dacc, &tril, &dac, &desc).unwrap();
+                select(&mut dc, dm, dacc, &tril, &dac, &desc).unwrap();
                 assert_eq!(dc.download().unwrap().to_dense_options(), c.to_dense_options(), "{}", what("select tril"));
                 check_csc(&dc, &c, &what("select tril"));
                 let mut c = old.clone();
-                select(&mut c, m, acc, |_, _, x| x > pivot, &ac, &desc).unwrap();
+                select(&mut c, m, acc, |_: usize, _: usize, x: S::C| x > pivot, &ac, &desc).unwrap();
                 let mut dc = up_old();
-                mg::select(&mut dc, dm, dacc, &above, &dac, &desc).unwrap();
+                select(&mut dc, dm, dacc, &above, &dac, &desc).unwrap();
                 assert_eq!(dc.download().unwrap().to_dense_options(), c.to_dense_options(), "{}", what("select value"));
                 if positional {
                     continue;
@@ -247,13 +247,13 @@ fn check_semiring_at<S, T>(
                 let mut c = old.clone();
                 ewise_mult(&mut c, m, acc, mul_f, &a, &b, &desc).unwrap();
                 let mut dc = up_old();
-                mg::ewise_mult(&mut dc, dm, dacc, &mul, &da, &db, &desc).unwrap();
+                ewise_mult(&mut dc, dm, dacc, &mul, &da, &db, &desc).unwrap();
                 assert_eq!(dc.download().unwrap().to_dense_options(), c.to_dense_options(), "{}", what("ewise_mult"));
                 check_csc(&dc, &c, &what("ewise_mult"));
                 let mut c = old.clone();
-                apply(&mut c, m, acc, |x| mul_f(x, scalar), &a, &desc).unwrap();
+                apply(&mut c, m, acc, |x: T| mul_f(x, scalar), &a, &desc).unwrap();
                 let mut dc = up_old();
-                mg::apply(&mut dc, dm, dacc, &bound, &da, &desc).unwrap();
+                apply(&mut dc, dm, dacc, &bound, &da, &desc).unwrap();
                 assert_eq!(dc.download().unwrap().to_dense_options(), c.to_dense_options(), "{}", what("apply"));
             }
         }
@@ -309,11 +309,10 @@ fn unary_operators() {
         (UnaryForm::Abs, |v: i32| v.abs()),
         (UnaryForm::One, |_| 1),
     ] {
-        let mut w = DenseVector::new(4);
-        apply_vector(&mut w, None, None, f, &x, &Descriptor::DEFAULT).unwrap();
-        let mut dw = DeviceDenseVector::new(&dev, 4).unwrap();
-        mg::apply_vector(&mut dw, None, None, &GpuUnaryOp::new(form.clone()).unwrap(), &dx, &Descriptor::DEFAULT)
-            .unwrap();
+        let mut w = DenseVector::<i32>::new(4);
+        apply(&mut w, None, None, f, &x, &Descriptor::DEFAULT).unwrap();
+        let mut dw = DeviceDenseVector::<i32>::new(&dev, 4).unwrap();
+        apply(&mut dw, None, None, &GpuUnaryOp::new(form.clone()).unwrap(), &dx, &Descriptor::DEFAULT).unwrap();
         assert_eq!(dw.download().unwrap().to_options(), w.to_options(), "{form:?}");
     }
     // f64 → f64 with ⊕ bound first (min(2.5, x))
@@ -321,7 +320,7 @@ fn unary_operators() {
     let dy = DeviceDenseVector::upload(&dev, &y).unwrap();
     let op = GpuUnaryOp::bind_first(GpuBinaryOp::add(&MinPlus::<f64>::new()), 2.5f64).unwrap();
     let mut dw = DeviceDenseVector::new(&dev, 3).unwrap();
-    mg::apply_vector(&mut dw, None, None, &op, &dy, &Descriptor::DEFAULT).unwrap();
+    apply(&mut dw, None, None, &op, &dy, &Descriptor::DEFAULT).unwrap();
     assert_eq!(dw.download().unwrap().to_options(), vec![Some(-1.5), Some(2.5), None]);
 }
 
@@ -332,15 +331,15 @@ fn type_mismatches_are_reported() {
     let x = DeviceDenseVector::upload(&dev, &DenseVector::full(vec![1.0f64, 2.0])).unwrap();
     let mut w = DeviceDenseVector::<f64>::new(&dev, 2).unwrap();
     let wrong = GpuBinaryOp::add(&PlusTimes::<i32>::new());
-    let e = mg::ewise_add_vector(&mut w, None, None, &wrong, &x, &x, &Descriptor::DEFAULT).unwrap_err().to_string();
+    let e = ewise_add(&mut w, None, None, &wrong, &x, &x, &Descriptor::DEFAULT).unwrap_err().to_string();
     assert!(e.contains("double") && e.contains("int"), "{e}");
     let short = DeviceDenseVector::upload(&dev, &DenseVector::full(vec![1.0f64])).unwrap();
     let add = GpuBinaryOp::add(&PlusTimes::<f64>::new());
-    assert!(mg::ewise_add_vector(&mut w, None, None, &add, &x, &short, &Descriptor::DEFAULT).is_err());
+    assert!(ewise_add(&mut w, None, None, &add, &x, &short, &Descriptor::DEFAULT).is_err());
 }
 
 /// Products with an accumulator: the device product into a temporary, then
-/// `accumulate_vector` / `accumulate`, against the CPU's products with the
+/// the accumulator by `apply` (identity, accumulator given), against the CPU's products with the
 /// accumulator (dense and sparse vectors, every mask kind, replace or not;
 /// the masked dot product under structural and valued masks).
 fn check_products<S, T>(s: S, seed: u64, n: usize, val: &dyn Fn(u32) -> T)
@@ -354,6 +353,7 @@ where
     let name = s.name();
     let to_c = |x: T| s.multiply(x, x, Position::default());
     let add = GpuBinaryOp::add(&s);
+    let identity = GpuUnaryOp::new(UnaryForm::Identity).unwrap();
     let add_f = |x: S::C, y: S::C| s.add(x, y);
     let acc: &(dyn Fn(S::C, S::C) -> S::C + Sync) = &add_f;
     let a = random_matrix(&mut rng, n, 0.3, val);
@@ -371,16 +371,17 @@ where
             let mut w = old.clone();
             mxv(&mut w, m.as_ref(), Some(acc), s, &a, &x, &desc).unwrap();
             let mut t = DeviceDenseVector::new(&dev, n).unwrap();
-            mg::mxv(&mut t, dm.as_ref(), s, &da, &dx, &Descriptor::DEFAULT).unwrap();
+            mxv(&mut t, dm.as_ref(), None, s, &da, &dx, &Descriptor::DEFAULT).unwrap();
             let mut dw = DeviceDenseVector::upload(&dev, &old).unwrap();
-            mg::accumulate_vector(&mut dw, dm.as_ref(), &add, &t, &desc).unwrap();
+            apply(&mut dw, dm.as_ref(), Some(&add), &identity, &t, &desc).unwrap();
             assert_eq!(dw.download().unwrap().to_options(), w.to_options(), "{what}");
             let mut ws = old.to_sparse();
             mxv_sparse(&mut ws, m.as_ref(), Some(acc), s, &a, &xs, &desc, &SpmspvOptions::default()).unwrap();
             let mut ts = DeviceSparseVector::new(&dev, n).unwrap();
-            mg::mxv_sparse(&mut ts, dm.as_ref(), s, &da, &dxs, &Descriptor::DEFAULT, GpuMergeStrategy::Auto).unwrap();
+            mxv_sparse(&mut ts, dm.as_ref(), None, s, &da, &dxs, &Descriptor::DEFAULT, &SpmspvOptions::default())
+                .unwrap();
             let mut dws = DeviceSparseVector::upload(&dev, &old.to_sparse()).unwrap();
-            mg::accumulate_vector(&mut dws, dm.as_ref(), &add, &ts, &desc).unwrap();
+            apply(&mut dws, dm.as_ref(), Some(&add), &identity, &ts, &desc).unwrap();
             assert_eq!(dws.download().unwrap(), ws, "{what} (sparse)");
             // the one API: the same calls on device objects, accumulator and all
             let mut dw = DeviceDenseVector::upload(&dev, &old).unwrap();
@@ -409,12 +410,17 @@ where
             let old = random_matrix(&mut rng, n, 0.3, val).map(to_c);
             let mut c = old.clone();
             mxm(&mut c, Some(&cm), Some(acc), s, &a, &a, &desc.transpose_second(), MxmMethod::Dot).unwrap();
-            let t = mg::mxm_masked_dot(&dcm, s, &da, &da, &Descriptor::DEFAULT.transpose_second()).unwrap();
-            let dt = DeviceMatrix::upload(&dev, &t).unwrap();
+            let mut dt = DeviceMatrix::new(&dev, n, n).unwrap();
+            let dsc = Descriptor::DEFAULT.transpose_second();
+            mxm(&mut dt, Some(&dcm), None, s, &da, &da, &dsc, MxmMethod::Dot).unwrap();
             let mut dc = DeviceMatrix::upload(&dev, &old).unwrap();
-            mg::accumulate(&mut dc, Some(&dcm), &add, &dt, &desc).unwrap();
+            apply(&mut dc, Some(&dcm), Some(&add), &identity, &dt, &desc).unwrap();
             let what = format!("{name} mxm + accumulate: mask {kind}, replace {replace}");
             assert_eq!(dc.download().unwrap().to_dense_options(), c.to_dense_options(), "{what}");
+            // the one API: the product with its accumulator in one call
+            let mut dc = DeviceMatrix::upload(&dev, &old).unwrap();
+            mxm(&mut dc, Some(&dcm), Some(&add), s, &da, &da, &desc.transpose_second(), MxmMethod::Dot).unwrap();
+            assert_eq!(dc.download().unwrap().to_dense_options(), c.to_dense_options(), "{what} (one API)");
         }
     }
 }

@@ -476,15 +476,17 @@ fn kron_pairs_kernel_compiles() {
     use kronograph::cuda::label::{CType, LabelLayout};
     use kronograph::kron::Unlabeled;
     use kronograph::mgk::codegen::kron_pairs_source;
+    use kronograph::mgk::Tuning;
+    let t = Tuning::default();
     if !crate::nvrtc_common::nvrtc_or_skip() {
         return;
     }
     for p in [Precision::F32, Precision::F64] {
         let el = LabelLayout::record(&[("label".into(), CType::Int32)], p);
         let sources = [
-            kron_pairs_source::<(), (), _, _>(&Unlabeled, &Unlabeled, &LabelLayout::Empty, &LabelLayout::Empty, p)
+            kron_pairs_source::<(), (), _, _>(&Unlabeled, &Unlabeled, &LabelLayout::Empty, &LabelLayout::Empty, p, &t)
                 .unwrap(),
-            kron_pairs_source::<Record, Record, _, _>(&Unlabeled, &kernel(), &LabelLayout::Empty, &el, p).unwrap(),
+            kron_pairs_source::<Record, Record, _, _>(&Unlabeled, &kernel(), &LabelLayout::Empty, &el, p, &t).unwrap(),
             // a factored system's node-label kernel
             kron_pairs_source::<u8, Record, _, _>(
                 &KroneckerDelta::new(0.5),
@@ -492,6 +494,7 @@ fn kron_pairs_kernel_compiles() {
                 &LabelLayout::Scalar(CType::Int32),
                 &el,
                 p,
+                &t,
             )
             .unwrap(),
         ];

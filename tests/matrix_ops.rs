@@ -357,11 +357,19 @@ fn check_structure(seed: u64) {
         let mv = vmc.vector();
         let vmask = vmc.mask(&mv);
         let mut w = DenseVector::from_options(&w0);
-        reduce_rows(&mut w, vmask.as_ref(), accum, Max, &am, &Descriptor { transpose_first: tr, ..desc }).unwrap();
+        reduce_rows(
+            &mut w,
+            vmask.as_ref(),
+            accum,
+            MaxPlus::<i64>::new(),
+            &am,
+            &Descriptor { transpose_first: tr, ..desc },
+        )
+        .unwrap();
         assert_eq!(w.to_options(), spec_write(&w0, &vmc.allowed(), spec_accum, replace, &t), "reduce_rows tr={tr}");
     }
-    assert_eq!(reduce_scalar(Plus, &am), a.iter().flatten().sum::<i64>());
-    assert_eq!(reduce_scalar(Min, &am), a.iter().flatten().copied().min().unwrap_or(i64::MAX));
+    assert_eq!(reduce(PlusTimes::<i64>::new(), &am).unwrap(), a.iter().flatten().sum::<i64>());
+    assert_eq!(reduce(MinPlus::<i64>::new(), &am).unwrap(), a.iter().flatten().copied().min().unwrap_or(i64::MAX));
 
     // extract / assign with index sets
     let rows: Vec<usize> = (0..rng.random_range(1..6)).map(|_| rng.random_range(0..m)).collect();
@@ -423,11 +431,7 @@ fn check_structure(seed: u64) {
             (None, y) => *y,
         })
         .collect();
-    runv(
-        &|w| ewise_add_vector(w, vmask.as_ref(), accum, |x, y| x - y, &ud, &vd, &desc).unwrap(),
-        union,
-        "ewise_add_vector",
-    );
+    runv(&|w| ewise_add(w, vmask.as_ref(), accum, |x, y| x - y, &ud, &vd, &desc).unwrap(), union, "ewise_add_vector");
     let inter: Dense<i64> = u
         .iter()
         .zip(&v)
@@ -437,21 +441,17 @@ fn check_structure(seed: u64) {
         })
         .collect();
     runv(
-        &|w| ewise_mult_vector(w, vmask.as_ref(), accum, |x: i64, y: i64| x * y, &ud, &vd, &desc).unwrap(),
+        &|w| ewise_mult(w, vmask.as_ref(), accum, |x: i64, y: i64| x * y, &ud, &vd, &desc).unwrap(),
         inter,
         "ewise_mult_vector",
     );
     runv(
-        &|w| apply_vector(w, vmask.as_ref(), accum, |x: i64| -x, &ud, &desc).unwrap(),
+        &|w| apply(w, vmask.as_ref(), accum, |x: i64| -x, &ud, &desc).unwrap(),
         u.iter().map(|x| x.map(|x| -x)).collect(),
         "apply_vector",
     );
     let sel: Dense<i64> = u.iter().enumerate().map(|(i, x)| x.filter(|&x| x % 2 == 0 || i == 0)).collect();
-    runv(
-        &|w| select_vector(w, vmask.as_ref(), accum, |i, x| x % 2 == 0 || i == 0, &ud, &desc).unwrap(),
-        sel,
-        "select_vector",
-    );
+    runv(&|w| select(w, vmask.as_ref(), accum, |i, x| x % 2 == 0 || i == 0, &ud, &desc).unwrap(), sel, "select_vector");
     let idx: Vec<usize> = (0..n).map(|_| rng.random_range(0..n)).collect();
     let t: Dense<i64> = idx.iter().map(|&i| u[i]).collect();
     runv(&|w| extract_vector(w, vmask.as_ref(), accum, &ud, &idx, &desc).unwrap(), t, "extract_vector");
@@ -471,7 +471,7 @@ fn check_structure(seed: u64) {
     let mut w = DenseVector::from_options(&w0);
     assign_vector(&mut w, vmask.as_ref(), accum, &DenseVector::from_options(&src), &uidx, &desc).unwrap();
     assert_eq!(w.to_options(), spec_write(&w0, &vallowed, None, replace, &z), "assign_vector");
-    assert_eq!(reduce_vector(Plus, &ud), u.iter().flatten().sum::<i64>());
+    assert_eq!(reduce(PlusTimes::<i64>::new(), &ud).unwrap(), u.iter().flatten().sum::<i64>());
 
     // kronecker against its definition
     let (p, q) = (rng.random_range(1..4usize), rng.random_range(1..4usize));
@@ -589,5 +589,5 @@ fn dimension_errors() {
     ));
     let mut c = SparseMatrix::<f64>::new(4, 4);
     let err = assign(&mut c, None, None, &SparseMatrix::new(2, 1), &[0, 0], &[1], &Descriptor::DEFAULT);
-    assert!(matches!(err, Err(MatrixError::DuplicateIndex { .. })), "{err:?}");
+    assert!(matches!(err, Err(kronograph::Error::Matrix(MatrixError::DuplicateIndex { .. }))), "{err:?}");
 }

@@ -3,9 +3,9 @@
 use super::AlgorithmError;
 use crate::graph::{Graph, Label};
 use crate::matrix::gpu::GpuMxmStrategy;
+use crate::matrix::host::{mxm, reduce_rows, select};
 use crate::matrix::{
-    mxm, mxm_costs, reduce_mxm, reduce_rows, select, DenseVector, Descriptor, Element, MatrixMask, MxmMethod,
-    MxmReduceOp, SparseMatrix,
+    mxm_costs, reduce_mxm, DenseVector, Descriptor, Element, MatrixMask, MxmMethod, MxmReduceOp, SparseMatrix,
 };
 use crate::semirings::{Plus, PlusPair};
 

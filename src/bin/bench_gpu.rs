@@ -60,6 +60,17 @@
 //! over the first set, and the largest relative difference of its values
 //! from the first set's and how many are equal to the bit (with the first
 //! set against itself, first call against last: the run-to-run figure).
+//!
+//! Environment (read here, at the program's edge, into
+//! [`MgkConfig::gpu`]: the library reads none of it): the kernels' tuning
+//! ([`Tuning`]) `KRONOGRAPH_MGK_LANE_NZ` (1–4), `KRONOGRAPH_MGK_DENSE_MIN`,
+//! `KRONOGRAPH_MGK_BLOCK` (a multiple of 32 up to 1024),
+//! `KRONOGRAPH_MGK_GLOBAL_COPIES` (1 or 2), `KRONOGRAPH_MGK_FAST_MATH` (0 or
+//! 1), `KRONOGRAPH_MGK_XMV_CSR` (0 or 1), and the paths ([`GpuGramParams`])
+//! `KRONOGRAPH_MGK_SHARED_N`, `KRONOGRAPH_MGK_PLACEMENT=any`,
+//! `KRONOGRAPH_SPREAD_THREADS` (1–16), `KRONOGRAPH_MGK_ONE_LAUNCH=1`.
+//! Unset or unparsable values keep the defaults; out-of-range ones are
+//! reported.
 
 use kronograph::basekernel::spec::SpecKernel;
 use kronograph::basekernel::BaseKernel;
@@ -67,7 +78,7 @@ use kronograph::cuda::Precision;
 use kronograph::graph::{Graph, Record};
 use kronograph::mgk::bake::{reference_dataset, reference_specs};
 use kronograph::mgk::reference::mgk_pair;
-use kronograph::mgk::{GpuGram, MgkConfig, XmvScheme};
+use kronograph::mgk::{GpuGram, GpuGramParams, MgkConfig, Tuning, XmvScheme};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
@@ -87,6 +98,35 @@ struct Args {
     gradient: bool,
     xmv: XmvScheme,
     devices: Vec<String>,
+    gpu: GpuGramParams,
+}
+
+/// The GPU paths and tuning from the environment (see the module's
+/// documentation): this program's switches, not the library's.
+fn gpu_params_from_env() -> Result<GpuGramParams, String> {
+    let var = |name: &str| std::env::var(name).ok();
+    let num = |name: &str| var(name).and_then(|v| v.parse::<u32>().ok());
+    let mut t = Tuning::default()
+        .with_lane_nz(num("KRONOGRAPH_MGK_LANE_NZ"))
+        .with_block(num("KRONOGRAPH_MGK_BLOCK"))
+        .with_xmv_csr(num("KRONOGRAPH_MGK_XMV_CSR") == Some(1));
+    if let Some(d) = num("KRONOGRAPH_MGK_DENSE_MIN") {
+        t = t.with_dense_min(d);
+    }
+    if let Some(c) = num("KRONOGRAPH_MGK_GLOBAL_COPIES") {
+        t = t.with_global_copies(c);
+    }
+    if let Some(f) = num("KRONOGRAPH_MGK_FAST_MATH") {
+        t = t.with_fast_math(f != 0);
+    }
+    let p = GpuGramParams::default()
+        .with_tuning(t)
+        .with_shared_vector_limit(var("KRONOGRAPH_MGK_SHARED_N").and_then(|v| v.parse().ok()))
+        .with_any_placement(var("KRONOGRAPH_MGK_PLACEMENT").as_deref() == Some("any"))
+        .with_spread_threads(var("KRONOGRAPH_SPREAD_THREADS").and_then(|v| v.parse().ok()))
+        .with_one_launch(var("KRONOGRAPH_MGK_ONE_LAUNCH").as_deref() == Some("1"));
+    p.validate().map_err(|e| format!("environment: {e}"))?;
+    Ok(p)
 }
 
 fn parse() -> Result<Args, String> {
@@ -105,6 +145,7 @@ fn parse() -> Result<Args, String> {
         gradient: false,
         xmv: XmvScheme::Rows,
         devices: Vec::new(),
+        gpu: gpu_params_from_env()?,
     };
     let mut it = std::env::args().skip(1);
     while let Some(k) = it.next() {
@@ -126,7 +167,11 @@ fn parse() -> Result<Args, String> {
             "--cpu-f32" => a.cpu_f32 = v()?.parse().map_err(|e| format!("--cpu-f32: {e}"))?,
             "-h" | "--help" => {
                 return Err("usage: bench_gpu [--data DIR] [--precision f32|f64] [--repeats N] [--sets A,B] \
-                            [--check K] [--cpu-f32 K] [--tol T] [--reorder natural|rcm|pbr] [--large] [--xmv rows|tiles] [--jit-times] [--dump DIR] [--gradient] [--devices LIST]..."
+                            [--check K] [--cpu-f32 K] [--tol T] [--reorder natural|rcm|pbr] [--large] [--xmv rows|tiles] [--jit-times] [--dump DIR] [--gradient] [--devices LIST]...\n\
+                            environment (tuning, read by this program): KRONOGRAPH_MGK_LANE_NZ, KRONOGRAPH_MGK_DENSE_MIN, \
+                            KRONOGRAPH_MGK_BLOCK, KRONOGRAPH_MGK_GLOBAL_COPIES, KRONOGRAPH_MGK_FAST_MATH, \
+                            KRONOGRAPH_MGK_XMV_CSR, KRONOGRAPH_MGK_SHARED_N, KRONOGRAPH_MGK_PLACEMENT=any, \
+                            KRONOGRAPH_SPREAD_THREADS, KRONOGRAPH_MGK_ONE_LAUNCH=1"
                     .into())
             }
             _ => return Err(format!("unknown argument {k}")),
@@ -157,7 +202,14 @@ fn run<KN: BaseKernel<Record>, KE: BaseKernel<Record>>(
     ke: KE,
     a: &Args,
 ) -> Result<Row, String> {
-    let params = MgkConfig { precision: a.precision, tol: a.tol, reorder: a.reorder, xmv: a.xmv, ..Default::default() };
+    let params = MgkConfig {
+        precision: a.precision,
+        tol: a.tol,
+        reorder: a.reorder,
+        xmv: a.xmv,
+        gpu: a.gpu,
+        ..Default::default()
+    };
     if a.cpu_f32 > 0 {
         let k = a.cpu_f32.min(graphs.len());
         let p64 = MgkConfig { precision: Precision::F64, tol: Some(1e-13), ..params };
@@ -257,7 +309,7 @@ fn device_sets<KN: BaseKernel<Record>, KE: BaseKernel<Record>>(
     use kronograph::mgk::MarginalizedGraphKernel;
     let s = |e: kronograph::mgk::MgkError| e.to_string();
     let mut k = MarginalizedGraphKernel::new(kn, ke, 0.05).map_err(s)?.with_precision(a.precision).with_xmv(a.xmv);
-    k = k.with_reorder(Some(a.reorder));
+    k = k.with_reorder(Some(a.reorder)).with_gpu_params(a.gpu).map_err(s)?;
     if let Some(t) = a.tol {
         k = k.with_tolerance(t).map_err(s)?;
     }
@@ -327,7 +379,7 @@ fn jit_times<KN: BaseKernel<Record>, KE: BaseKernel<Record>>(
     kn: &KN,
     ke: &KE,
     precision: Precision,
-    xmv: XmvScheme,
+    (xmv, tuning): (XmvScheme, &Tuning),
     dump: Option<&Path>,
 ) -> Result<(), String> {
     use kronograph::cuda::jit::{compile, options_for_source, tier_source, Tier};
@@ -338,7 +390,7 @@ fn jit_times<KN: BaseKernel<Record>, KE: BaseKernel<Record>>(
     let nl = Record::layout(g.node_labels(), precision).map_err(e)?;
     let el = Record::layout(g.edge_labels(), precision).map_err(e)?;
     for placement in [VectorPlacement::Shared, VectorPlacement::Any, VectorPlacement::Global] {
-        let src = mgk_source_placed(kn, ke, &nl, &el, precision, xmv, placement).map_err(e)?;
+        let src = mgk_source_placed(kn, ke, &nl, &el, precision, xmv, placement, tuning).map_err(e)?;
         if let Some(dir) = dump {
             let path = dir.join(format!("{set}_{precision:?}_{placement:?}.cu"));
             std::fs::write(&path, &src.source).map_err(|e| format!("{}: {e}", path.display()))?;
@@ -401,8 +453,10 @@ fn main() -> ExitCode {
         let kernels = SpecKernel::parse_for(node_spec, &ds.node_schema)
             .and_then(|kv| Ok((kv, SpecKernel::parse_for(edge_spec, &ds.edge_schema)?)));
         let r = match kernels {
-            Ok((kv, ke)) if a.jit_times => jit_times(set, &ds.graphs, &kv, &ke, a.precision, a.xmv, a.dump.as_deref())
-                .and_then(|_| Err("cpu only".to_string())),
+            Ok((kv, ke)) if a.jit_times => {
+                jit_times(set, &ds.graphs, &kv, &ke, a.precision, (a.xmv, &a.gpu.tuning), a.dump.as_deref())
+                    .and_then(|_| Err("cpu only".to_string()))
+            }
             Ok((kv, ke)) if !a.devices.is_empty() => {
                 device_sets(set, &ds.graphs, kv, ke, &a).and_then(|_| Err("cpu only".to_string()))
             }

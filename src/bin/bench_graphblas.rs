@@ -42,10 +42,8 @@ use kronograph::cuda::{device_count, GpuDevice};
 use kronograph::graph::generate::{rmat, RmatParams};
 use kronograph::graph::io::mtx;
 use kronograph::graph::Graph;
-use kronograph::matrix::gpu::{
-    mxm_masked_costs, DeviceMatrix, DeviceMatrixMask, DeviceVisited, GpuMxmStrategy, IndexWidth,
-};
-use kronograph::matrix::{Descriptor, MatrixMask, SparseMatrix, SpmspvOptions, VisitOp};
+use kronograph::matrix::gpu::{DeviceMatrix, DeviceMatrixMask, DeviceVisited, GpuMxmStrategy, IndexWidth};
+use kronograph::matrix::{mxm_costs, Descriptor, MatrixMask, SparseMatrix, SpmspvOptions, VisitOp};
 use kronograph::semirings::PlusPair;
 use rand::{Rng, SeedableRng};
 use std::io::Write;
@@ -131,8 +129,8 @@ fn triangles_gpu(
     repeats: usize,
 ) -> (u64, bool) {
     let s = PlusPair::<bool, bool, u64>::new();
-    let d = mxm_masked_costs(mask, s, dl, dl, &Descriptor::DEFAULT.transpose_second()).unwrap()[0];
-    let h = mxm_masked_costs(mask, s, dl, dl, &Descriptor::DEFAULT).unwrap()[1];
+    let d = mxm_costs(mask, s, dl, dl, &Descriptor::DEFAULT.transpose_second()).unwrap()[0];
+    let h = mxm_costs(mask, s, dl, dl, &Descriptor::DEFAULT).unwrap()[1];
     println!("# {head} triangles: dot merge steps {d}, hash probes {h}, Auto picks {:?}", GpuMxmStrategy::choose(d, h));
     let mut want = tc;
     let mut good = true;

@@ -6,7 +6,7 @@ use super::enumerate::{four_cliques, lower_common_neighbours, wedge_sums, Adj, W
 use super::pattern::Pattern;
 use super::transform::{choose2, Primitives};
 use crate::matrix::{mxv, reduce_rows, DenseVector, Descriptor, SparseMatrix};
-use crate::semirings::{Plus, PlusTimes};
+use crate::semirings::PlusTimes;
 use std::time::{Duration, Instant};
 
 const D: Descriptor = Descriptor::DEFAULT;
@@ -26,7 +26,7 @@ fn spmv_desc(a: &SparseMatrix<u64>, u: &[u64], desc: &Descriptor) -> crate::Resu
 /// Row sums `M e` (0 for an empty row).
 fn row_sums(m: &SparseMatrix<u64>, desc: &Descriptor) -> crate::Result<Vec<u64>> {
     let mut w = DenseVector::new(m.nrows());
-    reduce_rows(&mut w, None, None, Plus, m, desc)?;
+    reduce_rows(&mut w, None, None, PlusTimes::<u64>::new(), m, desc)?;
     Ok(dense(w))
 }
 

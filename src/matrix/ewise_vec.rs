@@ -111,11 +111,11 @@ pub fn select_vector<T: Element>(
 ///
 /// # Examples
 /// ```
-/// use kronograph::matrix::{reduce_vector, DenseVector};
-/// use kronograph::semirings::{Min, Plus};
+/// use kronograph::matrix::{reduce, DenseVector};
+/// use kronograph::semirings::{MinPlus, PlusTimes};
 /// let d = DenseVector::from_options(&[Some(3.0), None, Some(1.0)]);
-/// assert_eq!(reduce_vector(Plus::new(), &d), 4.0);
-/// assert_eq!(reduce_vector(Min::new(), &d), 1.0);
+/// assert_eq!(reduce(PlusTimes::<f64>::new(), &d).unwrap(), 4.0);
+/// assert_eq!(reduce(MinPlus::<f64>::new(), &d).unwrap(), 1.0);
 /// ```
 pub fn reduce_vector<T: Element, M: Monoid<T>>(monoid: M, u: &DenseVector<T>) -> T {
     let mut acc: Option<T> = None;

@@ -35,7 +35,7 @@
 //! | [`mxv`], [`vxm`] | yes | yes |
 //! | [`mxv_sparse`], [`vxm_sparse`] | yes | yes (three merge strategies) |
 //! | [`assign_min`] | yes | yes |
-//! | [`op::mxm`] | yes, any mask or none | yes, any mask or none (built on the device) |
+//! | [`mxm`] | yes, any mask or none | yes, any mask or none (built on the device) |
 //! | [`op::ewise_add`], [`op::ewise_mult`] | dense vectors, matrices | dense and sparse vectors, matrices |
 //! | [`op::apply`], [`op::select`] | dense vectors, matrices | dense and sparse vectors, matrices |
 //! | [`op::reduce`] | dense vector, matrix | dense and sparse vector, matrix |
@@ -44,9 +44,10 @@
 //!
 //! The operators follow the place: closures on the host,
 //! [`gpu::GpuBinaryOp`], `GpuUnaryOp` and `GpuSelectOp` (compiled into the
-//! kernel) on a device. The host-only functions of this module with the
-//! same names ([`mxm`], [`ewise_add`], …, returning [`MatrixError`]) are
-//! what [`op`] runs on the host. The method form works on both places:
+//! kernel) on a device. The operations of [`op`] are the only ones: this
+//! module re-exports them under the same names ([`mxm`], [`ewise_add`],
+//! [`reduce`], …), and the host and device kernels behind them are private
+//! to the crate. The method form works on both places:
 //! [`SparseMatrix::mxv`] and `DeviceMatrix::mxv` (see [`DeviceMxv`]).
 //!
 //! # Two spellings of one operation
@@ -86,22 +87,18 @@ mod sparse;
 mod vec_kernels;
 mod vector;
 
-pub use ewise_vec::{
-    apply_vector, assign_vector, ewise_add_vector, ewise_mult_vector, extract_vector, reduce_vector, select_vector,
-};
 pub use mask::{Accum, Descriptor, Mask, MatrixMask, Truthy};
 pub use method::{
     DeviceMxm, DeviceMxv, DeviceVxm, InPlaceVector, Mxm, MxmInPlace, MxmSide, Mxv, MxvInPlace, OutputLeft, OutputRight,
     ProductVector, Vxm, VxmInPlace,
 };
-pub use ops_mat::{
-    apply, assign, ewise_add, ewise_mult, extract, kronecker, mxm, reduce_rows, reduce_scalar, select, transpose,
-    MxmMethod,
+// The operations: the place-generic ones of `op`, under their GraphBLAS names here too.
+pub use op::{
+    apply, assign, assign_min, assign_vector, ewise_add, ewise_mult, extract, extract_vector, kronecker, mxm, mxv,
+    mxv_sparse, reduce, reduce_rows, select, transpose, vxm, vxm_sparse,
 };
-pub use place::{
-    assign_min, mxv, mxv_sparse, vxm, vxm_sparse, AssignMinOp, Located, MxvOp, MxvSparseOp, ProductOutput, VxmOp,
-    VxmSparseOp,
-};
+pub use ops_mat::MxmMethod;
+pub use place::{AssignMinOp, Located, MxvOp, MxvSparseOp, ProductOutput, VxmOp, VxmSparseOp};
 pub use place_ewise::{ApplyOp, EwiseAddOp, EwiseMultOp, SelectOp};
 pub use place_mxm::{AssignOp, AssignVectorOp, ExtractOp, ExtractVectorOp, MxmOp, ReduceOp, ReduceRowsOp};
 pub use place_mxm_reduce::{mxm_costs, reduce_mxm, MxmReduceOp};
@@ -112,6 +109,12 @@ pub use vec_kernels::{MergeStrategy, PushPull, SpmspvOptions};
 pub use vector::{DenseVector, SparseVector};
 
 use std::fmt::Debug;
+
+/// The host implementations behind [`op`] (crate-private: the crate's own
+/// host-only code calls them where a [`MatrixError`] is what it reports).
+pub(crate) mod host {
+    pub(crate) use super::ops_mat::{mxm, reduce_rows, select};
+}
 
 /// What a matrix or vector entry must be: plain data.
 pub trait Element: Copy + Send + Sync + Debug + PartialEq + Default + 'static {}

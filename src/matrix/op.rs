@@ -1,5 +1,5 @@
 //! The GraphBLAS operations with one signature over every place: each
-//! function takes host objects ([`SparseMatrix`](super::SparseMatrix),
+//! function takes host objects ([`SparseMatrix`],
 //! [`DenseVector`](super::DenseVector), …) or device objects
 //! ([`gpu::DeviceMatrix`](super::gpu::DeviceMatrix), …) and runs where they
 //! live; the output's type picks the implementation (see
@@ -16,10 +16,13 @@
 //! | [`reduce`] | dense vector, matrix | dense vector, matrix |
 //! | [`reduce_rows`] | rows or columns | pull product over `(⊕, first)` |
 //! | [`extract`], [`assign`], [`extract_vector`], [`assign_vector`] | yes | matrices and dense vectors: row/column remaps and gathers |
+//! | [`reduce_mxm`], [`mxm_costs`] | yes | dot or hash kernel, reduced on the device |
+//! | [`vxm_visit`], [`relax_near`], [`split_far`] | yes | fused kernels |
+//! | [`transpose`], [`kronecker`] | yes (host objects only) | — |
 //!
-//! The older host-only functions of [`crate::matrix`] of the same names
-//! (returning [`MatrixError`](super::MatrixError)) are what these call on
-//! the host.
+//! These are the only GraphBLAS operations of the crate: [`crate::matrix`]
+//! re-exports them under the same names, and the host and device kernels
+//! behind them are private to the crate.
 //!
 //! ```
 //! use kronograph::matrix::{op, Descriptor, DenseVector, SparseMatrix};
@@ -33,3 +36,53 @@
 pub use super::place::{assign_min, mxv, mxv_sparse, vxm, vxm_sparse};
 pub use super::place_ewise::{apply, ewise_add, ewise_mult, select};
 pub use super::place_mxm::{assign, assign_vector, extract, extract_vector, mxm, reduce, reduce_rows};
+pub use super::place_mxm_reduce::{mxm_costs, reduce_mxm};
+pub use super::place_relax::{relax_near, split_far};
+pub use super::place_visit::vxm_visit;
+
+use super::mask::{Accum, Descriptor, MatrixMask};
+use super::{Element, SparseMatrix};
+
+/// `C⟨M⟩ = accum(C, Aᵀ)` (with `desc.transpose_first`, `A` itself), on host
+/// matrices (GraphBLAS' `GrB_transpose`; a plain copy of the transpose is
+/// [`SparseMatrix::transpose`]). `O(nnz + n)`.
+///
+/// ```
+/// use kronograph::matrix::{op, Descriptor, SparseMatrix};
+/// let a = SparseMatrix::try_from_triplets(2, 3, &[0, 1], &[2, 0], &[1, 2]).unwrap();
+/// let mut c = SparseMatrix::new(3, 2);
+/// op::transpose(&mut c, None, None, &a, &Descriptor::DEFAULT).unwrap();
+/// assert_eq!((c.get(2, 0), c.get(0, 1)), (Some(1), Some(2)));
+/// ```
+///
+/// # Errors
+/// [`MatrixError::DimensionMismatch`](super::MatrixError) if the shapes do
+/// not fit.
+pub fn transpose<T: Element>(
+    c: &mut SparseMatrix<T>,
+    mask: Option<&MatrixMask<'_>>,
+    accum: Accum<'_, T>,
+    a: &SparseMatrix<T>,
+    desc: &Descriptor,
+) -> crate::Result<()> {
+    Ok(super::ops_mat::transpose(c, mask, accum, a, desc)?)
+}
+
+/// The Kronecker product `(A ⊗ B)((i·p + k), (j·q + l)) = op(A(i, j), B(k, l))`
+/// of host matrices, `B` of shape `p × q`; formed explicitly (for tests and
+/// small inputs), `O(nnz(A)·nnz(B))`.
+///
+/// ```
+/// use kronograph::matrix::{op, SparseMatrix};
+/// let a = SparseMatrix::try_from_triplets(2, 2, &[0, 1], &[1, 0], &[1, 2]).unwrap();
+/// let b = SparseMatrix::try_from_triplets(1, 2, &[0], &[1], &[10]).unwrap();
+/// let k = op::kronecker(|x: i32, y: i32| x * y, &a, &b);
+/// assert_eq!((k.nrows(), k.ncols(), k.get(0, 3), k.get(1, 1)), (2, 4, Some(10), Some(20)));
+/// ```
+pub fn kronecker<A: Element, B: Element, C: Element>(
+    op: impl Fn(A, B) -> C + Sync,
+    a: &SparseMatrix<A>,
+    b: &SparseMatrix<B>,
+) -> SparseMatrix<C> {
+    super::ops_mat::kronecker(op, a, b)
+}

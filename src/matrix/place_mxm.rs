@@ -18,6 +18,7 @@
 //! assert_eq!(op::reduce(PlusTimes::<f64>::new(), &c).unwrap(), 18.0);
 //! ```
 
+use super::ewise_vec::reduce_vector;
 use super::ewise_vec::{assign_vector as assign_vector_host, extract_vector as extract_vector_host};
 use super::mask::Descriptor;
 use super::ops_mat::{
@@ -25,7 +26,7 @@ use super::ops_mat::{
     MxmMethod,
 };
 use super::place::ProductOutput;
-use super::{reduce_vector, DenseVector, Element, SparseMatrix};
+use super::{DenseVector, Element, SparseMatrix};
 use crate::semirings::Semiring;
 
 /// `C⟨mask⟩ = accum(C, A ⊕.⊗ B)` on the place of `Self`.

@@ -3,7 +3,8 @@
 //! stored on a device) and [`mxm_costs`] (the operation counts of its two
 //! forms), what triangle counting is written once over.
 
-use super::{mxm, reduce_scalar, Descriptor, Element, MatrixMask, MxmMethod, SparseMatrix};
+use super::ops_mat::{mxm, reduce_scalar};
+use super::{Descriptor, Element, MatrixMask, MxmMethod, SparseMatrix};
 use crate::semirings::Semiring;
 
 /// A matrix `A` on its place that multiplies `B` under a matrix mask and
@@ -36,8 +37,9 @@ pub trait MxmReduceOp<S: Semiring, B: ?Sized> {
 
 /// `⊕` (the semiring's monoid) of the entries of `C⟨M⟩ = A ⊕.⊗ B` (`Bᵀ`
 /// with `desc.transpose_second`; the semiring's identity when `C` is
-/// empty), on the place of the operands, by `method`: on the host [`mxm`]
-/// with it, then [`reduce_scalar`]; on a device `Dot` runs the dot kernel,
+/// empty), on the place of the operands, by `method`: on the host
+/// [`mxm`](super::op::mxm) with it, then a fold of the product's entries in
+/// storage order; on a device `Dot` runs the dot kernel,
 /// `Gustavson` the row-wise hash kernel, `Auto` whichever
 /// [`GpuMxmStrategy::choose`](super::gpu::GpuMxmStrategy::choose) prefers
 /// for the operation counts measured on the device; reduced there (one

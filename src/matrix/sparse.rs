@@ -1,6 +1,7 @@
 //! [`SparseMatrix`]: CSR storage over `sprs`, with a cached transpose.
 
 use super::{Element, MatrixError};
+use rayon::prelude::*;
 use sprs::{CsMat, CsMatView};
 use std::sync::OnceLock;
 
@@ -114,7 +115,7 @@ impl<T: Element> SparseMatrix<T> {
     /// If a row's indices are not strictly increasing and below `ncols`, or
     /// its two arrays differ in length (checked by `sprs`).
     pub fn from_rows(nrows: usize, ncols: usize, row: impl Fn(usize) -> (Vec<usize>, Vec<T>) + Sync + Send) -> Self {
-        super::ops_mat::build_rows(nrows, ncols, row)
+        build_rows(nrows, ncols, row)
     }
 
     /// A matrix whose row `i` is appended by `row(i, indices, values)` (rows
@@ -128,7 +129,7 @@ impl<T: Element> SparseMatrix<T> {
         ncols: usize,
         row: impl Fn(usize, &mut Vec<usize>, &mut Vec<T>) + Sync + Send,
     ) -> Self {
-        super::ops_mat::build_rows_into(nrows, ncols, row)
+        build_rows_into(nrows, ncols, row)
     }
 
     /// From a dense row-major array of `Option`s (tests, small matrices).
@@ -304,4 +305,67 @@ pub(crate) fn transpose_csr<T: Element>(m: &CsMat<T>) -> CsMat<T> {
         }
     }
     CsMat::new((nc, nr), indptr, tind, tval)
+}
+
+/// Builds a matrix from rows computed in parallel.
+pub(crate) fn build_rows<T: Element>(
+    nrows: usize,
+    ncols: usize,
+    f: impl Fn(usize) -> (Vec<usize>, Vec<T>) + Sync + Send,
+) -> SparseMatrix<T> {
+    let rows: Vec<(Vec<usize>, Vec<T>)> = (0..nrows).into_par_iter().with_min_len(64).map(f).collect();
+    let nnz = rows.iter().map(|r| r.0.len()).sum();
+    let mut indptr = Vec::with_capacity(nrows + 1);
+    indptr.push(0);
+    let (mut idx, mut val) = (Vec::with_capacity(nnz), Vec::with_capacity(nnz));
+    for (i, v) in rows {
+        idx.extend(i);
+        val.extend(v);
+        indptr.push(idx.len());
+    }
+    SparseMatrix::from_csr_parts(nrows, ncols, indptr, idx, val)
+}
+
+/// Builds a matrix whose row `i` is appended by `f(i, indices, values)`;
+/// rows are computed in parallel in contiguous chunks (no allocation per row).
+pub(crate) fn build_rows_into<T: Element>(
+    nrows: usize,
+    ncols: usize,
+    f: impl Fn(usize, &mut Vec<usize>, &mut Vec<T>) + Sync + Send,
+) -> SparseMatrix<T> {
+    build_rows_with(nrows, ncols, || (), |i, _: &mut (), idx, val| f(i, idx, val))
+}
+
+/// [`build_rows_into`] with a workspace made by `init` once per chunk.
+pub(crate) fn build_rows_with<T: Element, W>(
+    nrows: usize,
+    ncols: usize,
+    init: impl Fn() -> W + Sync + Send,
+    f: impl Fn(usize, &mut W, &mut Vec<usize>, &mut Vec<T>) + Sync + Send,
+) -> SparseMatrix<T> {
+    let chunks = (rayon::current_num_threads() * 16).min(nrows.div_ceil(64)).max(1);
+    let parts: Vec<(Vec<usize>, Vec<usize>, Vec<T>)> = (0..chunks)
+        .into_par_iter()
+        .map(|c| {
+            let (lo, hi) = (c * nrows / chunks, (c + 1) * nrows / chunks);
+            let (mut ends, mut idx, mut val) = (Vec::with_capacity(hi - lo), Vec::new(), Vec::new());
+            let mut ws = init();
+            for i in lo..hi {
+                f(i, &mut ws, &mut idx, &mut val);
+                ends.push(idx.len());
+            }
+            (ends, idx, val)
+        })
+        .collect();
+    let nnz = parts.iter().map(|p| p.1.len()).sum();
+    let mut indptr = Vec::with_capacity(nrows + 1);
+    indptr.push(0);
+    let (mut idx, mut val) = (Vec::with_capacity(nnz), Vec::with_capacity(nnz));
+    for (ends, i, v) in parts {
+        let base = idx.len();
+        indptr.extend(ends.iter().map(|e| base + e));
+        idx.extend(i);
+        val.extend(v);
+    }
+    SparseMatrix::from_csr_parts(nrows, ncols, indptr, idx, val)
 }

@@ -1,6 +1,7 @@
 //! [`MgkConfig`]: the one configuration of the marginalized graph kernel,
 //! with one set of defaults and one validation, for every backend.
 
+use super::gpu_params::GpuGramParams;
 use super::system::KronSystem;
 use super::MgkError;
 use crate::backend::Precision;
@@ -53,7 +54,7 @@ pub enum XmvScheme {
     /// study): both graphs staged as octiles; the warps share out the pairs
     /// of non-empty octiles, and each tile pair uses a row-structured
     /// ("dense") primitive when nnz(T) · nnz(T′) ≥ the dense threshold
-    /// (`KRONOGRAPH_MGK_DENSE_MIN`, default 64, compiled into the kernel),
+    /// ([`Tuning::dense_min`](super::Tuning::dense_min), default 64, compiled into the kernel),
     /// else a sparse one (lanes share out the nonzero pairs, one shared
     /// atomic per product). Every tile pair is visited, so a product costs
     /// at least nt · nt′ warp steps: slower on sparse graphs whose octiles
@@ -112,6 +113,10 @@ pub struct MgkConfig {
     /// system (e.g. [`KronSystem::random_walk`]) runs through the same API on
     /// every backend; gradients are defined for the default only.
     pub system: Option<KronSystem>,
+    /// The GPU backend's paths and kernel tuning ([`GpuGramParams`];
+    /// default: the automatic choices). They change speed, not values; the
+    /// CPU ignores them.
+    pub gpu: GpuGramParams,
 }
 
 impl Default for MgkConfig {
@@ -125,6 +130,7 @@ impl Default for MgkConfig {
             reorder: Method::Natural,
             xmv: XmvScheme::Rows,
             system: None,
+            gpu: GpuGramParams::default(),
         }
     }
 }
@@ -178,123 +184,6 @@ impl MgkConfig {
         if self.max_iter == 0 {
             return Err(MgkError::InvalidParameter("max_iter = 0: allow at least one iteration".into()));
         }
-        Ok(())
-    }
-}
-
-/// Which path each pair of a GPU Gram call takes, for tests and
-/// comparisons: the paths change speed, never values (beyond rounding).
-/// `GpuGram::gram_params_mut` sets them; `GpuGram::new` starts from
-/// [`GpuGramParams::default`] with `KRONOGRAPH_MGK_SHARED_N`,
-/// `KRONOGRAPH_MGK_PLACEMENT=any`, `KRONOGRAPH_SPREAD_THREADS` and
-/// `KRONOGRAPH_MGK_ONE_LAUNCH=1` applied (the benchmarks' switches).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct GpuGramParams {
-    /// Every pair goes to the single-large-pair path (a host PCG loop over
-    /// device vectors, one XMV launch over all tile pairs per iteration),
-    /// not only the pairs too large for the batched kernel. Default `false`.
-    pub large_pair_path: bool,
-    /// Pairs of more than this many product nodes keep the PCG vectors p
-    /// and y in global memory (the mid-size path) even where they would fit
-    /// in shared memory. Default `None`: only the pairs whose vectors do not
-    /// fit (and, when at most a quarter of a call's pairs have over 32 KiB
-    /// of vectors, those).
-    pub shared_vector_limit: Option<usize>,
-    /// The pairs that keep their vectors in global memory stage their
-    /// graphs in global memory too, as pairs whose graphs do not fit in
-    /// shared memory always do. Default `false`.
-    pub global_staging: bool,
-    /// Every batched value launch runs the kernel with all vector
-    /// placements, even when every pair keeps its vectors in shared memory
-    /// (for comparing the two kernels). Default `false`.
-    pub any_placement: bool,
-    /// Host threads per device of a Gram spread over devices in chunks
-    /// (each prepares its next launch while another's runs); `None`: 2.
-    pub spread_threads: Option<usize>,
-    /// One device runs every pair of a call in one launch, however many
-    /// (as before device sets), rather than in chunks on pipelined host
-    /// threads from a million pairs on. Default `false`.
-    pub one_launch: bool,
-}
-
-impl GpuGramParams {
-    /// The defaults with the environment's switches applied
-    /// (`KRONOGRAPH_MGK_SHARED_N`, `KRONOGRAPH_MGK_PLACEMENT=any`,
-    /// `KRONOGRAPH_SPREAD_THREADS`, `KRONOGRAPH_MGK_ONE_LAUNCH=1`).
-    #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
-    pub(crate) fn from_env() -> Self {
-        GpuGramParams {
-            shared_vector_limit: std::env::var("KRONOGRAPH_MGK_SHARED_N").ok().and_then(|v| v.parse().ok()),
-            any_placement: std::env::var("KRONOGRAPH_MGK_PLACEMENT").is_ok_and(|v| v == "any"),
-            spread_threads: std::env::var("KRONOGRAPH_SPREAD_THREADS")
-                .ok()
-                .and_then(|v| v.parse().ok())
-                .filter(|&t| (1..=16).contains(&t)),
-            one_launch: std::env::var("KRONOGRAPH_MGK_ONE_LAUNCH").is_ok_and(|v| v == "1"),
-            ..Default::default()
-        }
-    }
-}
-
-/// The GPU kernels' code-generation knobs, read from the environment in
-/// this one place ([`from_env`](Self::from_env)). They change speed, never
-/// values.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(not(feature = "cuda"), allow(dead_code))]
-pub(crate) struct Tuning {
-    /// Nonzeros of the second graph each lane holds in the batched XMV
-    /// (`KRONOGRAPH_MGK_LANE_NZ`, 1 to 4); `None`: 4 in `f32`, 2 in `f64`.
-    pub lane_nz: Option<u32>,
-    /// Nonzero products `nnz(T)·nnz(T′)` from which a tile pair uses the
-    /// row-structured primitive rather than the sparse one
-    /// (`KRONOGRAPH_MGK_DENSE_MIN`, default 64).
-    pub dense_min: u32,
-    /// Threads per block of the batched kernels (`KRONOGRAPH_MGK_BLOCK`, a
-    /// multiple of 32 up to 1024); `None`: by the mean pair size.
-    pub block: Option<u32>,
-    /// Copies of the global-vector PCG in the batched value kernel
-    /// (`KRONOGRAPH_MGK_GLOBAL_COPIES`, 1 or 2; default 1): 2 inlines one copy
-    /// for graphs staged in shared memory and one for graphs staged in
-    /// global memory; 1 has one copy for both (generic loads of the graphs,
-    /// less to compile).
-    pub global_copies: u32,
-    /// NVRTC's fast math for the `f32` value kernels (batched and large
-    /// pair) whose label kernels divide or call `exp`, `log`, `pow` or
-    /// `sqrt` (`KRONOGRAPH_MGK_FAST_MATH`, 0 or 1; default 1): those are
-    /// evaluated once per nonzero product of every XMV (see
-    /// `src/mgk/gpu/codegen.rs`).
-    pub fast_math: bool,
-    /// The row-scheme XMV's G′ in row-major order, a lane's nonzeros
-    /// consecutive and summed per row before one atomic
-    /// (`KRONOGRAPH_MGK_XMV_CSR`, 0 or 1; default 0; `kernels/mgk_xmv.cu`,
-    /// `MGK_XMV_CSR`); 0: octile order, every 32nd nonzero per lane. On an
-    /// H100 (issue 31) 1 was 4 % faster on BA96L and 5 % slower on NWS96L,
-    /// 10–25 % slower on NWS96, BA96 and MUTAG.
-    pub xmv_csr: bool,
-}
-
-#[cfg_attr(not(feature = "cuda"), allow(dead_code))]
-impl Tuning {
-    /// The knobs from the environment; unset or invalid values give the
-    /// defaults.
-    pub fn from_env() -> Self {
-        let var = |name: &str| std::env::var(name).ok().and_then(|v| v.parse::<u32>().ok());
-        Tuning {
-            lane_nz: var("KRONOGRAPH_MGK_LANE_NZ").filter(|k| (1..=4).contains(k)),
-            dense_min: var("KRONOGRAPH_MGK_DENSE_MIN").unwrap_or(64),
-            block: var("KRONOGRAPH_MGK_BLOCK").filter(|&b| (32..=1024).contains(&b) && b % 32 == 0),
-            global_copies: var("KRONOGRAPH_MGK_GLOBAL_COPIES").filter(|c| (1..=2).contains(c)).unwrap_or(1),
-            fast_math: var("KRONOGRAPH_MGK_FAST_MATH").filter(|c| *c <= 1).is_none_or(|c| c == 1),
-            xmv_csr: var("KRONOGRAPH_MGK_XMV_CSR").is_some_and(|c| c == 1),
-        }
-    }
-
-    /// The lane count in use for `precision`.
-    pub fn lane_nz(&self, precision: Precision) -> u32 {
-        self.lane_nz.unwrap_or(match precision {
-            Precision::F32 => 4,
-            Precision::F64 => 2,
-        })
+        self.gpu.validate()
     }
 }

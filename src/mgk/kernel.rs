@@ -286,6 +286,19 @@ impl<N: Label, E: Label, KV: BaseKernel<N>, KE: BaseKernel<E>> MarginalizedGraph
         self
     }
 
+    /// Sets the GPU backend's paths and kernel tuning
+    /// ([`MgkConfig::gpu`](super::MgkConfig::gpu)): speed only, the values
+    /// do not depend on them; the CPU ignores them.
+    ///
+    /// # Errors
+    /// [`MgkError::InvalidParameter`] for a field out of its range
+    /// ([`GpuGramParams::validate`](super::GpuGramParams::validate)).
+    pub fn with_gpu_params(mut self, gpu: super::GpuGramParams) -> Result<Self, MgkError> {
+        gpu.validate()?;
+        self.config.gpu = gpu;
+        Ok(self)
+    }
+
     /// Solves `system` per pair instead of the marginalized graph kernel's
     /// own ([`KronSystem`](super::KronSystem); `None`: the own one), on every
     /// backend. Gradients are then unsupported.

@@ -110,15 +110,15 @@ mod config;
 mod cpu;
 mod engine;
 pub(crate) mod gpu;
+mod gpu_params;
 mod kernel;
 mod node_values;
 pub mod system;
 
 pub(crate) use self::config::tolerance_below_floor;
-#[cfg_attr(not(feature = "cuda"), allow(unused_imports))]
-pub(crate) use self::config::Tuning;
-pub use self::config::{min_tolerance, GpuGramParams, MgkConfig, XmvScheme, MIN_Q};
+pub use self::config::{min_tolerance, MgkConfig, XmvScheme, MIN_Q};
 pub use self::engine::MgkPairSystem;
+pub use self::gpu_params::{GpuGramParams, Tuning};
 pub use self::kernel::{MarginalizedGraphKernel, StartProbability};
 pub use self::system::{check_values, normalize_gram};
 pub use self::system::{DegreeRule, KronSystem};

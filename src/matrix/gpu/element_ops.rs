@@ -165,7 +165,7 @@ pub enum UnaryForm {
     BindSecond(GpuBinaryOp),
 }
 
-/// A unary operator of [`apply`](super::apply): a built-in one or a binary
+/// A unary operator of [`apply`](crate::matrix::op::apply): a built-in one or a binary
 /// operator with one operand bound to a scalar.
 ///
 /// ```
@@ -269,7 +269,7 @@ pub enum SelectForm {
     ValueGe,
 }
 
-/// A predicate of [`select`](super::select), as GraphBLAS' `GrB_IndexUnaryOp`s.
+/// A predicate of [`select`](crate::matrix::op::select), as GraphBLAS' `GrB_IndexUnaryOp`s.
 ///
 /// ```
 /// use kronograph::matrix::gpu::{GpuSelectOp, SelectForm};

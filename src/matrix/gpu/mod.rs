@@ -4,13 +4,12 @@
 //! object types, whose constructors return
 //! [`CudaError::NotCompiled`](crate::cuda::CudaError)).
 //!
-//! [`crate::matrix::mxv`], [`vxm`](crate::matrix::vxm),
-//! [`mxv_sparse`](crate::matrix::mxv_sparse),
-//! [`vxm_sparse`](crate::matrix::vxm_sparse) and
-//! [`assign_min`](crate::matrix::assign_min) take these objects directly
-//! (mask [`DeviceMask`], accumulator [`GpuBinaryOp`]), with the host's
-//! semantics; the functions of this module are the kernels' entry points
-//! behind them and the operations not yet behind the one API.
+//! Every operation of [`crate::matrix::op`] (re-exported as
+//! [`crate::matrix::mxv`], [`crate::matrix::mxm`], …) takes these objects
+//! directly (mask [`DeviceMask`] or [`DeviceMatrixMask`], accumulator
+//! [`GpuBinaryOp`]), with the host's semantics; the kernels' entry points
+//! behind them are private to the crate. This module holds the device
+//! objects, the device operators and the strategies.
 //!
 //! Objects live on one device ([`GpuDevice`](crate::cuda::GpuDevice)),
 //! uploaded once and reused: [`DeviceMatrix`] (CSR and CSC; index width
@@ -19,23 +18,22 @@
 //! [`DeviceMask`] (a byte per position, structural or valued, complemented
 //! or not) and [`DeviceMatrixMask`]. Each downloads to its CPU type.
 //!
-//! Operations keep the GraphBLAS shape of [`crate::matrix`] — output, mask,
-//! accumulator, operator or semiring, inputs, descriptor:
-//! [`mxv`] and [`vxm`] on dense vectors (pull: one thread per output, terms
-//! in increasing `k`, early exit at the monoid's terminal value);
-//! [`mxv_sparse`] and [`vxm_sparse`] (SpMSpV, push) with the three merge
-//! strategies of Yang, Wang & Owens ([`GpuMergeStrategy`]): no sorting
+//! The kernels behind the operations: `mxv` and `vxm` on dense vectors
+//! (pull: one thread per output, terms in increasing `k`, early exit at the
+//! monoid's terminal value); `mxv_sparse` and `vxm_sparse` (SpMSpV, push)
+//! with the three merge strategies of Yang, Wang & Owens
+//! ([`GpuMergeStrategy`], picked through
+//! [`SpmspvOptions::strategy`](crate::matrix::SpmspvOptions)): no sorting
 //! (atomic scatter into a dense accumulator, then a compaction), merge sort
 //! or LSD radix sort of the `(index, term)` pairs followed by a segmented
-//! fold, and an automatic choice by a cost model; [`mxm_masked_dot`]
-//! (masked matrix product by dot products, e.g. triangle counting) and
-//! [`reduce_dense`] / [`reduce_matrix_values`]. The products take no
-//! accumulator argument: [`accumulate_vector`] / [`accumulate`] apply one
-//! to their result. The element-wise operations, on dense or sparse vectors
-//! ([`DeviceVector`]) and on matrices, take an accumulator
-//! ([`GpuBinaryOp`]): [`ewise_add_vector`] / [`ewise_add`] (union),
-//! [`ewise_mult_vector`] / [`ewise_mult`] (intersection), [`apply_vector`] /
-//! [`apply`] ([`GpuUnaryOp`]) and [`select_vector`] / [`select`]
+//! fold, and an automatic choice by a cost model; the masked `mxm` by dot
+//! products or by Gustavson's rows with a hash accumulator per row
+//! ([`GpuMxmStrategy`], picked through
+//! [`MxmMethod`](crate::matrix::MxmMethod): shared memory, global for long
+//! rows; any mask, complemented too), chosen by their operation counts
+//! ([`mxm_costs`](crate::matrix::mxm_costs)); the reductions; the
+//! element-wise operations on dense or sparse vectors ([`DeviceVector`])
+//! and on matrices: union, intersection, apply ([`GpuUnaryOp`]) and select
 //! ([`GpuSelectOp`]).
 //!
 //! Kernels are generated from each semiring's CUDA form
@@ -48,11 +46,6 @@
 //! pull, dot, sort-based and element-wise kernels (same order of ⊕), up to
 //! the order of ⊕ for the scatter strategy and reductions (exact for
 //! integer and idempotent semirings).
-//!
-//! [`mxm_masked`] runs the masked product in either form
-//! ([`GpuMxmStrategy`]): the dot products above, or Gustavson by rows with a
-//! hash accumulator per row (shared memory, global for long rows; any
-//! mask, complemented too), chosen by their operation counts.
 //!
 //! Every kernel reads its indices as `kg_idx_t`, defined by the module's
 //! preface ([`IndexWidth::preface`]): one source, a 32- and a 64-bit
@@ -121,17 +114,16 @@ with_cuda! {
     pub_for_testing! {
         pub use dispatch_mxm::row_reduce_form;
     }
-    pub use mxm_hash::{mxm_masked, mxm_masked_costs, prepare_mxm, reduce_mxm_masked};
+    pub(crate) use mxm_hash::{mxm_masked_costs, prepare_mxm, reduce_mxm_masked};
     pub use dispatch_relax::DeviceRelaxed;
     pub use dispatch_visit::DeviceVisited;
     pub use objects::{DeviceDenseVector, DeviceMask, DeviceMatrix, DeviceMatrixMask, DeviceSparseVector};
     pub(crate) use ops::semiring_kernels;
-    pub use ops::{mxm_masked_dot, mxv, mxv_sparse, reduce_matrix_values, vxm, vxm_sparse};
-    pub use ops_ewise::{
-        accumulate_vector, apply_vector, ewise_add_vector, ewise_mult_vector, select_vector, DeviceVector,
-    };
-    pub use ops_ewise_mat::{accumulate, apply, ewise_add, ewise_mult, select};
-    pub use ops_reduce::reduce_dense;
+    pub(crate) use ops::reduce_matrix_values;
+    pub(crate) use ops_ewise::{accumulate_vector, apply_vector, ewise_add_vector};
+    pub use ops_ewise::DeviceVector;
+    pub(crate) use ops_ewise_mat::{accumulate, apply, ewise_add};
+    pub(crate) use ops_reduce::reduce_dense;
 }
 
 #[cfg(not(feature = "cuda"))]

@@ -15,7 +15,7 @@ use super::ops_reduce::reduce_raw;
 use super::{GpuElement, GpuMxmStrategy};
 use crate::cuda::device::{check, Device};
 use crate::cuda::CudaError;
-use crate::matrix::{check_dim, Descriptor, SparseMatrix};
+use crate::matrix::{check_dim, Descriptor};
 use crate::semirings::Semiring;
 use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
 
@@ -107,7 +107,7 @@ fn costs<TA: GpuElement, TB: GpuElement>(
 /// `desc`), measured on the device: what [`GpuMxmStrategy::choose`] compares.
 ///
 /// # Errors
-/// As [`mxm_masked`].
+/// As `matrix::mxm` (device operands).
 pub fn mxm_masked_costs<S, TA, TB>(
     mask: &DeviceMatrixMask,
     s: S,
@@ -261,7 +261,7 @@ fn resolve<TA: GpuElement, TB: GpuElement>(
 /// The hash form's result on the device, with its operands.
 type Planned<'a, C, TA, TB> = (Operands<'a, TA, TB>, HashOut<C>);
 
-/// The checks, kernels and choice shared by [`mxm_masked`] and
+/// The checks, kernels and choice shared by `matrix::mxm` (device operands) and
 /// [`reduce_mxm_masked`]: `None` for the dot form (not run yet), else the
 /// hash form's result on the device with its operands.
 fn plan<'a, S, TA, TB>(
@@ -303,38 +303,6 @@ where
     Ok(k)
 }
 
-/// `C⟨M⟩ = A ⊕.⊗ B` (or `A ⊕.⊗ Bᵀ` with `desc.transpose_second`) on the
-/// GPU, by `strategy`: dot products at the mask's positions, or Gustavson
-/// by rows with a hash accumulator per row (a warp per row; its table in
-/// shared memory, or in global memory for a long row). `C(i, j) = ⊕_k
-/// A(i,k) ⊗ B(k,j)` over the `k` stored in both, folded in increasing `k`
-/// by both forms (as the CPU's [`mxm`](crate::matrix::mxm)); a position
-/// with no such `k` stays absent. The mask may be structural or valued,
-/// and complemented (the hash form only; `Auto` takes it). Returns `C` and
-/// the form that ran.
-///
-/// # Errors
-/// Shape mismatches, operand types that differ from the semiring's, a
-/// complemented mask with [`GpuMxmStrategy::Dot`], NVRTC and driver errors.
-pub fn mxm_masked<S, TA, TB>(
-    mask: &DeviceMatrixMask,
-    s: S,
-    a: &DeviceMatrix<TA>,
-    b: &DeviceMatrix<TB>,
-    desc: &Descriptor,
-    strategy: GpuMxmStrategy,
-) -> crate::Result<(SparseMatrix<S::C>, GpuMxmStrategy)>
-where
-    S: Semiring,
-    S::C: GpuElement,
-    TA: GpuElement,
-    TB: GpuElement,
-{
-    let (c, ran) = mxm_device(mask, s, a, b, desc, strategy)?;
-    let shape = (mask.nrows, mask.ncols);
-    Ok((c.csr.download(&a.dev.dev.stream, shape.0, shape.1, c.nnz)?, ran))
-}
-
 /// A product's CSR on the device.
 pub(crate) struct DeviceProduct<C: GpuElement> {
     /// The rows of `C`, sorted.
@@ -345,7 +313,7 @@ pub(crate) struct DeviceProduct<C: GpuElement> {
     pub(crate) build: Build,
 }
 
-/// [`mxm_masked`] leaving `C` on the device, as a CSR in the mask's shape.
+/// `matrix::mxm` (device operands) leaving `C` on the device, as a CSR in the mask's shape.
 /// The dot form and the hash form under a plain mask leave a value and a
 /// presence byte per mask position, compacted in the mask's (sorted) order;
 /// the hash form under a complemented mask (an unmasked product: the
@@ -380,13 +348,13 @@ where
     Ok((DeviceProduct { csr, nnz, build }, ran))
 }
 
-/// `⊕` of the entries of `C⟨M⟩ = A ⊕.⊗ B` (as [`mxm_masked`]), reduced on
+/// `⊕` of the entries of `C⟨M⟩ = A ⊕.⊗ B` (as `matrix::mxm` (device operands)), reduced on
 /// the device without downloading `C` (the semiring's identity when `C` is
 /// empty); also the form that ran. Floating-point sums may differ from the
 /// CPU's in the last bits (the reduction is atomic across blocks).
 ///
 /// # Errors
-/// As [`mxm_masked`].
+/// As `matrix::mxm` (device operands).
 pub fn reduce_mxm_masked<S, TA, TB>(
     mask: &DeviceMatrixMask,
     s: S,

@@ -11,7 +11,7 @@ use super::scan::{exclusive_scan, grid, util_kernels, Util};
 use super::{GpuElement, GpuMergeStrategy};
 use crate::cuda::device::{check, Device};
 use crate::cuda::{CudaError, GpuDevice};
-use crate::matrix::{check_dim, Descriptor, SparseMatrix};
+use crate::matrix::{check_dim, Descriptor};
 use crate::semirings::Semiring;
 use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
 
@@ -420,36 +420,11 @@ pub(crate) fn frontier_offsets<TM: GpuElement>(
     exclusive_scan(dev, util, &deg, f)
 }
 
-/// `C⟨M⟩ = A ⊕.⊗ B` (or `A ⊕.⊗ Bᵀ` with `desc.transpose_second`) by dot
-/// products over the positions the mask allows (structural or valued, not
-/// complemented): `C(i, j) = ⊕_k A(i,k) ⊗ B(k,j)` over the `k` stored in both,
-/// in increasing `k`; a position with no such `k` stays absent. Returns `C`
-/// on the host (its pattern is a subset of the mask's).
-///
-/// # Errors
-/// Shape mismatches, operand type mismatches, NVRTC and driver errors.
-pub fn mxm_masked_dot<S, TA, TB>(
-    mask: &DeviceMatrixMask,
-    s: S,
-    a: &DeviceMatrix<TA>,
-    b: &DeviceMatrix<TB>,
-    desc: &Descriptor,
-) -> crate::Result<SparseMatrix<S::C>>
-where
-    S: Semiring,
-    S::C: GpuElement,
-    TA: GpuElement,
-    TB: GpuElement,
-{
-    let (cval, cpres) = mxm_dot_device(mask, s, a, b, desc)?;
-    let dev = &a.dev.dev;
-    let build = super::sparse_build::build_kernels(dev, a.index_width())?;
-    let (c, nnz) = build.positions(dev, mask, &cval, &cpres)?;
-    Ok(c.download(&dev.stream, mask.nrows, mask.ncols, nnz)?)
-}
-
-/// [`mxm_masked_dot`] leaving `C` on the device: its values and presence
-/// bytes, one per mask position (in the mask's row order).
+/// The dot form of `C⟨M⟩ = A ⊕.⊗ B` (or `A ⊕.⊗ Bᵀ` with
+/// `desc.transpose_second`) over the positions the mask allows (structural
+/// or valued, not complemented), `C(i, j) = ⊕_k A(i,k) ⊗ B(k,j)` over the
+/// `k` stored in both, in increasing `k`, left on the device: its values and
+/// presence bytes, one per mask position (in the mask's row order).
 pub(crate) fn mxm_dot_device<S, TA, TB>(
     mask: &DeviceMatrixMask,
     s: S,
@@ -503,10 +478,10 @@ where
 }
 
 /// `⊕` of the values a masked product left on the device (see
-/// [`mxm_masked_dot`]), without downloading them.
+/// the dot form of `matrix::mxm` (device operands)), without downloading them.
 ///
 /// # Errors
-/// As [`mxm_masked_dot`].
+/// As the dot form of `matrix::mxm` (device operands).
 pub fn reduce_matrix_values<S, TA, TB>(
     mask: &DeviceMatrixMask,
     s: S,

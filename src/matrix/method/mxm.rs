@@ -174,13 +174,13 @@ impl<T: Element> SparseMatrix<T> {
     /// Triangles of an undirected graph: `sum(L ⟨L⟩ (L ⊕.⊗ Lᵀ))` over
     /// plus-pair with `L` its lower triangle:
     /// ```
-    /// use kronograph::matrix::{reduce_scalar, MatrixMask, SparseMatrix};
-    /// use kronograph::semirings::{Plus, PlusPair};
+    /// use kronograph::matrix::{reduce, MatrixMask, SparseMatrix};
+    /// use kronograph::semirings::{PlusPair, PlusTimes};
     /// // a 4-clique minus the edge 2-3: triangles {0,1,2} and {0,1,3}
     /// let l = SparseMatrix::try_from_triplets(4, 4, &[1, 2, 2, 3, 3], &[0, 0, 1, 0, 1], &[1u8; 5]).unwrap();
     /// let lt = l.transpose();
     /// let c = l.mxm(&lt, PlusPair::<u8, u8, u64>::new()).mask(&MatrixMask::structural(&l)).run().unwrap();
-    /// assert_eq!(reduce_scalar(Plus, &c), 2);
+    /// assert_eq!(reduce(PlusTimes::<u64>::new(), &c).unwrap(), 2);
     /// ```
     pub fn mxm<'a, S>(&'a self, b: &'a SparseMatrix<S::B>, s: S) -> Mxm<'a, S>
     where

@@ -54,7 +54,7 @@ fn ewise<A: Element, B: Element, C: Element>(
 /// let a = SparseMatrix::try_from_triplets(1, 3, &[0, 0], &[0, 1], &[1, 2]).unwrap();
 /// let b = SparseMatrix::try_from_triplets(1, 3, &[0, 0], &[1, 2], &[10, 20]).unwrap();
 /// let mut c = SparseMatrix::new(1, 3);
-/// ewise_add(&mut c, None, None, |x, y| x + y, &a, &b, &Descriptor::DEFAULT).unwrap();
+/// ewise_add(&mut c, None, None, |x: i32, y: i32| x + y, &a, &b, &Descriptor::DEFAULT).unwrap();
 /// assert_eq!(c.values(), &[1, 12, 20]);
 /// ```
 ///
@@ -152,7 +152,7 @@ pub fn apply<A: Element, C: Element>(
 /// use kronograph::matrix::{select, Descriptor, SparseMatrix};
 /// let a = SparseMatrix::try_from_triplets(2, 2, &[0, 1], &[1, 0], &[1.0, 1.0]).unwrap();
 /// let mut l = SparseMatrix::new(2, 2);
-/// select(&mut l, None, None, |i, j, _| j < i, &a, &Descriptor::DEFAULT).unwrap();
+/// select(&mut l, None, None, |i: usize, j: usize, _: f64| j < i, &a, &Descriptor::DEFAULT).unwrap();
 /// assert_eq!((l.nnz(), l.get(1, 0)), (1, Some(1.0)));
 /// ```
 ///

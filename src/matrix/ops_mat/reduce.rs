@@ -46,11 +46,11 @@ pub fn reduce_rows<T: Element, M: Monoid<T>>(
 ///
 /// # Examples
 /// ```
-/// use kronograph::matrix::{reduce_scalar, SparseMatrix};
-/// use kronograph::semirings::{Max, Plus};
+/// use kronograph::matrix::{reduce, SparseMatrix};
+/// use kronograph::semirings::{MaxPlus, PlusTimes};
 /// let a = SparseMatrix::try_from_triplets(2, 2, &[0, 1], &[1, 0], &[2.0, 5.0]).unwrap();
-/// assert_eq!(reduce_scalar(Plus::new(), &a), 7.0);
-/// assert_eq!(reduce_scalar(Max::new(), &a), 5.0);
+/// assert_eq!(reduce(PlusTimes::<f64>::new(), &a).unwrap(), 7.0);
+/// assert_eq!(reduce(MaxPlus::<f64>::new(), &a).unwrap(), 5.0);
 /// ```
 pub fn reduce_scalar<T: Element, M: Monoid<T>>(monoid: M, a: &SparseMatrix<T>) -> T {
     match a.values().split_first() {

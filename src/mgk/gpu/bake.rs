@@ -105,7 +105,8 @@ pub fn reference_sets(data: &Path) -> std::io::Result<Vec<String>> {
 /// Reading a set, parsing its kernels, or a label layout the GPU cannot
 /// hold.
 pub fn reference_sources(data: &Path) -> crate::Result<Vec<KernelSource>> {
-    let xmv = MgkConfig::default().xmv;
+    let config = MgkConfig::default();
+    let xmv = config.xmv;
     let mut out: Vec<KernelSource> = Vec::new();
     let sets =
         reference_sets(data).map_err(|source| crate::graph::io::IoError::Os { path: data.to_path_buf(), source })?;
@@ -120,7 +121,7 @@ pub fn reference_sources(data: &Path) -> crate::Result<Vec<KernelSource>> {
         for p in [Precision::F32, Precision::F64] {
             let (nl, el) = (Record::layout(nodes, p)?, Record::layout(edges, p)?);
             for placement in [VectorPlacement::Shared, VectorPlacement::Any, VectorPlacement::Global] {
-                let src = mgk_source_placed(&kv, &ke, &nl, &el, p, xmv, placement)?;
+                let src = mgk_source_placed(&kv, &ke, &nl, &el, p, xmv, placement, &config.gpu.tuning)?;
                 if !out.iter().any(|s| s.name == src.name && s.source == src.source) {
                     out.push(src);
                 }

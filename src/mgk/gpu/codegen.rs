@@ -19,18 +19,21 @@
 //!   automatic differentiation of the same expressions
 //!   ([`cuda_gradient_body`]); `MGK_NODE_THETA` and `MGK_EDGE_THETA` are
 //!   n_node and n_edge,
-//! - `MGK_LANE_NZ` (see [`mgk_lane_nz`]) and `MGK_KERNEL_NAME` (or
+//! - `MGK_LANE_NZ` ([`Tuning::lane_nz`]) and `MGK_KERNEL_NAME` (or
 //!   `MGK_GRAD_NAME`)
 //!   (`mgk_pcg_<hash>`, the family name and a hash of the rest of the source),
 //! - for the tile-pair XMV ([`XmvScheme::TilePairs`], value kernel only,
 //!   [`mgk_source_placed`]) `MGK_XMV_TILES 1` and `MGK_DENSE_MIN` (see
-//!   [`mgk_dense_min`]).
+//!   [`Tuning::dense_min`]);
+//! - the other source-changing fields of [`Tuning`] (`MGK_XMV_CSR`,
+//!   `MGK_GLOBAL_COPIES`, fast math): every one is in the source, so in the
+//!   kernel's name and its cache keys (in memory and on disk).
 
 use crate::basekernel::{cuda_gradient_body, cuda_preamble, BaseKernel, CudaGen};
 pub use crate::cuda::hash_hex;
 use crate::cuda::label::LabelLayout;
 use crate::cuda::{CudaError, Precision};
-use crate::mgk::XmvScheme;
+use crate::mgk::{Tuning, XmvScheme};
 
 /// Device code shared by both kernel families: the packed graph set and
 /// block reductions.
@@ -51,29 +54,6 @@ pub const MGK_LARGE_TEMPLATE: &str = include_str!("../../../kernels/mgk_large.cu
 /// The batched kernel with hyperparameter gradients (appended after
 /// [`MGK_PCG_TEMPLATE`], whose device functions it reuses).
 pub const MGK_GRAD_TEMPLATE: &str = include_str!("../../../kernels/mgk_grad.cu");
-
-/// Nonzeros of the second graph each lane holds in the batched XMV
-/// (`MGK_LANE_NZ`): by default 4 in f32 and 2 in f64 (the fastest on the
-/// reference sets on an H100 without register spills; in f64 four spill),
-/// or 1 to 4 from `KRONOGRAPH_MGK_LANE_NZ` (a tuning knob).
-pub fn mgk_lane_nz(precision: Precision) -> u32 {
-    crate::mgk::Tuning::from_env().lane_nz(precision)
-}
-
-/// Nonzero products nnz(T) · nnz(T′) from which a tile pair uses the
-/// row-structured primitive rather than the sparse one, in the tile-pair
-/// XMV of the batched kernel (`MGK_DENSE_MIN`, compiled into the source):
-/// 64 by default, any value from `KRONOGRAPH_MGK_DENSE_MIN` (a tuning knob;
-/// the single-large-pair path reads it too, at launch).
-pub fn mgk_dense_min() -> u32 {
-    crate::mgk::Tuning::from_env().dense_min
-}
-
-/// Threads per block forced by `KRONOGRAPH_MGK_BLOCK` (a multiple of 32 up
-/// to 1024; a tuning knob), if set.
-pub fn mgk_block() -> Option<u32> {
-    crate::mgk::Tuning::from_env().block
-}
 
 /// A generated kernel: its name, full source and the hyperparameter values to
 /// pass at launch.
@@ -108,7 +88,7 @@ pub fn mgk_source<N: ?Sized, E: ?Sized, KN: BaseKernel<N>, KE: BaseKernel<E>>(
 /// The source of the batched PCG kernel with the XMV scheme `xmv`:
 /// [`mgk_source`] for [`XmvScheme::Rows`]; for [`XmvScheme::TilePairs`]
 /// the preface adds `#define MGK_XMV_TILES 1` and `#define MGK_DENSE_MIN n`
-/// (n from [`mgk_dense_min`]), so the kernel has another name. Same launch
+/// (n: [`Tuning::dense_min`] of the default tuning), so the kernel has another name. Same launch
 /// arguments either way.
 ///
 /// # Errors
@@ -122,7 +102,8 @@ pub fn mgk_source_with<N: ?Sized, E: ?Sized, KN: BaseKernel<N>, KE: BaseKernel<E
     precision: Precision,
     xmv: XmvScheme,
 ) -> Result<KernelSource, CudaError> {
-    mgk_source_placed(node_kernel, edge_kernel, node_layout, edge_layout, precision, xmv, VectorPlacement::Any)
+    let tuning = Tuning::default();
+    mgk_source_placed(node_kernel, edge_kernel, node_layout, edge_layout, precision, xmv, VectorPlacement::Any, &tuning)
 }
 
 /// Which placements of a pair's PCG vectors a batched value kernel holds:
@@ -153,6 +134,7 @@ pub enum VectorPlacement {
 ///
 /// # Errors
 /// [`CudaError::Kernel`] when a base kernel has no CUDA form.
+#[allow(clippy::too_many_arguments)]
 pub fn mgk_source_placed<N: ?Sized, E: ?Sized, KN: BaseKernel<N>, KE: BaseKernel<E>>(
     node_kernel: &KN,
     edge_kernel: &KE,
@@ -161,8 +143,9 @@ pub fn mgk_source_placed<N: ?Sized, E: ?Sized, KN: BaseKernel<N>, KE: BaseKernel
     precision: Precision,
     xmv: XmvScheme,
     placement: VectorPlacement,
+    tuning: &Tuning,
 ) -> Result<KernelSource, CudaError> {
-    generate(node_kernel, edge_kernel, node_layout, edge_layout, precision, Family::Batched(xmv, placement))
+    generate(node_kernel, edge_kernel, node_layout, edge_layout, precision, Family::Batched(xmv, placement), tuning)
 }
 
 /// The source of the single-large-pair kernels (one module): the shared
@@ -178,8 +161,9 @@ pub fn mgk_large_source<N: ?Sized, E: ?Sized, KN: BaseKernel<N>, KE: BaseKernel<
     node_layout: &LabelLayout,
     edge_layout: &LabelLayout,
     precision: Precision,
+    tuning: &Tuning,
 ) -> Result<KernelSource, CudaError> {
-    generate(node_kernel, edge_kernel, node_layout, edge_layout, precision, Family::Large)
+    generate(node_kernel, edge_kernel, node_layout, edge_layout, precision, Family::Large, tuning)
 }
 
 /// Suffixes of the kernels in a [`mgk_large_source`] module.
@@ -205,7 +189,8 @@ pub fn mgk_grad_source<N: ?Sized, E: ?Sized, KN: BaseKernel<N>, KE: BaseKernel<E
     edge_layout: &LabelLayout,
     precision: Precision,
 ) -> Result<KernelSource, CudaError> {
-    mgk_grad_source_placed(node_kernel, edge_kernel, node_layout, edge_layout, precision, VectorPlacement::Any)
+    let tuning = Tuning::default();
+    mgk_grad_source_placed(node_kernel, edge_kernel, node_layout, edge_layout, precision, VectorPlacement::Any, &tuning)
 }
 
 /// The source of the gradient kernel with the vector placements
@@ -226,8 +211,9 @@ pub fn mgk_grad_source_placed<N: ?Sized, E: ?Sized, KN: BaseKernel<N>, KE: BaseK
     edge_layout: &LabelLayout,
     precision: Precision,
     placement: VectorPlacement,
+    tuning: &Tuning,
 ) -> Result<KernelSource, CudaError> {
-    generate(node_kernel, edge_kernel, node_layout, edge_layout, precision, Family::Gradient(placement))
+    generate(node_kernel, edge_kernel, node_layout, edge_layout, precision, Family::Gradient(placement), tuning)
 }
 
 /// The batched pair-system kernel of the generic Kronecker layer
@@ -247,8 +233,9 @@ pub fn kron_pairs_source<N: ?Sized, E: ?Sized, KN: BaseKernel<N>, KE: BaseKernel
     node_layout: &LabelLayout,
     edge_layout: &LabelLayout,
     precision: Precision,
+    tuning: &Tuning,
 ) -> Result<KernelSource, CudaError> {
-    generate(node_kernel, edge_kernel, node_layout, edge_layout, precision, Family::Pairs)
+    generate(node_kernel, edge_kernel, node_layout, edge_layout, precision, Family::Pairs, tuning)
 }
 
 /// The kernels of the generic pair systems (appended after
@@ -278,6 +265,7 @@ fn generate<N: ?Sized, E: ?Sized, KN: BaseKernel<N>, KE: BaseKernel<E>>(
     edge_layout: &LabelLayout,
     precision: Precision,
     family: Family,
+    tuning: &Tuning,
 ) -> Result<KernelSource, CudaError> {
     let real = precision.c_type();
     let mut cg = CudaGen::new(real, "theta");
@@ -302,18 +290,16 @@ fn generate<N: ?Sized, E: ?Sized, KN: BaseKernel<N>, KE: BaseKernel<E>>(
     body.push_str(&format!("typedef {real} real;\n"));
     body.push_str(&format!("#define MGK_REAL_IS_DOUBLE {}\n", (precision == Precision::F64) as u8));
     if family != Family::Large {
-        body.push_str(&format!("#define MGK_LANE_NZ {}\n", mgk_lane_nz(precision)));
+        body.push_str(&format!("#define MGK_LANE_NZ {}\n", tuning.lane_nz(precision)));
     }
-    if matches!(family, Family::Batched(XmvScheme::Rows, _) | Family::Gradient(_))
-        && crate::mgk::Tuning::from_env().xmv_csr
-    {
+    if matches!(family, Family::Batched(XmvScheme::Rows, _) | Family::Gradient(_)) && tuning.xmv_csr {
         body.push_str("#define MGK_XMV_CSR 1\n");
     }
     if let Family::Batched(XmvScheme::TilePairs, _) = family {
-        body.push_str(&format!("#define MGK_XMV_TILES 1\n#define MGK_DENSE_MIN {}\n", mgk_dense_min()));
+        body.push_str(&format!("#define MGK_XMV_TILES 1\n#define MGK_DENSE_MIN {}\n", tuning.dense_min));
     }
     if let Family::Batched(_, VectorPlacement::Any | VectorPlacement::Global) = family {
-        body.push_str(&format!("#define MGK_GLOBAL_COPIES {}\n", crate::mgk::Tuning::from_env().global_copies));
+        body.push_str(&format!("#define MGK_GLOBAL_COPIES {}\n", tuning.global_copies));
     }
     if let Family::Batched(_, VectorPlacement::Shared) | Family::Gradient(VectorPlacement::Shared) = family {
         body.push_str("#define MGK_GLOBAL_VECTORS 0\n");
@@ -331,7 +317,7 @@ fn generate<N: ?Sized, E: ?Sized, KN: BaseKernel<N>, KE: BaseKernel<E>>(
     if precision == Precision::F32
         && !matches!(family, Family::Gradient(_))
         && (approximable(&kv) || approximable(&ke))
-        && crate::mgk::Tuning::from_env().fast_math
+        && tuning.fast_math
     {
         body.push_str(crate::cuda::FAST_MATH_MARKER);
     }

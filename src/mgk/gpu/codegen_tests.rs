@@ -44,9 +44,15 @@ fn theta_changes_never_change_the_source() {
 fn large_pair_source_names_every_kernel() {
     let layout = LabelLayout::record(&[("label".into(), crate::cuda::label::CType::Int32)], Precision::F64);
     let kn = Field::new("label", KroneckerDelta::new(0.5));
-    let a =
-        mgk_large_source::<Record, (), _, _>(&kn, &Constant::new(1.0), &layout, &LabelLayout::Empty, Precision::F64)
-            .unwrap();
+    let a = mgk_large_source::<Record, (), _, _>(
+        &kn,
+        &Constant::new(1.0),
+        &layout,
+        &LabelLayout::Empty,
+        Precision::F64,
+        &Tuning::default(),
+    )
+    .unwrap();
     assert!(a.name.starts_with("mgk_large_"));
     assert!(a.source.contains(&format!("#define MGK_LARGE_NAME {}\n", a.name)));
     for suffix in LARGE_KERNELS {
@@ -117,7 +123,7 @@ fn tile_pair_source_defines_its_scheme() {
         let preface = |src: &str| src.split(MGK_COMMON_TEMPLATE).next().unwrap().to_string();
         let (pt, pr) = (preface(&tiles.source), preface(&rows.source));
         assert!(pt.contains("#define MGK_XMV_TILES 1\n"), "{pt}");
-        assert!(pt.contains(&format!("#define MGK_DENSE_MIN {}\n", mgk_dense_min())), "{pt}");
+        assert!(pt.contains(&format!("#define MGK_DENSE_MIN {}\n", Tuning::default().dense_min)), "{pt}");
         assert!(!pr.contains("MGK_XMV_TILES") && !pr.contains("MGK_DENSE_MIN"), "{pr}");
         assert_ne!(tiles.source, rows.source);
         assert_ne!(tiles.name, rows.name);
@@ -146,6 +152,7 @@ fn shared_placement_is_its_own_kernel() {
                 Precision::F32,
                 xmv,
                 placement,
+                &Tuning::default(),
             )
             .unwrap()
         };
@@ -172,6 +179,7 @@ fn shared_placement_is_its_own_kernel() {
             &LabelLayout::Empty,
             Precision::F32,
             placement,
+            &Tuning::default(),
         )
         .unwrap()
     };
@@ -196,15 +204,53 @@ fn fast_math_marks_the_f32_value_kernels_only() {
         let l = layout(p);
         // an exp in the edge kernel: fast math in f32; a delta and a constant: none
         let batched = mgk_source::<Record, Record, _, _>(&delta, &sqexp, &l, &l, p).unwrap();
-        let large = mgk_large_source::<Record, Record, _, _>(&delta, &sqexp, &l, &l, p).unwrap();
+        let large = mgk_large_source::<Record, Record, _, _>(&delta, &sqexp, &l, &l, p, &Tuning::default()).unwrap();
         let grad = mgk_grad_source::<Record, Record, _, _>(&delta, &sqexp, &l, &l, p).unwrap();
         let plain = mgk_source::<Record, (), _, _>(&delta, &Constant::new(1.0), &l, &LabelLayout::Empty, p).unwrap();
-        let fast = crate::mgk::Tuning::from_env().fast_math && p == Precision::F32;
+        let fast = p == Precision::F32; // the default tuning has fast math on
         assert_eq!(batched.source.contains(FAST_MATH_MARKER), fast);
         assert_eq!(large.source.contains(FAST_MATH_MARKER), fast);
         assert!(!grad.source.contains(FAST_MATH_MARKER));
         assert!(!plain.source.contains(FAST_MATH_MARKER));
+        // off by the tuning: not in the source (and another kernel name)
+        let off = Tuning::default().with_fast_math(false);
+        let (xmv, any) = (XmvScheme::Rows, VectorPlacement::Any);
+        let slow = mgk_source_placed::<Record, Record, _, _>(&delta, &sqexp, &l, &l, p, xmv, any, &off).unwrap();
+        assert!(!slow.source.contains(FAST_MATH_MARKER));
+        assert_eq!(slow.name == batched.name, !fast);
     }
+}
+
+/// Every tuning field that changes a kernel's source changes its name (the
+/// key of the in-memory and disk caches), so two `GpuGram`s with different
+/// tunings in one process never share a module; `block` is launch-time only.
+#[test]
+fn every_source_changing_tuning_field_changes_the_kernel_name() {
+    let l = LabelLayout::record(&[("label".into(), crate::cuda::label::CType::Int32)], Precision::F32);
+    let kn = Field::new("label", KroneckerDelta::new(0.5));
+    let ke = Field::new("label", crate::basekernel::SquareExponential::new(0.5));
+    let name = |xmv, placement, t: &Tuning| {
+        mgk_source_placed::<Record, Record, _, _>(&kn, &ke, &l, &l, Precision::F32, xmv, placement, t).unwrap().name
+    };
+    let grad = |t: &Tuning| {
+        mgk_grad_source_placed::<Record, Record, _, _>(&kn, &ke, &l, &l, Precision::F32, VectorPlacement::Any, t)
+            .unwrap()
+            .name
+    };
+    let base = Tuning::default();
+    let (rows, tiles, any) = (XmvScheme::Rows, XmvScheme::TilePairs, VectorPlacement::Any);
+    for (what, t) in [
+        ("lane_nz", base.with_lane_nz(Some(1))),
+        ("xmv_csr", base.with_xmv_csr(true)),
+        ("global_copies", base.with_global_copies(2)),
+        ("fast_math", base.with_fast_math(false)),
+    ] {
+        assert_ne!(name(rows, any, &base), name(rows, any, &t), "{what}");
+    }
+    assert_ne!(name(tiles, any, &base), name(tiles, any, &base.with_dense_min(16)), "dense_min");
+    assert_ne!(grad(&base), grad(&base.with_lane_nz(Some(1))), "lane_nz, gradient");
+    assert_ne!(grad(&base), grad(&base.with_xmv_csr(true)), "xmv_csr, gradient");
+    assert_eq!(name(rows, any, &base), name(rows, any, &base.with_block(Some(128))), "block is launch-time");
 }
 
 #[test]

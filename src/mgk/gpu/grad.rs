@@ -146,6 +146,7 @@ where
             &a.edge_layout,
             self.params.precision,
             placement,
+            &self.params.gpu.tuning,
         )?;
         let t_jit = std::time::Instant::now();
         let (func, origin) = self.function(&src.name, &src.source)?;

@@ -27,7 +27,6 @@ pub struct GpuGram<N, E, KN, KE> {
     pub(super) edge_kernel: KE,
     pub(super) params: MgkConfig,
     pub(super) scratch: Mutex<Option<CudaSlice<u8>>>,
-    pub(super) gram_params: GpuGramParams,
     /// The caller checked every node-kernel value its pairs use
     /// ([`check_node_kernel_values`](crate::mgk::node_values::check_node_kernel_values)):
     /// a node kernel declared within `[−1, 1]` is then accepted, as on the CPU.
@@ -96,7 +95,6 @@ where
             edge_kernel,
             params,
             scratch: Mutex::new(None),
-            gram_params: GpuGramParams::from_env(),
             values_checked,
             _labels: PhantomData,
         })
@@ -112,16 +110,19 @@ where
         &self.params
     }
 
-    /// Which path each pair takes ([`GpuGramParams`]).
+    /// Which path each pair takes and the kernels' tuning
+    /// ([`MgkConfig::gpu`], set by [`new`](Self::new)'s `params`).
     pub fn gram_params(&self) -> &GpuGramParams {
-        &self.gram_params
+        &self.params.gpu
     }
 
-    /// Sets which path each pair takes, e.g.
-    /// `gpu.gram_params_mut().large_pair_path = true` (for tests and
-    /// comparisons; the values do not depend on it).
+    /// Changes which path each pair takes, e.g.
+    /// `gpu.gram_params_mut().large_pair_path = true` (the values do not
+    /// depend on it); the field [`MgkConfig::gpu`] of this `GpuGram`'s
+    /// parameters. A changed [`Tuning`](crate::mgk::Tuning) compiles its own
+    /// kernels (their sources differ).
     pub fn gram_params_mut(&mut self) -> &mut GpuGramParams {
-        &mut self.gram_params
+        &mut self.params.gpu
     }
 
     /// The nodal similarity of one pair on the GPU: the `n × n′` row-major

@@ -13,7 +13,7 @@
 //! `(i, i')` at `i·n' + i'`, as on the CPU. [`DeviceShiftedKron`] is the
 //! system operator `diag(d) − s A×`.
 
-use super::codegen::{mgk_dense_min, mgk_large_source};
+use super::codegen::mgk_large_source;
 use super::large::{PairInfo, BLOCK};
 use super::pack::pack_graphs_directed;
 use super::upload::{real_bytes, upload_batch, GpuGraphs};
@@ -23,6 +23,7 @@ use crate::cuda::{CudaError, DeviceScalar, DeviceVec, GpuDevice, GpuLabel, Preci
 use crate::graph::Graph;
 use crate::kron::Unlabeled;
 use crate::mgk::KronSystem;
+use crate::mgk::Tuning;
 use crate::solver::{LinOp, SolverError, Vector};
 use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
 use std::sync::Arc;
@@ -131,7 +132,8 @@ impl<T: DeviceScalar, E: GpuLabel, K: BaseKernel<E>> DeviceKronSet<T, E, K> {
         let kernel = bind_edge_kernel(kernel, x, y)?;
         let p = precision_of::<T>();
         let (a, b) = upload_lists(dev, x, y, p, directed)?;
-        let src = mgk_large_source::<N, E, _, _>(&Unlabeled, &kernel, &a.node_layout, &a.edge_layout, p)?;
+        let src =
+            mgk_large_source::<N, E, _, _>(&Unlabeled, &kernel, &a.node_layout, &a.edge_layout, p, &Tuning::default())?;
         let name = format!("{}_xmv", src.name);
         let xmv = dev.dev.module_functions(&src.source, &src.name, &[&name])?.remove(0);
         let mut theta = src.theta;
@@ -316,7 +318,7 @@ impl<T: DeviceScalar> DeviceKron<T> {
         let sms = self.dev.info().multiprocessors as u32;
         let grid = (self.tile_pairs.div_ceil((BLOCK / 32) as u64) as u32).clamp(1, sms * 32);
         let cfg = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (BLOCK, 1, 1), shared_mem_bytes: 0 };
-        let dense_min = i32::try_from(mgk_dense_min()).unwrap_or(i32::MAX);
+        let dense_min = i32::try_from(Tuning::default().dense_min).unwrap_or(i32::MAX);
         let alpha = T::of_f64(alpha);
         let m = &*self.module;
         let mut lb = self.dev.dev.stream.launch_builder(&m.xmv);

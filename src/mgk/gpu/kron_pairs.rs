@@ -7,7 +7,7 @@
 //! functional per pair come from the host in flat buffers.
 
 use super::batched::costliest_first;
-use super::codegen::{kron_pairs_source, mgk_block};
+use super::codegen::kron_pairs_source;
 use super::kron_device::{bind_edge_kernel, upload_lists};
 use super::upload::{real_bytes, GpuGraphs};
 use super::GpuGram;
@@ -16,6 +16,7 @@ use crate::cuda::device::check;
 use crate::cuda::{CudaError, GpuDevice, GpuLabel, Precision};
 use crate::graph::Graph;
 use crate::kron::Unlabeled;
+use crate::mgk::Tuning;
 use crate::mgk::XmvScheme;
 use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
 
@@ -131,8 +132,17 @@ impl BatchSolver {
         let kernel = bind_edge_kernel(kernel, x, y)?;
         let (a, b) = upload_lists(dev, x, y, p, directed)?;
         let src = match factors.and_then(|f| f.label.as_ref()) {
-            Some(kv) => kron_pairs_source::<N, E, _, _>(kv, &kernel, &a.node_layout, &a.edge_layout, p)?,
-            None => kron_pairs_source::<N, E, _, _>(&Unlabeled, &kernel, &a.node_layout, &a.edge_layout, p)?,
+            Some(kv) => {
+                kron_pairs_source::<N, E, _, _>(kv, &kernel, &a.node_layout, &a.edge_layout, p, &Tuning::default())?
+            }
+            None => kron_pairs_source::<N, E, _, _>(
+                &Unlabeled,
+                &kernel,
+                &a.node_layout,
+                &a.edge_layout,
+                p,
+                &Tuning::default(),
+            )?,
         };
         let stream = &dev.dev.stream;
         let up = |what: &str, v: &[f64]| check(what, || stream.clone_htod(&real_bytes(v, p)));
@@ -197,13 +207,13 @@ fn solve_batch(
     let stream = &d.stream;
     let sum_n: f64 = batch.jobs.iter().map(|&(i, j)| (a.num_nodes[i] * b.num_nodes[j]) as f64).sum();
     let mean_n = sum_n / n_jobs as f64;
-    let block = mgk_block().unwrap_or(if mean_n >= 4096.0 {
+    let block = if mean_n >= 4096.0 {
         1024
     } else if mean_n >= 512.0 {
         512
     } else {
         256
-    });
+    };
     let per_sm =
         check("computing occupancy", || func.occupancy_max_active_blocks_per_multiprocessor(block, plan.smem, None))?
             .max(1) as usize;

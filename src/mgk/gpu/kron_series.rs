@@ -7,7 +7,7 @@
 //! the sums `1ᵀ z_k` of the masked power iteration; the host folds them with
 //! the series' coefficients and truncation rule.
 
-use super::codegen::{kron_pairs_source, mgk_block};
+use super::codegen::kron_pairs_source;
 use super::kron_device::upload_lists;
 use super::kron_pairs::{plan, PairBatch};
 use super::upload::GpuGraphs;
@@ -15,6 +15,7 @@ use crate::cuda::device::check;
 use crate::cuda::{CudaError, GpuDevice, GpuLabel, Precision};
 use crate::graph::Graph;
 use crate::kron::Unlabeled;
+use crate::mgk::Tuning;
 use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
 use std::sync::Arc;
 
@@ -62,7 +63,14 @@ impl PowerSums {
             )));
         }
         let (a, _) = upload_lists(dev, graphs, None, p, true)?;
-        let src = kron_pairs_source::<N, E, _, _>(&Unlabeled, &Unlabeled, &a.node_layout, &a.edge_layout, p)?;
+        let src = kron_pairs_source::<N, E, _, _>(
+            &Unlabeled,
+            &Unlabeled,
+            &a.node_layout,
+            &a.edge_layout,
+            p,
+            &Tuning::default(),
+        )?;
         let name = format!("{}_series", src.name);
         let func = dev.dev.module_functions(&src.source, &src.name, &[&name])?.remove(0);
         let max_dyn = dev.info().max_shared_per_block.saturating_sub(func.shared_size_bytes().unwrap_or(0) as usize);
@@ -124,13 +132,13 @@ impl PowerSums {
         let plan = plan(dev, a, a, &pairs, p)?;
         let mean_n =
             batch.jobs.iter().map(|&(i, j)| (a.num_nodes[i] * a.num_nodes[j]) as f64).sum::<f64>() / n_jobs as f64;
-        let block = mgk_block().unwrap_or(if mean_n >= 4096.0 {
+        let block = if mean_n >= 4096.0 {
             1024
         } else if mean_n >= 512.0 {
             512
         } else {
             256
-        });
+        };
         let func = &self.func;
         let per_sm = check("computing occupancy", || {
             func.occupancy_max_active_blocks_per_multiprocessor(block, plan.smem, None)

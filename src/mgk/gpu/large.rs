@@ -115,6 +115,7 @@ where
             &a.node_layout,
             &a.edge_layout,
             self.params.precision,
+            &self.params.gpu.tuning,
         )?;
         let names: Vec<String> = LARGE_KERNELS.iter().map(|s| format!("{}{s}", src.name)).collect();
         {
@@ -194,7 +195,7 @@ where
         let xmv_grid = (tile_pairs.div_ceil((BLOCK / 32) as u64) as u32).clamp(1, sms * 32);
         let xcfg = LaunchConfig { grid_dim: (xmv_grid, 1, 1), block_dim: (BLOCK, 1, 1), shared_mem_bytes: 0 };
         let n_arg = n as i64;
-        let dense_min = i32::try_from(super::codegen::mgk_dense_min()).unwrap_or(i32::MAX);
+        let dense_min = i32::try_from(self.params.gpu.tuning.dense_min).unwrap_or(i32::MAX);
         let lmin = self.params.lmin as i32;
         let (f_init, f_ap, f_xmv, f_dot, f_update, f_dir, f_final) =
             (&fs[0], &fs[1], &fs[2], &fs[3], &fs[4], &fs[5], &fs[6]);

@@ -151,7 +151,6 @@ mod imp {
     use super::upload::GpuGraphs;
     use super::GpuGram;
     use super::*;
-    use crate::mgk::GpuGramParams;
     use crate::spread::{spread, take_phases, trace_phase, tracing, ChunkQueue};
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::{Arc, Mutex};
@@ -308,7 +307,7 @@ mod imp {
                 }
                 return Ok(out);
             }
-            let params = GpuGramParams::from_env();
+            let params = k.config().gpu;
             if let [device] = self.devices[..] {
                 if params.one_launch || pairs.len() < PIPELINE_PAIRS {
                     let gpu = new_gram(device)?;

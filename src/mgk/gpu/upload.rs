@@ -146,9 +146,16 @@ where
         let (Ok(nl), Ok(el)) = (N::layout(first_nodes, p), E::layout(first_edges, p)) else { return };
         let sizes: Vec<(usize, usize)> = graphs.iter().map(|g| (g.num_nodes(), g.num_entries())).collect();
         let placement = self.placement_hint(&sizes, el.size_align(p).0);
-        if let Ok(src) =
-            mgk_source_placed(&self.node_kernel, &self.edge_kernel, &nl, &el, p, self.params.xmv, placement)
-        {
+        if let Ok(src) = mgk_source_placed(
+            &self.node_kernel,
+            &self.edge_kernel,
+            &nl,
+            &el,
+            p,
+            self.params.xmv,
+            placement,
+            &self.params.gpu.tuning,
+        ) {
             if !self.dev.functions.read().unwrap_or_else(|e| e.into_inner()).contains_key(&FunctionKey::full(&src.name))
             {
                 crate::cuda::jit::prefetch(src.source, src.name, self.dev.info.compute_capability);

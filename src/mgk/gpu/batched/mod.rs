@@ -1,6 +1,6 @@
 //! The batched launch: pairs routed to the kernel that suits them, the launch
 //! shape (block, shared memory, grid), the launch and its read-back.
-use super::codegen::{mgk_block, mgk_source_placed, VectorPlacement};
+use super::codegen::{mgk_source_placed, VectorPlacement};
 use super::gram::{check_ranges, GpuGram};
 use super::upload::{real_bytes, GpuGraphs};
 use crate::basekernel::BaseKernel;
@@ -158,7 +158,7 @@ where
             shared_n = shared_n.min(occupancy_n);
         }
         let (batched, large) =
-            (0..jobs.len()).partition(|&k| !self.gram_params.large_pair_path && nn(k) <= i32::MAX as usize);
+            (0..jobs.len()).partition(|&k| !self.params.gpu.large_pair_path && nn(k) <= i32::MAX as usize);
         (shared_n, batched, large)
     }
 
@@ -179,7 +179,7 @@ where
 
     /// The explicit cap on product nodes with vectors in shared memory, if any.
     fn vector_cap(&self) -> Option<usize> {
-        self.gram_params.shared_vector_limit
+        self.params.gpu.shared_vector_limit
     }
 
     /// Device buffers for the global staging of a plan: the per-job flags
@@ -292,7 +292,7 @@ where
         for (k, &(i, j)) in jobs.iter().enumerate() {
             let vectors_shared = a.num_nodes[i] * b.num_nodes[j] <= shared_n;
             let mut bytes = Self::batched_smem(a, i, b, j, xmv, vectors_shared);
-            if !vectors_shared && (bytes > limit || self.gram_params.global_staging) {
+            if !vectors_shared && (bytes > limit || self.params.gpu.global_staging) {
                 // graphs staged in global memory
                 staged_global[k] = true;
                 stage_bytes = stage_bytes.max(bytes.div_ceil(256) * 256);
@@ -320,7 +320,7 @@ where
         let job_ids: Vec<i32> = order.iter().flat_map(|&k| [jobs[k].0 as i32, jobs[k].1 as i32]).collect();
         let stage_global: Vec<u8> =
             if stage_bytes > 0 { order.iter().map(|&k| u8::from(staged_global[k])).collect() } else { Vec::new() };
-        let block = mgk_block().unwrap_or(if mean_nn >= 4096.0 {
+        let block = self.params.gpu.tuning.block.unwrap_or(if mean_nn >= 4096.0 {
             1024
         } else if mean_nn >= 512.0 {
             512
@@ -347,7 +347,7 @@ where
         placement: VectorPlacement,
     ) -> Result<super::codegen::KernelSource, CudaError> {
         let (kn, ke, p, xmv) = (&self.node_kernel, &self.edge_kernel, self.params.precision, self.params.xmv);
-        mgk_source_placed(kn, ke, &a.node_layout, &a.edge_layout, p, xmv, placement)
+        mgk_source_placed(kn, ke, &a.node_layout, &a.edge_layout, p, xmv, placement, &self.params.gpu.tuning)
     }
 
     /// The vector placements a Gram matrix of graphs of these sizes (nodes,
@@ -365,7 +365,7 @@ where
                 || self.vector_cap().is_some_and(|cap| n * n > cap)
         };
         let smallest = sizes.iter().min_by_key(|s| s.0).copied().unwrap_or((n, nz));
-        if !self.gram_params.any_placement && misses(&smallest) {
+        if !self.params.gpu.any_placement && misses(&smallest) {
             return VectorPlacement::Global;
         }
         if misses(&(n, nz)) {
@@ -417,7 +417,7 @@ where
         let rs = precision.size();
         let global = |&(i, j): &(usize, usize)| a.num_nodes[i] * b.num_nodes[j] > shared_n;
         let any_global = jobs.iter().any(global);
-        let placement = if self.gram_params.any_placement {
+        let placement = if self.params.gpu.any_placement {
             VectorPlacement::Any
         } else if jobs.iter().all(global) {
             VectorPlacement::Global
