@@ -46,7 +46,8 @@ def test_random_walk_series_gpu_equals_cpu(gpu, kind, labeled, directed):
     kd, gd = _rw(gpu, labeled=labeled, **kw)(gs, eval_gradient=True)
     np.testing.assert_allclose(kd, kc, rtol=1e-12, atol=0)
     np.testing.assert_allclose(gd, gc, rtol=1e-10, atol=1e-12)
-    # auto runs the series kinds on the CPU (docs/PERFORMANCE.md, "Random-walk series kinds")
+    # auto: a batch this small stays on the CPU by the series rule (WalkSeriesKernel::auto_uses_device;
+    # docs/PERFORMANCE.md, "Random-walk series kinds")
     np.testing.assert_allclose(_rw("auto", labeled=labeled, **kind)(gs), cpu(gs), rtol=1e-12, atol=0)
 
 
