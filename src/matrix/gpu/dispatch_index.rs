@@ -58,7 +58,7 @@ impl<T: GpuElement> ExtractOp<DeviceMatrix<T>> for DeviceMatrix<T> {
         cols: &[usize],
         desc: &Descriptor,
     ) -> crate::Result<()> {
-        let (af, sa) = if desc.transpose_first { (&a.csc, (a.ncols(), a.nrows())) } else { (&a.csr, (a.nrows(), a.ncols())) };
+        let (af, sa) = a.oriented(desc.transpose_first);
         in_range("extract row index", rows, sa.0)?;
         in_range("extract column index", cols, sa.1)?;
         check_dim("extract", "output rows", rows.len(), self.nrows())?;
@@ -105,7 +105,7 @@ impl<T: GpuElement> AssignOp<DeviceMatrix<T>> for DeviceMatrix<T> {
         cols: &[usize],
         desc: &Descriptor,
     ) -> crate::Result<()> {
-        let (af, sa) = if desc.transpose_first { (&a.csc, (a.ncols(), a.nrows())) } else { (&a.csr, (a.nrows(), a.ncols())) };
+        let (af, sa) = a.oriented(desc.transpose_first);
         let (m, n) = (self.nrows(), self.ncols());
         check_dim("assign", "rows of A", rows.len(), sa.0)?;
         check_dim("assign", "columns of A", cols.len(), sa.1)?;

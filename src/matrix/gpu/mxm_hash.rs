@@ -57,8 +57,7 @@ fn operands<'a, TA: GpuElement, TB: GpuElement>(
     desc: &Descriptor,
 ) -> crate::Result<Operands<'a, TA, TB>> {
     // the rows of Aᵀ are the columns of A: its CSC
-    let (a_rows, nrows, a_inner) =
-        if desc.transpose_first { (&a.csc, a.ncols(), a.nrows()) } else { (&a.csr, a.nrows(), a.ncols()) };
+    let (a_rows, (nrows, a_inner)) = a.oriented(desc.transpose_first);
     let (b_rows, b_cols, inner, ncols) = if desc.transpose_second {
         (&b.csc, &b.csr, b.ncols(), b.nrows())
     } else {

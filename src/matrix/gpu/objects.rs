@@ -125,6 +125,12 @@ pub struct DeviceMatrix<T: GpuElement> {
 const MATRIX_SIZES: [&str; 3] = ["the number of rows", "the number of columns", "the number of stored entries"];
 
 impl<T: GpuElement> DeviceMatrix<T> {
+    /// The rows of `A`, or of `Aᵀ` with `transpose` (then `A`'s CSC), and
+    /// their shape (rows, columns): the operand as an operation reads it.
+    pub(crate) fn oriented(&self, transpose: bool) -> (&DeviceCompressed<T>, (usize, usize)) {
+        if transpose { (&self.csc, (self.ncols(), self.nrows())) } else { (&self.csr, (self.nrows(), self.ncols())) }
+    }
+
     /// Uploads `a` (both forms; the CPU matrix's cached transpose is used or
     /// computed), its index width chosen by [`IndexWidth::for_sizes`].
     ///

@@ -96,8 +96,7 @@ where
     TA: GpuElement,
     TB: GpuElement,
 {
-    let (rows, inner, form) =
-        if desc.transpose_first { (a.ncols(), a.nrows(), &a.csc) } else { (a.nrows(), a.ncols(), &a.csr) };
+    let (form, (rows, inner)) = a.oriented(desc.transpose_first);
     same_device(&a.dev, &w.dev)?;
     let k = vector_product_kernels::<S, TA, TB>(
         "gpu mxv",
@@ -448,8 +447,7 @@ where
     let (bt, b_rows, b_inner) =
         if desc.transpose_second { (&b.csr, b.nrows(), b.ncols()) } else { (&b.csc, b.ncols(), b.nrows()) };
     // the rows of Aᵀ are the columns of A: its CSC
-    let (ar, a_rows, a_inner) =
-        if desc.transpose_first { (&a.csc, a.ncols(), a.nrows()) } else { (&a.csr, a.nrows(), a.ncols()) };
+    let (ar, (a_rows, a_inner)) = a.oriented(desc.transpose_first);
     check_dim("gpu mxm", "B", a_inner, b_inner)?;
     check_dim("gpu mxm", "mask rows", a_rows, mask.nrows)?;
     check_dim("gpu mxm", "mask columns", b_rows, mask.ncols)?;

@@ -23,11 +23,9 @@ use cudarc::driver::PushKernelArg;
 
 /// `(CSR, CSC)` of `A` or, transposed, of `Aᵀ`, and that shape.
 fn oriented<T: GpuElement>(a: &DeviceMatrix<T>, t: bool) -> ([&DeviceCompressed<T>; 2], (usize, usize)) {
-    if t {
-        ([&a.csc, &a.csr], (a.ncols(), a.nrows()))
-    } else {
-        ([&a.csr, &a.csc], (a.nrows(), a.ncols()))
-    }
+    let (rows, shape) = a.oriented(t);
+    let cols = a.oriented(!t).0;
+    ([rows, cols], shape)
 }
 
 /// `C⟨mask, replace⟩ = accum(C, op(A, B))` for every kind (`B` is `A` for
