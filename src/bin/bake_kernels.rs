@@ -123,7 +123,8 @@ fn run() -> Result<(), String> {
 /// Whether every source has its shipped image, found by the JIT's lookup
 /// without a compile, and no image is of another source.
 fn check_shipped(sources: &[KernelSource]) -> Result<(), String> {
-    let mut stale: Vec<String> = baked::shipped().into_iter().map(|(f, _, _)| f.to_string()).collect();
+    let shipped = baked::shipped();
+    let mut stale: Vec<String> = shipped.iter().map(|(f, _, _)| f.to_string()).collect();
     for s in sources {
         let file = baked::file_name(&baked_key(&s.source, &s.name, BAKED_ARCH));
         stale.retain(|f| *f != file);
@@ -136,6 +137,6 @@ fn check_shipped(sources: &[KernelSource]) -> Result<(), String> {
     if !stale.is_empty() {
         return Err(format!("{} shipped images are of no reference source: run bake_kernels", stale.len()));
     }
-    println!("the {} shipped images are those of the {} reference sources", baked::shipped().len(), sources.len());
+    println!("the {} shipped images are those of the {} reference sources", shipped.len(), sources.len());
     Ok(())
 }
