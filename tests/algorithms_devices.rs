@@ -14,7 +14,10 @@ use kronograph::algorithms::{
 };
 use kronograph::cuda::{Backend, GpuDevice};
 use kronograph::matrix::gpu::{DeviceMatrix, DeviceMatrixMask, IndexWidth};
-use kronograph::matrix::{MatrixMask, MergeStrategy, SparseMatrix, SpmspvOptions, VisitOp};
+use kronograph::matrix::{
+    relax_near, relax_rounds, vxm_visit, MatrixMask, MergeStrategy, PushPull, RelaxOp, SparseMatrix, SpmspvOptions,
+    VisitOp,
+};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 use rand::{Rng, SeedableRng};
@@ -212,6 +215,8 @@ fn bfs_case(backend: Backend, a: &SparseMatrix<f64>, sources: &[usize], opts: &B
             for &s in sources {
                 let r = bfs_levels(&d, &mut v, s, opts).unwrap().result::<DeviceMatrix<f64>>(&v).unwrap();
                 check_bfs(a, s, &r, smallest, &format!("{what} on {backend:?} {w:?}"));
+                // the device decides the directions by the host's rule
+                assert_eq!(r.pulled, bfs_in(a, s, opts).unwrap().pulled, "{what}: directions on {backend:?}");
             }
             check_bfs(a, sources[0], &bfs_in(&d, sources[0], opts).unwrap(), smallest, what);
         }
@@ -241,6 +246,88 @@ fn bfs_body(backend: Backend) {
             _ => bfs_in(&upload(backend, &a, w), n, &BfsOptions::default()).map(|_| ()),
         };
         assert!(e.unwrap_err().to_string().contains("out of range"));
+    }
+}
+
+test_device!(bfs_deep_wide_body, bfs_deep_and_wide, bfs_deep_and_wide_on_gpus);
+
+/// A path of 40 arcs (more levels than a device batch) ending at a hub of
+/// 1,100 leaves, one of which is a second hub of 1,030 (out-degrees past
+/// 1024: their arcs in chunks), undirected; from the path's start, the
+/// hub and a leaf, every direction and both index widths.
+fn bfs_deep_wide_body(backend: Backend) {
+    let (path, hub_leaves, hub2_leaves) = (40usize, 1100usize, 1030usize);
+    let hub = path;
+    let hub2 = hub + 1;
+    let n = hub + 1 + hub_leaves + hub2_leaves;
+    let mut arcs = Vec::new();
+    let mut edge = |u: usize, v: usize| {
+        arcs.push((u, v));
+        arcs.push((v, u));
+    };
+    for u in 0..path {
+        edge(u, u + 1);
+    }
+    for l in 0..hub_leaves {
+        edge(hub, hub + 1 + l);
+    }
+    for l in 0..hub2_leaves {
+        edge(hub2, hub + 1 + hub_leaves + l);
+    }
+    let a = pattern(n, arcs);
+    for w in [IndexWidth::U32, IndexWidth::U64] {
+        for direction in DIRECTIONS {
+            let opts = BfsOptions { direction, ..BfsOptions::default() };
+            bfs_case(backend, &a, &[0, hub, n - 1], &opts, w, &format!("deep and wide {direction:?}"));
+        }
+    }
+}
+
+test_device!(single_steps_body, single_steps_match_fused, single_steps_match_fused_on_gpus);
+
+/// The single-step operations against the fused ones on the same place:
+/// `vxm_visit` level by level (push and pull alternating) gives the
+/// reference levels, and `relax_near` round by round the same queues and
+/// distances as `relax_rounds`.
+fn single_steps_body(backend: Backend) {
+    match backend {
+        Backend::Cpu => single_steps(&random(5, 3000, 12_000, true)),
+        _ => single_steps(&upload(backend, &random(5, 3000, 12_000, true), IndexWidth::U32)),
+    }
+}
+
+fn single_steps<M: VisitOp + RelaxOp>(d: &M) {
+    let a = random(5, 3000, 12_000, true);
+    let mut v = d.visited().unwrap();
+    let mut frontier = d.visit_source(&mut v, 7).unwrap();
+    let mut level = 0;
+    while frontier.nodes > 0 {
+        level += 1;
+        let direction = if level % 2 == 0 { PushPull::Pull } else { PushPull::Push };
+        frontier = vxm_visit(&mut v, d, level, &SpmspvOptions { direction, ..SpmspvOptions::default() }).unwrap();
+    }
+    assert_eq!(M::visited_to_host(&v).unwrap().0, bfs_levels_reference(&a, 7), "levels by single steps");
+    let (mut one, mut fused) = (d.relaxed().unwrap(), d.relaxed().unwrap());
+    for thr in [0.5, 2.0, 1e9] {
+        d.relax_source(&mut one, 3).unwrap();
+        d.relax_source(&mut fused, 3).unwrap();
+        let mut rounds = 0;
+        let q = loop {
+            let q = relax_near(&mut one, d, thr).unwrap();
+            rounds += 1;
+            if q.near == 0 {
+                break q;
+            }
+        };
+        let (fq, frounds) = relax_rounds(&mut fused, d, thr).unwrap();
+        // the rounds and the far queue depend on the order of the updates; what
+        // they leave does not: the nodes below thr settled, the others lowered
+        // from them (all on the far queue)
+        let dist = M::distances_to_host(&one).unwrap();
+        assert_eq!(dist, M::distances_to_host(&fused).unwrap(), "threshold {thr}");
+        let far = dist.iter().filter(|&&x| x >= thr && x.is_finite()).count();
+        assert!(fq.near == 0 && q.near == 0 && frounds >= 1 && rounds >= 1, "threshold {thr}");
+        assert!(fq.far >= far && q.far >= far, "threshold {thr}: far {} {} < {far}", fq.far, q.far);
     }
 }
 

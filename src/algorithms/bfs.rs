@@ -3,45 +3,8 @@
 
 use super::AlgorithmError;
 use crate::graph::{Graph, Label};
-use crate::matrix::{vxm_visit, Element, MergeStrategy, PushPull, SparseMatrix, SpmspvOptions, VisitOp};
-
-/// Push, pull, or Beamer's direction-optimizing switch.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum BfsDirection {
-    /// Always push (SpMSpV over the frontier's rows).
-    Push,
-    /// Always pull (every unvisited node looks for a parent in the frontier).
-    Pull,
-    /// Switch to pull when the frontier's out-edges exceed `1/alpha` of the
-    /// unexplored edges, back to push when the frontier falls below
-    /// `n / beta` nodes (Beamer, Asanović & Patterson 2012).
-    Auto {
-        /// Push → pull threshold (14 in the paper).
-        alpha: f64,
-        /// Pull → push threshold (24 in the paper).
-        beta: f64,
-    },
-}
-
-impl BfsDirection {
-    /// Whether the next level pulls: `pulling` says how the last one ran,
-    /// `frontier` and `frontier_arcs` are the frontier's nodes and out-arcs,
-    /// `unexplored` the arcs not yet expanded, `n` the node count. The one
-    /// rule of every BFS here, CPU and GPU.
-    pub fn pulls(self, pulling: bool, frontier: usize, frontier_arcs: usize, unexplored: usize, n: usize) -> bool {
-        match self {
-            BfsDirection::Push => false,
-            BfsDirection::Pull => true,
-            BfsDirection::Auto { alpha, beta } => {
-                if !pulling {
-                    frontier_arcs as f64 > unexplored as f64 / alpha
-                } else {
-                    frontier as f64 >= n as f64 / beta
-                }
-            }
-        }
-    }
-}
+pub use crate::matrix::BfsDirection;
+use crate::matrix::{visit_levels, Element, LevelState, MergeStrategy, Reached, SparseMatrix, VisitOp};
 
 /// Options of [`bfs`].
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -176,27 +139,34 @@ fn check_bfs<M: VisitOp>(a: &M, source: usize) -> Result<usize, AlgorithmError> 
 /// # Errors
 /// As [`bfs_in`].
 pub fn bfs_levels<M: VisitOp>(a: &M, v: &mut M::Visited, source: usize, opts: &BfsOptions) -> crate::Result<BfsLevels> {
-    let n = check_bfs(a, source)?;
+    check_bfs(a, source)?;
     let first = a.visit_source(v, source)?;
-    let (mut frontier, mut frontier_arcs) = (first.nodes, first.arcs);
-    let mut unexplored = a.stored().saturating_sub(frontier_arcs);
-    let (mut reached, mut arcs, mut depth) = (1usize, frontier_arcs, 0usize);
-    let mut pulling = false;
+    let mut at =
+        LevelState { level: 0, pulling: false, frontier: first, unexplored: a.stored().saturating_sub(first.arcs) };
+    let (mut reached, mut arcs) = (1usize, first.arcs);
     let mut pulled = Vec::new();
-    while frontier > 0 && frontier_arcs > 0 {
-        pulling = opts.direction.pulls(pulling, frontier, frontier_arcs, unexplored, n);
-        let direction = if pulling { PushPull::Pull } else { PushPull::Push };
-        let next = vxm_visit(v, a, depth + 1, &SpmspvOptions { strategy: opts.strategy, direction })?;
-        if next.nodes == 0 {
+    'search: while at.frontier.nodes > 0 && at.frontier.arcs > 0 {
+        let steps = visit_levels(v, a, &at, opts.direction, opts.strategy)?;
+        if steps.is_empty() {
             break;
         }
-        depth += 1;
-        pulled.push(pulling);
-        (frontier, frontier_arcs) = (next.nodes, next.arcs);
-        reached += frontier;
-        arcs += frontier_arcs;
-        unexplored = unexplored.saturating_sub(frontier_arcs);
+        for step in steps {
+            let Reached { nodes, arcs: next_arcs } = step.reached;
+            if nodes == 0 {
+                break 'search;
+            }
+            pulled.push(step.pulled);
+            at = LevelState {
+                level: at.level + 1,
+                pulling: step.pulled,
+                frontier: step.reached,
+                unexplored: at.unexplored.saturating_sub(next_arcs),
+            };
+            reached += nodes;
+            arcs += next_arcs;
+        }
     }
+    let depth = at.level;
     Ok(BfsLevels { reached, depth, arcs_in_component: arcs, pulled })
 }
 

@@ -5,7 +5,7 @@ use super::delta_stepping::delta_rule;
 use super::AlgorithmError;
 use crate::graph::{Graph, Label};
 use crate::matrix::{
-    assign_min, relax_near, split_far, vxm_sparse, AssignMinOp, Descriptor, Located, Queues, RelaxOp, SparseMatrix,
+    assign_min, relax_rounds, split_far, vxm_sparse, AssignMinOp, Descriptor, Located, Queues, RelaxOp, SparseMatrix,
     SpmspvOptions, VxmSparseOp,
 };
 use crate::semirings::MinPlus;
@@ -216,7 +216,7 @@ where
 /// ([`RelaxOp::Relaxed`]) allocated once and reused by every
 /// [`DeltaStepping::run`]. One source for every place: the near-far form
 /// of delta-stepping (Davidson, Baxter, Garland & Owens 2014) over the
-/// operations [`relax_near`] and [`split_far`]. Near-far is delta-stepping
+/// operations [`relax_rounds`] (rounds of [`relax_near`](crate::matrix::relax_near)) and [`split_far`]. Near-far is delta-stepping
 /// with two buckets instead of `max d / Δ`: the near queue holds the nodes
 /// below the threshold `t`, the far queue every other lowered node. Rounds
 /// relax all arcs of the near queue (no light/heavy split: a heavy arc
@@ -274,9 +274,9 @@ impl<M: RelaxOp> DeltaStepping<M> {
         let (mut q, mut rounds) = (Queues { near: 1, far: 0, far_min: f64::INFINITY }, 0usize);
         let (mut lo, mut thr) = (0.0f64, self.delta);
         loop {
-            while q.near > 0 {
-                q = relax_near(r, a, thr)?;
-                rounds += 1;
+            if q.near > 0 {
+                let (after, k) = relax_rounds(r, a, thr)?;
+                (q, rounds) = (after, rounds + k);
             }
             if q.far == 0 {
                 break;

@@ -102,8 +102,8 @@ pub use place::{AssignMinOp, Located, MxvOp, MxvSparseOp, ProductOutput, VxmOp, 
 pub use place_ewise::{ApplyOp, EwiseAddOp, EwiseMultOp, SelectOp};
 pub use place_mxm::{AssignOp, AssignVectorOp, ExtractOp, ExtractVectorOp, MxmOp, ReduceOp, ReduceRowsOp};
 pub use place_mxm_reduce::{mxm_costs, reduce_mxm, MxmReduceOp};
-pub use place_relax::{relax_near, split_far, HostRelaxed, Queues, RelaxOp, WeightStats};
-pub use place_visit::{vxm_visit, HostVisited, Reached, VisitOp};
+pub use place_relax::{relax_near, relax_rounds, split_far, HostRelaxed, Queues, RelaxOp, WeightStats};
+pub use place_visit::{visit_levels, vxm_visit, BfsDirection, HostVisited, LevelState, LevelStep, Reached, VisitOp};
 pub use sparse::SparseMatrix;
 pub use vec_kernels::{MergeStrategy, PushPull, SpmspvOptions};
 pub use vector::{DenseVector, SparseVector};

@@ -17,7 +17,7 @@
 //! | [`reduce_rows`] | rows or columns | pull product over `(⊕, first)` |
 //! | [`extract`], [`assign`], [`extract_vector`], [`assign_vector`] | yes | matrices and dense vectors: row/column remaps and gathers |
 //! | [`reduce_mxm`], [`mxm_costs`] | yes | dot or hash kernel, reduced on the device |
-//! | [`vxm_visit`], [`relax_near`], [`split_far`] | yes | fused kernels |
+//! | [`vxm_visit`], [`visit_levels`], [`relax_near`], [`relax_rounds`], [`split_far`] | yes | fused kernels |
 //! | [`transpose`], [`kronecker`] | yes (host objects only) | — |
 //!
 //! These are the only GraphBLAS operations of the crate: [`crate::matrix`]
@@ -37,8 +37,8 @@ pub use super::place::{assign_min, mxv, mxv_sparse, vxm, vxm_sparse};
 pub use super::place_ewise::{apply, ewise_add, ewise_mult, select};
 pub use super::place_mxm::{assign, assign_vector, extract, extract_vector, mxm, reduce, reduce_rows};
 pub use super::place_mxm_reduce::{mxm_costs, reduce_mxm};
-pub use super::place_relax::{relax_near, split_far};
-pub use super::place_visit::vxm_visit;
+pub use super::place_relax::{relax_near, relax_rounds, split_far};
+pub use super::place_visit::{visit_levels, vxm_visit};
 
 use super::mask::{Accum, Descriptor, MatrixMask};
 use super::{Element, SparseMatrix};

@@ -13,8 +13,8 @@
 //! the distances' bits); on a device
 //! ([`DeviceRelaxed`](super::gpu::DeviceRelaxed)) by the near-far kernels
 //! of `kernels/graphblas_frontier.cu` (a warp per node, the arcs of nodes
-//! of out-degree ≥ 1024 spread over the whole grid; one read of the queue
-//! sizes per step).
+//! of out-degree ≥ 1024 in chunks of 1024, a block per chunk; the near
+//! phase's rounds, [`relax_rounds`], in batches read once).
 
 use super::place::Located;
 use super::SparseMatrix;
@@ -81,6 +81,22 @@ pub trait RelaxOp: Located {
     /// As [`relax_near`].
     fn relax_near_op(&self, r: &mut Self::Relaxed, thr: f64) -> crate::Result<Queues>;
 
+    /// See [`relax_rounds`]; by default [`RelaxOp::relax_near_op`] until
+    /// the near queue is empty.
+    ///
+    /// # Errors
+    /// As [`relax_near`].
+    fn relax_rounds_op(&self, r: &mut Self::Relaxed, thr: f64) -> crate::Result<(Queues, usize)> {
+        let mut rounds = 0;
+        loop {
+            let q = self.relax_near_op(r, thr)?;
+            rounds += 1;
+            if q.near == 0 {
+                return Ok((q, rounds));
+            }
+        }
+    }
+
     /// See [`split_far`].
     ///
     /// # Errors
@@ -104,6 +120,18 @@ pub trait RelaxOp: Located {
 /// for another size; CUDA errors on a device.
 pub fn relax_near<M: RelaxOp>(r: &mut M::Relaxed, a: &M, thr: f64) -> crate::Result<Queues> {
     a.relax_near_op(r, thr)
+}
+
+/// [`relax_near`] rounds while the near queue is not empty (it is, when
+/// called): returns the queue sizes after the last round and the number of
+/// rounds. The fused form of the near phase: on a device the rounds read
+/// their queue sizes on the device, and the host reads them once per batch
+/// of rounds instead of once per round.
+///
+/// # Errors
+/// As [`relax_near`].
+pub fn relax_rounds<M: RelaxOp>(r: &mut M::Relaxed, a: &M, thr: f64) -> crate::Result<(Queues, usize)> {
+    a.relax_rounds_op(r, thr)
 }
 
 /// Splits the far queue at `thr`: its nodes with `lo <= d < thr` become

@@ -22,6 +22,11 @@
 //!   ≥ 1024 (push), or one thread per unvisited node (pull); one read of
 //!   two counters per level.
 //!
+//! [`visit_levels`] runs level steps with the direction chosen by
+//! [`BfsDirection`] (Beamer's switch) between them: one per call on the
+//! host, a batch on a device, whose launches read the frontier's size and
+//! decide the direction on the device (one read of the step log per batch).
+//!
 //! Push or pull is [`SpmspvOptions::direction`]; the levels are the same
 //! either way, a parent is a frontier node (the smallest on the host and
 //! by pull; by push on a device, any).
@@ -40,6 +45,91 @@ pub struct Reached {
     pub nodes: usize,
     /// Their stored out-arcs (`Σ out-degree`).
     pub arcs: usize,
+}
+
+/// Push, pull, or Beamer's direction-optimizing switch: the direction rule
+/// of the BFS level steps ([`visit_levels`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum BfsDirection {
+    /// Always push (SpMSpV over the frontier's rows).
+    Push,
+    /// Always pull (every unvisited node looks for a parent in the frontier).
+    Pull,
+    /// Switch to pull when the frontier's out-edges exceed `1/alpha` of the
+    /// unexplored edges, back to push when the frontier falls below
+    /// `n / beta` nodes (Beamer, Asanović & Patterson 2012).
+    Auto {
+        /// Push → pull threshold (14 in the paper).
+        alpha: f64,
+        /// Pull → push threshold (24 in the paper).
+        beta: f64,
+    },
+}
+
+impl BfsDirection {
+    /// Whether the next level pulls: `pulling` says how the last one ran,
+    /// `frontier` and `frontier_arcs` are the frontier's nodes and out-arcs,
+    /// `unexplored` the arcs not yet expanded, `n` the node count. The one
+    /// rule of every BFS here (a device evaluates the same expressions in
+    /// `kgb_step`, in the same double arithmetic, so the directions are the
+    /// same everywhere).
+    pub fn pulls(self, pulling: bool, frontier: usize, frontier_arcs: usize, unexplored: usize, n: usize) -> bool {
+        match self {
+            BfsDirection::Push => false,
+            BfsDirection::Pull => true,
+            BfsDirection::Auto { alpha, beta } => {
+                if !pulling {
+                    frontier_arcs as f64 > unexplored as f64 / alpha
+                } else {
+                    frontier as f64 >= n as f64 / beta
+                }
+            }
+        }
+    }
+}
+
+/// The search between level steps, as the direction rule reads it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LevelState {
+    /// The frontier's level.
+    pub level: usize,
+    /// Whether the step that made the frontier pulled (`false` at the source).
+    pub pulling: bool,
+    /// The frontier's nodes and their out-arcs.
+    pub frontier: Reached,
+    /// Stored arcs not yet expanded: all but the out-arcs of the levels
+    /// up to the frontier's, the frontier's included.
+    pub unexplored: usize,
+}
+
+/// One level step of [`visit_levels`]: its direction and what it reached.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LevelStep {
+    /// Whether it pulled.
+    pub pulled: bool,
+    /// The new frontier.
+    pub reached: Reached,
+}
+
+/// Level steps from the frontier of `v` described by `at` (`at.frontier`
+/// not empty), each [`vxm_visit`] in the direction that `rule` gives
+/// ([`BfsDirection::pulls`] on the state before it), merge `strategy`;
+/// returns them in order, at least one: as many as the place runs between
+/// two reads of its counters (the host: one; a device: a batch of launches
+/// that decide the direction and the frontier on the device, read once).
+/// The steps stop after one that reached nothing and before one whose
+/// frontier has no out-arc.
+///
+/// # Errors
+/// As [`vxm_visit`].
+pub fn visit_levels<M: VisitOp>(
+    v: &mut M::Visited,
+    a: &M,
+    at: &LevelState,
+    rule: BfsDirection,
+    strategy: MergeStrategy,
+) -> crate::Result<Vec<LevelStep>> {
+    a.visit_levels_op(v, at, rule, strategy)
 }
 
 /// A square matrix whose place runs the BFS level step [`vxm_visit`];
@@ -72,6 +162,25 @@ pub trait VisitOp: Located {
     /// # Errors
     /// As [`vxm_visit`].
     fn vxm_visit_op(&self, v: &mut Self::Visited, level: usize, opts: &SpmspvOptions) -> crate::Result<Reached>;
+
+    /// See [`visit_levels`]; by default one step, its direction by `rule` on
+    /// the host.
+    ///
+    /// # Errors
+    /// As [`visit_levels`].
+    fn visit_levels_op(
+        &self,
+        v: &mut Self::Visited,
+        at: &LevelState,
+        rule: BfsDirection,
+        strategy: MergeStrategy,
+    ) -> crate::Result<Vec<LevelStep>> {
+        let (f, n) = (at.frontier, self.nrows());
+        let pulled = rule.pulls(at.pulling, f.nodes, f.arcs, at.unexplored, n);
+        let direction = if pulled { PushPull::Pull } else { PushPull::Push };
+        let reached = self.vxm_visit_op(v, at.level + 1, &SpmspvOptions { strategy, direction })?;
+        Ok(vec![LevelStep { pulled, reached }])
+    }
 
     /// The levels (`-1` unreached) and parents (`-1` unreached; the source
     /// its own) of `v`, on the host.

@@ -4,11 +4,14 @@
 //! Owens, "Work-efficient parallel GPU methods for single-source shortest
 //! paths", IPDPS 2014): the `kgs_*` kernels of
 //! `kernels/graphblas_frontier.cu` over a [`DeviceRelaxed`] allocated once
-//! per matrix. A relaxation round is two launches (a warp per near node;
-//! nodes of out-degree ≥ 1024 spread over the whole grid) and one read of
-//! the queue sizes; a split one launch and one read.
+//! per matrix. A relaxation round is two launches of a fixed grid (a warp
+//! per near node; the arcs of nodes of out-degree ≥ 1024 in chunks, a block
+//! per chunk) that read the near queue's size from a step log on the
+//! device, so [`relax_rounds`](crate::matrix::relax_rounds) enqueues a
+//! batch of rounds and reads the log once; a split is one launch and one
+//! read.
 
-use super::frontier::{alloc, frontier_kernels, spread_grid};
+use super::frontier::{alloc, big_len, frontier_kernels, seed_log, spread_grid, step_grid, RING, SLOT};
 use super::objects::DeviceMatrix;
 use super::scan::grid;
 use super::Idx;
@@ -16,7 +19,7 @@ use crate::cuda::device::{check, Device};
 use crate::cuda::CudaError;
 use crate::matrix::place_relax::{Queues, RelaxOp, WeightStats};
 use crate::matrix::check_dim;
-use cudarc::driver::{CudaFunction, CudaSlice, PushKernelArg};
+use cudarc::driver::{CudaFunction, CudaSlice, PinnedHostSlice, PushKernelArg};
 
 /// The near-far state on a device: distances (as the bits of
 /// non-negative doubles), stamps, far flags, two near and two far queues,
@@ -38,12 +41,75 @@ pub struct DeviceRelaxed {
     nfar: usize,
     round: u32,
     stream: std::sync::Arc<cudarc::driver::CudaStream>,
+    /// Relaxation rounds of the last near phase.
+    last_rounds: usize,
+    /// The step log of the relaxation rounds.
+    log: CudaSlice<u64>,
+    /// Page-locked copies of the log and the counters.
+    host_log: PinnedHostSlice<u64>,
+    host_counters: PinnedHostSlice<u64>,
 }
 
 fn read_counters(dev: &Device, c: &CudaSlice<u64>) -> Result<Vec<u64>, CudaError> {
     let v = check("reading the queue counters", || dev.stream.clone_dtoh(c))?;
     check("synchronizing", || dev.stream.synchronize())?;
     Ok(v)
+}
+
+/// The most relaxation rounds of the first batch of a near phase
+/// ([`relax_rounds`](crate::matrix::relax_rounds)): a round after the near
+/// queue emptied costs two empty launches, a batch one read of the log and
+/// the counters.
+const BATCH: usize = 16;
+
+impl DeviceMatrix<f64> {
+    /// Enqueues up to `rounds` relaxation rounds from the near queue of `r`
+    /// (its size seeds the step log), each a fixed-grid `kgs_relax` (its
+    /// queue's size read from the log) and `kgs_relax_big`, then reads the
+    /// log and the counters once: the queue sizes after the last round
+    /// that ran, and the number of rounds that ran.
+    fn run_rounds(&self, r: &mut DeviceRelaxed, thr: f64, rounds: usize) -> crate::Result<(Queues, usize)> {
+        check_dim("relax_near", "state", self.nrows(), r.n)?;
+        let dev: &Device = &self.dev.dev;
+        let s = &dev.stream;
+        let csr = &self.csr;
+        let rounds = rounds.clamp(1, RING - 1);
+        seed_log(dev, &r.kernels[1], &mut r.log, 0, rounds, [r.nnear as u64, 0, 0, 0])?;
+        for j in 0..rounds {
+            let j32 = j as i32;
+            let round = r.round.wrapping_add(1 + j as u32);
+            let [q0, q1] = &mut r.near;
+            let (q, nq) = if (r.cn + j) % 2 == 0 { (&*q0, q1) } else { (&*q1, q0) };
+            let far = &mut r.far[r.cf];
+            let mut lb = s.launch_builder(&r.kernels[6]);
+            lb.arg(&j32).arg(q).arg(&csr.ptr).arg(&csr.ind).arg(&csr.val).arg(&thr).arg(&round);
+            lb.arg(&mut r.dist).arg(&mut r.stamp).arg(&mut r.in_far).arg(&mut *nq).arg(&mut *far);
+            lb.arg(&mut r.log).arg(&mut r.counters).arg(&mut r.big);
+            // SAFETY: matches kgs_relax(j, near, ptr, ind, w, thr, round, dist, stamp, in_far,
+            // near_next, far, log, counters, big); the queue holds the log's count of distinct ids
+            // below n, buffers n entries (a node is at most once in each queue), the big list sized
+            // for every chunk of 1024 arcs.
+            check("launching kgs_relax", || unsafe { lb.launch(step_grid(dev)) })?;
+            let mut lb = s.launch_builder(&r.kernels[7]);
+            lb.arg(&j32).arg(&csr.ptr).arg(&csr.ind).arg(&csr.val).arg(&thr).arg(&round);
+            lb.arg(&mut r.dist).arg(&mut r.stamp).arg(&mut r.in_far).arg(nq).arg(far);
+            lb.arg(&mut r.log).arg(&mut r.counters).arg(&r.big);
+            // SAFETY: matches kgs_relax_big(j, ptr, ind, w, thr, round, dist, stamp, in_far,
+            // near_next, far, log, counters, big); big holds the chunks kgs_relax counted in the log.
+            check("launching kgs_relax_big", || unsafe { lb.launch(spread_grid(dev)) })?;
+        }
+        check("reading the step log", || s.memcpy_dtoh(&r.log, &mut r.host_log))?;
+        check("reading the queue counters", || s.memcpy_dtoh(&r.counters, &mut r.host_counters))?;
+        let log = check("synchronizing", || r.host_log.as_slice())?;
+        let far = check("synchronizing", || r.host_counters.as_slice())?[4] as usize;
+        // round j ran when its near queue (slot j) was not empty
+        let ran = (0..rounds).take_while(|&j| log[j * SLOT] > 0).count().max(1);
+        let near = log[ran * SLOT] as usize;
+        r.round = r.round.wrapping_add(ran as u32);
+        r.cn = (r.cn + ran) % 2;
+        (r.nnear, r.nfar) = (near, far);
+        Ok((Queues { near, far, far_min: f64::INFINITY }, ran))
+    }
 }
 
 impl RelaxOp for DeviceMatrix<f64> {
@@ -77,7 +143,7 @@ impl RelaxOp for DeviceMatrix<f64> {
             in_far: alloc(dev, "allocating far flags", n)?,
             near: [queue()?, queue()?],
             far: [queue()?, queue()?],
-            big: queue()?,
+            big: Idx::zeros(&dev.stream, iw, big_len(self.nnz()))?,
             counters: alloc(dev, "allocating counters", 8)?,
             cn: 0,
             cf: 0,
@@ -85,6 +151,15 @@ impl RelaxOp for DeviceMatrix<f64> {
             nfar: 0,
             round: 0,
             stream: dev.stream.clone(),
+            last_rounds: 1,
+            log: alloc(dev, "allocating the step log", RING * SLOT)?,
+            // SAFETY (both): written by memcpy_dtoh before they are read.
+            host_log: check("allocating page-locked memory", || unsafe {
+                dev.ctx.alloc_pinned_with_flags::<u64>(RING * SLOT, 0)
+            })?,
+            host_counters: check("allocating page-locked memory", || unsafe {
+                dev.ctx.alloc_pinned_with_flags::<u64>(8, 0)
+            })?,
         })
     }
 
@@ -104,37 +179,22 @@ impl RelaxOp for DeviceMatrix<f64> {
     }
 
     fn relax_near_op(&self, r: &mut DeviceRelaxed, thr: f64) -> crate::Result<Queues> {
-        check_dim("relax_near", "state", self.nrows(), r.n)?;
-        let dev: &Device = &self.dev.dev;
-        let s = &dev.stream;
-        let csr = &self.csr;
-        let iw = self.index_width();
-        r.round = r.round.wrapping_add(1);
-        let round = r.round;
-        check("clearing counters", || s.memset_zeros(&mut r.counters.slice_mut(0..4)))?;
-        let [q0, q1] = &mut r.near;
-        let (q, nq) = if r.cn == 0 { (&*q0, q1) } else { (&*q1, q0) };
-        let far = &mut r.far[r.cf];
-        let f32_ = iw.val(r.nnear);
-        let mut lb = s.launch_builder(&r.kernels[6]);
-        lb.arg(&f32_).arg(q).arg(&csr.ptr).arg(&csr.ind).arg(&csr.val).arg(&thr).arg(&round);
-        lb.arg(&mut r.dist).arg(&mut r.stamp).arg(&mut r.in_far).arg(&mut *nq).arg(&mut *far);
-        lb.arg(&mut r.counters).arg(&mut r.big);
-        // SAFETY: matches kgs_relax(f, near, ptr, ind, w, thr, round, dist, stamp, in_far,
-        // near_next, far, counters, big); the queue holds f distinct ids below n, buffers n entries
-        // (a node is at most once in each queue).
-        check("launching kgs_relax", || unsafe { lb.launch(grid(dev, r.nnear * 32)) })?;
-        let mut lb = s.launch_builder(&r.kernels[7]);
-        lb.arg(&csr.ptr).arg(&csr.ind).arg(&csr.val).arg(&thr).arg(&round);
-        lb.arg(&mut r.dist).arg(&mut r.stamp).arg(&mut r.in_far).arg(nq).arg(far);
-        lb.arg(&mut r.counters).arg(&r.big);
-        // SAFETY: matches kgs_relax_big(ptr, ind, w, thr, round, dist, stamp, in_far, near_next,
-        // far, counters, big); big holds counters[2] ids written by kgs_relax.
-        check("launching kgs_relax_big", || unsafe { lb.launch(spread_grid(dev)) })?;
-        let c = read_counters(dev, &r.counters)?;
-        (r.nnear, r.nfar) = (c[0] as usize, c[4] as usize);
-        r.cn ^= 1;
-        Ok(Queues { near: r.nnear, far: r.nfar, far_min: f64::INFINITY })
+        Ok(self.run_rounds(r, thr, 1)?.0)
+    }
+
+    /// Batches of rounds: the first as long as the last near phase was
+    /// (at most [`BATCH`]), then twice the one before.
+    fn relax_rounds_op(&self, r: &mut DeviceRelaxed, thr: f64) -> crate::Result<(Queues, usize)> {
+        let (mut rounds, mut batch) = (0, r.last_rounds.clamp(1, BATCH));
+        loop {
+            let (q, k) = self.run_rounds(r, thr, batch)?;
+            rounds += k;
+            if q.near == 0 {
+                r.last_rounds = rounds;
+                return Ok((q, rounds));
+            }
+            batch = (2 * batch).min(RING - 1);
+        }
     }
 
     fn split_far_op(&self, r: &mut DeviceRelaxed, lo: f64, thr: f64) -> crate::Result<Queues> {
@@ -152,7 +212,8 @@ impl RelaxOp for DeviceMatrix<f64> {
         // SAFETY: matches kgs_split(nf, far, lo, thr, dist, in_far, near, far_next, counters);
         // the far queue holds nf distinct ids below n, the outputs n entries.
         check("launching kgs_split", || unsafe { lb.launch(grid(dev, r.nfar)) })?;
-        let c = read_counters(dev, &r.counters)?;
+        check("reading the queue counters", || s.memcpy_dtoh(&r.counters, &mut r.host_counters))?;
+        let c = check("synchronizing", || r.host_counters.as_slice())?.to_vec();
         r.cf ^= 1;
         (r.nnear, r.nfar) = (c[0] as usize, c[4] as usize);
         let far_min = if r.nfar == 0 { f64::INFINITY } else { f64::from_bits(!c[6]) };
