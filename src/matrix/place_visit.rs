@@ -18,9 +18,10 @@
 //! - on a device ([`DeviceVisited`](super::gpu::DeviceVisited)): the fused
 //!   level kernels of `kernels/graphblas_frontier.cu`, claiming new nodes
 //!   by `atomicCAS` on the level array (which is the mask), a warp per
-//!   frontier node plus a whole-grid launch for the nodes of out-degree
-//!   ≥ 1024 (push), or one thread per unvisited node (pull); one read of
-//!   two counters per level.
+//!   frontier node plus a block per chunk of 1024 arcs of the nodes of
+//!   out-degree ≥ 1024 (push), or one thread per unvisited node against
+//!   the frontier's bitmap (pull); the counts kept in a step log on the
+//!   device, read once per step or batch of steps.
 //!
 //! [`visit_levels`] runs level steps with the direction chosen by
 //! [`BfsDirection`] (Beamer's switch) between them: one per call on the

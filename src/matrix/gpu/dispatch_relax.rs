@@ -183,7 +183,7 @@ impl RelaxOp for DeviceMatrix<f64> {
     }
 
     /// Batches of rounds: the first as long as the last near phase was
-    /// (at most [`BATCH`]), then twice the one before.
+    /// (at most `BATCH`), then twice the one before.
     fn relax_rounds_op(&self, r: &mut DeviceRelaxed, thr: f64) -> crate::Result<(Queues, usize)> {
         let (mut rounds, mut batch) = (0, r.last_rounds.clamp(1, BATCH));
         loop {
