@@ -51,9 +51,11 @@ pub(crate) fn spread_grid(dev: &crate::cuda::device::Device) -> cudarc::driver::
 }
 
 /// Counters per slot of the step log (`KG_SLOT` of the kernels).
+#[cfg(feature = "cuda")]
 pub(crate) const SLOT: usize = 8;
 /// Slots of the step log (`KG_RING` of the kernels): a batch of steps is at
 /// most `RING - 1` long.
+#[cfg(feature = "cuda")]
 pub(crate) const RING: usize = 40;
 
 /// The fixed grid of the steps whose size is read on the device
@@ -89,6 +91,7 @@ pub(crate) fn seed_log(
 /// Entries of a big list for `nnz` arcs: a pair (node, first arc) per
 /// chunk of 1024 arcs of the nodes of out-degree ≥ 1024, at most `2 nnz /
 /// 1024` chunks (such a node has fewer chunks than twice its arcs / 1024).
+#[cfg(feature = "cuda")]
 pub(crate) fn big_len(nnz: usize) -> usize {
     2 * (nnz / 512 + 1)
 }
