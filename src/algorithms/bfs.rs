@@ -60,7 +60,7 @@ pub fn bfs<N: Label, E: Label>(g: &Graph<N, E>, source: usize, opts: &BfsOptions
 /// search stops when the frontier is empty. With [`MergeStrategy::Scatter`]
 /// (the default) or `Auto` a push step costs `O(Σ_{u ∈ q} deg u)`, a pull
 /// step `O(n/64 + edges scanned)` (the host implementation of
-/// [`vxm_visit`]); the sorting strategies run each level as one
+/// [`vxm_visit`](crate::matrix::vxm_visit)); the sorting strategies run each level as one
 /// `vxm_sparse` call (same results).
 ///
 /// # Errors
@@ -105,9 +105,10 @@ impl BfsLevels {
 /// BFS from `source` on the adjacency `a` (`A(u, v)` stored ⇔ arc `u → v`;
 /// values unread), wherever it lives: the host ([`SparseMatrix`]) or a
 /// device ([`DeviceMatrix`](crate::matrix::gpu::DeviceMatrix)). One source
-/// for every place, over the level step [`vxm_visit`] (`q'⟨¬s(π),
+/// for every place, over the level steps [`visit_levels`]
+/// (each a [`vxm_visit`](crate::matrix::vxm_visit), `q'⟨¬s(π),
 /// replace⟩ = qᵀ A` over `(any, secondi)`, `π⟨s(q')⟩ = q'`, `levels⟨s(q')⟩
-/// = k`), push or pull by Beamer's rule ([`BfsDirection::pulls`]). Levels
+/// = k`; a device runs them in batches), push or pull by Beamer's rule ([`BfsDirection::pulls`]). Levels
 /// are the same on every place; a parent is a frontier neighbour one level
 /// up (the smallest on the host; on a device the smallest by pull, any by
 /// push).
