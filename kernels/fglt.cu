@@ -69,19 +69,45 @@ extern "C" __global__ void fglt_spmv(int n, const int* __restrict__ ptr, const i
 // longer); the others by one lane each (a merge with a moving lower bound).
 #define LONG_ROW 32
 
-// W on every stored entry (i, j): |N(i) ∩ N(j)|. A warp takes 32 entries,
-// one per lane, then the long ones together.
-extern "C" __global__ void fglt_w(int n, long long nnz, const int* __restrict__ ptr, const int* __restrict__ idx,
-                                  const int* __restrict__ row_of, u32* __restrict__ w) {
+// The lower entries (i, j), j < i (a prefix of each sorted row), listed
+// compactly: each undirected edge once, for the kernels that handle both of
+// its slots together. cnt[i] = their number in row i; after an exclusive
+// scan into start (total at start[n]), list[start[i] + k] = ptr[i] + k.
+extern "C" __global__ void fglt_lower_count(int n, const int* __restrict__ ptr, const int* __restrict__ idx,
+                                            int* __restrict__ cnt) {
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+        cnt[i] = lower_bound(idx, ptr[i], ptr[i + 1], i) - ptr[i];
+}
+
+extern "C" __global__ void fglt_lower_list(int n, const int* __restrict__ ptr, const int* __restrict__ start,
+                                           int* __restrict__ list) {
+    int lane = threadIdx.x & 31;
+    int warps = (gridDim.x * blockDim.x) >> 5;
+    for (int i = (blockIdx.x * blockDim.x + threadIdx.x) >> 5; i < n; i += warps) {
+        int s = start[i], c = start[i + 1] - s, p = ptr[i];
+        for (int k = lane; k < c; k += 32) list[s + k] = p + k;
+    }
+}
+
+// W on every stored entry: |N(i) ∩ N(j)|, computed once per edge from its
+// lower entry (i, j) (list of fglt_lower_list, m = start[n] of them) and
+// written to both slots, (i, j) and (j, i). A warp takes 32 edges, one per
+// lane, then the long ones together.
+extern "C" __global__ void fglt_w(int n, const int* __restrict__ ptr, const int* __restrict__ idx,
+                                  const int* __restrict__ row_of, const int* __restrict__ start,
+                                  const int* __restrict__ list, u32* __restrict__ w) {
+    long long m = start[n];
     int lane = threadIdx.x & 31;
     long long step = ((long long)gridDim.x * blockDim.x) & ~31ll;
-    for (long long base = (blockIdx.x * (long long)blockDim.x + threadIdx.x) & ~31ll; base < nnz; base += step) {
-        long long e = base + lane;
+    for (long long base = (blockIdx.x * (long long)blockDim.x + threadIdx.x) & ~31ll; base < m; base += step) {
+        long long t = base + lane;
         bool wide = false;
-        if (e < nnz) {
+        if (t < m) {
+            int e = list[t];
             int i = row_of[e], j = idx[e];
             int a0 = ptr[i], a1 = ptr[i + 1], b0 = ptr[j], b1 = ptr[j + 1];
-            if (a1 - a0 > b1 - b0) { int t = a0; a0 = b0; b0 = t; t = a1; a1 = b1; b1 = t; }
+            int mirror = find(idx, b0, b1, i);
+            if (a1 - a0 > b1 - b0) { int x = a0; a0 = b0; b0 = x; x = a1; a1 = b1; b1 = x; }
             if (a1 - a0 > LONG_ROW) {
                 wide = true;
             } else {
@@ -92,17 +118,21 @@ extern "C" __global__ void fglt_w(int n, long long nnz, const int* __restrict__ 
                     if (lo < b1 && idx[lo] == idx[p]) ++c;
                 }
                 w[e] = c;
+                w[mirror] = c;
             }
         }
-        for (unsigned m = __ballot_sync(FULL_MASK, wide); m; m &= m - 1) {
-            long long f = base + __ffs(m) - 1;
-            int i = row_of[f], j = idx[f];
+        for (unsigned bits = __ballot_sync(FULL_MASK, wide); bits; bits &= bits - 1) {
+            int e = list[base + __ffs(bits) - 1];
+            int i = row_of[e], j = idx[e];
             int a0 = ptr[i], a1 = ptr[i + 1], b0 = ptr[j], b1 = ptr[j + 1];
-            if (a1 - a0 > b1 - b0) { int t = a0; a0 = b0; b0 = t; t = a1; a1 = b1; b1 = t; }
+            if (a1 - a0 > b1 - b0) { int x = a0; a0 = b0; b0 = x; x = a1; a1 = b1; b1 = x; }
             u64 c = 0;
             for (int p = a0 + lane; p < a1; p += 32) c += find(idx, b0, b1, idx[p]) >= 0;
             c = warp_sum(c);
-            if (lane == 0) w[f] = (u32)c;
+            if (lane == 0) {
+                w[e] = (u32)c;
+                w[find(idx, ptr[j], ptr[j + 1], i)] = (u32)c;
+            }
         }
     }
 }
@@ -132,49 +162,63 @@ extern "C" __global__ void fglt_w_sums(int n, const int* __restrict__ ptr, const
     }
 }
 
-// Σ_{k ∈ N(i) ∩ N(j)} (W_jk − 1) over the lanes' share (lane, stride) of
-// the shorter of rows i = [a0, a1) and j = [b0, b1) (the slot (j, k) read
-// from W: found by search when walking N(i), direct when walking N(j)).
-__device__ __forceinline__ u64 aba_entry(const int* __restrict__ idx, const u32* __restrict__ w, int a0, int a1,
-                                         int b0, int b1, int lane, int stride) {
-    u64 s = 0;
+// For the edge of rows i = [a0, a1) and j = [b0, b1), over the lanes' share
+// (lane, stride) of the shorter row: *si += Σ_{k ∈ N(i) ∩ N(j)} (W_jk − 1)
+// and *sj += Σ_k (W_ik − 1) (each common neighbour's two slots: the walked
+// row's directly, the other's found by search).
+__device__ __forceinline__ void aba_edge(const int* __restrict__ idx, const u32* __restrict__ w, int a0, int a1,
+                                         int b0, int b1, int lane, int stride, u64* si, u64* sj) {
+    u64 x = 0, y = 0;
     if (a1 - a0 <= b1 - b0) {
         for (int p = a0 + lane; p < a1; p += stride) {
             int q = find(idx, b0, b1, idx[p]);
-            if (q >= 0) s += (u64)w[q] - 1;
+            if (q >= 0) { x += (u64)w[q] - 1; y += (u64)w[p] - 1; }
         }
     } else {
-        for (int q = b0 + lane; q < b1; q += stride)
-            if (find(idx, a0, a1, idx[q]) >= 0) s += (u64)w[q] - 1;
+        for (int q = b0 + lane; q < b1; q += stride) {
+            int p = find(idx, a0, a1, idx[q]);
+            if (p >= 0) { x += (u64)w[q] - 1; y += (u64)w[p] - 1; }
+        }
     }
-    return s;
+    *si = x;
+    *sj = y;
 }
 
-// aba[i] += Σ_{k ∈ N(i) ∩ N(j)} (W_jk − 1) for every stored entry (i, j):
-// diag(A (W − A) A). A warp takes 32 entries, one per lane, then the long
-// ones together; aba must be zero.
-extern "C" __global__ void fglt_aba(int n, long long nnz, const int* __restrict__ ptr, const int* __restrict__ idx,
-                                    const int* __restrict__ row_of, const u32* __restrict__ w, u64* __restrict__ aba) {
+// diag(A (W − A) A): for every stored entry (i, j), aba[i] += Σ_{k ∈ N(i)
+// ∩ N(j)} (W_jk − 1); both entries of an edge from one intersection, over
+// the lower entries (list, m = start[n]). A warp takes 32 edges, one per
+// lane, then the long ones together; aba must be zero.
+extern "C" __global__ void fglt_aba(int n, const int* __restrict__ ptr, const int* __restrict__ idx,
+                                    const int* __restrict__ row_of, const int* __restrict__ start,
+                                    const int* __restrict__ list, const u32* __restrict__ w, u64* __restrict__ aba) {
+    long long m = start[n];
     int lane = threadIdx.x & 31;
     long long step = ((long long)gridDim.x * blockDim.x) & ~31ll;
-    for (long long base = (blockIdx.x * (long long)blockDim.x + threadIdx.x) & ~31ll; base < nnz; base += step) {
-        long long e = base + lane;
+    for (long long base = (blockIdx.x * (long long)blockDim.x + threadIdx.x) & ~31ll; base < m; base += step) {
+        long long t = base + lane;
         bool wide = false;
-        if (e < nnz) {
+        if (t < m) {
+            int e = list[t];
             int i = row_of[e], j = idx[e];
             int a0 = ptr[i], a1 = ptr[i + 1], b0 = ptr[j], b1 = ptr[j + 1];
             if (min(a1 - a0, b1 - b0) > LONG_ROW) {
                 wide = true;
             } else {
-                u64 s = aba_entry(idx, w, a0, a1, b0, b1, 0, 1);
-                if (s) atomicAdd(&aba[i], s);
+                u64 si, sj;
+                aba_edge(idx, w, a0, a1, b0, b1, 0, 1, &si, &sj);
+                if (si) atomicAdd(&aba[i], si);
+                if (sj) atomicAdd(&aba[j], sj);
             }
         }
-        for (unsigned m = __ballot_sync(FULL_MASK, wide); m; m &= m - 1) {
-            long long f = base + __ffs(m) - 1;
-            int i = row_of[f], j = idx[f];
-            u64 s = warp_sum(aba_entry(idx, w, ptr[i], ptr[i + 1], ptr[j], ptr[j + 1], lane, 32));
-            if (lane == 0 && s) atomicAdd(&aba[i], s);
+        for (unsigned bits = __ballot_sync(FULL_MASK, wide); bits; bits &= bits - 1) {
+            int e = list[base + __ffs(bits) - 1];
+            int i = row_of[e], j = idx[e];
+            u64 si, sj;
+            aba_edge(idx, w, ptr[i], ptr[i + 1], ptr[j], ptr[j + 1], lane, 32, &si, &sj);
+            si = warp_sum(si);
+            sj = warp_sum(sj);
+            if (lane == 0 && si) atomicAdd(&aba[i], si);
+            if (lane == 0 && sj) atomicAdd(&aba[j], sj);
         }
     }
 }
@@ -316,15 +360,20 @@ __device__ __forceinline__ int upper_start(const int* __restrict__ ptr, const in
 
 // The 4-cliques with lowest vertex u (N⁺(u) = idx[u0, u0 + k)), by the
 // whole block: H_u's rows as bitsets (bit t of row s: L[s] ~ L[t], L =
-// N⁺(u); rows of `words` words); a vertex s of H_u is in
-// ½ Σ_{t ∈ row s} |row s ∩ row t| triangles of H_u, i.e. 4-cliques with u
-// below; u in a third of their sum. L and rows in shared or global memory;
-// the intersections by the lanes over t (short rows) or over the words.
+// N⁺(u); rows of `words` words); each edge s < t of H_u is in
+// c_st = |row s ∩ row t| triangles of H_u, added to cnt[s] and cnt[t] (one
+// intersection per edge); a vertex s of H_u is then in cnt[s] / 2
+// triangles of H_u, i.e. 4-cliques with u below, and u in a third of their
+// sum. L, cnt and rows in shared or global memory; the intersections by the
+// lanes over t (short rows) or over the words.
 __device__ void k4_vertex(int u, int u0, int k, const int* __restrict__ ptr, const int* __restrict__ idx, int* L,
-                          u32* rows, bool lanes_over_words, u64* warp_tot, u64* __restrict__ k4) {
+                          u32* cnt, u32* rows, bool lanes_over_words, u64* warp_tot, u64* __restrict__ k4) {
     int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
     int words = (k + 31) >> 5;
-    for (int i = threadIdx.x; i < k; i += blockDim.x) L[i] = idx[u0 + i];
+    for (int i = threadIdx.x; i < k; i += blockDim.x) {
+        L[i] = idx[u0 + i];
+        cnt[i] = 0;
+    }
     for (long long i = threadIdx.x; i < (long long)k * words; i += blockDim.x) rows[i] = 0;
     __syncthreads();
     int lo_v = L[0], hi_v = L[k - 1];
@@ -338,30 +387,47 @@ __device__ void k4_vertex(int u, int u0, int k, const int* __restrict__ ptr, con
         }
     }
     __syncthreads();
-    u64 mine = 0;
     for (int s = warp; s < k; s += nwarps) {
         const u32* rs = rows + (long long)s * words;
-        u64 c = 0;
+        u32 own = 0;  // Σ_{t > s} c_st (this lane's share)
         if (lanes_over_words) {
-            for (int tw = 0; tw < words; ++tw) {
-                for (u32 bits = rs[tw]; bits; bits &= bits - 1) {
-                    const u32* rt = rows + (long long)(tw * 32 + __ffs(bits) - 1) * words;
+            for (int tw = (s + 1) >> 5; tw < words; ++tw) {
+                u32 bits = rs[tw];
+                if (tw == (s + 1) >> 5) bits &= ~0u << ((s + 1) & 31);
+                for (; bits; bits &= bits - 1) {
+                    int t = tw * 32 + __ffs(bits) - 1;
+                    const u32* rt = rows + (long long)t * words;
+                    u32 c = 0;
                     for (int w = lane; w < words; w += 32) c += __popc(rs[w] & rt[w]);
+                    c = __reduce_add_sync(FULL_MASK, c);
+                    if (lane == 0 && c) atomicAdd(&cnt[t], c);
+                    own += c;
                 }
             }
+            own = lane == 0 ? own : 0;
         } else {
-            for (int t = lane; t < k; t += 32) {
+            for (int t = s + 1 + lane; t < k; t += 32) {
                 if (!((rs[t >> 5] >> (t & 31)) & 1u)) continue;
                 const u32* rt = rows + (long long)t * words;
+                u32 c = 0;
                 for (int w = 0; w < words; ++w) c += __popc(rs[w] & rt[w]);
+                if (c) atomicAdd(&cnt[t], c);
+                own += c;
             }
         }
-        c = warp_sum(c) / 2;  // triangles of H_u at s
-        if (lane == 0 && c) {
+        own = __reduce_add_sync(FULL_MASK, own);
+        if (lane == 0 && own) atomicAdd(&cnt[s], own);
+    }
+    __syncthreads();
+    u64 mine = 0;
+    for (int s = threadIdx.x; s < k; s += blockDim.x) {
+        u64 c = cnt[s] / 2;  // triangles of H_u at s
+        if (c) {
             atomicAdd(&k4[L[s]], c);
             mine += c;
         }
     }
+    mine = warp_sum(mine);
     if (lane == 0) warp_tot[warp] = mine;
     __syncthreads();
     if (threadIdx.x == 0) {
@@ -376,17 +442,19 @@ __device__ void k4_vertex(int u, int u0, int k, const int* __restrict__ ptr, con
 extern "C" __global__ void fglt_k4_local(int n, const int* __restrict__ ptr, const int* __restrict__ idx,
                                          u64* __restrict__ k4) {
     __shared__ int L[K4_LOCAL];
+    __shared__ u32 cnt[K4_LOCAL];
     __shared__ u32 rows[K4_LOCAL * K4_WORDS];
     __shared__ u64 warp_tot[32];
     for (int u = blockIdx.x; u < n; u += gridDim.x) {
         int u1 = ptr[u + 1], u0 = upper_start(ptr, idx, u), k = u1 - u0;
         if (k < 3 || k > K4_LOCAL) continue;  // uniform over the block
-        k4_vertex(u, u0, k, ptr, idx, L, rows, false, warp_tot, k4);
+        k4_vertex(u, u0, k, ptr, idx, L, cnt, rows, false, warp_tot, k4);
     }
 }
 
-// One block per vertex u with |N⁺(u)| > K4_LOCAL, H_u and N⁺(u) in the
-// block's own part of global scratch (kmax rows and kmax entries, kmax ≥
+// One block per vertex u with |N⁺(u)| > K4_LOCAL, H_u, N⁺(u) and the
+// counts in the block's own part of global scratch (kmax rows and 2 kmax
+// entries, kmax ≥
 // every |N⁺(u)|: √nnz bounds it in degree order, each w of N⁺(u) having
 // degree ≥ |N⁺(u)|).
 extern "C" __global__ void fglt_k4_wide(int n, int kmax, const int* __restrict__ ptr, const int* __restrict__ idx,
@@ -394,10 +462,11 @@ extern "C" __global__ void fglt_k4_wide(int n, int kmax, const int* __restrict__
     __shared__ u64 warp_tot[32];
     long long wmax = (kmax + 31) >> 5;
     u32* rows = rows_all + (long long)blockIdx.x * kmax * wmax;
-    int* L = L_all + (long long)blockIdx.x * kmax;
+    int* L = L_all + 2 * (long long)blockIdx.x * kmax;
+    u32* cnt = (u32*)(L + kmax);
     for (int u = blockIdx.x; u < n; u += gridDim.x) {
         int u1 = ptr[u + 1], u0 = upper_start(ptr, idx, u), k = u1 - u0;
         if (k <= K4_LOCAL) continue;  // uniform over the block
-        k4_vertex(u, u0, k, ptr, idx, L, rows, true, warp_tot, k4);
+        k4_vertex(u, u0, k, ptr, idx, L, cnt, rows, true, warp_tot, k4);
     }
 }

@@ -1,6 +1,7 @@
 // The FGLT's input preparation on the GPU (appended to kernels/fglt.cu's
-// module): from the graph's CSR (64-bit row pointers and column indices,
-// rows sorted, at most one self-loop per row) to the degree-ordered pattern
+// module): from the graph's CSR (row pointers and column indices as 32-bit
+// unsigned integers, narrowed by the host as it stages them; rows sorted, at
+// most one self-loop per row) to the degree-ordered pattern
 // the counting kernels read (32-bit CSR, rows sorted, no self-loops,
 // vertices renumbered by increasing degree; ties in any order, which changes
 // no count), with row ids per entry. Also a device-wide exclusive scan.
@@ -83,15 +84,15 @@ __device__ __forceinline__ int aggregated_inc(int* counter, int key) {
 
 // Degree without the self-loop, the degree histogram, and stats[0] += self
 // loops, stats[1] = max degree. hist (n + 1 entries) and stats must be zero.
-extern "C" __global__ void fglt_in_degrees(int n, const u64* __restrict__ iptr, const u64* __restrict__ iidx,
+extern "C" __global__ void fglt_in_degrees(int n, const u32* __restrict__ iptr, const u32* __restrict__ iidx,
                                           int* __restrict__ deg, int* __restrict__ hist, u32* __restrict__ stats) {
     for (int v = blockIdx.x * blockDim.x + threadIdx.x; v < n; v += gridDim.x * blockDim.x) {
         long long lo = (long long)iptr[v], hi = (long long)iptr[v + 1], a = lo, b = hi;
         while (a < b) {
             long long m = a + ((b - a) >> 1);
-            if (iidx[m] < (u64)v) a = m + 1; else b = m;
+            if (iidx[m] < (u32)v) a = m + 1; else b = m;
         }
-        int loop = a < hi && iidx[a] == (u64)v;
+        int loop = a < hi && iidx[a] == (u32)v;
         int d = (int)(hi - lo) - loop;
         deg[v] = d;
         aggregated_inc(hist, d);
@@ -120,7 +121,7 @@ extern "C" __global__ void fglt_place(int n, const int* __restrict__ deg, int* _
 
 // Row r of the pattern (unsorted): the ranks of order[r]'s neighbours, its
 // self-loop skipped; row_of its row id. One warp per row.
-extern "C" __global__ void fglt_relabel(int n, const u64* __restrict__ iptr, const u64* __restrict__ iidx,
+extern "C" __global__ void fglt_relabel(int n, const u32* __restrict__ iptr, const u32* __restrict__ iidx,
                                         const int* __restrict__ order, const int* __restrict__ rank,
                                         const int* __restrict__ ptr, int* __restrict__ idx, int* __restrict__ row_of) {
     int lane = threadIdx.x & 31;
@@ -131,9 +132,9 @@ extern "C" __global__ void fglt_relabel(int n, const u64* __restrict__ iptr, con
         int out = ptr[r];
         int loop = (long long)(ptr[r + 1] - out) < hi - lo;
         for (long long p = lo + lane; p < hi; p += 32) {
-            u64 u = iidx[p];
-            if (u == (u64)v) continue;
-            int k = (int)(p - lo) - (loop && u > (u64)v);
+            u32 u = iidx[p];
+            if (u == (u32)v) continue;
+            int k = (int)(p - lo) - (loop && u > (u32)v);
             idx[out + k] = rank[u];
             row_of[out + k] = r;
         }

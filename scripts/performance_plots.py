@@ -111,7 +111,7 @@ def main():
     rows = [r for r in rows if not np.isnan(num(r[1]))]
     bars(ax, [r[0] for r in rows], [("FGLT reference, 2 cores", [num(r[1]) for r in rows]),
                                     ("kronograph CPU, 16 threads", [num(r[2]) for r in rows]),
-                                    ("kronograph, H100 end to end", [num(r[3]) for r in rows])],
+                                    ("kronograph GPU, end to end", [num(r[3]) for r in rows])],
          "seconds (log)", "Graphlet transform")
     save(fig, "perf_fglt.png")
 

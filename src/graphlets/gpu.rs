@@ -4,9 +4,13 @@
 //! through [`jit::compile_cached`](crate::cuda::jit::compile_cached)), exact
 //! in 64-bit integers, equal to the CPU's.
 //!
-//! The host uploads the graph's row pointers and column indices as they are
-//! and downloads the two `n × 16` tables; nothing else is done on the host.
-//! On the device, in order:
+//! The host uploads the graph's row pointers and column indices, narrowed to
+//! 32 bits as it stages them, and downloads the two `n × 16` tables, both
+//! through page-locked buffers that its threads fill and empty in parallel
+//! while the link moves the other one (`gpu_transfer.rs`); it queues every
+//! launch without waiting for the device (sizes that depend on the device's
+//! results take upper bounds from the input), and checks the weights while
+//! the device computes. On the device, in order:
 //! - **relabel**: degrees without self-loops and their histogram, a scan,
 //!   each vertex placed by degree (ties in any order: no count depends on
 //!   them), the renumbered rows written and sorted (rows of ≤ 32 entries one
@@ -15,21 +19,26 @@
 //! - **primitives**: degrees; `A d`, `A (A d)`, `A C(d − 1, 2)` (one warp
 //!   per row); `W` on every stored entry (one thread per entry, the shorter
 //!   row walked, the longer binary-searched, a warp together past 32
-//!   entries); the row sums of `W`; `A (W e)`;
-//!   `diag(A (W − A) A)` (as `W`); 4-cycles (a block per vertex counting
+//!   entries; each edge once, from a compact list of the lower entries, its
+//!   count written to both slots); the row sums of `W`; `A (W e)`;
+//!   `diag(A (W − A) A)` (as `W`, both slots of an edge from one
+//!   intersection); 4-cycles (a block per vertex counting
 //!   its wedges by their end, in a hash table in shared memory when they
 //!   fit half of it, else in the block's own counter array of `n`, as many
 //!   blocks as an eighth of the device's memory holds); 4-cliques as the
-//!   triangles of the graphs induced on each `N⁺(u)` (one block per `u`,
-//!   bitset rows in shared memory while `|N⁺(u)| ≤ 512`, else in global
-//!   scratch of `√nnz` rows, which bounds `|N⁺(u)|` in degree order);
+//!   triangles of the graphs induced on each `N⁺(u)` (one block per `u`, one
+//!   bitset intersection per edge of that graph, bitset rows in shared
+//!   memory while `|N⁺(u)| ≤ 512`, else in global scratch of `√nnz` rows,
+//!   which bounds `|N⁺(u)|` in degree order);
 //! - **raw and net**: [`transform`](super::transform)'s formulas and its net
 //!   table, written straight into the graph's vertex order.
 //!
 //! Overflow: with maximum degree `D`, every primitive, raw and net count is
 //! at most `D³` (each is a sum over at most `D` neighbours of sums over at
 //! most `D` of at most `D`); when `D³ < 2^64` (`D ≤ 2,642,245`) the device's
-//! wrapping 64-bit arithmetic is therefore exact. Beyond, the device stops
+//! wrapping 64-bit arithmetic is therefore exact. (The host decides by the
+//! longest input row, a self-loop included: an upper bound of `D` known
+//! before the device runs.) Beyond, the device stops
 //! after the primitives and the host assembles them with its checks
 //! ([`transform::assemble`](super::transform::assemble)), which report a
 //! count past `2^64 − 1` as an error, never a wrapped value.
@@ -91,8 +100,9 @@ pub_for_testing! {
 
 pub_for_testing! {
     /// The kernels of [`source`].
-    pub const KERNELS: [&str; 19] = [
-        "fglt_fill", "fglt_degrees", "fglt_spmv", "fglt_w", "fglt_w_sums", "fglt_aba", "fglt_c4", "fglt_k4_local", "fglt_k4_wide",
+    pub const KERNELS: [&str; 21] = [
+        "fglt_fill", "fglt_degrees", "fglt_spmv", "fglt_lower_count", "fglt_lower_list", "fglt_w", "fglt_w_sums", "fglt_aba",
+        "fglt_c4", "fglt_k4_local", "fglt_k4_wide",
         "fglt_scan_sums", "fglt_scan_parts", "fglt_scan_apply", "fglt_in_degrees", "fglt_place", "fglt_relabel",
         "fglt_sort_warp", "fglt_sort_block", "fglt_sort_bitmap", "fglt_assemble",
     ];
@@ -130,6 +140,9 @@ pub struct DeviceRun {
     pub result: DeviceResult,
     /// Self-loops dropped.
     pub self_loops: usize,
+    /// Whether some edge weight differs from 1 (weights are not read;
+    /// checked by the host while the device computes).
+    pub weighted: bool,
     /// Time of the kernels by CUDA events, from the first launch to the last
     /// (upload and download excluded), in seconds.
     pub kernel_seconds: f64,
@@ -158,6 +171,10 @@ pub use self::imp::transform;
 #[cfg(feature = "cuda")]
 #[path = "gpu_launch.rs"]
 mod imp;
+
+#[cfg(feature = "cuda")]
+#[path = "gpu_transfer.rs"]
+mod transfer;
 
 /// Unused without the `cuda` feature; keeps the row width in one place.
 const _: () = assert!(ORBITS == 16, "kernels/fglt_net.cu writes 16 orbits a row");

@@ -82,7 +82,6 @@ pub use types::{Fglt, Frequencies, Ignored, StageProgress, ORBITS, ORBIT_NAMES};
 
 use crate::cuda::{resolve_backend, Backend};
 use crate::graph::{Graph, GraphError, Label};
-use rayon::prelude::*;
 use std::time::Instant;
 
 /// Options of [`fglt_with`].
@@ -161,8 +160,7 @@ pub fn fglt_with<N: Label, E: Label>(g: &Graph<N, E>, opts: &FgltOptions) -> cra
         return Ok(Fglt { raw, net, ignored: pattern.ignored, stages, device });
     };
     let run = gpu::transform(g, ordinal, &mut stage, &mut stages)?;
-    let weighted = g.weights().par_iter().any(|&w| w != 1.0);
-    let ignored = Ignored { self_loops: run.self_loops, weighted };
+    let ignored = Ignored { self_loops: run.self_loops, weighted: run.weighted };
     let (raw, net) = match run.result {
         gpu::DeviceResult::Frequencies { raw, net } => (raw, net),
         gpu::DeviceResult::Primitives { prims, order } => {
