@@ -3,8 +3,11 @@
 //! [`jit::compile_cached`](crate::cuda::jit::compile_cached)):
 //! label evaluation and the α table (once per run), then, streamed over
 //! the 2^k points in chunks of `32·D`, the label-sum initialization, the
-//! main recurrence as `k − 1` level workloads of shape `n × D`, and the
-//! per-vertex sums. Without the `cuda` feature, [`sieve`] returns
+//! main recurrence as `k − 1` passes of shape `n × D` (pass `l` reads every
+//! neighbour line of level `l` once, for all the levels above it, in groups
+//! of at most `group_size` levels), and the per-vertex sums. The runs of
+//! a batch (`Prepared::runs`) go to the device as one launch sequence,
+//! read back once. Without the `cuda` feature, `Prepared::new` returns
 //! [`Error::CudaNotCompiled`](crate::Error::CudaNotCompiled).
 
 use super::instance::Instance;
@@ -12,23 +15,61 @@ use super::instance::Instance;
 /// The CUDA source of the sieve's kernels.
 pub const SOURCE: &str = include_str!("../../kernels/motif.cu");
 
-/// Bytes of the level buffers a run may take on a device with `total`
+/// Bytes of the line buffers a run may take on a device with `total`
 /// bytes of memory.
 #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
 fn level_budget(total: usize) -> usize {
-    (total / 4).min(16 << 30)
+    (total / 4).min(40 << 30)
+}
+
+/// Slots of `n × D` lines a run keeps: the `k` levels and the neighbour
+/// sums `T^{(s)}_{i,l}` (`s > 2l`) a pass stores for a later one.
+#[cfg_attr(not(feature = "cuda"), allow(dead_code))]
+pub(crate) fn slots(k: usize) -> usize {
+    k + (1..k).take_while(|&l| 2 * l < k).map(|l| k - 2 * l).sum::<usize>()
 }
 
 /// Threads per vertex `D` (a power of two): all `2^k / 32` when the
-/// `k · n · D` lines of 32 bytes fit `budget`, else the most that fit.
+/// `slots(k) · n · D` lines of 32 bytes fit `budget`, else the most
+/// that fit.
 #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
 pub(crate) fn threads_per_vertex(k: usize, n: usize, budget: usize) -> usize {
     let max_d = ((1usize << k) / 32).max(1);
     let mut d = max_d;
-    while d > 1 && k * n.max(1) * d * 32 > budget {
+    while d > 1 && slots(k) * n.max(1) * d * 32 > budget {
         d /= 2;
     }
     d
+}
+
+/// The largest number of levels one pass of the recurrence accumulates
+/// (the kernels `motif_pass1` … `motif_pass8`): 8 (eight accumulators of
+/// 8 planes stay in registers at two blocks of 256 threads per SM), or
+/// `KRONOGRAPH_MOTIF_GROUP` (1–8, for measurements).
+#[cfg_attr(not(feature = "cuda"), allow(dead_code))]
+pub(crate) fn group_size() -> usize {
+    std::env::var("KRONOGRAPH_MOTIF_GROUP")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+        .filter(|g| (1..=8).contains(g))
+        .unwrap_or(8)
+}
+
+/// The groups of levels of pass `l` (levels `l + 1 ..= k`): as few as
+/// `gmax` allows, of sizes differing by at most one; `(first level, size)`.
+#[cfg_attr(not(feature = "cuda"), allow(dead_code))]
+pub(crate) fn pass_groups(k: usize, l: usize, gmax: usize) -> Vec<(usize, usize)> {
+    let r = k - l;
+    let ng = r.div_ceil(gmax.max(1));
+    let (base, extra) = (r / ng, r % ng);
+    let mut s = l + 1;
+    (0..ng)
+        .map(|g| {
+            let size = base + usize::from(g < extra);
+            s += size;
+            (s - size, size)
+        })
+        .collect()
 }
 
 /// An instance uploaded to a device, for any number of runs.
@@ -41,7 +82,7 @@ impl Prepared {
         Err(crate::Error::CudaNotCompiled)
     }
 
-    pub(crate) fn run(&self, _key: u64) -> crate::Result<(Vec<u64>, f64)> {
+    pub(crate) fn runs(&self, _keys: &[u64]) -> crate::Result<Vec<(Vec<u64>, f64)>> {
         Err(crate::Error::CudaNotCompiled)
     }
 
@@ -59,15 +100,38 @@ pub(crate) use imp::Prepared;
 
 #[cfg(feature = "cuda")]
 mod imp {
-    use super::{level_budget, threads_per_vertex, Instance, SOURCE};
+    use super::{group_size, level_budget, pass_groups, slots, threads_per_vertex, Instance, SOURCE};
     use crate::cuda::device::{check, device, Device};
     use crate::cuda::CudaError;
     use cudarc::driver::{sys, CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
 
-    const NAMES: [&str; 5] = ["motif_labels", "motif_alpha", "motif_init", "motif_level", "motif_sum"];
+    const NAMES: [&str; 12] = [
+        "motif_labels",
+        "motif_alpha",
+        "motif_init",
+        "motif_sum",
+        "motif_pass1",
+        "motif_pass2",
+        "motif_pass3",
+        "motif_pass4",
+        "motif_pass5",
+        "motif_pass6",
+        "motif_pass7",
+        "motif_pass8",
+    ];
+    /// `f[PASS + G - 1]` is `motif_pass{G}`.
+    const PASS: usize = 4;
     const BLOCK: u32 = 256;
 
+    /// The kernels: by default the products by α as integer products of
+    /// the planes by α's bits (on the FMA pipe, beside the logic pipe that
+    /// sums them); with `KRONOGRAPH_MOTIF_PRODUCTS=masks` (for
+    /// measurements) as masked ANDs, compiled as a module of its own.
     fn functions(dev: &Device) -> Result<Vec<CudaFunction>, CudaError> {
+        if std::env::var("KRONOGRAPH_MOTIF_PRODUCTS").as_deref() == Ok("masks") {
+            let source = format!("#define MOTIF_MASK_PRODUCTS 1\n{SOURCE}");
+            return dev.module_functions(&source, "motif_masks", &NAMES);
+        }
         dev.module_functions(SOURCE, "motif", &NAMES)
     }
 
@@ -116,15 +180,16 @@ mod imp {
             // read) are zeroed on the device, without a host copy
             let zeta = check("allocating labels", || stream.clone_htod(&vec![0xFFu8; n * k]))?;
             let alpha = check("allocating the α table", || stream.alloc_zeros::<u8>((m * (k - 1)).max(1)))?;
-            let p = check("allocating the level buffers", || stream.alloc_zeros::<u8>(k * n * d * 32))?;
+            let p = check("allocating the level buffers", || stream.alloc_zeros::<u8>(slots(k) * n * d * 32))?;
             let bufs = std::sync::Mutex::new(Buffers { zeta, alpha, p });
             Ok(Prepared { dev, f, n, k, m, d, indptr_d, indices_d, first_d, count_d, bufs })
         }
 
-        /// The per-vertex values of the run with key `key`, and the device
-        /// time of its kernels in seconds (CUDA events around the launches).
-        pub(crate) fn run(&self, key: u64) -> crate::Result<(Vec<u64>, f64)> {
-            self.run_points(key, 0..1usize << self.k)
+        /// The per-vertex values of the runs with keys `keys`, and the device
+        /// time of each run's kernels in seconds (CUDA events around its
+        /// launches): one launch sequence, read back once.
+        pub(crate) fn runs(&self, keys: &[u64]) -> crate::Result<Vec<(Vec<u64>, f64)>> {
+            self.batch(keys, 0..1usize << self.k)
         }
 
         /// Points one chunk of a run evaluates on this device (`32 D`).
@@ -138,25 +203,66 @@ mod imp {
         /// range shorter than a chunk runs with fewer threads per vertex
         /// (`len / 32`), so that it costs its share of a run.
         pub(crate) fn run_points(&self, key: u64, points: std::ops::Range<usize>) -> crate::Result<(Vec<u64>, f64)> {
+            Ok(self.batch(&[key], points)?.remove(0))
+        }
+
+        /// The runs `keys` over `points`, enqueued one after the other on
+        /// the stream; one read of all their sums at the end.
+        fn batch(&self, keys: &[u64], points: std::ops::Range<usize>) -> crate::Result<Vec<(Vec<u64>, f64)>> {
+            let n = self.n;
+            let mut guard = self.bufs.lock().unwrap_or_else(|e| e.into_inner());
+            let stream = &self.dev.stream;
+            // the sums of every run, accumulated over chunks from 0
+            let mut q_d =
+                check("allocating the per-vertex sums", || stream.alloc_zeros::<u32>((n * keys.len()).max(1)))?;
+            let event =
+                || check("recording an event", || stream.record_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT)));
+            let mut marks = Vec::with_capacity(keys.len());
+            for (r, &key) in keys.iter().enumerate() {
+                let start = event()?;
+                let mut q = q_d.slice_mut(r * n..(r + 1) * n);
+                self.enqueue(&mut *guard, key, points.clone(), &mut q)?;
+                marks.push((start, event()?));
+            }
+            let q = check("reading the per-vertex sums", || stream.clone_dtoh(&q_d))?;
+            check("synchronizing", || stream.synchronize())?;
+            if let Some(bad) = q.iter().find(|&&v| v > 0xFF) {
+                return Err(CudaError::Driver {
+                    context: "checking the per-vertex sums".into(),
+                    message: format!("a sum {bad:#x} is not an element of GF(2^8)"),
+                }
+                .into());
+            }
+            let mut out = Vec::with_capacity(keys.len());
+            for (r, (start, end)) in marks.iter().enumerate() {
+                let seconds = check("reading the event timer", || start.elapsed_ms(end))? as f64 / 1e3;
+                out.push((q[r * n..(r + 1) * n].iter().map(|&v| u64::from(v)).collect(), seconds));
+            }
+            Ok(out)
+        }
+
+        /// Enqueues the run `key` over `points`, its sums added into `q_d`.
+        fn enqueue(
+            &self,
+            bufs: &mut Buffers,
+            key: u64,
+            points: std::ops::Range<usize>,
+            q_d: &mut cudarc::driver::CudaViewMut<'_, u32>,
+        ) -> crate::Result<()> {
             let (f, n, k, m) = (&self.f, self.n, self.k, self.m);
             let d = self.d.min((points.len() / 32).max(1));
             let (indptr_d, indices_d, first_d, count_d) =
                 (&self.indptr_d, &self.indices_d, &self.first_d, &self.count_d);
-            let mut guard = self.bufs.lock().unwrap_or_else(|e| e.into_inner());
-            let Buffers { zeta: zeta_d, alpha: alpha_d, p: p_d } = &mut *guard;
+            let Buffers { zeta: zeta_d, alpha: alpha_d, p: p_d } = bufs;
             let stream = &self.dev.stream;
             let chunk = 32 * d;
-            // the sums accumulate over chunks from 0
-            let mut q_d = check("allocating the per-vertex sums", || stream.alloc_zeros::<u32>(n))?;
             let (n32, k32, d32, m64) = (n as i32, k as i32, d as i32, m as i64);
-            let event =
-                || check("recording an event", || stream.record_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT)));
-            let start = event()?;
+            let gmax = group_size();
 
             // (b) labels and the α table, once per run
             let mut lb = stream.launch_builder(&f[0]);
-            lb.arg(&n32).arg(&k32).arg(&key).arg(first_d).arg(count_d).arg(&mut *zeta_d);
-            // SAFETY: arguments match motif_labels in kernels/motif.cu; the buffers outlive the run (synchronized below).
+            lb.arg(&n32).arg(&k32).arg(&key).arg(&*first_d).arg(&*count_d).arg(&mut *zeta_d);
+            // SAFETY: arguments match motif_labels in kernels/motif.cu; the buffers outlive the run (synchronized by the caller).
             check("launching motif_labels", || unsafe { lb.launch(grid(n * k)) })?;
             if k >= 2 && m > 0 {
                 let mut lb = stream.launch_builder(&f[1]);
@@ -171,32 +277,25 @@ mod imp {
                 lb.arg(&n32).arg(&k32).arg(&d32).arg(&first64).arg(&*zeta_d).arg(&mut *p_d);
                 // SAFETY: as above (motif_init).
                 check("launching motif_init", || unsafe { lb.launch(grid(n * d)) })?;
-                // (d) the recurrence, k − 1 workloads
-                for s in 2..=k as i32 {
-                    let mut lb = stream.launch_builder(&f[3]);
-                    lb.arg(&n32).arg(&s).arg(&d32).arg(&m64).arg(indptr_d).arg(indices_d).arg(&*alpha_d).arg(&mut *p_d);
-                    // SAFETY: as above (motif_level).
-                    check("launching motif_level", || unsafe { lb.launch(grid(n * d)) })?;
+                // (d) the recurrence, k − 1 passes
+                for l in 1..k {
+                    for (s_lo, size) in pass_groups(k, l, gmax) {
+                        let (l32, s32) = (l as i32, s_lo as i32);
+                        let mut lb = stream.launch_builder(&f[PASS + size - 1]);
+                        lb.arg(&n32).arg(&k32).arg(&l32).arg(&s32).arg(&d32).arg(&m64);
+                        lb.arg(indptr_d).arg(indices_d).arg(&*alpha_d).arg(&mut *p_d);
+                        // SAFETY: as above (motif_pass{size}, size in 1..=8).
+                        check("launching motif_pass", || unsafe { lb.launch(grid(n * d)) })?;
+                    }
                 }
                 // (e) per-vertex sums
                 let count = (points.end - first).min(chunk) as i64;
-                let mut lb = stream.launch_builder(&f[4]);
-                lb.arg(&n32).arg(&k32).arg(&d32).arg(&count).arg(&*p_d).arg(&mut q_d);
+                let mut lb = stream.launch_builder(&f[3]);
+                lb.arg(&n32).arg(&k32).arg(&d32).arg(&count).arg(&*p_d).arg(&mut *q_d);
                 // SAFETY: as above (motif_sum).
                 check("launching motif_sum", || unsafe { lb.launch(grid(n)) })?;
             }
-            let end = event()?;
-            let q = check("reading the per-vertex sums", || stream.clone_dtoh(&q_d))?;
-            check("synchronizing", || stream.synchronize())?;
-            let seconds = check("reading the event timer", || start.elapsed_ms(&end))? as f64 / 1e3;
-            if let Some(bad) = q.iter().find(|&&v| v > 0xFF) {
-                return Err(CudaError::Driver {
-                    context: "checking the per-vertex sums".into(),
-                    message: format!("a sum {bad:#x} is not an element of GF(2^8)"),
-                }
-                .into());
-            }
-            Ok((q.into_iter().map(u64::from).collect(), seconds))
+            Ok(())
         }
     }
 
@@ -211,5 +310,51 @@ mod imp {
             }
             self
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{pass_groups, slots, threads_per_vertex};
+
+    /// The groups of a pass cover its levels `l + 1 ..= k` once, in order,
+    /// none larger than the limit, sizes within one of each other.
+    #[test]
+    fn pass_groups_cover_the_levels() {
+        for k in 2..=24 {
+            for l in 1..k {
+                for gmax in 1..=8 {
+                    let groups = pass_groups(k, l, gmax);
+                    let levels: Vec<usize> = groups.iter().flat_map(|&(s, g)| s..s + g).collect();
+                    assert_eq!(levels, (l + 1..=k).collect::<Vec<_>>(), "k {k} l {l} gmax {gmax}");
+                    let (lo, hi) = groups.iter().fold((usize::MAX, 0), |(a, b), &(_, g)| (a.min(g), b.max(g)));
+                    assert!(hi <= gmax && hi - lo <= 1 && lo >= 1, "k {k} l {l} gmax {gmax}: {groups:?}");
+                    assert_eq!(groups.len(), (k - l).div_ceil(gmax));
+                }
+            }
+        }
+    }
+
+    /// The slots are the k levels and one per pair `l < s` with `s > 2l`
+    /// (the stored neighbour sums), numbered as `tslot` in
+    /// kernels/motif.cu numbers them: `(l − 1)k − (l − 1)l + s − 2l − 1`.
+    #[test]
+    fn slots_count_the_stored_sums() {
+        for k in 1..=24usize {
+            let mut seen = Vec::new();
+            for l in 1..k {
+                for s in (2 * l + 1)..=k {
+                    seen.push((l - 1) * k - (l - 1) * l + s - 2 * l - 1);
+                }
+            }
+            let want: Vec<usize> = (0..seen.len()).collect();
+            assert_eq!(seen, want, "k {k}: the stored sums fill slots k .. without gaps");
+            assert_eq!(slots(k), k + seen.len());
+        }
+        assert_eq!((slots(10), slots(20)), (30, 110));
+        // n = 2^20, k = 10 on a device with 36 GB for lines: all 32 threads per vertex
+        assert_eq!(threads_per_vertex(10, 1 << 20, 36_000_000_000), 32);
+        assert_eq!(threads_per_vertex(10, 1 << 20, 16 << 30), 16);
+        assert_eq!(threads_per_vertex(3, 100, 1 << 30), 1);
     }
 }

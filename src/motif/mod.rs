@@ -19,7 +19,8 @@
 //! vertices are therefore always in a match (one-sided error), and runs
 //! are repeated until the per-vertex false-negative bound (k/2^(b−1))^runs
 //! is at most [`MotifOptions::delta`]. Cost per run: O(2^k k² m) field
-//! multiplications; memory O(k · n · line width).
+//! multiplications; memory O(k · n · line width) on the CPU, O(k² · n · line
+//! width) on the GPU (whose passes keep neighbour sums for later levels).
 //!
 //! The random values come from a counter-based hash of (seed, run, index)
 //! ([`random`](self) in the source), so the CPU and the GPU compute the same Q_i
@@ -431,14 +432,15 @@ impl Engine {
         })
     }
 
-    /// How many runs from `first` (of `need`) to make together: one at a
-    /// time on one device; on several, all that are left, or (stopping
-    /// early) the first run alone, split over the devices, then as many
-    /// runs as devices.
+    /// How many runs from `first` (of `need`) to make together: on the
+    /// CPU one at a time; on devices all that are left (one launch
+    /// sequence on one device), or, stopping early, the first run alone
+    /// (on several devices split over them), then one run at a time on one
+    /// device and as many runs as devices on several.
     fn batch(&self, first: u32, need: u32, early_stop: bool) -> u32 {
         let left = need - first;
         match self {
-            Engine::Gpus(_) if !early_stop => left,
+            Engine::Gpu(_) | Engine::Gpus(_) if !early_stop => left,
             Engine::Gpus(list) if first > 0 => left.min(list.len() as u32),
             _ => left.min(1),
         }
@@ -459,7 +461,10 @@ impl Engine {
         let key = |run: u32| random::run_key(seed, run);
         let list = match self {
             Engine::Cpu(field) => return Ok(runs.map(|r| (cpu::sieve(inst, *field, key(r)), None)).collect()),
-            Engine::Gpu(g) => return runs.map(|r| g.run(key(r)).map(|(q, s)| (q, Some(s)))).collect(),
+            Engine::Gpu(g) => {
+                let keys: Vec<u64> = runs.map(key).collect();
+                return Ok(g.runs(&keys)?.into_iter().map(|(q, s)| (q, Some(s))).collect());
+            }
             Engine::Gpus(list) => list,
         };
         let points = 1usize << inst.k;

@@ -69,6 +69,9 @@ pub fn run(args: Args) -> kronograph::Result<()> {
     crate::outln!("false-negative bound per vertex: {:.3e}", hits.false_negative_bound);
     let backend = kronograph::backend::backend_of(Some(&hits.devices[..]));
     crate::outln!("time: {secs:.3} s ({backend})");
+    if let Some(k) = hits.kernel_seconds {
+        crate::outln!("kernel time: {k:.3} s");
+    }
     if args.matches {
         match motif::matches(&g, &colors, &motif, &hits.hits) {
             Some(ms) => {
