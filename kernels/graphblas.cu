@@ -286,11 +286,20 @@ extern "C" __global__ void gb_mxm_dot(kg_idx_t mnnz, const kg_idx_t *row_of, con
     }
 }
 
-// *out = *out ⊕ (the block's values acc, where any): a shared-memory tree
-// over the block's (256) threads, then one atomic update if a thread had a value.
-__device__ __forceinline__ void gb_block_fold(kg_c_t acc, bool any, kg_c_t *out) {
+// *out = *out ⊕ (⊕ of the present values): a block reduction over present
+// values only (so that the ANY monoid, whose ⊕ keeps its first operand, never
+// meets the identity), then one atomic update per block that saw a value.
+extern "C" __global__ void gb_reduce(kg_idx_t m, const kg_c_t *val, const unsigned char *pres, kg_c_t *out) {
     __shared__ kg_c_t s[256];
     __shared__ unsigned char h[256];
+    kg_c_t acc = KG_IDENTITY;
+    bool any = false;
+    for (kg_u64 i = gb_tid(); i < m; i += gb_stride()) {
+        if (pres[i]) {
+            acc = any ? kg_add(acc, val[i]) : val[i];
+            any = true;
+        }
+    }
     s[threadIdx.x] = acc;
     h[threadIdx.x] = any ? 1 : 0;
     __syncthreads();
@@ -302,198 +311,4 @@ __device__ __forceinline__ void gb_block_fold(kg_c_t acc, bool any, kg_c_t *out)
         __syncthreads();
     }
     if (threadIdx.x == 0 && h[0]) kg_atomic_add(out, s[0]);
-}
-
-// *out = *out ⊕ (⊕ of the present values): a block reduction over present
-// values only (so that the ANY monoid, whose ⊕ keeps its first operand, never
-// meets the identity), then one atomic update per block that saw a value.
-extern "C" __global__ void gb_reduce(kg_idx_t m, const kg_c_t *val, const unsigned char *pres, kg_c_t *out) {
-    kg_c_t acc = KG_IDENTITY;
-    bool any = false;
-    for (kg_u64 i = gb_tid(); i < m; i += gb_stride()) {
-        if (pres[i]) {
-            acc = any ? kg_add(acc, val[i]) : val[i];
-            any = true;
-        }
-    }
-    gb_block_fold(acc, any, out);
-}
-
-// The first position of [lo, hi) whose index is >= k (hi if none).
-__device__ __forceinline__ kg_idx_t gb_lower_bound(const kg_idx_t *ind, kg_idx_t lo, kg_idx_t hi, kg_idx_t k) {
-    while (lo < hi) {
-        kg_idx_t mid = lo + ((hi - lo) >> 1);
-        if (ind[mid] < k) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo;
-}
-
-// acc ⊕= every term A(i,k) ⊗ B(k,j) of the dot product of A's positions
-// [p, pe) and B's [q, qe) (both sorted by k), by one thread's sorted merge.
-__device__ __forceinline__ void gb_merge_terms(kg_idx_t i, kg_idx_t j, kg_idx_t p, kg_idx_t pe, kg_idx_t q, kg_idx_t qe,
-                                               const kg_idx_t *aind, const kg_a_t *aval, const kg_idx_t *bind,
-                                               const kg_b_t *bval, kg_c_t &acc, bool &any) {
-    while (p < pe && q < qe) {
-        kg_idx_t ka = aind[p], kb = bind[q];
-        if (ka == kb) {
-            kg_c_t t = kg_mul(GB_LOAD_A(aval, p), GB_LOAD_B(bval, q), i, ka, j);
-            acc = any ? kg_add(acc, t) : t;
-            any = true;
-        }
-        p += (ka <= kb) ? 1 : 0;
-        q += (kb <= ka) ? 1 : 0;
-    }
-}
-
-// A mask entry whose two lists together are at most this long is merged by its own lane.
-#define GB_DOT_LIGHT 64
-// Each warp's table in shared memory (8 warps of a 256-thread block: 40 KiB):
-// a bitmap of GB_TAB_WORDS * 32 consecutive ids, or a hash set of
-// GB_TAB_SLOTS indices (open addressing, linear probing, load <= 1/2).
-#define GB_TAB_WORDS 1280
-#define GB_TAB_SLOTS (GB_TAB_WORDS * 4 / sizeof(kg_idx_t))
-#define GB_EMPTY ((kg_idx_t)~(kg_idx_t)0)
-
-__device__ __forceinline__ unsigned gb_hash(kg_idx_t k, unsigned cap) {
-    return (unsigned)(((kg_u64)k * 0x9E3779B97F4A7C15ull) >> 40) & (cap - 1);
-}
-
-// *out = *out ⊕ (⊕ of every entry of C<M> = A B by dot products, as
-// gb_mxm_dot), C never stored. A warp takes 32 consecutive mask entries
-// (a lane each). A lane merges its own entry when both lists together are
-// at most GB_DOT_LIGHT long. The other entries are done in order by the
-// whole warp, each the cheaper way by its lengths: the entries of A(i,:)
-// up to B(:,j)'s last k, one per lane, binary-searched in B(:,j) (few of
-// them against a long list), or B(:,j)'s entries (each 32nd per lane,
-// coalesced) probing the warp's table of A(i,:), made once per row when
-// first needed: a bitmap over [min, max] of the row's ids when that range
-// is short, else a hash set when the row fits, else none (each probe then
-// binary-searches the row). Terms combine in any order.
-extern "C" __global__ void gb_mxm_dot_reduce(kg_idx_t mnnz, const kg_idx_t *row_of, const kg_idx_t *mind,
-                                             const kg_idx_t *aptr, const kg_idx_t *aind, const kg_a_t *aval,
-                                             const kg_idx_t *bptr, const kg_idx_t *bind, const kg_b_t *bval,
-                                             kg_c_t *out) {
-    __shared__ unsigned int gb_tab[8][GB_TAB_WORDS];
-    unsigned int *bits = gb_tab[(threadIdx.x >> 5) & 7];
-    kg_idx_t *keys = (kg_idx_t *)bits;
-    kg_c_t acc = KG_IDENTITY;
-    bool any = false;
-    const unsigned lane = threadIdx.x & 31;
-    const kg_u64 warps = gb_stride() >> 5;
-    for (kg_u64 c = (gb_tid() >> 5) << 5; c < mnnz; c += warps << 5) {
-        kg_u64 r = c + lane;
-        kg_idx_t my_i = 0, my_j = 0;
-        bool heavy = false;
-        if (r < mnnz) {
-            my_i = row_of[r];
-            my_j = mind[r];
-            kg_idx_t p = aptr[my_i], pe = aptr[my_i + 1], q = bptr[my_j], qe = bptr[my_j + 1];
-            if (p < pe && q < qe) {
-                if ((pe - p) + (qe - q) <= GB_DOT_LIGHT) {
-                    gb_merge_terms(my_i, my_j, p, pe, q, qe, aind, aval, bind, bval, acc, any);
-                } else {
-                    heavy = true;
-                }
-            }
-        }
-        unsigned todo = __ballot_sync(GB_FULL, heavy);
-        // the row in the table (built when a probe first needs it) and how:
-        // 1 bitmap, 2 hash set, 3 none (binary search)
-        kg_idx_t cur = GB_EMPTY, p = 0, pe = 0, amin = 0, amax = 0;
-        int mode = 0;
-        unsigned cap = 32;
-        while (todo) {
-            int e = __ffs(todo) - 1;
-            todo &= todo - 1;
-            kg_idx_t i = __shfl_sync(GB_FULL, my_i, e), j = __shfl_sync(GB_FULL, my_j, e);
-            if (i != cur) {
-                cur = i;
-                p = aptr[i];
-                pe = aptr[i + 1];
-                amin = aind[p];
-                amax = aind[pe - 1];
-                mode = 0;
-            }
-            kg_idx_t q = bptr[j], qe = bptr[j + 1];
-            kg_idx_t bmax = bind[qe - 1];
-            if (bmax < amin || bind[q] > amax) continue;
-            // A's entries that B(:,j) can match: [p, xe), those up to its last k
-            kg_idx_t xe = bmax >= amax ? pe : gb_lower_bound(aind, p, pe, bmax + 1);
-            kg_idx_t nb = qe - q;
-            unsigned lb = 0;
-            for (kg_idx_t v = nb; v > 0; v >>= 1) ++lb;
-            if (((xe - p + 31) / 32) * lb * 2 <= (nb + 31) / 32) {
-                // few of A's entries against a long B(:,j): each searched in it
-                for (kg_idx_t x = p + lane; x < xe; x += 32) {
-                    kg_idx_t k = aind[x];
-                    kg_idx_t y = gb_lower_bound(bind, q, qe, k);
-                    if (y < qe && bind[y] == k) {
-                        kg_c_t t = kg_mul(GB_LOAD_A(aval, x), GB_LOAD_B(bval, y), i, k, j);
-                        acc = any ? kg_add(acc, t) : t;
-                        any = true;
-                    }
-                }
-                continue;
-            }
-            if (mode == 0) {
-                kg_idx_t na = pe - p;
-                kg_idx_t words = (amax - amin) / 32 + 1;
-                cap = 32;
-                while (cap < 2 * na && cap <= GB_TAB_SLOTS) cap <<= 1;
-                __syncwarp();
-                if (words <= GB_TAB_WORDS && words <= 8 * na + 32) {
-                    mode = 1;
-                    for (unsigned w = lane; w < words; w += 32) bits[w] = 0;
-                    __syncwarp();
-                    for (kg_idx_t x = p + lane; x < pe; x += 32) {
-                        kg_idx_t o = aind[x] - amin;
-                        atomicOr(&bits[o >> 5], 1u << (o & 31));
-                    }
-                } else if (cap <= GB_TAB_SLOTS) {
-                    mode = 2;
-                    for (unsigned w = lane; w < cap; w += 32) keys[w] = GB_EMPTY;
-                    __syncwarp();
-                    for (kg_idx_t x = p + lane; x < pe; x += 32) {
-                        kg_idx_t k = aind[x];
-                        unsigned h = gb_hash(k, cap);
-                        while (atomicCAS(&keys[h], GB_EMPTY, k) != GB_EMPTY) h = (h + 1) & (cap - 1);
-                    }
-                } else {
-                    mode = 3;
-                }
-                __syncwarp();
-            }
-            for (kg_idx_t y = q + lane; y < qe; y += 32) {
-                kg_idx_t k = bind[y];
-                if (k > amax) break;
-                if (k < amin) continue;
-                bool hit = false;
-                kg_idx_t x = 0;
-                if (mode == 1) {
-                    kg_idx_t o = k - amin;
-                    hit = (bits[o >> 5] >> (o & 31)) & 1;
-                } else if (mode == 2) {
-                    for (unsigned h = gb_hash(k, cap);; h = (h + 1) & (cap - 1)) {
-                        kg_idx_t key = keys[h];
-                        if (key == k) {
-                            hit = true;
-                            break;
-                        }
-                        if (key == GB_EMPTY) break;
-                    }
-                } else {
-                    x = gb_lower_bound(aind, p, pe, k);
-                    hit = x < pe && aind[x] == k;
-                }
-                if (hit) {
-                    if (KG_READ_A && mode != 3) x = gb_lower_bound(aind, p, pe, k);
-                    kg_c_t t = kg_mul(GB_LOAD_A(aval, x), GB_LOAD_B(bval, y), i, k, j);
-                    acc = any ? kg_add(acc, t) : t;
-                    any = true;
-                }
-            }
-        }
-    }
-    gb_block_fold(acc, any, out);
 }

@@ -83,10 +83,10 @@ mod place_mxm;
 mod place_mxm_reduce;
 mod place_relax;
 mod place_visit;
-mod visit_host;
 mod sparse;
 mod vec_kernels;
 mod vector;
+mod visit_host;
 
 pub use mask::{Accum, Descriptor, Mask, MatrixMask, Truthy};
 pub use method::{
@@ -105,10 +105,10 @@ pub use place_mxm::{AssignOp, AssignVectorOp, ExtractOp, ExtractVectorOp, MxmOp,
 pub use place_mxm_reduce::{mxm_costs, reduce_mxm, MxmReduceOp};
 pub use place_relax::{relax_near, split_far, HostRelaxed, Queues, RelaxOp, WeightStats};
 pub use place_visit::{vxm_visit, Reached, VisitOp};
-pub use visit_host::HostVisited;
 pub use sparse::SparseMatrix;
 pub use vec_kernels::{MergeStrategy, PushPull, SpmspvOptions};
 pub use vector::{DenseVector, SparseVector};
+pub use visit_host::HostVisited;
 
 use std::fmt::Debug;
 

@@ -11,8 +11,8 @@
 //! is the bitmap made from the list.
 
 use super::place_visit::{pulls, Reached, VisitOp};
-use super::{vxm_sparse, DenseVector, Descriptor, Element, Mask, MergeStrategy, PushPull, SparseMatrix, SparseVector};
 use super::SpmspvOptions;
+use super::{vxm_sparse, DenseVector, Descriptor, Element, Mask, MergeStrategy, PushPull, SparseMatrix, SparseVector};
 use crate::semirings::AnySecondi;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};

@@ -59,7 +59,7 @@ pub const UTIL_KERNELS: [&str; 8] = [
 ];
 
 /// The kernels of [`TEMPLATE`], in [`SemiringKernels`](super::ops::SemiringKernels) order.
-pub const KERNELS: [&str; 15] = [
+pub const KERNELS: [&str; 14] = [
     "gb_mxv_pull",
     "gb_vxm_pull",
     "gb_frontier_degrees",
@@ -73,7 +73,6 @@ pub const KERNELS: [&str; 15] = [
     "gb_fill_identity",
     "gb_compact",
     "gb_mxm_dot",
-    "gb_mxm_dot_reduce",
     "gb_reduce",
 ];
 

@@ -437,40 +437,6 @@ where
     TA: GpuElement,
     TB: GpuElement,
 {
-    let (k, ar, bt) = dot_operands(mask, &s, a, b, desc)?;
-    let dev = &a.dev.dev;
-    let st = &dev.stream;
-    let mut cval = zeros::<S::C>(st, mask.nnz)?;
-    let mut cpres = zeros::<u8>(st, mask.nnz)?;
-    if mask.nnz > 0 {
-        let nnz32 = a.index_width().val(mask.nnz);
-        let mut lb = st.launch_builder(k.get("gb_mxm_dot"));
-        lb.arg(&nnz32).arg(&mask.row_of).arg(&mask.ind).arg(&ar.ptr).arg(&ar.ind).arg(&ar.val);
-        lb.arg(&bt.ptr).arg(&bt.ind).arg(&bt.val).arg(&mut cval).arg(&mut cpres);
-        // SAFETY: matches gb_mxm_dot; mask rows index A's rows, mask columns
-        // index the rows of bt (checked shapes); outputs hold mask.nnz.
-        check("launching gb_mxm_dot", || unsafe { lb.launch(grid(dev, mask.nnz)) })?;
-    }
-    Ok((cval, cpres))
-}
-
-/// The checks of the dot form (a plain mask; shapes, device, widths and
-/// element types against the semiring's), then its kernels, the rows of
-/// `A'` and the rows of `B'ᵀ`.
-#[allow(clippy::type_complexity)]
-fn dot_operands<'a, S, TA, TB>(
-    mask: &DeviceMatrixMask,
-    s: &S,
-    a: &'a DeviceMatrix<TA>,
-    b: &'a DeviceMatrix<TB>,
-    desc: &Descriptor,
-) -> crate::Result<(SemiringKernels, &'a DeviceCompressed<TA>, &'a DeviceCompressed<TB>)>
-where
-    S: Semiring,
-    S::C: GpuElement,
-    TA: GpuElement,
-    TB: GpuElement,
-{
     if mask.complement {
         return Err(CudaError::InvalidParameter(
             "the dot form of the GPU masked product takes no complemented mask; use GpuMxmStrategy::Hash".into(),
@@ -489,23 +455,28 @@ where
     let iw = a.index_width();
     same_width("gpu mxm", "B", b.index_width(), iw)?;
     same_width("gpu mxm", "the mask", mask.index_width(), iw)?;
-    let k = semiring_kernels(&a.dev.dev, s, iw)?;
+    let dev = &a.dev.dev;
+    let k = semiring_kernels(dev, &s, iw)?;
     check_operand::<TA>("A", k.key.read_a, &k.key.a, &k.key.semiring)?;
     check_operand::<TB>("B", k.key.read_b, &k.key.b, &k.key.semiring)?;
     check_output::<S::C>(&k.key)?;
-    Ok((k, ar, bt))
+    let st = &dev.stream;
+    let mut cval = zeros::<S::C>(st, mask.nnz)?;
+    let mut cpres = zeros::<u8>(st, mask.nnz)?;
+    if mask.nnz > 0 {
+        let nnz32 = iw.val(mask.nnz);
+        let mut lb = st.launch_builder(k.get("gb_mxm_dot"));
+        lb.arg(&nnz32).arg(&mask.row_of).arg(&mask.ind).arg(&ar.ptr).arg(&ar.ind).arg(&ar.val);
+        lb.arg(&bt.ptr).arg(&bt.ind).arg(&bt.val).arg(&mut cval).arg(&mut cpres);
+        // SAFETY: matches gb_mxm_dot; mask rows index A's rows, mask columns
+        // index the rows of bt (checked shapes); outputs hold mask.nnz.
+        check("launching gb_mxm_dot", || unsafe { lb.launch(grid(dev, mask.nnz)) })?;
+    }
+    Ok((cval, cpres))
 }
 
-/// `⊕` of the entries of the dot form of `matrix::mxm` (device operands),
-/// `C` never stored: one kernel (`gb_mxm_dot_reduce`) folds every term
-/// `A(i,k) ⊗ B(k,j)` of every mask position into a block sum, then one
-/// atomic update per block. A dot product of two short lists is one
-/// thread's sorted merge; the others are shared by a warp, each the cheaper
-/// way by the lists' lengths: `A(i,:)`'s entries binary-searched in a long
-/// `B(:,j)`, or `B(:,j)`'s entries probing a table of `A(i,:)` in shared
-/// memory made once per row (a bitmap of the row's id range when it is
-/// short, else a hash set). Terms combine in any order (floating-point sums
-/// may differ from the CPU's in the last bits).
+/// `⊕` of the values a masked product left on the device (see
+/// the dot form of `matrix::mxm` (device operands)), without downloading them.
 ///
 /// # Errors
 /// As the dot form of `matrix::mxm` (device operands).
@@ -522,19 +493,6 @@ where
     TA: GpuElement,
     TB: GpuElement,
 {
-    let (k, ar, bt) = dot_operands(mask, &s, a, b, desc)?;
-    let dev = &a.dev.dev;
-    let st = &dev.stream;
-    let mut out = super::objects::upload(st, "uploading the identity", &[s.zero()])?;
-    if mask.nnz > 0 {
-        let nnz32 = a.index_width().val(mask.nnz);
-        let mut lb = st.launch_builder(k.get("gb_mxm_dot_reduce"));
-        lb.arg(&nnz32).arg(&mask.row_of).arg(&mask.ind).arg(&ar.ptr).arg(&ar.ind).arg(&ar.val);
-        lb.arg(&bt.ptr).arg(&bt.ind).arg(&bt.val).arg(&mut out);
-        // SAFETY: matches gb_mxm_dot_reduce; mask rows index A's rows, mask
-        // columns the rows of bt (checked shapes); 256 threads per block (its
-        // shared arrays), whole warps (its shuffles).
-        check("launching gb_mxm_dot_reduce", || unsafe { lb.launch(grid(dev, mask.nnz)) })?;
-    }
-    Ok(super::objects::download(st, "downloading a reduction", &out, 1)?[0])
+    let (cval, cpres) = mxm_dot_device(mask, s, a, b, desc)?;
+    Ok(super::ops_reduce::reduce_raw(&a.dev.dev, &s, &cval, &cpres, mask.nnz, a.index_width())?)
 }

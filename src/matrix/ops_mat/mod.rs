@@ -24,8 +24,8 @@ pub(crate) use self::index::{assign, extract};
 pub(crate) use self::kronecker::kronecker;
 pub(crate) use self::mxm::mxm;
 pub(crate) use self::mxm::mxm_t;
-pub(crate) use self::mxm_reduce::reduce_mxm_dot;
 pub use self::mxm::MxmMethod;
+pub(crate) use self::mxm_reduce::reduce_mxm_dot;
 pub(crate) use self::reduce::{reduce_rows, reduce_scalar};
 
 // The row builders live beside `SparseMatrix` (sparse.rs), which uses them too.
