@@ -15,9 +15,10 @@ use kronograph::algorithms::{
 use kronograph::cuda::{Backend, GpuDevice};
 use kronograph::matrix::gpu::{DeviceMatrix, DeviceMatrixMask, IndexWidth};
 use kronograph::matrix::{
-    relax_near, relax_rounds, vxm_visit, MatrixMask, MergeStrategy, PushPull, RelaxOp, SparseMatrix, SpmspvOptions,
-    VisitOp,
+    reduce_mxm, relax_near, relax_rounds, vxm_visit, Descriptor, MatrixMask, MergeStrategy, MxmMethod, PushPull, RelaxOp,
+    SparseMatrix, SpmspvOptions, VisitOp,
 };
+use kronograph::semirings::PlusTimes;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 use rand::{Rng, SeedableRng};
@@ -397,6 +398,68 @@ fn triangles_body(backend: Backend) {
     let k9 = SparseMatrix::try_from_triplets(9, 9, &r, &c, &vec![1.0; r.len()]).unwrap();
     assert_eq!(triangles_reference(&k9), 84);
     triangles_case(backend, &k9, IndexWidth::U32, "K9");
+}
+
+test_device!(masked_dot_body, reduce_mxm_rows_of_every_length, reduce_mxm_rows_of_every_length_on_gpus);
+
+/// `reduce_mxm` by dot products, values read (`plus_times` on small
+/// integers: sums exact in any order), over rows of every length class
+/// (hubs of 200 entries, rows of 40–60, short rows of 5: a sorted merge,
+/// a search of the shorter list into the longer, the host's marker, a
+/// device warp sharing a dot product), with and without `Bᵀ`, against the
+/// sum of every term.
+fn masked_dot_body(backend: Backend) {
+    let n = 300;
+    let mut rng = ChaCha8Rng::seed_from_u64(11);
+    let mut entries = std::collections::BTreeMap::new();
+    let mut mask_arcs = Vec::new();
+    for i in 0..n {
+        let len = [200, 60, 40, 5, 5, 5, 5, 5, 5, 5][i % 10];
+        for _ in 0..len {
+            entries.insert((i, rng.random_range(0..n)), rng.random_range(1..5) as f64);
+        }
+        for _ in 0..20 {
+            mask_arcs.push((i, rng.random_range(0..n)));
+        }
+    }
+    let (r, c): (Vec<usize>, Vec<usize>) = entries.keys().copied().unzip();
+    let v: Vec<f64> = entries.values().copied().collect();
+    let a = SparseMatrix::try_from_triplets(n, n, &r, &c, &v).unwrap();
+    let m = pattern(n, mask_arcs);
+    let mask = MatrixMask::structural(&m);
+    let dense = a.to_dense_options();
+    let at = |i: usize, j: usize| dense[i * n + j].unwrap_or(0.0);
+    let s = PlusTimes::<f64>::new();
+    for transpose in [false, true] {
+        let desc = if transpose { Descriptor::DEFAULT.transpose_second() } else { Descriptor::DEFAULT };
+        let mut want = 0.0;
+        for i in 0..n {
+            for &j in m.row(i).0 {
+                want += (0..n).map(|k| at(i, k) * if transpose { at(j, k) } else { at(k, j) }).sum::<f64>();
+            }
+        }
+        let got = match backend {
+            Backend::Cpu => reduce_mxm(&mask, s, &a, &a, &desc, MxmMethod::Dot).unwrap(),
+            Backend::Cuda(i) => {
+                let dev = GpuDevice::open(i).unwrap();
+                let da = DeviceMatrix::upload(&dev, &a).unwrap();
+                let dm = DeviceMatrixMask::upload(&dev, &mask).unwrap();
+                reduce_mxm(&dm, s, &da, &da, &desc, MxmMethod::Dot).unwrap()
+            }
+            _ => unreachable!("a CPU or CUDA backend"),
+        };
+        assert_eq!(got, want, "transpose {transpose} on {backend:?}");
+    }
+    // triangles of a dense graph with hubs (every row of L long)
+    let mut arcs = Vec::new();
+    for u in 0..160 {
+        for _ in 0..[120, 50, 30, 30][u % 4] {
+            let v = rng.random_range(0..160);
+            arcs.extend([(u, v), (v, u)]);
+        }
+    }
+    let a = pattern(160, arcs.into_iter().filter(|(u, v)| u != v).collect());
+    triangles_case(backend, &a, IndexWidth::U32, "dense with hubs");
 }
 
 test_device!(triangles_prop_body, triangles_proptest_random_graphs, triangles_proptest_random_graphs_on_gpus);

@@ -207,6 +207,13 @@ mod tests {
             assert!(generic.reached > 10_000, "the search should be large: {}", generic.reached);
             assert_eq!(par, generic, "{direction:?}");
             assert_eq!(seq, generic, "{direction:?}");
+            // one visit state reused across sources (reset in parallel) gives the fresh results
+            let mut v = a.visited().unwrap();
+            for s in [0, 1, 0] {
+                let fresh = bfs_matrix(&a, s, &opts).unwrap();
+                let reused = pool2.install(|| bfs_levels(&a, &mut v, s, &opts).unwrap().result::<SparseMatrix<u8>>(&v));
+                assert_eq!(reused.unwrap(), fresh, "{direction:?} from {s}");
+            }
         }
     }
 }

@@ -8,6 +8,7 @@ use crate::matrix::{
     mxm_costs, reduce_mxm, DenseVector, Descriptor, Element, MatrixMask, MxmMethod, MxmReduceOp, SparseMatrix,
 };
 use crate::semirings::{Plus, PlusPair};
+use rayon::slice::ParallelSliceMut;
 
 /// Number of triangles of an undirected graph (self-loops ignored).
 ///
@@ -96,7 +97,7 @@ pub fn lower_by_degree<T: Element>(a: &SparseMatrix<T>) -> SparseMatrix<bool> {
     let n = a.nrows();
     // rank[v]: position of v in decreasing-degree order (ties by id).
     let mut order: Vec<usize> = (0..n).collect();
-    order.sort_by_key(|&v| (std::cmp::Reverse(a.row(v).0.len()), v));
+    order.par_sort_unstable_by_key(|&v| (std::cmp::Reverse(a.row(v).0.len()), v));
     let mut rank = vec![0usize; n];
     for (r, &v) in order.iter().enumerate() {
         rank[v] = r;

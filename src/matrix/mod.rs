@@ -86,6 +86,7 @@ mod place_visit;
 mod sparse;
 mod vec_kernels;
 mod vector;
+mod visit_host;
 
 pub use mask::{Accum, Descriptor, Mask, MatrixMask, Truthy};
 pub use method::{
@@ -103,10 +104,11 @@ pub use place_ewise::{ApplyOp, EwiseAddOp, EwiseMultOp, SelectOp};
 pub use place_mxm::{AssignOp, AssignVectorOp, ExtractOp, ExtractVectorOp, MxmOp, ReduceOp, ReduceRowsOp};
 pub use place_mxm_reduce::{mxm_costs, reduce_mxm, MxmReduceOp};
 pub use place_relax::{relax_near, relax_rounds, split_far, HostRelaxed, Queues, RelaxOp, WeightStats};
-pub use place_visit::{visit_levels, vxm_visit, BfsDirection, HostVisited, LevelState, LevelStep, Reached, VisitOp};
+pub use place_visit::{visit_levels, vxm_visit, BfsDirection, LevelState, LevelStep, Reached, VisitOp};
 pub use sparse::SparseMatrix;
 pub use vec_kernels::{MergeStrategy, PushPull, SpmspvOptions};
 pub use vector::{DenseVector, SparseVector};
+pub use visit_host::HostVisited;
 
 use std::fmt::Debug;
 

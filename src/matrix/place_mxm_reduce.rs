@@ -3,7 +3,7 @@
 //! stored on a device) and [`mxm_costs`] (the operation counts of its two
 //! forms), what triangle counting is written once over.
 
-use super::ops_mat::{mxm, reduce_scalar};
+use super::ops_mat::{mxm, reduce_mxm_dot, reduce_scalar};
 use super::{Descriptor, Element, MatrixMask, MxmMethod, SparseMatrix};
 use crate::semirings::Semiring;
 
@@ -37,9 +37,13 @@ pub trait MxmReduceOp<S: Semiring, B: ?Sized> {
 
 /// `⊕` (the semiring's monoid) of the entries of `C⟨M⟩ = A ⊕.⊗ B` (`Bᵀ`
 /// with `desc.transpose_second`; the semiring's identity when `C` is
-/// empty), on the place of the operands, by `method`: on the host
-/// [`mxm`](super::op::mxm) with it, then a fold of the product's entries in
-/// storage order; on a device `Dot` runs the dot kernel,
+/// empty), on the place of the operands, by `method`: on the host, for a
+/// plain mask and `Dot` or `Auto`, dot products at the mask's positions
+/// never stored (each intersection a merge, a gallop or a marker probe by
+/// the lists' lengths; blocks of rows in parallel, their sums folded in
+/// row order, the same for any thread count), else
+/// [`mxm`](super::op::mxm) with `method` and a fold of the product's
+/// entries in storage order; on a device `Dot` runs the dot kernel,
 /// `Gustavson` the row-wise hash kernel, `Auto` whichever
 /// [`GpuMxmStrategy::choose`](super::gpu::GpuMxmStrategy::choose) prefers
 /// for the operation counts measured on the device; reduced there (one
@@ -97,6 +101,10 @@ where
         desc: &Descriptor,
         method: MxmMethod,
     ) -> crate::Result<S::C> {
+        if !mask.is_complemented() && method != MxmMethod::Gustavson {
+            // the dot form never stores C
+            return Ok(reduce_mxm_dot(mask, s, self, b, desc)?);
+        }
         let (nrows, ncols) = mask.shape();
         let mut c = SparseMatrix::<S::C>::new(nrows, ncols);
         let monoid = s.add_monoid();

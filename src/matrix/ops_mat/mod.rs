@@ -16,6 +16,7 @@ mod ewise;
 mod index;
 mod kronecker;
 mod mxm;
+mod mxm_reduce;
 mod reduce;
 
 pub(crate) use self::ewise::{apply, ewise_add, ewise_mult, select, transpose};
@@ -24,6 +25,7 @@ pub(crate) use self::kronecker::kronecker;
 pub(crate) use self::mxm::mxm;
 pub(crate) use self::mxm::mxm_t;
 pub use self::mxm::MxmMethod;
+pub(crate) use self::mxm_reduce::reduce_mxm_dot;
 pub(crate) use self::reduce::{reduce_rows, reduce_scalar};
 
 // The row builders live beside `SparseMatrix` (sparse.rs), which uses them too.
