@@ -7,8 +7,8 @@
 #
 # Every phase reuses what the first one compiled: one release build of the
 # library with the features the tests use (`cuda` + `testing`), one
-# integration-test binary (tests/main.rs), and the wheel and the CLI of the
-# Python tests built with the same features. Each phase prints its time.
+# integration-test binary (tests/main.rs), whose CLI the Python tests use too
+# (only their wheel compiles the library once more). Each phase prints its time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -53,6 +53,10 @@ fi
 
 phase "cargo test --release --workspace (unit, integration, doc tests; builds the examples)"
 cargo test --release --workspace
+# the CLI this build made (with `cuda` and `testing`), kept for the Python
+# tests: the no_cuda phase below replaces target/release/kronograph
+mkdir -p target/ci
+cp target/release/kronograph target/ci/kronograph
 
 # the build without the `cuda` feature: every CUDA request must come back as a
 # typed `CudaNotCompiled` error and every CPU test must still pass. Only the
@@ -85,7 +89,7 @@ done
 # the Python package: wheel into a fresh virtual environment, then pytest
 phase "Python: wheel and pytest"
 wait "$python_prepare" || { cat target/python-prepare.log >&2; echo "the Python test environment could not be made" >&2; exit 1; }
-bash scripts/test_python.sh
+KRONOGRAPH_CLI=target/ci/kronograph bash scripts/test_python.sh
 
 phase
 printf '== all tests passed in %d min %02d s\n' $(((SECONDS - start) / 60)) $(((SECONDS - start) % 60))
