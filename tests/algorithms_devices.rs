@@ -15,8 +15,8 @@ use kronograph::algorithms::{
 use kronograph::cuda::{Backend, GpuDevice};
 use kronograph::matrix::gpu::{DeviceMatrix, DeviceMatrixMask, IndexWidth};
 use kronograph::matrix::{
-    reduce_mxm, relax_near, relax_rounds, vxm_visit, Descriptor, MatrixMask, MergeStrategy, MxmMethod, PushPull, RelaxOp,
-    SparseMatrix, SpmspvOptions, VisitOp,
+    reduce_mxm, relax_near, relax_rounds, vxm_visit, Descriptor, MatrixMask, MergeStrategy, MxmMethod, PushPull,
+    RelaxOp, SparseMatrix, SpmspvOptions, VisitOp,
 };
 use kronograph::semirings::PlusTimes;
 use proptest::prelude::*;

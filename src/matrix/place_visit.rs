@@ -37,7 +37,7 @@
 //! by pull; by push on a device, any).
 
 use super::place::Located;
-use super::{PushPull, SpmspvOptions};
+use super::{MergeStrategy, PushPull, SpmspvOptions};
 
 /// The nodes a BFS level step reached and their stored out-arcs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

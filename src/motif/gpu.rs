@@ -221,7 +221,7 @@ mod imp {
             for (r, &key) in keys.iter().enumerate() {
                 let start = event()?;
                 let mut q = q_d.slice_mut(r * n..(r + 1) * n);
-                self.enqueue(&mut *guard, key, points.clone(), &mut q)?;
+                self.enqueue(&mut guard, key, points.clone(), &mut q)?;
                 marks.push((start, event()?));
             }
             let q = check("reading the per-vertex sums", || stream.clone_dtoh(&q_d))?;
@@ -261,7 +261,7 @@ mod imp {
 
             // (b) labels and the α table, once per run
             let mut lb = stream.launch_builder(&f[0]);
-            lb.arg(&n32).arg(&k32).arg(&key).arg(&*first_d).arg(&*count_d).arg(&mut *zeta_d);
+            lb.arg(&n32).arg(&k32).arg(&key).arg(first_d).arg(count_d).arg(&mut *zeta_d);
             // SAFETY: arguments match motif_labels in kernels/motif.cu; the buffers outlive the run (synchronized by the caller).
             check("launching motif_labels", || unsafe { lb.launch(grid(n * k)) })?;
             if k >= 2 && m > 0 {

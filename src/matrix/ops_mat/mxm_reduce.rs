@@ -235,6 +235,7 @@ impl RowBits {
 /// else `B'(:,j)` probing the marker of `A(i,:)` (scattered once per row,
 /// when first needed).
 #[inline]
+#[allow(clippy::too_many_arguments)] // the per-row loop's state, passed by reference in the hot loop
 fn row_dots<S: Semiring>(
     i: usize,
     pat: &[usize],
