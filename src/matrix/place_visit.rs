@@ -134,7 +134,7 @@ pub fn visit_levels<M: VisitOp>(
 }
 
 /// A square matrix whose place runs the BFS level step [`vxm_visit`];
-/// implemented by [`SparseMatrix`] and [`DeviceMatrix`](super::gpu::DeviceMatrix).
+/// implemented by [`SparseMatrix`](super::SparseMatrix) and [`DeviceMatrix`](super::gpu::DeviceMatrix).
 pub trait VisitOp: Located {
     /// The visit state on this place: levels, parents, the frontier.
     type Visited;
@@ -205,7 +205,7 @@ pub trait VisitOp: Located {
 /// and out-arcs. Push (`O(Σ_{u ∈ q} deg u)`) or pull (`O(n/64 + arcs
 /// scanned)` on the host) by `opts.direction` (`Auto`: pull when
 /// `|q| > pull_density · n`); the merge of the push by `opts.strategy` on
-/// the host (the host runs the sorting strategies through [`vxm_sparse`]).
+/// the host (the host runs the sorting strategies through [`vxm_sparse`](super::vxm_sparse)).
 ///
 /// # Errors
 /// [`MatrixError::DimensionMismatch`](super::MatrixError) if `v` was made
