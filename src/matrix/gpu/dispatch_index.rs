@@ -25,28 +25,8 @@ use super::ops::same_device;
 use super::sparse_build::build_kernels;
 use super::{ewise_add, ewise_add_vector, GpuElement};
 use crate::matrix::place_mxm::{AssignOp, AssignVectorOp, ExtractOp, ExtractVectorOp};
-use crate::matrix::{check_dim, Descriptor, MatrixError};
-
-/// An index past `size` (the host's check and error).
-fn in_range(what: &'static str, idx: &[usize], size: usize) -> Result<(), MatrixError> {
-    match idx.iter().find(|&&i| i >= size) {
-        Some(&i) => Err(MatrixError::IndexOutOfBounds { what, index: i, size }),
-        None => Ok(()),
-    }
-}
-
-/// The position of each index in `idx` (indices below `size`), none (the
-/// width's maximum once uploaded) elsewhere; a repeated index is the
-/// host's [`MatrixError::DuplicateIndex`].
-fn inverse(what: &'static str, idx: &[usize], size: usize) -> Result<Vec<usize>, MatrixError> {
-    let mut inv = vec![usize::MAX; size];
-    for (p, &i) in idx.iter().enumerate() {
-        if std::mem::replace(&mut inv[i], p) != usize::MAX {
-            return Err(MatrixError::DuplicateIndex { what, index: i });
-        }
-    }
-    Ok(inv)
-}
+use crate::matrix::ops_mat::{check_indices, column_groups, positions};
+use crate::matrix::{check_dim, Descriptor};
 
 impl<T: GpuElement> ExtractOp<DeviceMatrix<T>> for DeviceMatrix<T> {
     fn extract_op(
@@ -59,8 +39,8 @@ impl<T: GpuElement> ExtractOp<DeviceMatrix<T>> for DeviceMatrix<T> {
         desc: &Descriptor,
     ) -> crate::Result<()> {
         let (af, sa) = a.oriented(desc.transpose_first);
-        in_range("extract row index", rows, sa.0)?;
-        in_range("extract column index", cols, sa.1)?;
+        check_indices("extract row index", rows, sa.0)?;
+        check_indices("extract column index", cols, sa.1)?;
         check_dim("extract", "output rows", rows.len(), self.nrows())?;
         check_dim("extract", "output columns", cols.len(), self.ncols())?;
         same_device(&a.dev, &self.dev)?;
@@ -69,20 +49,8 @@ impl<T: GpuElement> ExtractOp<DeviceMatrix<T>> for DeviceMatrix<T> {
             rows.len(),
             cols.len(),
         ])?;
-        // for each column j of A, the output columns q with J[q] = j (a counting sort)
-        let mut colptr = vec![0usize; sa.1 + 1];
-        for &j in cols {
-            colptr[j + 1] += 1;
-        }
-        for j in 0..sa.1 {
-            colptr[j + 1] += colptr[j];
-        }
-        let mut colq = vec![0usize; cols.len()];
-        let mut next = colptr.clone();
-        for (q, &j) in cols.iter().enumerate() {
-            colq[next[j]] = q;
-            next[j] += 1;
-        }
+        // for each column j of A, the output columns q with J[q] = j
+        let (colptr, colq) = column_groups(cols, sa.1);
         let dev = &a.dev.dev;
         let s = &dev.stream;
         let b = build_kernels(dev, w)?;
@@ -109,10 +77,10 @@ impl<T: GpuElement> AssignOp<DeviceMatrix<T>> for DeviceMatrix<T> {
         let (m, n) = (self.nrows(), self.ncols());
         check_dim("assign", "rows of A", rows.len(), sa.0)?;
         check_dim("assign", "columns of A", cols.len(), sa.1)?;
-        in_range("assign row index", rows, m)?;
-        in_range("assign column index", cols, n)?;
-        let rowmap = inverse("assign row index", rows, m)?;
-        let colmap = inverse("assign column index", cols, n)?;
+        check_indices("assign row index", rows, m)?;
+        check_indices("assign column index", cols, n)?;
+        let rowmap = positions("assign row index", rows, m)?;
+        let colmap = positions("assign column index", cols, n)?;
         if let Some(mk) = mask {
             check_dim("assign", "mask rows", m, mk.nrows)?;
             check_dim("assign", "mask columns", n, mk.ncols)?;
@@ -161,7 +129,7 @@ impl<T: GpuElement> ExtractVectorOp<DeviceDenseVector<T>> for DeviceDenseVector<
         indices: &[usize],
         desc: &Descriptor,
     ) -> crate::Result<()> {
-        in_range("extract_vector index", indices, u.len())?;
+        check_indices("extract_vector index", indices, u.len())?;
         check_dim("extract_vector", "output length", indices.len(), self.len())?;
         same_device(&u.dev, &self.dev)?;
         let dev = &u.dev.dev;
@@ -190,8 +158,8 @@ impl<T: GpuElement> AssignVectorOp<DeviceDenseVector<T>> for DeviceDenseVector<T
         if let Some(mk) = mask {
             check_dim("assign_vector", "mask length", n, mk.len())?;
         }
-        in_range("assign_vector index", indices, n)?;
-        let inv = inverse("assign_vector", indices, n)?;
+        check_indices("assign_vector index", indices, n)?;
+        let inv = positions("assign_vector", indices, n)?;
         same_device(&u.dev, &self.dev)?;
         let dev = &u.dev.dev;
         let w = vector_width(&[n, u.len()]);

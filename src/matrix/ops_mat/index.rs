@@ -4,21 +4,46 @@ use super::{build_rows, check_mask, check_out, oriented, write_matrix, write_mat
 use crate::matrix::mask::{Accum, Descriptor, MatrixMask};
 use crate::matrix::{check_dim, Element, MatrixError, SparseMatrix};
 
-fn check_indices(what: &'static str, idx: &[usize], size: usize) -> Result<(), MatrixError> {
+/// An index of `idx` past `size`: [`MatrixError::IndexOutOfBounds`]
+/// (the host's and the device's check).
+pub(crate) fn check_indices(what: &'static str, idx: &[usize], size: usize) -> Result<(), MatrixError> {
     match idx.iter().find(|&&i| i >= size) {
         Some(&i) => Err(MatrixError::IndexOutOfBounds { what, index: i, size }),
         None => Ok(()),
     }
 }
 
-fn check_unique(what: &'static str, idx: &[usize], size: usize) -> Result<(), MatrixError> {
-    let mut seen = vec![false; size];
-    for &i in idx {
-        if std::mem::replace(&mut seen[i], true) {
+/// The position of each index in `idx` (indices below `size`),
+/// `usize::MAX` elsewhere; a repeated index is
+/// [`MatrixError::DuplicateIndex`] (assign's maps, host and device).
+pub(crate) fn positions(what: &'static str, idx: &[usize], size: usize) -> Result<Vec<usize>, MatrixError> {
+    let mut inv = vec![usize::MAX; size];
+    for (p, &i) in idx.iter().enumerate() {
+        if std::mem::replace(&mut inv[i], p) != usize::MAX {
             return Err(MatrixError::DuplicateIndex { what, index: i });
         }
     }
-    Ok(())
+    Ok(inv)
+}
+
+/// For each column `j < ncols`, the output columns `q` with `cols[q] = j`
+/// (extract's map, host and device): `col_q[col_ptr[j]..col_ptr[j + 1]]`,
+/// by a counting sort; returns `(col_ptr, col_q)`.
+pub(crate) fn column_groups(cols: &[usize], ncols: usize) -> (Vec<usize>, Vec<usize>) {
+    let mut col_ptr = vec![0usize; ncols + 1];
+    for &j in cols {
+        col_ptr[j + 1] += 1;
+    }
+    for j in 0..ncols {
+        col_ptr[j + 1] += col_ptr[j];
+    }
+    let mut col_q = vec![0usize; cols.len()];
+    let mut next = col_ptr.clone();
+    for (q, &j) in cols.iter().enumerate() {
+        col_q[next[j]] = q;
+        next[j] += 1;
+    }
+    (col_ptr, col_q)
 }
 
 /// `C⟨M⟩ = accum(C, A(I, J))`: `T(p, q) = A(I[p], J[q])` (`Aᵀ` by the
@@ -41,20 +66,7 @@ pub fn extract<T: Element>(
     check_indices("extract column index", cols, sa.1)?;
     check_out("extract", c, (rows.len(), cols.len()))?;
     check_mask("extract", mask, (rows.len(), cols.len()))?;
-    // For each column of A, the output columns q with J[q] = it.
-    let mut col_ptr = vec![0usize; sa.1 + 1];
-    for &j in cols {
-        col_ptr[j + 1] += 1;
-    }
-    for j in 0..sa.1 {
-        col_ptr[j + 1] += col_ptr[j];
-    }
-    let mut col_q = vec![0usize; cols.len()];
-    let mut next = col_ptr.clone();
-    for (q, &j) in cols.iter().enumerate() {
-        col_q[next[j]] = q;
-        next[j] += 1;
-    }
+    let (col_ptr, col_q) = column_groups(cols, sa.1);
     let t = build_rows(rows.len(), cols.len(), |p| {
         let (ai, av) = ar.row(rows[p]);
         let mut e: Vec<(usize, T)> = Vec::new();
@@ -96,17 +108,9 @@ pub fn assign<T: Element>(
     check_dim("assign", "columns of A", cols.len(), sa.1)?;
     check_indices("assign row index", rows, c.nrows())?;
     check_indices("assign column index", cols, c.ncols())?;
-    check_unique("assign row index", rows, c.nrows())?;
-    check_unique("assign column index", cols, c.ncols())?;
+    let row_p = positions("assign row index", rows, c.nrows())?;
+    let col_q = positions("assign column index", cols, c.ncols())?;
     check_mask("assign", mask, (c.nrows(), c.ncols()))?;
-    let mut row_p = vec![usize::MAX; c.nrows()];
-    for (p, &i) in rows.iter().enumerate() {
-        row_p[i] = p;
-    }
-    let mut col_q = vec![usize::MAX; c.ncols()];
-    for (q, &j) in cols.iter().enumerate() {
-        col_q[j] = q;
-    }
     let old = &*c;
     let z = build_rows(old.nrows(), old.ncols(), |i| {
         let (ci, cv) = old.row(i);

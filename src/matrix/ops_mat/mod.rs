@@ -21,6 +21,9 @@ mod reduce;
 
 pub(crate) use self::ewise::{apply, ewise_add, ewise_mult, select, transpose};
 pub(crate) use self::index::{assign, extract};
+// the index maps and checks the device's extract/assign share with the host's
+#[cfg(feature = "cuda")]
+pub(crate) use self::index::{check_indices, column_groups, positions};
 pub(crate) use self::kronecker::kronecker;
 pub(crate) use self::mxm::mxm;
 pub(crate) use self::mxm::mxm_t;
