@@ -52,13 +52,11 @@
 //! hand); on [`label_struct!`](crate::label_struct) types and plain numbers
 //! (one field, `value`) too.
 
-mod closure;
 mod kernel;
-mod leaf;
 mod num;
 
 pub use self::kernel::ExprKernel;
-pub use self::leaf::LeafKernel;
+pub use self::kernel::LeafKernel;
 pub use self::num::Dual;
 
 use super::{Bounds, KernelError};

@@ -97,6 +97,9 @@ mod batched;
 mod grad;
 #[cfg(feature = "cuda")]
 mod gram;
+// GpuGram's upload methods (on GpuGraphs, upload.rs)
+#[cfg(feature = "cuda")]
+mod gram_upload;
 #[cfg(feature = "cuda")]
 pub(crate) mod kron_device;
 // the batched launch of the generic pair systems (crate::kron::solve_pairs on a device)

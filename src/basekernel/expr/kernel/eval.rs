@@ -2,9 +2,9 @@
 //! or with derivatives ([`Dual`]); tables and low-rank forms over label
 //! lists; the value range.
 
-use super::super::leaf::LeafKernel;
 use super::super::num::{interval_binary, interval_unary, Dual, Num, ALL};
 use super::super::{Bin, ExprLabel, Un};
+use super::leaf::LeafKernel;
 use super::{Code, ExprKernel, LeafSlot};
 use crate::basekernel::{rows, LowRank};
 use crate::graph::{Record, Value};

@@ -1,11 +1,15 @@
 //! [`ExprKernel`]: an [`Expr`] compiled once into a tree of operations whose
 //! leaves are numbers, fields, hyperparameters and built-in kernels.
 
+// the closure tree on records and the built-in kernels as leaves: parts of
+// the compiled kernel (a leaf can be an R-convolution over an `ExprKernel`)
+mod closure;
 mod cuda;
 mod eval;
+mod leaf;
 
-use super::closure::{self, Closure};
-use super::leaf::LeafKernel;
+use self::closure::Closure;
+pub use self::leaf::LeafKernel;
 use super::num::{powf, Dual, Num};
 use super::{Bin, Expr, ExprLabel, KernelLeaf, Node, Un};
 use crate::basekernel::hyper::Param;

@@ -4,10 +4,10 @@
 //! built-in kernel's type known inside its closure (no dispatch per kernel,
 //! one indirect call per node).
 
-use super::kernel::{Code, LeafSlot};
+use super::super::num::{powf, Num};
+use super::super::{Bin, Un};
 use super::leaf::LeafKernel;
-use super::num::{powf, Num};
-use super::{Bin, Un};
+use super::{Code, LeafSlot};
 use crate::basekernel::BaseKernel;
 use crate::graph::{Record, Value};
 use std::fmt;
