@@ -46,19 +46,17 @@ fi
 rm -f "$venv/.prepared"  # the next run makes a fresh one
 rm -rf "$wheels"
 # The wheel's library with the crate features the Rust tests built it with
-# (`cuda` and `testing`). It is compiled once more all the same: the test
-# build's dev-dependencies (proptest, criterion, tempfile) turn on features of
-# a few shared dependencies (either, zerocopy, getrandom), and cargo's feature
-# resolver gives a build without them other artifacts.
+# (`cuda` and `testing`), and the same features of every dependency (the
+# test build's dev-dependencies turn on features of either, zerocopy and
+# getrandom; python/Cargo.toml asks for them too), so maturin reuses the
+# library the test build compiled and compiles only the extension module.
 "$venv/bin/maturin" build --release --quiet -m python/Cargo.toml --features kronograph/testing -o "$wheels"
 wheel=$(ls "$wheels"/kronograph-*.whl)
 # the [cuda] extra: NVRTC from PyPI, found at import (tests/test_algorithms.py checks it); [rdkit]: tests/test_chem.py; [sklearn]: scikit-learn and scipy
 "$py" -m pip install --quiet --disable-pip-version-check --only-binary :all: "$wheel[cuda,rdkit,sklearn]"
 
 # the CLI whose results the Python ones must equal: $KRONOGRAPH_CLI when the
-# caller has one (scripts/test.sh passes the one its test phase built; a
-# `cargo build` here would compile the library once more, because the test
-# build's dev-dependencies change the features of some shared dependencies),
+# caller has one (scripts/test.sh passes the one its test phase built),
 # else built here with `testing` like the test build (its path from cargo:
 # target/release/kronograph may be a build without `cuda`)
 if [ -z "${KRONOGRAPH_CLI:-}" ]; then
