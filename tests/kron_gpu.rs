@@ -153,6 +153,34 @@ fn pair_system_gpu_matches_cpu() {
     assert!(matches!(e, PairSystemError::Solver { pair: (3, 3), .. }), "{e}");
 }
 
+/// `PairSolve::tuning` reaches the device kernel: other knobs (one nonzero
+/// per lane, the row-structured primitive for every tile pair, the
+/// row-major XMV) give the CPU's values to 1e-12; a knob out of range is a
+/// typed error naming it, before any device work.
+#[test]
+fn pair_system_tuning_changes_no_value() {
+    use kronograph::mgk::Tuning;
+    let Some(ordinal) = gpu_or_skip() else { return };
+    let gs = graphs();
+    let s = Own { kernel: kernel(), c: 0.2, beta: 0.7 };
+    let pairs = all_pairs(gs.len());
+    let cpu_opts = PairSolve { backend: Backend::Cpu, tol: 1e-14, gradient: true, nodal: true, ..Default::default() };
+    let cpu = solve_pairs(&s, &gs, None, &pairs, &cpu_opts).unwrap();
+    for tuning in [
+        Tuning::default().with_lane_nz(Some(1)),
+        Tuning::default().with_dense_min(0).with_xmv_csr(true),
+        Tuning::default().with_lane_nz(Some(4)).with_dense_min(u32::MAX),
+    ] {
+        let gpu_opts = PairSolve { backend: Backend::Cuda(ordinal), tuning, ..cpu_opts.clone() };
+        assert_same(&solve_pairs(&s, &gs, None, &pairs, &gpu_opts).unwrap(), &cpu, 1e-12);
+    }
+    let bad =
+        PairSolve { backend: Backend::Cuda(ordinal), tuning: Tuning::default().with_block(Some(100)), ..cpu_opts };
+    let e = solve_pairs(&s, &gs, None, &pairs, &bad).unwrap_err();
+    assert!(matches!(e, PairSystemError::Tuning(_)), "{e}");
+    assert!(e.to_string().contains("block"), "{e}");
+}
+
 /// A factored system (d, b and o generated on the device from per-node
 /// vectors and the node-label kernel's generated CUDA form) equals the CPU
 /// f64 solve to 1e-12 (values, nodal outputs, gradients), and the same

@@ -250,7 +250,7 @@ fn mxm_body(backend: Backend) {
                     op::mxm(&mut c, mm.as_ref(), acc, PlusTimes::<f64>::new(), &ha, &hb, &case.desc, method).unwrap();
                     Ok(c.to_dense_options())
                 }
-                b => gpu::mxm(ordinal(b), &ha, &hb, &c, mm.as_ref(), case.accum, &case.desc, method),
+                b => gpu::mxm(ordinal(b), &ha, &hb, &c, mm.as_ref(), case.accum, &case.desc, method, false),
             };
             // masked or not, on every place
             assert_eq!(got.unwrap(), want, "seed {seed} {method:?} {case:?} on {backend:?}");
@@ -489,7 +489,7 @@ pub(crate) mod gpu {
     use kronograph::cuda::GpuDevice;
     use kronograph::matrix::gpu::{
         DeviceDenseVector, DeviceMask, DeviceMatrix, DeviceMatrixMask, DeviceSparseVector, GpuBinaryOp, GpuSelectOp,
-        GpuUnaryOp, SelectForm,
+        GpuUnaryOp, IndexWidth, SelectForm,
     };
     use kronograph::matrix::{op, DenseVector, Descriptor, Mask, MatrixMask, MxmMethod, SparseMatrix, SparseVector};
     use kronograph::semirings::{MinPlus, PlusTimes};
@@ -579,6 +579,8 @@ pub(crate) mod gpu {
         dc.download().unwrap().to_dense_options()
     }
 
+    /// `op::mxm` on device `i`, every object at 64-bit indices when `wide`
+    /// (else at the width chosen by size).
     #[allow(clippy::too_many_arguments)]
     pub fn mxm(
         i: usize,
@@ -589,12 +591,25 @@ pub(crate) mod gpu {
         accum: bool,
         d: &Descriptor,
         method: MxmMethod,
+        wide: bool,
     ) -> kronograph::Result<D> {
         let dev = GpuDevice::open(i).unwrap();
-        let dm = m.map(|m| DeviceMatrixMask::upload(&dev, m).unwrap());
+        let up = |x: &SparseMatrix<f64>| {
+            if wide {
+                DeviceMatrix::upload_with_width(&dev, x, IndexWidth::U64).unwrap()
+            } else {
+                DeviceMatrix::upload(&dev, x).unwrap()
+            }
+        };
+        let dm = m.map(|m| {
+            if wide {
+                DeviceMatrixMask::upload_with_width(&dev, m, IndexWidth::U64).unwrap()
+            } else {
+                DeviceMatrixMask::upload(&dev, m).unwrap()
+            }
+        });
         let plus = plus();
-        let (da, db) = (DeviceMatrix::upload(&dev, a).unwrap(), DeviceMatrix::upload(&dev, b).unwrap());
-        let mut dc = DeviceMatrix::upload(&dev, c).unwrap();
+        let (da, db, mut dc) = (up(a), up(b), up(c));
         op::mxm(&mut dc, dm.as_ref(), accum.then_some(&plus), PlusTimes::<f64>::new(), &da, &db, d, method)?;
         Ok(dc.download().unwrap().to_dense_options())
     }
@@ -706,6 +721,7 @@ pub(crate) mod gpu {
         _: bool,
         _: &Descriptor,
         _: MxmMethod,
+        _: bool,
     ) -> kronograph::Result<D> {
         none()
     }

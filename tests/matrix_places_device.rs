@@ -43,7 +43,7 @@ proptest! {
             let want = c.to_dense_options();
             let complemented = p.as_ref().is_some_and(|p| p.1);
             for i in gpu_ordinals() {
-                let got = gpu::mxm(i, &ha, &hb, &matrix(m, n, &c0), mm.as_ref(), case.accum, &case.desc, method, wide);
+                let got = crate::matrix_places::gpu::mxm(i, &ha, &hb, &matrix(m, n, &c0), mm.as_ref(), case.accum, &case.desc, method, wide);
                 match got {
                     Ok(got) => prop_assert_eq!(&got, &want, "{:?} {:?} wide {}", method, case, wide),
                     // the dot form takes no complemented mask: a typed error
@@ -64,69 +64,5 @@ proptest! {
         for i in gpu_ordinals() {
             prop_assert_eq!(&crate::matrix_places::gpu::index_ops(i, &case), &want, "{:?}", case);
         }
-    }
-}
-
-#[cfg(feature = "cuda")]
-mod gpu {
-    use super::D;
-    use kronograph::cuda::GpuDevice;
-    use kronograph::matrix::gpu::{DeviceMatrix, DeviceMatrixMask, GpuBinaryOp, IndexWidth};
-    use kronograph::matrix::{op, Descriptor, MatrixMask, MxmMethod, SparseMatrix};
-    use kronograph::semirings::PlusTimes;
-
-    /// `op::mxm` on device `i`, every object at 64-bit indices when `wide`.
-    #[allow(clippy::too_many_arguments)]
-    pub fn mxm(
-        i: usize,
-        a: &SparseMatrix<f64>,
-        b: &SparseMatrix<f64>,
-        c: &SparseMatrix<f64>,
-        m: Option<&MatrixMask<'_>>,
-        accum: bool,
-        d: &Descriptor,
-        method: MxmMethod,
-        wide: bool,
-    ) -> kronograph::Result<D> {
-        let dev = GpuDevice::open(i).unwrap();
-        let up = |x: &SparseMatrix<f64>| {
-            if wide {
-                DeviceMatrix::upload_with_width(&dev, x, IndexWidth::U64).unwrap()
-            } else {
-                DeviceMatrix::upload(&dev, x).unwrap()
-            }
-        };
-        let dm = m.map(|m| {
-            if wide {
-                DeviceMatrixMask::upload_with_width(&dev, m, IndexWidth::U64).unwrap()
-            } else {
-                DeviceMatrixMask::upload(&dev, m).unwrap()
-            }
-        });
-        let plus = GpuBinaryOp::add(&PlusTimes::<f64>::new());
-        let (da, db, mut dc) = (up(a), up(b), up(c));
-        op::mxm(&mut dc, dm.as_ref(), accum.then_some(&plus), PlusTimes::<f64>::new(), &da, &db, d, method)?;
-        Ok(dc.download().unwrap().to_dense_options())
-    }
-}
-
-#[cfg(not(feature = "cuda"))]
-mod gpu {
-    use super::D;
-    use kronograph::matrix::{Descriptor, MatrixMask, MxmMethod, SparseMatrix};
-
-    #[allow(clippy::too_many_arguments)]
-    pub fn mxm(
-        _: usize,
-        _: &SparseMatrix<f64>,
-        _: &SparseMatrix<f64>,
-        _: &SparseMatrix<f64>,
-        _: Option<&MatrixMask<'_>>,
-        _: bool,
-        _: &Descriptor,
-        _: MxmMethod,
-        _: bool,
-    ) -> kronograph::Result<D> {
-        unreachable!("no device without the cuda feature")
     }
 }

@@ -4,7 +4,7 @@
 
 use kronograph::cuda::Backend;
 use kronograph::graph::generate;
-use kronograph::motif::{self, MotifOptions};
+use kronograph::motif::{self, MotifOptions, MotifTuning};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
@@ -102,6 +102,28 @@ fn device_sets_equal_one_device() {
                 let e2 = motif::exists(&inst.graph, &inst.colors, &mixed, &opts(*set, true)).unwrap();
                 assert_eq!(e1, e2, "k = {k} on {set}: exists");
             }
+        }
+    }
+}
+
+/// The device knobs of [`MotifTuning`] (levels per pass, products as masked
+/// ANDs) change no value: every setting equals the CPU run by run.
+#[test]
+fn gpu_tuning_changes_no_value() {
+    if gpu_or_skip().is_none() {
+        return;
+    }
+    let inst = generate::regular_motif(300, 8, 2, 10, &mut ChaCha8Rng::seed_from_u64(10)).unwrap();
+    let opts = |backend, tuning| MotifOptions { backend, seed: 7, prune: false, tuning, ..Default::default() };
+    let cpu = motif::sieve_run(&inst.graph, &inst.colors, &inst.motif, &opts(Backend::Cpu, MotifTuning::default()), 0)
+        .unwrap();
+    assert!(cpu.iter().any(|&v| v != 0), "a test whose values are all 0 proves nothing");
+    for masks in [false, true] {
+        for group in [None, Some(1), Some(3), Some(8)] {
+            let tuning = MotifTuning::default().with_group_size(group).with_mask_products(masks);
+            let gpu =
+                motif::sieve_run(&inst.graph, &inst.colors, &inst.motif, &opts(Backend::Cuda(0), tuning), 0).unwrap();
+            assert_eq!(gpu, cpu, "group {group:?} masks {masks}");
         }
     }
 }

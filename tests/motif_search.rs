@@ -3,7 +3,7 @@
 
 use kronograph::cuda::Backend;
 use kronograph::graph::{generate, Direction, Graph, GraphBuilder};
-use kronograph::motif::{self, reference::brute_force, Field, MotifError, MotifOptions};
+use kronograph::motif::{self, reference::brute_force, CpuPlan, Field, MotifError, MotifOptions, MotifTuning};
 use kronograph::Error;
 use proptest::prelude::*;
 use rand::SeedableRng;
@@ -175,4 +175,41 @@ fn runs_and_bound() {
     // pruned to the planted colour, every candidate is hit in the first run (almost surely)
     let h = motif::localized(&inst.graph, &inst.colors, &inst.motif, &cpu(1)).unwrap();
     assert!(h.runs <= 2 && h.false_negative_bound == 0.0, "{h:?}");
+}
+
+/// Every CPU plan and line width of [`MotifTuning`] gives the same values
+/// as the library's choice, both fields; knobs out of range are typed
+/// errors naming the knob.
+#[test]
+fn tuning_changes_no_value() {
+    let inst = generate::regular_motif(200, 6, 2, 7, &mut ChaCha8Rng::seed_from_u64(9)).unwrap();
+    for field in [Field::Gf256, Field::Gf2p64] {
+        let base = MotifOptions { field, prune: false, ..cpu(4) };
+        let want = motif::sieve_run(&inst.graph, &inst.colors, &inst.motif, &base, 1).unwrap();
+        assert!(want.iter().any(|&v| v != 0), "a test whose values are all 0 proves nothing");
+        for plan in [None, Some(CpuPlan::LinesInParallel), Some(CpuPlan::Sweep)] {
+            for words in [None, Some(1), Some(2), Some(4), Some(8)] {
+                let tuning = MotifTuning::default().with_plan(plan).with_line_words(words);
+                let opts = MotifOptions { tuning, ..base };
+                let got = motif::sieve_run(&inst.graph, &inst.colors, &inst.motif, &opts, 1).unwrap();
+                assert_eq!(got, want, "{field:?} {plan:?} {words:?}");
+            }
+        }
+    }
+    let hits = motif::localized(&inst.graph, &inst.colors, &inst.motif, &cpu(1)).unwrap();
+    let tuned = MotifOptions { tuning: MotifTuning::default().with_plan(Some(CpuPlan::Sweep)), ..cpu(1) };
+    assert_eq!(motif::localized(&inst.graph, &inst.colors, &inst.motif, &tuned).unwrap(), hits);
+    let err = |t: MotifTuning| match motif::localized(
+        &inst.graph,
+        &inst.colors,
+        &inst.motif,
+        &MotifOptions { tuning: t, ..cpu(0) },
+    ) {
+        Err(Error::Motif(e)) => e,
+        other => panic!("expected a motif error, got {other:?}"),
+    };
+    assert_eq!(err(MotifTuning::default().with_line_words(Some(3))), MotifError::LineWords { line_words: 3 });
+    assert_eq!(err(MotifTuning::default().with_group_size(Some(0))), MotifError::GroupSize { group_size: 0 });
+    assert_eq!(err(MotifTuning::default().with_group_size(Some(9))), MotifError::GroupSize { group_size: 9 });
+    assert!(MotifError::LineWords { line_words: 3 }.to_string().contains("tuning.line_words"));
 }

@@ -7,6 +7,8 @@
 //! bench_motif [--backend cpu|cuda|cuda:0,1|cuda:all|auto] [--n-log2 10,12] [--k 10] [--reps 3] [--seed 1] [--no-pruned] [--localized-only]
 //! ```
 //! (`--localized-only` skips the all-δ-runs columns, printed as NaN/-.)
+//! The sieve's knobs ([`MotifTuning`]) come from the environment, read here
+//! and passed in `MotifOptions::tuning` (see `--help`).
 //! Each row: runs made by `motif::localized` (it stops early when every
 //! vertex of a motif colour is hit) and its median wall time over `--reps`
 //! calls after one warm-up call; the runs δ = 1e-6 asks for at most and
@@ -20,7 +22,7 @@
 
 use kronograph::cuda::Backend;
 use kronograph::graph::generate;
-use kronograph::motif::{self, Field, MotifOptions};
+use kronograph::motif::{self, CpuPlan, Field, MotifOptions, MotifTuning};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use std::time::Instant;
@@ -29,7 +31,46 @@ fn list(s: &str) -> Vec<usize> {
     s.split(',').filter_map(|t| t.trim().parse().ok()).collect()
 }
 
+const HELP: &str = "\
+bench_motif [--backend cpu|cuda|cuda:0,1|cuda:all|auto] [--n-log2 10,12] [--k 10] [--reps 3] [--seed 1] [--no-pruned] [--localized-only]
+
+Environment (the sieve's knobs, MotifOptions::tuning; results do not change):
+  KRONOGRAPH_MOTIF_GROUP=1..8          GPU: levels per pass of the recurrence (default 8)
+  KRONOGRAPH_MOTIF_PRODUCTS=masks      GPU: products by alpha as masked ANDs (default: integer products)
+  KRONOGRAPH_MOTIF_LINE_WORDS=1|2|4|8  CPU, GF(2^8): words per bit plane of a line (default: by size)
+  KRONOGRAPH_MOTIF_PLAN=lines|sweep    CPU: the plan (default: by size)
+";
+
+/// The knobs from the environment (an unparsable or unknown value stops the
+/// program; values out of range are reported by `MotifTuning::validate`).
+fn tuning_from_env() -> MotifTuning {
+    let var = |name: &str| std::env::var(name).ok();
+    let number = |name: &str| {
+        var(name).map(|v| v.parse::<usize>().unwrap_or_else(|_| panic!("{name}={v}: expected a number\n\n{HELP}")))
+    };
+    let plan = var("KRONOGRAPH_MOTIF_PLAN").map(|v| match v.as_str() {
+        "lines" => CpuPlan::LinesInParallel,
+        "sweep" => CpuPlan::Sweep,
+        _ => panic!("KRONOGRAPH_MOTIF_PLAN={v}: expected lines or sweep\n\n{HELP}"),
+    });
+    let masks = var("KRONOGRAPH_MOTIF_PRODUCTS").map(|v| match v.as_str() {
+        "masks" => true,
+        "products" => false,
+        _ => panic!("KRONOGRAPH_MOTIF_PRODUCTS={v}: expected masks or products\n\n{HELP}"),
+    });
+    let tuning = MotifTuning::default()
+        .with_group_size(number("KRONOGRAPH_MOTIF_GROUP"))
+        .with_mask_products(masks.unwrap_or(false))
+        .with_line_words(number("KRONOGRAPH_MOTIF_LINE_WORDS"))
+        .with_plan(plan);
+    if let Err(e) = tuning.validate() {
+        panic!("{e}\n\n{HELP}");
+    }
+    tuning
+}
+
 fn main() {
+    let tuning = tuning_from_env();
     let mut backend = Backend::Auto;
     let (mut ns, mut ks, mut reps, mut seed) = (vec![10usize], vec![10usize], 3usize, 1u64);
     let mut prune_too = true;
@@ -39,6 +80,10 @@ fn main() {
     while i < args.len() {
         let v = args.get(i + 1).cloned().unwrap_or_default();
         match args[i].as_str() {
+            "--help" | "-h" => {
+                print!("{HELP}");
+                return;
+            }
             "--backend" => backend = v.parse().unwrap_or_else(|e| panic!("{e}")),
             "--n-log2" => ns = list(&v),
             "--k" => ks = list(&v),
@@ -66,7 +111,7 @@ fn main() {
             let inst = generate::regular_motif(n, 20, 16, k, &mut ChaCha8Rng::seed_from_u64(seed)).unwrap();
             let arcs = inst.graph.num_entries() as f64;
             let time = |prune: bool| {
-                let opts = MotifOptions { backend, prune, seed, ..Default::default() };
+                let opts = MotifOptions { backend, prune, seed, tuning, ..Default::default() };
                 let mut out = motif::localized(&inst.graph, &inst.colors, &inst.motif, &opts).unwrap();
                 let mut t = Vec::new();
                 for _ in 0..reps {
@@ -80,7 +125,7 @@ fn main() {
             let (med, out) = time(false);
             // every run δ asks for, as when some candidate vertex stays unhit
             let need = motif::runs_needed(Field::Gf256, k, 1e-6);
-            let opts = MotifOptions { backend, prune: false, seed, early_stop: false, ..Default::default() };
+            let opts = MotifOptions { backend, prune: false, seed, early_stop: false, tuning, ..Default::default() };
             let mut t = Vec::new();
             let mut kt = Vec::new();
             for _ in 0..if all_runs { reps } else { 0 } {

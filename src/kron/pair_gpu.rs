@@ -24,6 +24,7 @@ pub(super) fn solve_pairs_device<N: GpuLabel, E: GpuLabel, S: PairSystem<N, E>>(
     ordinal: usize,
 ) -> Result<Vec<PairSolution>, PairSystemError> {
     let yy = y.unwrap_or(x);
+    opts.tuning.validate().map_err(PairSystemError::Tuning)?;
     check_pairs(pairs, x.len(), yy.len())?;
     let directed: Vec<bool> = pairs.iter().map(|&(a, b)| x[a].is_directed() || yy[b].is_directed()).collect();
     let mut want_grad = false;
@@ -34,7 +35,14 @@ pub(super) fn solve_pairs_device<N: GpuLabel, E: GpuLabel, S: PairSystem<N, E>>(
     let any_directed = directed.iter().any(|&d| d);
     let form = system.factored().map(|f| bind_factored(f, x, y)).transpose()?;
     let factors = form.as_ref().map(|f| host_factors(system, f, (x, y), pairs)).transpose()?;
-    let solver = BatchSolver::new(&dev, (x, y), system.edge_kernel(), factors.as_ref(), opts.precision, any_directed)?;
+    let solver = BatchSolver::new(
+        &dev,
+        (x, y),
+        system.edge_kernel(),
+        factors.as_ref(),
+        (opts.precision, &opts.tuning),
+        any_directed,
+    )?;
     let settings = Settings {
         coupling: system.coupling(),
         tol: opts.tol,

@@ -152,6 +152,11 @@ pub struct PairSolve {
     pub gradient: bool,
     /// Keep the nodal outputs `o ⊙ x` (default `false`).
     pub nodal: bool,
+    /// The device kernel's code-generation and launch knobs (default
+    /// [`Tuning::default()`](crate::mgk::Tuning), as the marginalized graph
+    /// kernel's); they change speed, never values beyond rounding. The CPU
+    /// ignores them.
+    pub tuning: crate::mgk::Tuning,
 }
 
 impl Default for PairSolve {
@@ -163,6 +168,7 @@ impl Default for PairSolve {
             max_iters: 1000,
             gradient: false,
             nodal: false,
+            tuning: crate::mgk::Tuning::default(),
         }
     }
 }
@@ -236,6 +242,10 @@ pub enum PairSystemError {
     /// graph the device path does not take).
     #[error("CUDA: {0}")]
     Cuda(#[source] Box<crate::cuda::CudaError>),
+    /// A knob of [`PairSolve::tuning`] out of range (checked before a
+    /// device solve).
+    #[error("PairSolve::tuning: {0}")]
+    Tuning(#[source] crate::mgk::MgkError),
 }
 
 impl From<crate::cuda::CudaError> for PairSystemError {

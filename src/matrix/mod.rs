@@ -47,8 +47,10 @@
 //! kernel) on a device. The operations of [`op`] are the only ones: this
 //! module re-exports them under the same names ([`mxm`], [`ewise_add`],
 //! [`reduce`], …), and the host and device kernels behind them are private
-//! to the crate. The method form works on both places:
-//! [`SparseMatrix::mxv`] and `DeviceMatrix::mxv` (see [`DeviceMxv`]).
+//! to the crate. The method form is one set of builders over both places
+//! ([`Mxv`], [`Vxm`], [`Mxm`]): [`SparseMatrix::mxv`] and
+//! [`gpu::DeviceMatrix::mxv`] start the same builder, which takes the mask
+//! and accumulator types of the matrix's place ([`Located`]).
 //!
 //! # Two spellings of one operation
 //! Every product exists as a GraphBLAS-shaped function (all arguments,
@@ -90,8 +92,8 @@ mod visit_host;
 
 pub use mask::{Accum, Descriptor, Mask, MatrixMask, Truthy};
 pub use method::{
-    DeviceMxm, DeviceMxv, DeviceVxm, InPlaceVector, Mxm, MxmInPlace, MxmSide, Mxv, MxvInPlace, OutputLeft, OutputRight,
-    ProductVector, Vxm, VxmInPlace,
+    InPlaceVector, Mxm, MxmInPlace, MxmOutput, MxmSide, Mxv, MxvInPlace, MxvOutput, OutputLeft, OutputRight,
+    ProductVector, Vxm, VxmInPlace, VxmOutput,
 };
 // The operations: the place-generic ones of `op`, under their GraphBLAS names here too.
 pub use op::{

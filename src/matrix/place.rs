@@ -37,9 +37,10 @@ use super::vec_kernels::SpmspvOptions;
 use super::{DenseVector, Element, SparseMatrix, SparseVector};
 use crate::semirings::Semiring;
 
-/// A matrix on its place, and the vectors of that place: what an algorithm
-/// written once over the operations needs to start and finish (vectors made
-/// from host values there, the result brought back). Implemented by
+/// A matrix on its place, and the vectors, masks and accumulators of that
+/// place: what an algorithm written once over the operations needs to start
+/// and finish (vectors made from host values there, the result brought
+/// back), and what the method form's builders ([`Mxv`](super::Mxv), …) take. Implemented by
 /// [`SparseMatrix`] (the host) and
 /// [`DeviceMatrix`](super::gpu::DeviceMatrix) (its device and stream).
 pub trait Located {
@@ -47,6 +48,16 @@ pub trait Located {
     type Dense<U: GpuElement>;
     /// A sparse vector on this place.
     type Sparse<U: GpuElement>;
+    /// The mask of a vector output on this place ([`Mask`] on the host,
+    /// [`DeviceMask`](super::gpu::DeviceMask) on a device).
+    type VectorMask<'m>;
+    /// The mask of a matrix output on this place
+    /// ([`MatrixMask`](super::MatrixMask) on the host,
+    /// [`DeviceMatrixMask`](super::gpu::DeviceMatrixMask) on a device).
+    type MatrixMask<'m>;
+    /// An accumulator of `C` values on this place (a closure on the host, a
+    /// [`GpuBinaryOp`](super::gpu::GpuBinaryOp) on a device).
+    type Accum<'m, C>: ?Sized;
 
     /// Rows.
     fn nrows(&self) -> usize;
@@ -83,6 +94,9 @@ pub trait Located {
 impl<T: Element> Located for SparseMatrix<T> {
     type Dense<U: GpuElement> = DenseVector<U>;
     type Sparse<U: GpuElement> = SparseVector<U>;
+    type VectorMask<'m> = Mask<'m>;
+    type MatrixMask<'m> = super::MatrixMask<'m>;
+    type Accum<'m, C> = dyn Fn(C, C) -> C + Sync + 'm;
 
     fn nrows(&self) -> usize {
         SparseMatrix::nrows(self)

@@ -10,7 +10,7 @@
 use super::instance::Instance;
 use super::lines::{Bs8, Lines, Wide64};
 use super::random::{draw, TAG_ALPHA};
-use super::Field;
+use super::{CpuPlan as Plan, Field, MotifTuning};
 use rayon::prelude::*;
 use std::ops::Range;
 
@@ -26,22 +26,11 @@ const LEVEL_BYTES: usize = 8 << 20;
 /// α tables larger than this are not stored: α is drawn where it is used.
 const ALPHA_TABLE_BYTES: usize = 1 << 30;
 
-/// How a run is laid out over threads and memory.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Plan {
-    /// Lines in parallel, each thread with its own `k · n` lines; a vertex's
-    /// level sums all pairs of lower levels at once.
-    LinesInParallel,
-    /// One line at a time, all threads on its vertices; level `s` is built
-    /// by `s − 1` sweeps, sweep `s2` reading level `s2` at random.
-    Sweep,
-}
-
 /// Per-vertex values `Q_i = Σ_L P_{i,k}(ζ^L)` of run `key`, in kept-vertex order.
-pub(crate) fn sieve(inst: &Instance, field: Field, key: u64) -> Vec<u64> {
+pub(crate) fn sieve(inst: &Instance, field: Field, tuning: &MotifTuning, key: u64) -> Vec<u64> {
     match field {
         Field::Gf256 => {
-            let (words, plan) = layout(inst.k, inst.n());
+            let (words, plan) = layout(inst.k, inst.n(), tuning);
             match words {
                 8 => run::<Bs8<8>>(inst, key, plan),
                 4 => run::<Bs8<4>>(inst, key, plan),
@@ -51,7 +40,8 @@ pub(crate) fn sieve(inst: &Instance, field: Field, key: u64) -> Vec<u64> {
         }
         Field::Gf2p64 => {
             let line = 64;
-            let plan = if inst.k * inst.n() * line <= PER_THREAD_BYTES { Plan::LinesInParallel } else { Plan::Sweep };
+            let by_size = if inst.k * inst.n() * line <= PER_THREAD_BYTES { Plan::LinesInParallel } else { Plan::Sweep };
+            let plan = tuning.plan.unwrap_or(by_size);
             run::<Wide64>(inst, key, plan)
         }
     }
@@ -62,28 +52,18 @@ pub(crate) fn sieve(inst: &Instance, field: Field, key: u64) -> Vec<u64> {
 /// Small instances (`k · n` lines of 8 words within [`PER_THREAD_BYTES`])
 /// run lines in parallel with 8 words; larger ones sweep, with the widest
 /// line whose level stays within [`LEVEL_BYTES`]. Lines never hold more
-/// points than the 2^k there are. `KRONOGRAPH_MOTIF_LINE_WORDS` (1, 2, 4,
-/// 8) and `KRONOGRAPH_MOTIF_PLAN` (`lines` or `sweep`) override the choice
-/// (for measurements).
-fn layout(k: usize, n: usize) -> (usize, Plan) {
+/// points than the 2^k there are. [`MotifTuning::line_words`] and
+/// [`MotifTuning::plan`] override the choice (validated before).
+fn layout(k: usize, n: usize, tuning: &MotifTuning) -> (usize, Plan) {
     let fits = |w: usize| (1usize << k) >= 64 * w || w == 1;
     let small = k * n * 64 * 8 <= PER_THREAD_BYTES;
-    let mut plan = if small { Plan::LinesInParallel } else { Plan::Sweep };
-    let mut words = if small {
+    let plan = tuning.plan.unwrap_or(if small { Plan::LinesInParallel } else { Plan::Sweep });
+    let words = if small {
         [8, 4, 2, 1].into_iter().find(|&w| fits(w)).unwrap_or(1)
     } else {
         [8, 4, 2, 1].into_iter().find(|&w| fits(w) && n * 64 * w <= LEVEL_BYTES).unwrap_or(1)
     };
-    if let Some(w) = std::env::var("KRONOGRAPH_MOTIF_LINE_WORDS").ok().and_then(|v| v.parse::<usize>().ok()) {
-        if [1, 2, 4, 8].contains(&w) {
-            words = w;
-        }
-    }
-    match std::env::var("KRONOGRAPH_MOTIF_PLAN").as_deref() {
-        Ok("lines") => plan = Plan::LinesInParallel,
-        Ok("sweep") => plan = Plan::Sweep,
-        _ => {}
-    }
+    let words = tuning.line_words.unwrap_or(words);
     (words, plan)
 }
 

@@ -5,12 +5,13 @@
 //! the 2^k points in chunks of `32·D`, the label-sum initialization, the
 //! main recurrence as `k − 1` passes of shape `n × D` (pass `l` reads every
 //! neighbour line of level `l` once, for all the levels above it, in groups
-//! of at most `group_size` levels), and the per-vertex sums. The runs of
+//! of at most [`MotifTuning::group_size`] levels), and the per-vertex sums. The runs of
 //! a batch (`Prepared::runs`) go to the device as one launch sequence,
 //! read back once. Without the `cuda` feature, `Prepared::new` returns
 //! [`Error::CudaNotCompiled`](crate::Error::CudaNotCompiled).
 
 use super::instance::Instance;
+use super::MotifTuning;
 
 /// The CUDA source of the sieve's kernels.
 pub const SOURCE: &str = include_str!("../../kernels/motif.cu");
@@ -42,19 +43,6 @@ pub(crate) fn threads_per_vertex(k: usize, n: usize, budget: usize) -> usize {
     d
 }
 
-/// The largest number of levels one pass of the recurrence accumulates
-/// (the kernels `motif_pass1` … `motif_pass8`): 8 (eight accumulators of
-/// 8 planes stay in registers at two blocks of 256 threads per SM), or
-/// `KRONOGRAPH_MOTIF_GROUP` (1–8, for measurements).
-#[cfg_attr(not(feature = "cuda"), allow(dead_code))]
-pub(crate) fn group_size() -> usize {
-    std::env::var("KRONOGRAPH_MOTIF_GROUP")
-        .ok()
-        .and_then(|v| v.parse::<usize>().ok())
-        .filter(|g| (1..=8).contains(g))
-        .unwrap_or(8)
-}
-
 /// The groups of levels of pass `l` (levels `l + 1 ..= k`): as few as
 /// `gmax` allows, of sizes differing by at most one; `(first level, size)`.
 #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
@@ -78,7 +66,7 @@ pub(crate) struct Prepared;
 
 #[cfg(not(feature = "cuda"))]
 impl Prepared {
-    pub(crate) fn new(_inst: &Instance, _device: usize) -> crate::Result<Prepared> {
+    pub(crate) fn new(_inst: &Instance, _device: usize, _tuning: &MotifTuning) -> crate::Result<Prepared> {
         Err(crate::Error::CudaNotCompiled)
     }
 
@@ -100,7 +88,7 @@ pub(crate) use imp::Prepared;
 
 #[cfg(feature = "cuda")]
 mod imp {
-    use super::{group_size, level_budget, pass_groups, slots, threads_per_vertex, Instance, SOURCE};
+    use super::{level_budget, pass_groups, slots, threads_per_vertex, Instance, MotifTuning, SOURCE};
     use crate::cuda::device::{check, device, Device};
     use crate::cuda::CudaError;
     use cudarc::driver::{sys, CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
@@ -125,10 +113,10 @@ mod imp {
 
     /// The kernels: by default the products by α as integer products of
     /// the planes by α's bits (on the FMA pipe, beside the logic pipe that
-    /// sums them); with `KRONOGRAPH_MOTIF_PRODUCTS=masks` (for
-    /// measurements) as masked ANDs, compiled as a module of its own.
-    fn functions(dev: &Device) -> Result<Vec<CudaFunction>, CudaError> {
-        if std::env::var("KRONOGRAPH_MOTIF_PRODUCTS").as_deref() == Ok("masks") {
+    /// sums them); with [`MotifTuning::mask_products`] as masked ANDs,
+    /// compiled as a module of its own.
+    fn functions(dev: &Device, mask_products: bool) -> Result<Vec<CudaFunction>, CudaError> {
+        if mask_products {
             let source = format!("#define MOTIF_MASK_PRODUCTS 1\n{SOURCE}");
             return dev.module_functions(&source, "motif_masks", &NAMES);
         }
@@ -149,6 +137,8 @@ mod imp {
         k: usize,
         m: usize,
         d: usize,
+        /// The most levels one pass accumulates ([`MotifTuning::group_size`]).
+        gmax: usize,
         indptr_d: CudaSlice<i64>,
         indices_d: CudaSlice<u32>,
         first_d: CudaSlice<u32>,
@@ -163,9 +153,10 @@ mod imp {
     }
 
     impl Prepared {
-        pub(crate) fn new(inst: &Instance, ordinal: usize) -> crate::Result<Prepared> {
+        pub(crate) fn new(inst: &Instance, ordinal: usize, tuning: &MotifTuning) -> crate::Result<Prepared> {
             let dev = device(ordinal)?;
-            let f = functions(&dev)?;
+            let f = functions(&dev, tuning.mask_products)?;
+            let gmax = tuning.levels_per_pass();
             let (n, k, m) = (inst.n(), inst.k, inst.arcs());
             let stream = &dev.stream;
             let d = threads_per_vertex(k, n, level_budget(dev.info.total_memory));
@@ -182,7 +173,7 @@ mod imp {
             let alpha = check("allocating the α table", || stream.alloc_zeros::<u8>((m * (k - 1)).max(1)))?;
             let p = check("allocating the level buffers", || stream.alloc_zeros::<u8>(slots(k) * n * d * 32))?;
             let bufs = std::sync::Mutex::new(Buffers { zeta, alpha, p });
-            Ok(Prepared { dev, f, n, k, m, d, indptr_d, indices_d, first_d, count_d, bufs })
+            Ok(Prepared { dev, f, n, k, m, d, gmax, indptr_d, indices_d, first_d, count_d, bufs })
         }
 
         /// The per-vertex values of the runs with keys `keys`, and the device
@@ -257,7 +248,7 @@ mod imp {
             let stream = &self.dev.stream;
             let chunk = 32 * d;
             let (n32, k32, d32, m64) = (n as i32, k as i32, d as i32, m as i64);
-            let gmax = group_size();
+            let gmax = self.gmax;
 
             // (b) labels and the α table, once per run
             let mut lb = stream.launch_builder(&f[0]);

@@ -55,9 +55,11 @@ mod instance;
 mod lines;
 mod random;
 pub mod reference;
+mod tuning;
 
 pub use gpu::SOURCE as CUDA_SOURCE;
 pub use instance::MAX_MOTIF_SIZE;
+pub use tuning::{CpuPlan, MotifTuning};
 
 use crate::backend::{resolve_devices_for, Backend};
 use crate::graph::{Graph, Label};
@@ -122,6 +124,9 @@ pub struct MotifOptions {
     /// Stop before the runs δ asks for once every vertex whose colour is in
     /// the motif is hit (default `true`: the answer is then certain).
     pub early_stop: bool,
+    /// The sieve's speed knobs (default: the library's choices); results
+    /// do not depend on them.
+    pub tuning: MotifTuning,
 }
 
 impl Default for MotifOptions {
@@ -133,7 +138,20 @@ impl Default for MotifOptions {
             backend: Backend::Auto,
             prune: true,
             early_stop: true,
+            tuning: MotifTuning::default(),
         }
+    }
+}
+
+impl MotifOptions {
+    /// Checks δ and the [`tuning`](Self::tuning) knobs (every search does
+    /// so first).
+    ///
+    /// # Errors
+    /// [`MotifError::Delta`] for δ ∉ (0, 1); [`MotifTuning::validate`]'s errors.
+    pub fn validate(&self) -> Result<(), MotifError> {
+        check_delta(self.delta)?;
+        self.tuning.validate()
     }
 }
 
@@ -213,6 +231,18 @@ pub enum MotifError {
     /// GF(2^64) asked of the GPU.
     #[error("the GPU sieve runs over GF(2^8) only: choose field gf256 or the CPU backend for gf64")]
     GpuField,
+    /// [`MotifTuning::group_size`] outside 1..=8.
+    #[error("tuning.group_size = {group_size}: give 1 to 8 levels per pass (or None for the default, 8)")]
+    GroupSize {
+        /// The value given.
+        group_size: usize,
+    },
+    /// [`MotifTuning::line_words`] other than 1, 2, 4 or 8.
+    #[error("tuning.line_words = {line_words}: give 1, 2, 4 or 8 words per bit plane (or None to choose by size)")]
+    LineWords {
+        /// The value given.
+        line_words: usize,
+    },
 }
 
 /// Runs needed for the per-vertex false-negative bound (k/2^(b−1))^runs
@@ -244,7 +274,8 @@ fn check_delta(delta: f64) -> Result<(), MotifError> {
 ///
 /// # Errors
 /// [`MotifError`] for bad input (colour count ≠ n, k = 0, k > n,
-/// k > [`MAX_MOTIF_SIZE`], δ ∉ (0, 1), GF(2^64) on the GPU); a graph error
+/// k > [`MAX_MOTIF_SIZE`], δ ∉ (0, 1), GF(2^64) on the GPU, a knob of
+/// [`MotifOptions::tuning`] out of range); a graph error
 /// for a directed graph; CUDA errors for an unusable explicit device.
 pub fn localized<N: Label, E: Label>(
     g: &Graph<N, E>,
@@ -252,7 +283,7 @@ pub fn localized<N: Label, E: Label>(
     motif: &[u32],
     opts: &MotifOptions,
 ) -> crate::Result<MotifHits> {
-    check_delta(opts.delta)?;
+    opts.validate()?;
     let inst = Instance::new(g, colors, motif, opts.prune)?;
     let mut hits = vec![false; inst.n_input];
     if !inst.feasible {
@@ -267,7 +298,7 @@ pub fn localized<N: Label, E: Label>(
         });
     }
     let devices = device_for(opts)?;
-    let engine = Engine::new(&inst, opts.field, devices.as_deref())?;
+    let engine = Engine::new(&inst, opts, devices.as_deref())?;
     let need = runs_needed(opts.field, inst.k, opts.delta);
     let mut local = vec![false; inst.n()];
     let mut runs = 0;
@@ -308,12 +339,12 @@ pub fn exists<N: Label, E: Label>(
     motif: &[u32],
     opts: &MotifOptions,
 ) -> crate::Result<MotifDecision> {
-    check_delta(opts.delta)?;
+    opts.validate()?;
     let inst = Instance::new(g, colors, motif, opts.prune)?;
     if !inst.feasible {
         return Ok(MotifDecision { found: false, runs: 0, false_negative_bound: 0.0 });
     }
-    let engine = Engine::new(&inst, opts.field, device_for(opts)?.as_deref())?;
+    let engine = Engine::new(&inst, opts, device_for(opts)?.as_deref())?;
     let need = runs_needed(opts.field, inst.k, opts.delta);
     let mut run = 0;
     while run < need {
@@ -387,12 +418,13 @@ pub fn sieve_run<N: Label, E: Label>(
     opts: &MotifOptions,
     run: u32,
 ) -> crate::Result<Vec<u64>> {
+    opts.tuning.validate()?;
     let inst = Instance::new(g, colors, motif, opts.prune)?;
     let mut out = vec![0u64; inst.n_input];
     if !inst.feasible {
         return Ok(out);
     }
-    let engine = Engine::new(&inst, opts.field, device_for(opts)?.as_deref())?;
+    let engine = Engine::new(&inst, opts, device_for(opts)?.as_deref())?;
     let (q, _) = engine.runs(&inst, opts.seed, run..run + 1)?.remove(0);
     for (&v, &x) in inst.vertices.iter().zip(&q) {
         out[v as usize] = x;
@@ -412,19 +444,20 @@ fn device_for(opts: &MotifOptions) -> crate::Result<Option<Vec<usize>>> {
 /// Where the runs of one query go: the CPU, a device holding the uploaded
 /// instance, or several (each holding it).
 enum Engine {
-    Cpu(Field),
+    Cpu(Field, MotifTuning),
     Gpu(Box<gpu::Prepared>),
     Gpus(Vec<gpu::Prepared>),
 }
 
 impl Engine {
-    fn new(inst: &Instance, field: Field, devices: Option<&[usize]>) -> crate::Result<Engine> {
+    fn new(inst: &Instance, opts: &MotifOptions, devices: Option<&[usize]>) -> crate::Result<Engine> {
+        let tuning = &opts.tuning;
         Ok(match devices {
-            None | Some([]) => Engine::Cpu(field),
-            Some(&[d]) => Engine::Gpu(Box::new(gpu::Prepared::new(inst, d)?)),
+            None | Some([]) => Engine::Cpu(opts.field, *tuning),
+            Some(&[d]) => Engine::Gpu(Box::new(gpu::Prepared::new(inst, d, tuning)?)),
             // uploaded to every device at once, one host thread each
             Some(list) => Engine::Gpus(std::thread::scope(|s| {
-                let up: Vec<_> = list.iter().map(|&d| s.spawn(move || gpu::Prepared::new(inst, d))).collect();
+                let up: Vec<_> = list.iter().map(|&d| s.spawn(move || gpu::Prepared::new(inst, d, tuning))).collect();
                 up.into_iter()
                     .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
                     .collect::<crate::Result<Vec<_>>>()
@@ -460,7 +493,9 @@ impl Engine {
     ) -> crate::Result<Vec<(Vec<u64>, Option<f64>)>> {
         let key = |run: u32| random::run_key(seed, run);
         let list = match self {
-            Engine::Cpu(field) => return Ok(runs.map(|r| (cpu::sieve(inst, *field, key(r)), None)).collect()),
+            Engine::Cpu(field, tuning) => {
+                return Ok(runs.map(|r| (cpu::sieve(inst, *field, tuning, key(r)), None)).collect())
+            }
             Engine::Gpu(g) => {
                 let keys: Vec<u64> = runs.map(key).collect();
                 return Ok(g.runs(&keys)?.into_iter().map(|(q, s)| (q, Some(s))).collect());

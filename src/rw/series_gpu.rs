@@ -290,7 +290,7 @@ impl WalkSeriesKernel {
         let dev = GpuDevice::open(device)?;
         let graphs: Vec<Graph<(), ()>> = prepared.iter().map(|p| p.0.clone()).collect();
         let flat: Option<Vec<i32>> = labeled.then(|| classes.iter().flatten().map(|&c| c as i32).collect());
-        let engine = PowerSums::new(&dev, &graphs, flat.as_deref())?;
+        let engine = PowerSums::new(&dev, &graphs, flat.as_deref(), &self.tuning)?;
         let total = pairs.len();
         let mut out = vec![(0.0, 0.0); total];
         // (place in `pairs`, list indices, λ, σ, sums)
@@ -381,7 +381,7 @@ impl WalkSeriesKernel {
         let graphs: Vec<Graph<(), ()>> = prepared.iter().map(|p| p.0.clone()).collect();
         let scales: Vec<(i32, f64)> = prepared.iter().map(|p| p.1).collect();
         // directed graphs too: the product's octiles hold the arcs as the CPU's
-        let set = DeviceKronSet::<f64, (), Unlabeled>::upload_any(dev, &graphs, None, &Unlabeled, true)?;
+        let set = DeviceKronSet::<f64, (), Unlabeled>::upload_any(dev, &graphs, None, &Unlabeled, (true, &self.tuning))?;
         let labeled = classes.iter().flatten().any(|&c| c != 0);
         let mut out = Vec::with_capacity(pairs.len());
         for &(a, b) in pairs {

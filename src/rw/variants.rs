@@ -80,6 +80,9 @@ pub struct WalkSeriesKernel {
     weights: WalkWeights,
     tol: f64,
     pub(super) progress: Option<Progress>,
+    /// The device kernels' knobs ([`with_gpu_tuning`](Self::with_gpu_tuning)).
+    #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
+    pub(super) tuning: crate::mgk::Tuning,
 }
 
 impl std::fmt::Debug for WalkSeriesKernel {
@@ -154,7 +157,7 @@ impl WalkSeriesKernel {
         if !(lambda.is_finite() && lambda > 0.0) {
             return Err(MgkError::InvalidParameter(format!("random-walk λ = {lambda} must be finite and > 0")));
         }
-        Ok(WalkSeriesKernel { lambda, weights, tol: 1e-15, progress: None })
+        Ok(WalkSeriesKernel { lambda, weights, tol: 1e-15, progress: None, tuning: crate::mgk::Tuning::default() })
     }
 
     /// The exponential random-walk kernel `1ᵀ exp(λ W×) 1`.
@@ -220,6 +223,19 @@ impl WalkSeriesKernel {
     pub fn with_progress(mut self, progress: Progress) -> Self {
         self.progress = Some(progress);
         self
+    }
+
+    /// Sets the device kernels' code-generation and launch knobs (default
+    /// [`Tuning::default()`](crate::mgk::Tuning), as the marginalized graph
+    /// kernel's); they change speed, never values beyond rounding. The CPU
+    /// ignores them.
+    ///
+    /// # Errors
+    /// [`Tuning::validate`](crate::mgk::Tuning::validate)'s.
+    pub fn with_gpu_tuning(mut self, tuning: crate::mgk::Tuning) -> Result<Self, MgkError> {
+        tuning.validate()?;
+        self.tuning = tuning;
+        Ok(self)
     }
 
     /// λ.

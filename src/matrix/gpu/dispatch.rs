@@ -227,6 +227,9 @@ impl<T: Relax> AssignMinOp<DeviceSparseVector<T>> for DeviceDenseVector<T> {
 impl<T: GpuElement> Located for DeviceMatrix<T> {
     type Dense<U: GpuElement> = DeviceDenseVector<U>;
     type Sparse<U: GpuElement> = DeviceSparseVector<U>;
+    type VectorMask<'m> = DeviceMask;
+    type MatrixMask<'m> = super::DeviceMatrixMask;
+    type Accum<'m, C> = GpuBinaryOp;
 
     fn nrows(&self) -> usize {
         DeviceMatrix::nrows(self)

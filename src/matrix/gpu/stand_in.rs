@@ -164,6 +164,9 @@ impl<T> AssignMinOp<DeviceSparseVector<T>> for DeviceDenseVector<T> {
 impl<T: Element> Located for DeviceMatrix<T> {
     type Dense<U: GpuElement> = DeviceDenseVector<U>;
     type Sparse<U: GpuElement> = DeviceSparseVector<U>;
+    type VectorMask<'m> = DeviceMask;
+    type MatrixMask<'m> = DeviceMatrixMask;
+    type Accum<'m, C> = GpuBinaryOp;
 
     fn nrows(&self) -> usize {
         match self.0 {}

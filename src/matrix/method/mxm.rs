@@ -1,39 +1,48 @@
-//! `A ⊕.⊗ B` as a method ([`Mxm`]) and in place ([`MxmInPlace`]).
+//! `A ⊕.⊗ B` as a method on every place ([`Mxm`], [`MxmOutput`]) and, on
+//! the host, in place ([`MxmInPlace`]).
 
+use super::super::gpu::{DeviceMatrix, GpuElement};
 use super::super::mask::{Descriptor, MatrixMask};
-use super::super::ops_mat::{mxm, mxm_t, write_matrix, MxmMethod};
+use super::super::ops_mat::{mxm_t, write_matrix, MxmMethod};
+use super::super::place::Located;
+use super::super::place_mxm::mxm;
 use super::super::{Element, MatrixError, SparseMatrix};
 use super::{private, AccumRef};
 use crate::semirings::Semiring;
 
 // ------------------------------------------------------------------ mxm
 
-/// `A ⊕.⊗ B` under construction: see [`SparseMatrix::mxm`].
+/// `A ⊕.⊗ B` under construction, for matrices `A` and `B` of one place (two
+/// [`SparseMatrix`] or two [`DeviceMatrix`]): see [`SparseMatrix::mxm`] and
+/// [`DeviceMatrix::mxm`].
 #[must_use = "a product does nothing until `.into(&mut c)` or `.run()`"]
-pub struct Mxm<'a, S: Semiring> {
-    a: &'a SparseMatrix<S::A>,
-    b: &'a SparseMatrix<S::B>,
+pub struct Mxm<'a, 'm, S: Semiring, A: Located, B> {
+    a: &'a A,
+    b: &'a B,
     s: S,
-    mask: Option<&'a MatrixMask<'a>>,
-    accum: Option<AccumRef<'a, S::C>>,
+    mask: Option<&'a A::MatrixMask<'m>>,
+    accum: Option<&'a A::Accum<'m, S::C>>,
     desc: Descriptor,
     method: MxmMethod,
 }
 
-impl<'a, S: Semiring> Mxm<'a, S>
-where
-    S::A: Element,
-    S::B: Element,
-    S::C: Element,
-{
-    /// Computes and writes only where `mask` allows.
-    pub fn mask(mut self, mask: &'a MatrixMask<'a>) -> Self {
+impl<'a, 'm, S: Semiring, A: Located, B> Mxm<'a, 'm, S, A, B> {
+    /// `A ⊕.⊗ B` over `s` (what `a.mxm(b, s)` returns), for code generic
+    /// over the place of `A`.
+    pub fn new(a: &'a A, b: &'a B, s: S) -> Self {
+        Mxm { a, b, s, mask: None, accum: None, desc: Descriptor::DEFAULT, method: MxmMethod::Auto }
+    }
+
+    /// Computes and writes only where `mask` allows (a [`MatrixMask`] on the
+    /// host, a [`DeviceMatrixMask`](crate::matrix::gpu::DeviceMatrixMask) on a device).
+    pub fn mask(mut self, mask: &'a A::MatrixMask<'m>) -> Self {
         self.mask = Some(mask);
         self
     }
 
-    /// Combines the output's old entries with the new ones by `accum`.
-    pub fn accum(mut self, accum: &'a (dyn Fn(S::C, S::C) -> S::C + Sync)) -> Self {
+    /// Combines the output's old entries with the new ones by `accum` (a
+    /// closure on the host, a [`GpuBinaryOp`](crate::matrix::gpu::GpuBinaryOp) on a device).
+    pub fn accum(mut self, accum: &'a A::Accum<'m, S::C>) -> Self {
         self.accum = Some(accum);
         self
     }
@@ -44,25 +53,37 @@ where
         self
     }
 
-    /// Gustavson, dot products, or chosen by the mask (the default).
+    /// Gustavson (on a device its hash form), dot products, or chosen by
+    /// the mask (the default).
     pub fn method(mut self, method: MxmMethod) -> Self {
         self.method = method;
         self
     }
 
-    /// `C⟨mask⟩ = accum(C, A ⊕.⊗ B)`: [`mxm`](super::super::mxm).
+    /// `C⟨mask⟩ = accum(C, A ⊕.⊗ B)` where the operands live:
+    /// [`op::mxm`](crate::matrix::op::mxm).
     ///
     /// # Errors
-    /// [`MatrixError::DimensionMismatch`] if the shapes do not fit.
-    pub fn into(self, c: &mut SparseMatrix<S::C>) -> Result<(), MatrixError> {
-        mxm(c, self.mask, self.accum, self.s, self.a, self.b, &self.desc, self.method)
+    /// As [`op::mxm`](crate::matrix::op::mxm):
+    /// [`MatrixError::DimensionMismatch`] if the shapes do not fit; on a
+    /// device also CUDA errors.
+    pub fn into<C: MxmOutput<S, A, B>>(self, c: &mut C) -> crate::Result<()> {
+        c.mxm_from(self)
     }
+}
 
-    /// A new matrix `⟨mask⟩ A ⊕.⊗ B`.
+impl<S: Semiring> Mxm<'_, '_, S, SparseMatrix<S::A>, SparseMatrix<S::B>>
+where
+    S::A: Element,
+    S::B: Element,
+    S::C: Element,
+{
+    /// A new host matrix `⟨mask⟩ A ⊕.⊗ B`. On a device, make the output
+    /// (`DeviceMatrix::new`) and use [`into`](Self::into).
     ///
     /// # Errors
     /// As [`into`](Self::into).
-    pub fn run(self) -> Result<SparseMatrix<S::C>, MatrixError> {
+    pub fn run(self) -> crate::Result<SparseMatrix<S::C>> {
         let m = if self.desc.transpose_first { self.a.ncols() } else { self.a.nrows() };
         let n = if self.desc.transpose_second { self.b.nrows() } else { self.b.ncols() };
         let mut c = SparseMatrix::new(m, n);
@@ -70,6 +91,35 @@ where
         Ok(c)
     }
 }
+
+/// An output of [`Mxm::into`] on the place of `A` ([`SparseMatrix`] or
+/// [`DeviceMatrix`]): [`op::mxm`](crate::matrix::op::mxm) there.
+pub trait MxmOutput<S: Semiring, A: Located, B>: private::Sealed {
+    /// `self⟨mask⟩ = accum(self, A ⊕.⊗ B)` as `op` states it.
+    ///
+    /// # Errors
+    /// As the operation.
+    fn mxm_from(&mut self, op: Mxm<'_, '_, S, A, B>) -> crate::Result<()>;
+}
+
+/// [`MxmOutput`] for the matrices of type `$mat` (elements bounded by `$elem`).
+macro_rules! matrix_output {
+    ($mat:ident, $elem:ident) => {
+        impl<S: Semiring> MxmOutput<S, $mat<S::A>, $mat<S::B>> for $mat<S::C>
+        where
+            S::A: $elem,
+            S::B: $elem,
+            S::C: $elem,
+        {
+            fn mxm_from(&mut self, op: Mxm<'_, '_, S, $mat<S::A>, $mat<S::B>>) -> crate::Result<()> {
+                mxm(self, op.mask, op.accum, op.s, op.a, op.b, &op.desc, op.method)
+            }
+        }
+    };
+}
+
+matrix_output!(SparseMatrix, Element);
+matrix_output!(DeviceMatrix, GpuElement);
 
 // ------------------------------------------------------------------ mxm in place
 
@@ -182,11 +232,11 @@ impl<T: Element> SparseMatrix<T> {
     /// let c = l.mxm(&lt, PlusPair::<u8, u8, u64>::new()).mask(&MatrixMask::structural(&l)).run().unwrap();
     /// assert_eq!(reduce(PlusTimes::<u64>::new(), &c).unwrap(), 2);
     /// ```
-    pub fn mxm<'a, S>(&'a self, b: &'a SparseMatrix<S::B>, s: S) -> Mxm<'a, S>
+    pub fn mxm<'a, 'm, S>(&'a self, b: &'a SparseMatrix<S::B>, s: S) -> Mxm<'a, 'm, S, Self, SparseMatrix<S::B>>
     where
         S: Semiring<A = T>,
     {
-        Mxm { a: self, b, s, mask: None, accum: None, desc: Descriptor::DEFAULT, method: MxmMethod::Auto }
+        Mxm::new(self, b, s)
     }
 
     /// `C ← A ⊕.⊗ C` with `C` both input and output (given to
@@ -231,5 +281,17 @@ impl<T: Element> SparseMatrix<T> {
             method: MxmMethod::Auto,
             side: std::marker::PhantomData,
         }
+    }
+}
+
+impl<T: GpuElement> DeviceMatrix<T> {
+    /// `A ⊕.⊗ B` over `s` (the builder of the host's [`SparseMatrix::mxm`]);
+    /// finish with `.into(&mut c)`.
+    pub fn mxm<'a, 'm, S>(&'a self, b: &'a DeviceMatrix<S::B>, s: S) -> Mxm<'a, 'm, S, Self, DeviceMatrix<S::B>>
+    where
+        S: Semiring<A = T>,
+        S::B: GpuElement,
+    {
+        Mxm::new(self, b, s)
     }
 }

@@ -1,9 +1,8 @@
 //! `w ← A ⊕.⊗ w` and `wᵀ ← wᵀ ⊕.⊗ A` with one vector as input and output
 //! ([`MxvInPlace`], [`VxmInPlace`], [`InPlaceVector`]).
 
-use super::super::mask::{Descriptor, Mask};
+use super::super::mask::Mask;
 use super::super::ops_vec::{mxv_sparse_t, mxv_t, vxm_sparse_t, vxm_t, write_dense, write_sparse};
-use super::super::vec_kernels::SpmspvOptions;
 use super::super::{DenseVector, Element, MatrixError, SparseMatrix, SparseVector};
 use super::{private, VecOpts};
 use crate::semirings::Semiring;
@@ -16,11 +15,11 @@ use crate::semirings::Semiring;
 pub struct MxvInPlace<'a, S: Semiring> {
     a: &'a SparseMatrix<S::A>,
     s: S,
-    opts: VecOpts<'a, S::C>,
+    opts: VecOpts<'a, Mask<'a>, dyn Fn(S::C, S::C) -> S::C + Sync + 'a>,
 }
 
 impl<'a, S: Semiring> MxvInPlace<'a, S> {
-    vector_setters!();
+    vector_setters!(Mask<'a>, dyn Fn(S::C, S::C) -> S::C + Sync + 'a);
 }
 
 /// `wᵀ⟨mask⟩ = accum(wᵀ, wᵀ A)` under construction: see
@@ -29,11 +28,11 @@ impl<'a, S: Semiring> MxvInPlace<'a, S> {
 pub struct VxmInPlace<'a, S: Semiring> {
     a: &'a SparseMatrix<S::B>,
     s: S,
-    opts: VecOpts<'a, S::C>,
+    opts: VecOpts<'a, Mask<'a>, dyn Fn(S::C, S::C) -> S::C + Sync + 'a>,
 }
 
 impl<'a, S: Semiring> VxmInPlace<'a, S> {
-    vector_setters!();
+    vector_setters!(Mask<'a>, dyn Fn(S::C, S::C) -> S::C + Sync + 'a);
 }
 
 /// A vector that an in-place product reads and then overwrites.
@@ -59,7 +58,7 @@ impl<T: Element> InPlaceVector<T> for DenseVector<T> {
     {
         let o = &op.opts;
         let (tv, tp) = mxv_t(self.len(), o.mask, &op.s, op.a, self, &o.desc)?;
-        write_dense(self, o.mask, o.accum(), o.desc.replace, &tv, &tp);
+        write_dense(self, o.mask, o.accum, o.desc.replace, &tv, &tp);
         Ok(())
     }
 
@@ -70,7 +69,7 @@ impl<T: Element> InPlaceVector<T> for DenseVector<T> {
     {
         let o = &op.opts;
         let (tv, tp) = vxm_t(self.len(), o.mask, &op.s, self, op.a, &o.desc)?;
-        write_dense(self, o.mask, o.accum(), o.desc.replace, &tv, &tp);
+        write_dense(self, o.mask, o.accum, o.desc.replace, &tv, &tp);
         Ok(())
     }
 }
@@ -83,7 +82,7 @@ impl<T: Element> InPlaceVector<T> for SparseVector<T> {
     {
         let o = &op.opts;
         let t = mxv_sparse_t(self.len(), o.mask, &op.s, op.a, self, &o.desc, &o.spmspv)?;
-        write_sparse(self, o.mask, o.accum(), o.desc.replace, t);
+        write_sparse(self, o.mask, o.accum, o.desc.replace, t);
         Ok(())
     }
 
@@ -94,7 +93,7 @@ impl<T: Element> InPlaceVector<T> for SparseVector<T> {
     {
         let o = &op.opts;
         let t = vxm_sparse_t(self.len(), o.mask, &op.s, self, op.a, &o.desc, &o.spmspv)?;
-        write_sparse(self, o.mask, o.accum(), o.desc.replace, t);
+        write_sparse(self, o.mask, o.accum, o.desc.replace, t);
         Ok(())
     }
 }

@@ -33,6 +33,8 @@ use std::sync::Arc;
 struct Module {
     xmv: CudaFunction,
     theta: CudaSlice<u8>,
+    /// [`Tuning::dense_min`], a launch argument.
+    dense_min: i32,
 }
 
 /// The self-loops `(node, weight, label)` of a graph.
@@ -115,25 +117,43 @@ impl<T: DeviceScalar, E: GpuLabel, K: BaseKernel<E>> DeviceKronSet<T, E, K> {
         y: Option<&[Graph<N, E>]>,
         kernel: &K,
     ) -> Result<Self, CudaError> {
-        Self::upload_any(dev, x, y, kernel, false)
+        Self::upload_tuned(dev, x, y, kernel, &Tuning::default())
+    }
+
+    /// [`upload`](Self::upload) with the product kernel generated and
+    /// launched with the knobs `tuning` (`upload` takes
+    /// [`Tuning::default()`], as the marginalized graph kernel does); they
+    /// change speed, never values beyond rounding.
+    ///
+    /// # Errors
+    /// As [`upload`](Self::upload); [`CudaError::InvalidParameter`] for a
+    /// knob out of range ([`Tuning::validate`]).
+    pub fn upload_tuned<N: GpuLabel>(
+        dev: &GpuDevice,
+        x: &[Graph<N, E>],
+        y: Option<&[Graph<N, E>]>,
+        kernel: &K,
+        tuning: &Tuning,
+    ) -> Result<Self, CudaError> {
+        tuning.validate().map_err(|e| CudaError::InvalidParameter(e.to_string()))?;
+        Self::upload_any(dev, x, y, kernel, (false, tuning))
     }
 
     /// [`upload`](Self::upload), taking directed graphs too when `directed`
     /// is set (their octiles hold the arcs `i → j` at row `i`, as the CPU's,
     /// and the product applies them as they are: the random-walk series of
-    /// `rw/series_gpu.rs`).
+    /// `rw/series_gpu.rs`), with the knobs `tuning`.
     pub(crate) fn upload_any<N: GpuLabel>(
         dev: &GpuDevice,
         x: &[Graph<N, E>],
         y: Option<&[Graph<N, E>]>,
         kernel: &K,
-        directed: bool,
+        (directed, tuning): (bool, &Tuning),
     ) -> Result<Self, CudaError> {
         let kernel = bind_edge_kernel(kernel, x, y)?;
         let p = precision_of::<T>();
         let (a, b) = upload_lists(dev, x, y, p, directed)?;
-        let src =
-            mgk_large_source::<N, E, _, _>(&Unlabeled, &kernel, &a.node_layout, &a.edge_layout, p, &Tuning::default())?;
+        let src = mgk_large_source::<N, E, _, _>(&Unlabeled, &kernel, &a.node_layout, &a.edge_layout, p, tuning)?;
         let name = format!("{}_xmv", src.name);
         let xmv = dev.dev.module_functions(&src.source, &src.name, &[&name])?.remove(0);
         let mut theta = src.theta;
@@ -142,7 +162,7 @@ impl<T: DeviceScalar, E: GpuLabel, K: BaseKernel<E>> DeviceKronSet<T, E, K> {
         let loops = (x.iter().map(self_loops).collect(), y.map(|y| y.iter().map(self_loops).collect()));
         Ok(DeviceKronSet {
             dev: dev.clone(),
-            module: Arc::new(Module { xmv, theta }),
+            module: Arc::new(Module { xmv, theta, dense_min: i32::try_from(tuning.dense_min).unwrap_or(i32::MAX) }),
             a,
             b,
             loops,
@@ -318,11 +338,10 @@ impl<T: DeviceScalar> DeviceKron<T> {
         let sms = self.dev.info().multiprocessors as u32;
         let grid = (self.tile_pairs.div_ceil((BLOCK / 32) as u64) as u32).clamp(1, sms * 32);
         let cfg = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (BLOCK, 1, 1), shared_mem_bytes: 0 };
-        let dense_min = i32::try_from(Tuning::default().dense_min).unwrap_or(i32::MAX);
         let alpha = T::of_f64(alpha);
         let m = &*self.module;
         let mut lb = self.dev.dev.stream.launch_builder(&m.xmv);
-        lb.arg(&self.a.set).arg(&self.b.set).arg(&self.info).arg(&m.theta).arg(&dense_min).arg(&alpha);
+        lb.arg(&self.a.set).arg(&self.b.set).arg(&self.info).arg(&m.theta).arg(&m.dense_min).arg(&alpha);
         lb.arg(x.buf()).arg(y.buf_mut());
         // SAFETY: the arguments match `_xmv` in kernels/mgk_large.cu; the graph
         // sets outlive the launch (held by `self`), x and y hold n reals of the

@@ -114,7 +114,7 @@ pub(crate) struct BatchSolver {
 impl BatchSolver {
     /// Uploads `x` (and `y`; directed graphs too when `directed`) to `dev`
     /// and loads the kernel generated for `kernel`'s CUDA form (bound to
-    /// record labels' schema first) in precision `p`.
+    /// record labels' schema first) in precision `p` with the knobs `tuning`.
     ///
     /// # Errors
     /// [`CudaError`] from the upload (a graph the device cannot hold), the
@@ -126,23 +126,14 @@ impl BatchSolver {
         (x, y): (&[Graph<N, E>], Option<&[Graph<N, E>]>),
         kernel: &K,
         factors: Option<&HostFactors<N>>,
-        p: Precision,
+        (p, tuning): (Precision, &Tuning),
         directed: bool,
     ) -> Result<Self, CudaError> {
         let kernel = bind_edge_kernel(kernel, x, y)?;
         let (a, b) = upload_lists(dev, x, y, p, directed)?;
         let src = match factors.and_then(|f| f.label.as_ref()) {
-            Some(kv) => {
-                kron_pairs_source::<N, E, _, _>(kv, &kernel, &a.node_layout, &a.edge_layout, p, &Tuning::default())?
-            }
-            None => kron_pairs_source::<N, E, _, _>(
-                &Unlabeled,
-                &kernel,
-                &a.node_layout,
-                &a.edge_layout,
-                p,
-                &Tuning::default(),
-            )?,
+            Some(kv) => kron_pairs_source::<N, E, _, _>(kv, &kernel, &a.node_layout, &a.edge_layout, p, tuning)?,
+            None => kron_pairs_source::<N, E, _, _>(&Unlabeled, &kernel, &a.node_layout, &a.edge_layout, p, tuning)?,
         };
         let stream = &dev.dev.stream;
         let up = |what: &str, v: &[f64]| check(what, || stream.clone_htod(&real_bytes(v, p)));

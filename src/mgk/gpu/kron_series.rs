@@ -43,7 +43,7 @@ pub(crate) struct PowerSums {
 impl PowerSums {
     /// Uploads `graphs` to `dev` with `classes` (one per node of the list,
     /// graph after graph; `None`: every node pair matches) and loads the
-    /// kernel.
+    /// kernel generated with the knobs `tuning`.
     ///
     /// # Errors
     /// [`CudaError`] from the upload (a graph the device cannot hold), the
@@ -53,6 +53,7 @@ impl PowerSums {
         dev: &GpuDevice,
         graphs: &[Graph<N, E>],
         classes: Option<&[i32]>,
+        tuning: &Tuning,
     ) -> Result<Self, CudaError> {
         let p = Precision::F64;
         let nodes: usize = graphs.iter().map(Graph::num_nodes).sum();
@@ -63,14 +64,8 @@ impl PowerSums {
             )));
         }
         let (a, _) = upload_lists(dev, graphs, None, p, true)?;
-        let src = kron_pairs_source::<N, E, _, _>(
-            &Unlabeled,
-            &Unlabeled,
-            &a.node_layout,
-            &a.edge_layout,
-            p,
-            &Tuning::default(),
-        )?;
+        let src =
+            kron_pairs_source::<N, E, _, _>(&Unlabeled, &Unlabeled, &a.node_layout, &a.edge_layout, p, tuning)?;
         let name = format!("{}_series", src.name);
         let func = dev.dev.module_functions(&src.source, &src.name, &[&name])?.remove(0);
         let max_dyn = dev.info().max_shared_per_block.saturating_sub(func.shared_size_bytes().unwrap_or(0) as usize);
