@@ -10,6 +10,7 @@ mod nvrtc_common;
 
 mod algorithms_devices;
 mod algorithms_paths;
+mod algorithms_reduce_devices;
 mod algorithms_sssp;
 mod algorithms_triangles;
 mod baked_kernels;

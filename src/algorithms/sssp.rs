@@ -233,7 +233,8 @@ impl<M: RelaxOp> DeltaStepping<M> {
     /// The state for shortest paths along arcs `u → v` of weight `A(u, v)`
     /// of the square `a`, with bucket width `delta` (`None`:
     /// [`auto_delta`](super::auto_delta)'s rule, from the weights' extremes found on the
-    /// place). Checks the weights (on a device there).
+    /// place, times the place's [`RelaxOp::delta_scale`]). Checks the
+    /// weights (on a device there).
     ///
     /// # Errors
     /// [`AlgorithmError::NotSquare`], [`AlgorithmError::InvalidWeight`] (a
@@ -248,7 +249,7 @@ impl<M: RelaxOp> DeltaStepping<M> {
         if let Some(d) = delta.filter(|d| !(d.is_finite() && *d > 0.0)) {
             return Err(AlgorithmError::InvalidDelta { delta: d }.into());
         }
-        let delta = delta.unwrap_or_else(|| delta_rule(w.max, w.min_pos, w.arcs, n));
+        let delta = delta.unwrap_or_else(|| delta_rule(w.max, w.min_pos, w.arcs, n) * a.delta_scale());
         Ok(DeltaStepping { state: a.relaxed()?, delta })
     }
 

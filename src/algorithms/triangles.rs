@@ -42,13 +42,15 @@ pub fn triangle_count_matrix<T: Element>(a: &SparseMatrix<T>) -> Result<u64, Alg
 /// Which masked product of the lower triangle `L` a triangle count reduces.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum TriangleForm {
-    /// `C⟨L⟩ = L ·(plus, pair) Lᵀ` by dot products (each merges two rows
-    /// of `L`): `C(i, j)` counts the `k < j` adjacent to both (the CPU's default).
+    /// `C⟨L⟩ = L ·(plus, pair) Lᵀ` by dot products (on the host each
+    /// merges or probes two rows of `L`; on a device `L(i,:)` is hashed
+    /// once and each `L(j,:)`, `j ∈ L(i,:)`, probed against it): `C(i, j)`
+    /// counts the `k < j` adjacent to both (the CPU's default).
     #[default]
     Dot,
     /// `C⟨L⟩ = L ·(plus, pair) L` row-wise (row `i` gathers the rows
-    /// `L(k,:)`, `k ∈ L(i,:)`; a hash per row on a device): `C(i, j)`
-    /// counts the `j < k < i` adjacent to both.
+    /// `L(k,:)`, `k ∈ L(i,:)`; on a device probed against the hashed
+    /// mask row `L(i,:)`): `C(i, j)` counts the `j < k < i` adjacent to both.
     RowWise,
     /// The cheaper of the two by their operation counts ([`mxm_costs`],
     /// a gathered term weighted as

@@ -43,11 +43,16 @@ pub trait MxmReduceOp<S: Semiring, B: ?Sized> {
 /// the lists' lengths; blocks of rows in parallel, their sums folded in
 /// row order, the same for any thread count), else
 /// [`mxm`](super::op::mxm) with `method` and a fold of the product's
-/// entries in storage order; on a device `Dot` runs the dot kernel,
-/// `Gustavson` the row-wise hash kernel, `Auto` whichever
-/// [`GpuMxmStrategy::choose`](super::gpu::GpuMxmStrategy::choose) prefers
-/// for the operation counts measured on the device; reduced there (one
-/// scalar read back).
+/// entries in storage order; on a device, for a plain mask, every term
+/// `A(i,k) ⊗ B(k,j)` folded where it is found, `C` never stored: `Dot`
+/// hashes each row `A(i,:)` and probes the columns of `B` the mask lists,
+/// `Gustavson` hashes each mask row and probes the rows of `B` that
+/// `A(i,:)` lists (a warp per short row, a block per piece of a long one,
+/// a binary search for a row too long for a block's table), `Auto`
+/// whichever [`GpuMxmStrategy::choose`](super::gpu::GpuMxmStrategy::choose)
+/// prefers for the operation counts measured on the device; for a
+/// complemented mask the row-wise hash product, reduced there (one scalar
+/// read back).
 ///
 /// # Errors
 /// [`MatrixError::DimensionMismatch`](super::MatrixError) for operands that

@@ -61,6 +61,14 @@ pub trait RelaxOp: Located {
     /// CUDA errors on a device.
     fn weights(&self) -> crate::Result<WeightStats>;
 
+    /// The factor on [`auto_delta`](crate::algorithms::auto_delta)'s rule
+    /// for the bucket width this place runs best with when none is given:
+    /// 1 on the host; on a device, where every relaxation round costs two
+    /// launches and each bucket a read of its counters, fewer and wider
+    /// buckets pay more than the re-relaxations they add.
+    fn delta_scale(&self) -> f64 {
+        1.0
+    }
     /// A state for searches on this matrix, reused across sources.
     ///
     /// # Errors

@@ -61,7 +61,7 @@ pub fn bfs<N: Label, E: Label>(
 /// Single-source shortest paths on device `dev` along arcs `u → v` of
 /// weight `w_uv` (finite, `>= 0`): the one near-far
 /// [`DeltaStepping`](super::DeltaStepping) on the uploaded weights (the
-/// CPU's automatic `Δ`; the frontier Bellman–Ford over `(min, +)` is
+/// device's automatic `Δ`, 4× the CPU's rule; the frontier Bellman–Ford over `(min, +)` is
 /// [`bellman_ford_in`](super::bellman_ford_in) on a device matrix).
 /// Distances equal the CPU's [`sssp`](super::sssp()) up to the order of the
 /// additions along equal-length paths.

@@ -1,7 +1,9 @@
 //! The device implementation of [`reduce_mxm`](crate::matrix::reduce_mxm)
-//! and [`mxm_costs`](crate::matrix::mxm_costs): the masked product's dot and
-//! hash kernels (`mxm_hash.rs`), the form chosen by the operation counts
-//! measured on the device.
+//! and [`mxm_costs`](crate::matrix::mxm_costs): under a plain mask the
+//! hashed intersections of `mxm_reduce.rs` (`C` never stored; the dot form
+//! hashes `A(i,:)`, the row form `M(i,:)`), under a complemented one the
+//! hash product (`mxm_hash.rs`); `Auto` chooses the form by the operation
+//! counts measured on the device.
 
 use super::objects::{DeviceMatrix, DeviceMatrixMask};
 use super::{mxm_masked_costs, reduce_mxm_masked, GpuElement, GpuMxmStrategy};

@@ -154,11 +154,17 @@ pub fn source<S: Semiring>(s: &S, w: IndexWidth) -> String {
 /// semiring's preface by [`hash_source_for`].
 pub const HASH_TEMPLATE: &str = include_str!("../../../kernels/graphblas_mxm_hash.cu");
 
-/// The kernels of [`HASH_TEMPLATE`].
-pub const HASH_KERNELS: [&str; 2] = ["gbh_costs", "gbh_mxm"];
+/// The masked product reduced to one value by hashed intersections
+/// (`kernels/graphblas_mxm_reduce.cu`), appended to [`HASH_TEMPLATE`] in
+/// the hash-product module.
+pub const REDUCE_TEMPLATE: &str = include_str!("../../../kernels/graphblas_mxm_reduce.cu");
+
+/// The kernels of [`HASH_TEMPLATE`] and [`REDUCE_TEMPLATE`].
+pub const HASH_KERNELS: [&str; 4] = ["gbh_costs", "gbh_mxm", "gbr_rows", "gbr_big"];
 
 /// The complete CUDA source of the hash-product module for semiring form
-/// `c` with indices of width `w`.
+/// `c` with indices of width `w` (`kernels/graphblas_mxm_hash.cu`, then
+/// `kernels/graphblas_mxm_reduce.cu`).
 pub fn hash_source_for(c: &CudaSemiring, w: IndexWidth) -> String {
-    format!("{}{HASH_TEMPLATE}", KernelKey::from_cuda(c, w).preface(c))
+    format!("{}{HASH_TEMPLATE}{REDUCE_TEMPLATE}", KernelKey::from_cuda(c, w).preface(c))
 }

@@ -93,6 +93,7 @@ with_cuda! {
     mod element_ops;
     mod loaded;
     mod mxm_hash;
+    mod mxm_reduce;
     mod objects;
     mod ops;
     mod ops_ewise;
@@ -119,7 +120,6 @@ with_cuda! {
     pub use dispatch_visit::DeviceVisited;
     pub use objects::{DeviceDenseVector, DeviceMask, DeviceMatrix, DeviceMatrixMask, DeviceSparseVector};
     pub(crate) use ops::semiring_kernels;
-    pub(crate) use ops::reduce_matrix_values;
     pub(crate) use ops_ewise::{accumulate_vector, apply_vector, ewise_add_vector};
     pub use ops_ewise::DeviceVector;
     pub(crate) use ops_ewise_mat::{accumulate, apply, ewise_add};

@@ -10,6 +10,7 @@ use super::kernels::{hash_source_for, KernelKey, HASH_KERNELS};
 use super::objects::{download, same_width, upload, zeros, DeviceCompressed, DeviceMatrix, DeviceMatrixMask};
 use super::sparse_build::{build_kernels, Build};
 use super::loaded::{check_operand, check_output};
+use super::mxm_reduce::reduce_intersections;
 use super::ops::same_device;
 use super::ops_reduce::reduce_raw;
 use super::{GpuElement, GpuMxmStrategy};
@@ -41,13 +42,15 @@ fn hash_kernels<S: Semiring>(dev: &Device, s: &S, w: IndexWidth) -> Result<(Vec<
 
 /// The operands of one product `C⟨M⟩ = A B'`: the rows of `A`, of `B'` and
 /// of `B'ᵀ` (the columns of `B'`), after the shape checks.
-struct Operands<'a, TA: GpuElement, TB: GpuElement> {
-    a: &'a DeviceCompressed<TA>,
-    b_rows: &'a DeviceCompressed<TB>,
-    b_cols: &'a DeviceCompressed<TB>,
-    nrows: usize,
+pub(super) struct Operands<'a, TA: GpuElement, TB: GpuElement> {
+    pub(super) a: &'a DeviceCompressed<TA>,
+    /// The entries of `A`.
+    pub(super) a_nnz: usize,
+    pub(super) b_rows: &'a DeviceCompressed<TB>,
+    pub(super) b_cols: &'a DeviceCompressed<TB>,
+    pub(super) nrows: usize,
     ncols: usize,
-    width: IndexWidth,
+    pub(super) width: IndexWidth,
 }
 
 fn operands<'a, TA: GpuElement, TB: GpuElement>(
@@ -70,7 +73,7 @@ fn operands<'a, TA: GpuElement, TB: GpuElement>(
     let width = a.index_width();
     same_width("gpu mxm", "B", b.index_width(), width)?;
     same_width("gpu mxm", "the mask", mask.index_width(), width)?;
-    Ok(Operands { a: a_rows, b_rows, b_cols, nrows, ncols, width })
+    Ok(Operands { a: a_rows, a_nnz: a.nnz(), b_rows, b_cols, nrows, ncols, width })
 }
 
 /// Per-row products (`flops[i] = Σ_{k ∈ A(i,:)} |B(k,:)|`, on the device)
@@ -348,9 +351,13 @@ where
 }
 
 /// `⊕` of the entries of `C⟨M⟩ = A ⊕.⊗ B` (as `matrix::mxm` (device operands)), reduced on
-/// the device without downloading `C` (the semiring's identity when `C` is
-/// empty); also the form that ran. Floating-point sums may differ from the
-/// CPU's in the last bits (the reduction is atomic across blocks).
+/// the device without storing `C` (the semiring's identity when `C` is
+/// empty); also the form that ran. Under a plain mask both forms run the
+/// hashed intersections of [`reduce_intersections`] (the dot form hashes
+/// `A(i,:)`, the hash form `M(i,:)`); under a complemented one the hash
+/// product, then a reduction of its values. Floating-point sums may differ
+/// from the CPU's in the last bits (the terms are folded per thread, then
+/// atomically across blocks).
 ///
 /// # Errors
 /// As `matrix::mxm` (device operands).
@@ -369,13 +376,16 @@ where
     TB: GpuElement,
 {
     let dev = &a.dev.dev;
-    let out = match plan(mask, &s, a, b, desc, strategy)? {
-        None => return Ok((super::reduce_matrix_values(mask, s, a, b, desc)?, GpuMxmStrategy::Dot)),
-        Some((_, out)) => out,
-    };
-    let v = match out {
-        HashOut::Positions { val, pres } => reduce_raw(dev, &s, &val, &pres, mask.nnz, a.index_width())?,
-        HashOut::Rows { val, pres, total, .. } => reduce_raw(dev, &s, &val, &pres, total, a.index_width())?,
+    if !mask.complement {
+        let o = operands(mask, a, b, desc)?;
+        let k = checked_kernels::<S, TA, TB>(dev, &s, o.width)?;
+        let (st, _) = resolve(dev, &k, mask, &o, strategy)?;
+        return Ok((reduce_intersections(dev, &k, &s, mask, &o, st)?, st));
+    }
+    let v = match plan(mask, &s, a, b, desc, strategy)? {
+        Some((_, HashOut::Rows { val, pres, total, .. })) => reduce_raw(dev, &s, &val, &pres, total, a.index_width())?,
+        // a complemented mask always takes the hash form
+        _ => return Err(CudaError::InvalidParameter("a complemented mask takes the hash form".into()).into()),
     };
     Ok((v, GpuMxmStrategy::Hash))
 }

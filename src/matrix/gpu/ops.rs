@@ -475,24 +475,3 @@ where
     Ok((cval, cpres))
 }
 
-/// `⊕` of the values a masked product left on the device (see
-/// the dot form of `matrix::mxm` (device operands)), without downloading them.
-///
-/// # Errors
-/// As the dot form of `matrix::mxm` (device operands).
-pub fn reduce_matrix_values<S, TA, TB>(
-    mask: &DeviceMatrixMask,
-    s: S,
-    a: &DeviceMatrix<TA>,
-    b: &DeviceMatrix<TB>,
-    desc: &Descriptor,
-) -> crate::Result<S::C>
-where
-    S: Semiring,
-    S::C: GpuElement,
-    TA: GpuElement,
-    TB: GpuElement,
-{
-    let (cval, cpres) = mxm_dot_device(mask, s, a, b, desc)?;
-    Ok(super::ops_reduce::reduce_raw(&a.dev.dev, &s, &cval, &cpres, mask.nnz, a.index_width())?)
-}
