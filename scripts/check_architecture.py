@@ -224,7 +224,9 @@ class Crate:
     @staticmethod
     def _use_tree(s):
         """(path, local name) for each leaf of a use tree (`a::{b, c as d, e::*}`)."""
-        s = re.sub(r"\s+", "", s)
+        # `c as d` → `c@d` before the whitespace goes (an `as` inside a name, such
+        # as `mxm_hash`, is not an alias)
+        s = re.sub(r"\s+", "", re.sub(r"\s+as\s+", "@", s))
         out = []
 
         def walk(prefix, t):
@@ -245,8 +247,8 @@ class Crate:
                     walk(prefix + [x for x in head.split("::") if x], rest[: rest.rfind("}")])
                     continue
                 alias = None
-                if "as" in p and re.search(r"[\w}]as\w", p):
-                    p, alias = re.split(r"(?<=[\w])as(?=[\w_])", p, maxsplit=1)
+                if "@" in p:
+                    p, alias = p.split("@", 1)
                 segs = prefix + [x for x in p.split("::") if x]
                 if segs and segs[-1] == "self":
                     segs = segs[:-1]

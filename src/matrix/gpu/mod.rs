@@ -115,7 +115,8 @@ with_cuda! {
     pub_for_testing! {
         pub use dispatch_mxm::row_reduce_form;
     }
-    pub(crate) use mxm_hash::{mxm_masked_costs, prepare_mxm, reduce_mxm_masked};
+    pub(crate) use mxm_hash::{mxm_masked_costs, prepare_mxm};
+    pub(crate) use mxm_reduce::reduce_mxm_masked;
     pub use dispatch_relax::DeviceRelaxed;
     pub use dispatch_visit::DeviceVisited;
     pub use objects::{DeviceDenseVector, DeviceMask, DeviceMatrix, DeviceMatrixMask, DeviceSparseVector};

@@ -10,9 +10,7 @@ use super::kernels::{hash_source_for, KernelKey, HASH_KERNELS};
 use super::objects::{download, same_width, upload, zeros, DeviceCompressed, DeviceMatrix, DeviceMatrixMask};
 use super::sparse_build::{build_kernels, Build};
 use super::loaded::{check_operand, check_output};
-use super::mxm_reduce::reduce_intersections;
 use super::ops::same_device;
-use super::ops_reduce::reduce_raw;
 use super::{GpuElement, GpuMxmStrategy};
 use crate::cuda::device::{check, Device};
 use crate::cuda::CudaError;
@@ -53,7 +51,7 @@ pub(super) struct Operands<'a, TA: GpuElement, TB: GpuElement> {
     pub(super) width: IndexWidth,
 }
 
-fn operands<'a, TA: GpuElement, TB: GpuElement>(
+pub(super) fn operands<'a, TA: GpuElement, TB: GpuElement>(
     mask: &DeviceMatrixMask,
     a: &'a DeviceMatrix<TA>,
     b: &'a DeviceMatrix<TB>,
@@ -130,7 +128,7 @@ where
 }
 
 /// What the hash kernel left on the device.
-enum HashOut<C: GpuElement> {
+pub(super) enum HashOut<C: GpuElement> {
     /// Plain mask: a value and a presence byte per mask position.
     Positions { val: CudaSlice<C>, pres: CudaSlice<u8> },
     /// Complemented mask: row `i`'s entries (unordered) from `off[i]`,
@@ -233,7 +231,7 @@ where
 /// complemented mask, else [`GpuMxmStrategy::choose`] on the measured counts.
 /// Returns it and the row products when measured.
 #[allow(clippy::type_complexity)]
-fn resolve<TA: GpuElement, TB: GpuElement>(
+pub(super) fn resolve<TA: GpuElement, TB: GpuElement>(
     dev: &Device,
     k: &[CudaFunction],
     mask: &DeviceMatrixMask,
@@ -261,12 +259,12 @@ fn resolve<TA: GpuElement, TB: GpuElement>(
 }
 
 /// The hash form's result on the device, with its operands.
-type Planned<'a, C, TA, TB> = (Operands<'a, TA, TB>, HashOut<C>);
+pub(super) type Planned<'a, C, TA, TB> = (Operands<'a, TA, TB>, HashOut<C>);
 
 /// The checks, kernels and choice shared by `matrix::mxm` (device operands) and
-/// [`reduce_mxm_masked`]: `None` for the dot form (not run yet), else the
+/// [`reduce_mxm_masked`](super::mxm_reduce::reduce_mxm_masked): `None` for the dot form (not run yet), else the
 /// hash form's result on the device with its operands.
-fn plan<'a, S, TA, TB>(
+pub(super) fn plan<'a, S, TA, TB>(
     mask: &DeviceMatrixMask,
     s: &S,
     a: &'a DeviceMatrix<TA>,
@@ -291,7 +289,7 @@ where
     Ok(Some((o, out)))
 }
 
-fn checked_kernels<S, TA, TB>(dev: &Device, s: &S, w: IndexWidth) -> crate::Result<Vec<CudaFunction>>
+pub(super) fn checked_kernels<S, TA, TB>(dev: &Device, s: &S, w: IndexWidth) -> crate::Result<Vec<CudaFunction>>
 where
     S: Semiring,
     S::C: GpuElement,
@@ -348,46 +346,6 @@ where
         }
     };
     Ok((DeviceProduct { csr, nnz, build }, ran))
-}
-
-/// `⊕` of the entries of `C⟨M⟩ = A ⊕.⊗ B` (as `matrix::mxm` (device operands)), reduced on
-/// the device without storing `C` (the semiring's identity when `C` is
-/// empty); also the form that ran. Under a plain mask both forms run the
-/// hashed intersections of [`reduce_intersections`] (the dot form hashes
-/// `A(i,:)`, the hash form `M(i,:)`); under a complemented one the hash
-/// product, then a reduction of its values. Floating-point sums may differ
-/// from the CPU's in the last bits (the terms are folded per thread, then
-/// atomically across blocks).
-///
-/// # Errors
-/// As `matrix::mxm` (device operands).
-pub fn reduce_mxm_masked<S, TA, TB>(
-    mask: &DeviceMatrixMask,
-    s: S,
-    a: &DeviceMatrix<TA>,
-    b: &DeviceMatrix<TB>,
-    desc: &Descriptor,
-    strategy: GpuMxmStrategy,
-) -> crate::Result<(S::C, GpuMxmStrategy)>
-where
-    S: Semiring,
-    S::C: GpuElement,
-    TA: GpuElement,
-    TB: GpuElement,
-{
-    let dev = &a.dev.dev;
-    if !mask.complement {
-        let o = operands(mask, a, b, desc)?;
-        let k = checked_kernels::<S, TA, TB>(dev, &s, o.width)?;
-        let (st, _) = resolve(dev, &k, mask, &o, strategy)?;
-        return Ok((reduce_intersections(dev, &k, &s, mask, &o, st)?, st));
-    }
-    let v = match plan(mask, &s, a, b, desc, strategy)? {
-        Some((_, HashOut::Rows { val, pres, total, .. })) => reduce_raw(dev, &s, &val, &pres, total, a.index_width())?,
-        // a complemented mask always takes the hash form
-        _ => return Err(CudaError::InvalidParameter("a complemented mask takes the hash form".into()).into()),
-    };
-    Ok((v, GpuMxmStrategy::Hash))
 }
 
 /// Compiles (once per process) and loads (once per device) the kernels of

@@ -7,7 +7,10 @@
 //! for both forms (a triangle count is its plus-pair case).
 
 use super::device_index::Idx;
-use super::mxm_hash::Operands;
+use super::mxm_hash::{checked_kernels, operands, plan, resolve, HashOut, Operands};
+use super::ops_reduce::reduce_raw;
+use super::objects::DeviceMatrix;
+use crate::matrix::Descriptor;
 use super::objects::{download, upload, zeros, DeviceMatrixMask};
 use super::{GpuElement, GpuMxmStrategy};
 use crate::cuda::device::{check, Device};
@@ -91,4 +94,44 @@ where
         )));
     }
     Ok(download(st, "downloading a reduction", &out, 1)?[0])
+}
+
+/// `⊕` of the entries of `C⟨M⟩ = A ⊕.⊗ B` (as `matrix::mxm` (device operands)), reduced on
+/// the device without storing `C` (the semiring's identity when `C` is
+/// empty); also the form that ran. Under a plain mask both forms run the
+/// hashed intersections of [`reduce_intersections`] (the dot form hashes
+/// `A(i,:)`, the hash form `M(i,:)`); under a complemented one the hash
+/// product, then a reduction of its values. Floating-point sums may differ
+/// from the CPU's in the last bits (the terms are folded per thread, then
+/// atomically across blocks).
+///
+/// # Errors
+/// As `matrix::mxm` (device operands).
+pub fn reduce_mxm_masked<S, TA, TB>(
+    mask: &DeviceMatrixMask,
+    s: S,
+    a: &DeviceMatrix<TA>,
+    b: &DeviceMatrix<TB>,
+    desc: &Descriptor,
+    strategy: GpuMxmStrategy,
+) -> crate::Result<(S::C, GpuMxmStrategy)>
+where
+    S: Semiring,
+    S::C: GpuElement,
+    TA: GpuElement,
+    TB: GpuElement,
+{
+    let dev = &a.dev.dev;
+    if !mask.complement {
+        let o = operands(mask, a, b, desc)?;
+        let k = checked_kernels::<S, TA, TB>(dev, &s, o.width)?;
+        let (st, _) = resolve(dev, &k, mask, &o, strategy)?;
+        return Ok((reduce_intersections(dev, &k, &s, mask, &o, st)?, st));
+    }
+    let v = match plan(mask, &s, a, b, desc, strategy)? {
+        Some((_, HashOut::Rows { val, pres, total, .. })) => reduce_raw(dev, &s, &val, &pres, total, a.index_width())?,
+        // a complemented mask always takes the hash form
+        _ => return Err(CudaError::InvalidParameter("a complemented mask takes the hash form".into()).into()),
+    };
+    Ok((v, GpuMxmStrategy::Hash))
 }
