@@ -40,7 +40,8 @@ pub(crate) fn sieve(inst: &Instance, field: Field, tuning: &MotifTuning, key: u6
         }
         Field::Gf2p64 => {
             let line = 64;
-            let by_size = if inst.k * inst.n() * line <= PER_THREAD_BYTES { Plan::LinesInParallel } else { Plan::Sweep };
+            let by_size =
+                if inst.k * inst.n() * line <= PER_THREAD_BYTES { Plan::LinesInParallel } else { Plan::Sweep };
             let plan = tuning.plan.unwrap_or(by_size);
             run::<Wide64>(inst, key, plan)
         }

@@ -381,7 +381,8 @@ impl WalkSeriesKernel {
         let graphs: Vec<Graph<(), ()>> = prepared.iter().map(|p| p.0.clone()).collect();
         let scales: Vec<(i32, f64)> = prepared.iter().map(|p| p.1).collect();
         // directed graphs too: the product's octiles hold the arcs as the CPU's
-        let set = DeviceKronSet::<f64, (), Unlabeled>::upload_any(dev, &graphs, None, &Unlabeled, (true, &self.tuning))?;
+        let set =
+            DeviceKronSet::<f64, (), Unlabeled>::upload_any(dev, &graphs, None, &Unlabeled, (true, &self.tuning))?;
         let labeled = classes.iter().flatten().any(|&c| c != 0);
         let mut out = Vec::with_capacity(pairs.len());
         for &(a, b) in pairs {

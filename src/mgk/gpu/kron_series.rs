@@ -64,8 +64,7 @@ impl PowerSums {
             )));
         }
         let (a, _) = upload_lists(dev, graphs, None, p, true)?;
-        let src =
-            kron_pairs_source::<N, E, _, _>(&Unlabeled, &Unlabeled, &a.node_layout, &a.edge_layout, p, tuning)?;
+        let src = kron_pairs_source::<N, E, _, _>(&Unlabeled, &Unlabeled, &a.node_layout, &a.edge_layout, p, tuning)?;
         let name = format!("{}_series", src.name);
         let func = dev.dev.module_functions(&src.source, &src.name, &[&name])?.remove(0);
         let max_dyn = dev.info().max_shared_per_block.saturating_sub(func.shared_size_bytes().unwrap_or(0) as usize);
