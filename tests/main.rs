@@ -48,6 +48,7 @@ mod matrix_places_device;
 mod matrix_places_methods;
 mod mgk_backend;
 mod mgk_data;
+mod mgk_gpu_tuning;
 mod mgk_lowrank;
 mod mgk_numerics;
 mod mgk_props;

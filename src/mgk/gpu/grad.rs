@@ -162,7 +162,7 @@ where
             });
         }
         let nvec = if any_global { 7 } else { 5 };
-        let plan = self.plan(a, b, jobs, &func, XmvScheme::Rows, (shared_n, nvec))?;
+        let plan = self.plan(a, b, jobs, &func, XmvScheme::Rows, (shared_n, nvec, false))?;
         let (stage_flags_d, stage_d) = self.staging(&plan)?;
         let Plan { block, smem, grid, order, job_ids, scratch_n, stage_bytes, .. } = plan;
         // the kernel reads 7 vectors per block when shared_n < scratch_n
