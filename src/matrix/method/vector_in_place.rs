@@ -9,13 +9,16 @@ use crate::semirings::Semiring;
 
 // ------------------------------------------------------------------ in place
 
+/// The options of a host in-place product: a host mask and a closure.
+type HostOpts<'a, C> = VecOpts<'a, Mask<'a>, dyn Fn(C, C) -> C + Sync + 'a>;
+
 /// `w⟨mask⟩ = accum(w, A w)` under construction: see
 /// [`SparseMatrix::mxv_in_place`].
 #[must_use = "a product does nothing until `.into(&mut w)`"]
 pub struct MxvInPlace<'a, S: Semiring> {
     a: &'a SparseMatrix<S::A>,
     s: S,
-    opts: VecOpts<'a, Mask<'a>, dyn Fn(S::C, S::C) -> S::C + Sync + 'a>,
+    opts: HostOpts<'a, S::C>,
 }
 
 impl<'a, S: Semiring> MxvInPlace<'a, S> {
@@ -28,7 +31,7 @@ impl<'a, S: Semiring> MxvInPlace<'a, S> {
 pub struct VxmInPlace<'a, S: Semiring> {
     a: &'a SparseMatrix<S::B>,
     s: S,
-    opts: VecOpts<'a, Mask<'a>, dyn Fn(S::C, S::C) -> S::C + Sync + 'a>,
+    opts: HostOpts<'a, S::C>,
 }
 
 impl<'a, S: Semiring> VxmInPlace<'a, S> {
