@@ -136,7 +136,7 @@ __device__ __forceinline__ long long tslot(int k, int l, int s) {
 //   P_{i,s} = sum_{s1 + s2 = s} P_{i,s1} . T^{(s)}_{i,s2},
 // each neighbour line of level l is read once for the G levels s (G accumulators of 8 planes; the
 // products by alpha as sums of x t^b over the bits b of alpha). With MOTIF_MASK_PRODUCTS defined
-// (KRONOGRAPH_MOTIF_PRODUCTS=masks, for measurements) the bits select by masks instead. The pair (s1, s2) is added to
+// (MotifTuning::mask_products, for measurements) the bits select by masks instead. The pair (s1, s2) is added to
 // P_{i,s} in the pass max(s1, s2): in pass l, for s <= 2 l, the pair (s - l, l) and, when s < 2 l,
 // the pair (l, s - l) with T^{(s)}_{i,s-l} stored by pass s - l; for s > 2 l, T^{(s)}_{i,l} is stored
 // for pass s - l. P_{i,s} is first written in pass ceil(s / 2) and complete after pass s - 1.

@@ -9,8 +9,8 @@ use crate::basekernel::{
 };
 use crate::graph::{FieldKind, Value};
 
-/// A built-in kernel used as a leaf of an [`Expr`](super::Expr) (see
-/// [`kernel_on`](super::kernel_on)): its hyperparameters become the
+/// A built-in kernel used as a leaf of an [`Expr`](crate::basekernel::expr::Expr) (see
+/// [`kernel_on`](crate::basekernel::expr::kernel_on)): its hyperparameters become the
 /// expression's (with their paths), its value, gradient and CUDA form are the
 /// built-in kernel's.
 #[derive(Clone, Debug, PartialEq)]
