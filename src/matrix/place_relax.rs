@@ -69,6 +69,7 @@ pub trait RelaxOp: Located {
     fn delta_scale(&self) -> f64 {
         1.0
     }
+
     /// A state for searches on this matrix, reused across sources.
     ///
     /// # Errors

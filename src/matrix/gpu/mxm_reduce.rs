@@ -8,13 +8,12 @@
 
 use super::device_index::Idx;
 use super::mxm_hash::{checked_kernels, operands, plan, resolve, HashOut, Operands};
+use super::objects::{download, upload, zeros, DeviceMatrix, DeviceMatrixMask};
 use super::ops_reduce::reduce_raw;
-use super::objects::DeviceMatrix;
-use crate::matrix::Descriptor;
-use super::objects::{download, upload, zeros, DeviceMatrixMask};
 use super::{GpuElement, GpuMxmStrategy};
 use crate::cuda::device::{check, Device};
 use crate::cuda::CudaError;
+use crate::matrix::Descriptor;
 use crate::semirings::Semiring;
 use cudarc::driver::{CudaFunction, LaunchConfig, PushKernelArg};
 
@@ -35,7 +34,7 @@ const ITEMS_PER: usize = 64;
 /// and probes the columns of `B'` that `M(i,:)` lists; `Hash`: each row
 /// hashes `M(i,:)` and probes the rows of `B'` that `A(i,:)` lists), with
 /// the hash module's kernels `k` (`gbr_rows`, `gbr_big` at 2 and 3).
-pub(super) fn reduce_intersections<S, TA, TB>(
+fn reduce_intersections<S, TA, TB>(
     dev: &Device,
     k: &[CudaFunction],
     s: &S,
@@ -49,12 +48,13 @@ where
     TA: GpuElement,
     TB: GpuElement,
 {
-    let st = &dev.stream;
-    let mut out = upload(st, "uploading the identity", &[s.zero()])?;
     let n = o.nrows;
     if n == 0 || mask.nnz == 0 {
-        return Ok(download(st, "downloading a reduction", &out, 1)?[0]);
+        // no position of C: the identity, without a round trip to the device
+        return Ok(s.zero());
     }
+    let st = &dev.stream;
+    let mut out = upload(st, "uploading the identity", &[s.zero()])?;
     let dot = form == GpuMxmStrategy::Dot;
     // (set rows, outer rows, probe lists)
     let (sptr, sind, optr, oind) =
